@@ -1,0 +1,63 @@
+"""Shared pieces of the CLI: exit codes, error handling, tables."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from ..errors import EvalcoreError, InputError, StoreBusyError, UsageError
+
+EXIT_OK, EXIT_NOT_RELEASABLE, EXIT_INPUT, EXIT_AWAITING, EXIT_REFUSED = 0, 1, 2, 3, 4
+GATE_EXIT = {"pass": EXIT_OK, "fail": EXIT_NOT_RELEASABLE, "review": EXIT_AWAITING}
+
+
+def fail(lines: Sequence[str], code: int = EXIT_INPUT) -> None:
+    for line in lines:
+        click.echo(line, err=True)
+    sys.exit(code)
+
+
+def run_cli(fn, *args, **kwargs):
+    """Call into the library, turning EvalcoreErrors into one clean line each and exit 2."""
+    try:
+        return fn(*args, **kwargs)
+    except InputError as exc:
+        fail(exc.lines())
+    except StoreBusyError as exc:
+        fail([f"error: {exc}"])
+    except EvalcoreError as exc:
+        fail([f"error: {exc}"])
+
+
+def _fmt(value: object) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], max_width: int = 48) -> str:
+    """A plain aligned text table; long cells are cut with an ellipsis."""
+    cells = [[_fmt(v) for v in row] for row in rows]
+    cells = [[c if len(c) <= max_width else c[: max_width - 1] + "…" for c in row] for row in cells]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
+    out = [line, "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    return "\n".join(out)
+
+
+def db_option(fn):
+    return click.option("--db", "db", type=click.Path(dir_okay=False), default=None,
+                        help="DuckDB store [default: $EVALCORE_DB, else data/evalcore.duckdb].")(fn)
+
+

@@ -1,0 +1,115 @@
+"""`evalcore evaluate`: score generated expansions against a golden set."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from urllib.parse import urlencode
+
+import click
+
+from ..config import default_db_path, load_settings
+from ..drift import JUDGE_NAMES
+from ..errors import UsageError
+from ..evaluation import EvaluationRun, evaluate
+from ..io import load_baseline_report
+from ..regression import Baseline
+from ..report import build_report, render_html, render_junit, report_json, write_atomically
+from ..store import load_baseline, save_run
+from .common import GATE_EXIT, db_option, run_cli
+
+__all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary"]
+
+
+def resolve_baseline(value: str | None, db: str) -> Baseline | None:
+    """SPEC §2 rule 8: a report file when the path exists, else a stored run id."""
+    if value is None:
+        return None
+    if Path(value).exists():
+        return load_baseline_report(value)
+    if not Path(db).exists():
+        raise UsageError(f"--baseline {value}: no such report file, and no store at {db} to look up a run id")
+    return load_baseline(db, value)
+
+
+def dashboard_link(url: str, run_id: str, baseline_id: str | None) -> str:
+    """Where a reviewer sees this run: Compare with its baseline, else the run list."""
+    base = url.rstrip("/")
+    if baseline_id:
+        return f"{base}/compare?{urlencode({'run': run_id, 'baseline': baseline_id})}"
+    return f"{base}/?{urlencode({'run': run_id})}"
+
+
+def print_summary(run: EvaluationRun, stored_in: str | None) -> None:
+    agg = run.aggregate
+    click.echo(f"run {run.evaluation_id}  ({len(run.scores)} queries, drift judge {run.judge.name})")
+    click.echo(f"  macro P {agg.macro_precision:.3f}  R {agg.macro_recall:.3f}  F1 {agg.macro_f1:.3f}  "
+               f"drift {agg.macro_drift:.3f}   micro F1 {agg.micro_f1:.3f}")
+    click.echo(f"  passed {run.passed}  failed {len(run.scores) - run.passed}  errored {run.errored}")
+    click.echo(f"  {run.regression.summary}")
+    click.echo(f"gate: {run.gate.decision.upper()}")
+    for reason in run.gate.reasons:
+        click.echo(f"  - {reason}")
+    if stored_in:
+        click.echo(f"stored in {stored_in}")
+
+
+@click.command("evaluate")
+@click.option("--golden", required=True, type=click.Path(), help="Golden set (JSONL).")
+@click.option("--generated", required=True, type=click.Path(),
+              help="Output of the system under test (JSONL, or one JSON object query_id -> terms).")
+@click.option("--thresholds", type=click.Path(), help="Thresholds (JSON or TOML); every key optional.")
+@click.option("--domain", "domain_context", help="Free-text domain context; fills context.domain where missing.")
+@click.option("--baseline", help="Baseline: a JSON report file when the path exists, else a stored run id.")
+@click.option("--drift-judge", type=click.Choice(JUDGE_NAMES),
+              help="Drift judge [default: embedding when installed, else none].")
+@click.option("--name", help="A name for the run, shown in the dashboard.")
+@click.option("--prompt-version", help="Version label of the prompt under test.")
+@click.option("--author", help="Who created the run [default: the OS user]; may not approve it.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the JSON report here.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False), help="Write the HTML report here.")
+@click.option("--junit", "junit_out", type=click.Path(dir_okay=False), help="Write JUnit XML here.")
+@db_option
+@click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the gate line.")
+def evaluate_command(golden, generated, thresholds, domain_context, baseline, drift_judge, name,
+                     prompt_version, author, json_out, html_out, junit_out, db, no_store, quiet):
+    """Score generated expansions against a golden set and decide the gate.
+
+    Exit codes: 0 releasable, 1 not releasable (gate fail), 2 bad input or usage,
+    3 awaiting human sign-off (gate review).
+
+    Example:
+
+      evalcore evaluate --golden data/demo/medical/golden.jsonl
+      --generated data/demo/medical/v2-candidate.jsonl --baseline RUN_ID --json out/report.json
+    """
+    if db is not None and no_store:
+        raise click.UsageError("--db and --no-store exclude each other")
+    db = db or default_db_path()
+    settings = run_cli(load_settings)
+    base = run_cli(resolve_baseline, baseline, db)
+    run = run_cli(evaluate, golden, generated, thresholds_path=thresholds, drift_judge=drift_judge,
+                  baseline=base, settings=settings, name=name, prompt_version=prompt_version,
+                  domain_context=domain_context, author=author)
+    report = build_report(run)
+    outputs = []
+    if json_out:
+        outputs.append((json_out, report_json(report)))
+    if html_out:
+        outputs.append((html_out, render_html(report)))
+    if junit_out:
+        outputs.append((junit_out, render_junit(report)))
+    if not no_store:
+        run_cli(save_run, db, run)
+    for path, data in outputs:
+        write_atomically(path, data)
+    if quiet:
+        click.echo(f"gate: {run.gate.decision}")
+    else:
+        print_summary(run, None if no_store else db)
+        for path, _ in outputs:
+            click.echo(f"wrote {path}")
+        if not no_store:
+            click.echo(f"dashboard: {dashboard_link(settings.dashboard_url, run.evaluation_id, run.regression.baseline_id)}")
+    sys.exit(GATE_EXIT[run.gate.decision])

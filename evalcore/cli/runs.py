@@ -1,0 +1,125 @@
+"""Commands over stored runs: runs, show, compare, gate, demo."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..config import default_db_path
+from ..demo import seed_demo
+from ..store import compare_runs, get_run, list_runs, query_rows
+from .common import GATE_EXIT, db_option, format_table, run_cli
+
+__all__ = ["runs_command", "show_command", "compare_command", "gate_command", "demo_command"]
+
+
+def _print_runs(db: str, limit: int | None) -> None:
+    df = run_cli(list_runs, db, limit)
+    if df.empty:
+        click.echo(f"no runs in {db}")
+        return
+    rows = [(r.run_id, r.name, r.prompt_version, r.gate_decision, list(r.domains), r.total_queries,
+             r.failed, r.aggregate_precision, r.aggregate_recall, r.aggregate_f1,
+             r.mean_term_drift_score, r.baseline_id) for r in df.itertuples()]
+    click.echo(format_table(["run", "name", "prompt", "gate", "domains", "queries", "failed", "P", "R",
+                             "F1", "drift", "baseline"], rows))
+
+
+@click.command("runs")
+@db_option
+@click.option("--limit", type=int, default=None, help="Show only the newest N runs.")
+def runs_command(db, limit):
+    """List stored runs, newest first.
+
+    Example: evalcore runs --db data/evalcore.duckdb --limit 10
+    """
+    _print_runs(db or default_db_path(), limit)
+
+
+@click.command("show")
+@click.argument("run_id", metavar="RUN")
+@db_option
+@click.option("--failed-only", is_flag=True, help="Only queries that failed.")
+def show_command(run_id, db, failed_only):
+    """Show one run: summary, gate and per-query results.
+
+    Example: evalcore show 20261129-223000-1a2b3c --failed-only
+    """
+    db = db or default_db_path()
+    run = run_cli(get_run, db, run_id)
+    df = run_cli(query_rows, db, run_id)
+    click.echo(f"run {run['run_id']}  {run['name'] or ''}  prompt {run['prompt_version'] or '-'}  "
+               f"created {run['created_at']} by {run['author']}")
+    click.echo(f"  macro P {run['aggregate_precision']:.3f}  R {run['aggregate_recall']:.3f}  "
+               f"F1 {run['aggregate_f1']:.3f}  drift {run['mean_term_drift_score']:.3f}  "
+               f"passed {run['passed']}/{run['total_queries']}  errored {run['errored']}")
+    click.echo(f"  {run['delta_summary']}")
+    click.echo(f"gate: {run['gate_decision'].upper()}")
+    for reason in run["gate_reasons"]:
+        click.echo(f"  - {reason}")
+    if failed_only:
+        df = df[~df["passed"]]
+    rows = [(r.query_id, r.query, r.critical, r.precision, r.recall, r.f1, r.term_drift_score,
+             "pass" if r.passed else "FAIL", r.regression_status, "; ".join(r.failure_reasons))
+            for r in df.itertuples()]
+    click.echo("")
+    click.echo(format_table(["query_id", "query", "critical", "P", "R", "F1", "drift", "result",
+                             "vs baseline", "reasons"], rows, max_width=60))
+
+
+@click.command("compare")
+@click.argument("run_id", metavar="RUN")
+@click.option("--baseline", "baseline_id", required=True, metavar="RUN", help="Baseline run id.")
+@db_option
+@click.option("--changed-only", is_flag=True, help="Only queries whose F1 or pass/fail changed.")
+def compare_command(run_id, baseline_id, db, changed_only):
+    """Compare two stored runs query by query, side by side.
+
+    Example: evalcore compare RUN --baseline BASELINE_RUN --changed-only
+    """
+    db = db or default_db_path()
+    df = run_cli(compare_runs, db, run_id, baseline_id)
+    if changed_only:
+        df = df[(df["delta_f1"].abs() > 1e-12) | (df["passed"] != df["base_passed"]) | df["f1"].isna()
+                | df["base_f1"].isna()]
+    rows = [(r.query_id, r.query, r.base_precision, r.precision, r.base_recall, r.recall, r.base_f1,
+             r.f1, r.delta_f1, r.base_passed, r.passed) for r in df.itertuples()]
+    click.echo(format_table(["query_id", "query", "P base", "P", "R base", "R", "F1 base", "F1",
+                             "ΔF1", "passed base", "passed"], rows))
+
+
+@click.command("gate")
+@click.argument("run_id", metavar="RUN")
+@db_option
+def gate_command(run_id, db):
+    """Print a stored run's gate decision and exit with its code (0, 1 or 3).
+
+    Example: evalcore gate 20261129-223000-1a2b3c && deploy
+    """
+    run = run_cli(get_run, db or default_db_path(), run_id)
+    click.echo(f"gate: {run['gate_decision']}")
+    for reason in run["gate_reasons"]:
+        click.echo(f"  - {reason}")
+    sys.exit(GATE_EXIT[run["gate_decision"]])
+
+
+@click.command("demo")
+@db_option
+@click.option("--data", "data_dir", default="data/demo", show_default=True, type=click.Path(file_okay=False),
+              help="Folder of the bundled demo data.")
+def demo_command(db, data_dir):
+    """Seed the demo runs into the store (idempotent) and list them.
+
+    Example: evalcore demo --db data/evalcore.duckdb
+    """
+    db = db or default_db_path()
+    seeded = run_cli(seed_demo, db, data_dir)
+    if not seeded:
+        click.echo(f"no demo data found under {data_dir}", err=True)
+        sys.exit(2)
+    for item in seeded:
+        state = "stored" if item.created else "already stored"
+        click.echo(f"{item.domain:10} {item.prompt_version}  gate {item.gate:6}  run {item.run_id}  ({state})")
+    click.echo("")
+    _print_runs(db, None)

@@ -1,0 +1,58 @@
+"""Seed the bundled demo data into a store, idempotently (SPEC §8)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .evaluation import EvaluationRun, evaluate
+from .regression import Baseline
+from .store import find_run_by_content, load_baseline, save_run
+
+__all__ = ["DEMO_DOMAINS", "DemoRun", "seed_demo"]
+
+DEMO_DOMAINS = ("medical", "legal", "ecommerce")
+VERSIONS = (("v1-baseline", "v1"), ("v2-candidate", "v2"), ("v3-candidate", "v3"))
+DEMO_AUTHOR = "demo-pipeline"
+
+
+@dataclass(frozen=True, slots=True)
+class DemoRun:
+    """One demo run: whether it was stored now or already present."""
+
+    domain: str
+    prompt_version: str
+    run_id: str
+    gate: str
+    created: bool
+
+
+def _store_once(db_path: Path, run: EvaluationRun) -> tuple[str, bool]:
+    existing = find_run_by_content(db_path, run.content_hash)
+    if existing is not None:
+        return existing, False
+    save_run(db_path, run)
+    return run.evaluation_id, True
+
+
+def seed_demo(db_path: str | Path, data_dir: str | Path = "data/demo") -> list[DemoRun]:
+    """Evaluate every demo version against its domain's v1 baseline; skip stored content."""
+    db_path, data_dir = Path(db_path), Path(data_dir)
+    out: list[DemoRun] = []
+    for domain in DEMO_DOMAINS:
+        folder = data_dir / domain
+        if not (folder / "golden.jsonl").exists():
+            continue
+        baseline: Baseline | None = None
+        for stem, version in VERSIONS:
+            generated = folder / f"{stem}.jsonl"
+            if not generated.exists():
+                continue
+            run = evaluate(folder / "golden.jsonl", generated, baseline=baseline,
+                           drift_judge=None, name=f"{domain} demo", prompt_version=version,
+                           author=DEMO_AUTHOR)
+            run_id, created = _store_once(db_path, run)
+            out.append(DemoRun(domain, version, run_id, run.gate.decision, created))
+            if baseline is None:
+                baseline = load_baseline(db_path, run_id)
+    return out

@@ -1,0 +1,144 @@
+"""One evaluation run end to end: load, score, compare, gate (the library behind `evaluate`)."""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pydantic_core import to_json
+
+from . import __version__
+from .config import Settings, load_settings
+from .drift import DriftJudge, resolve_judge
+from .gate import decide_gate, recommend
+from .io import GeneratedSet, GoldenSet, load_generated, load_golden_set, load_thresholds
+from .metrics import MacroMicro, aggregate_scores
+from .models import Gate, Thresholds
+from .regression import Baseline, RegressionResult, compare_to_baseline
+from .scoring import QueryScore, score_golden_set
+
+__all__ = ["EvaluationRun", "evaluate", "evaluate_loaded", "new_run_id", "utc_now"]
+
+
+@dataclass(slots=True)
+class EvaluationRun:
+    """Everything one evaluation produced; reports and the store are written from this."""
+
+    evaluation_id: str
+    timestamp: str
+    golden: GoldenSet
+    generated_path: str | None
+    thresholds: Thresholds
+    judge: DriftJudge
+    scores: list[QueryScore]
+    aggregate: MacroMicro
+    regression: RegressionResult
+    gate: Gate
+    recommendations: list[str]
+    domains: list[str]
+    high_risk_domains: list[str]
+    content_hash: str
+    generated_hash: str
+    name: str | None
+    prompt_version: str | None
+    domain_context: str | None
+    author: str
+
+    @property
+    def errored(self) -> int:
+        return sum(1 for s in self.scores if s.error is not None)
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for s in self.scores if s.passed)
+
+
+def utc_now() -> str:
+    """UTC ISO 8601 with milliseconds, ending in Z."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def new_run_id(timestamp: str) -> str:
+    """Sortable, readable and unique: 20261129-223000-1a2b3c."""
+    stamp = timestamp[:19].replace("-", "").replace(":", "").replace("T", "-")
+    return f"{stamp}-{secrets.token_hex(3)}"
+
+
+def _generated_hash(golden: GoldenSet, generated: GeneratedSet, errors: dict[str, str]) -> str:
+    digest = hashlib.sha256()
+    empty: dict[str, float] = {}
+    for item in golden.items:
+        terms = generated.expansions.get(item.query_id, empty)
+        digest.update(to_json([item.query_id, list(terms.items()), errors.get(item.query_id)]))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def content_hash(golden_hash: str, generated_hash: str, thresholds: Thresholds, judge: DriftJudge,
+                 domains: list[str], baseline: Baseline | None) -> str:
+    """SPEC §4: SHA-256 of canonical JSON over everything that decides the results."""
+    payload = {
+        "baseline_content_hash": baseline.content_hash if baseline else None,
+        "domains": sorted(domains),
+        "drift_judge": judge.config(),
+        "evalcore_version": __version__,
+        "generated": generated_hash,
+        "golden": golden_hash,
+        "thresholds": thresholds.model_dump(),
+    }
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def evaluate_loaded(golden: GoldenSet, generated: GeneratedSet, thresholds: Thresholds, *,
+                    judge: DriftJudge, baseline: Baseline | None = None,
+                    settings: Settings | None = None, errors: dict[str, str] | None = None,
+                    name: str | None = None, prompt_version: str | None = None,
+                    domain_context: str | None = None, author: str | None = None) -> EvaluationRun:
+    """Score already-validated inputs and decide the gate."""
+    settings = settings or load_settings()
+    errors = errors or {}
+    scores = score_golden_set(golden, generated, thresholds, judge, errors)
+    agg = aggregate_scores((s.precision, s.recall, s.f1, s.term_drift_score, len(s.true_positives),
+                            len(s.false_positives), len(s.false_negatives)) for s in scores)
+    regression = compare_to_baseline([(s.query_id, s.f1, s.passed) for s in scores], baseline,
+                                     thresholds.regression_delta, golden.content_hash)
+    domains = sorted({s.domain for s in scores if s.domain})
+    high_risk = [d for d in domains if d in settings.high_risk_domains]
+    ci_high = None
+    if thresholds.ci_gate == 1 and baseline is not None:
+        from .stats import paired_f1_interval
+        ci_high = paired_f1_interval(scores, baseline)
+    gate = decide_gate(scores, agg, regression, thresholds, high_risk, ci_high)
+    timestamp = utc_now()
+    gen_hash = _generated_hash(golden, generated, errors)
+    return EvaluationRun(
+        evaluation_id=new_run_id(timestamp), timestamp=timestamp, golden=golden,
+        generated_path=generated.path, thresholds=thresholds, judge=judge, scores=scores,
+        aggregate=agg, regression=regression, gate=gate,
+        recommendations=recommend(scores, agg, regression, thresholds, gate, high_risk),
+        domains=domains, high_risk_domains=high_risk,
+        content_hash=content_hash(golden.content_hash, gen_hash, thresholds, judge, domains, baseline),
+        generated_hash=gen_hash, name=name, prompt_version=prompt_version,
+        domain_context=domain_context, author=author or getpass.getuser(),
+    )
+
+
+def evaluate(golden_path: str | Path, generated_path: str | Path, *,
+             thresholds_path: str | Path | None = None, drift_judge: str | None = None,
+             baseline: Baseline | None = None, settings: Settings | None = None,
+             name: str | None = None, prompt_version: str | None = None,
+             domain_context: str | None = None, author: str | None = None) -> EvaluationRun:
+    """Load and validate the input files, then score them (raises InputError on bad input)."""
+    thresholds = load_thresholds(thresholds_path)
+    judge = resolve_judge(drift_judge)
+    golden = load_golden_set(golden_path, domain_context)
+    generated = load_generated(generated_path, {item.query_id for item in golden.items})
+    return evaluate_loaded(golden, generated, thresholds, judge=judge, baseline=baseline,
+                           settings=settings, name=name, prompt_version=prompt_version,
+                           domain_context=domain_context, author=author)

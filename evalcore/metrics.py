@@ -1,0 +1,127 @@
+"""Normalisation, TP/FP/FN and P/R/F1: each formula defined once (SPEC §2 rules 1–4, 7)."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+
+__all__ = [
+    "normalize_term",
+    "safe_ratio",
+    "f1_score",
+    "TermMatch",
+    "match_terms",
+    "MacroMicro",
+    "aggregate_scores",
+]
+
+EPSILON = 1e-9
+"""Every threshold comparison allows this much in the query's favour (rule 6)."""
+
+
+def normalize_term(term: str) -> str:
+    """Rule 1: NFKC, casefold, collapse white space."""
+    return " ".join(unicodedata.normalize("NFKC", term).casefold().split())
+
+
+def safe_ratio(numerator: float, denominator: float) -> float:
+    """numerator / denominator, or 0.0 when the denominator is 0 (rule 3)."""
+    return numerator / denominator if denominator else 0.0
+
+
+def f1_score(precision: float, recall: float) -> float:
+    """Harmonic mean of precision and recall; 0.0 when both are 0."""
+    return safe_ratio(2 * precision * recall, precision + recall)
+
+
+def meets(value: float, minimum: float) -> bool:
+    """value ≥ minimum, with EPSILON in the value's favour."""
+    return value >= minimum - EPSILON
+
+
+@dataclass(slots=True)
+class TermMatch:
+    """The term-level outcome of one query before drift judging."""
+
+    true_positives: list[str]
+    false_positives: list[str]
+    false_negatives: list[str]
+    underweight: list[tuple[str, float, float]] = field(default_factory=list)
+    """(term, generated weight, min_weight) for expected terms generated too weakly."""
+
+    @property
+    def precision(self) -> float:
+        return safe_ratio(len(self.true_positives),
+                          len(self.true_positives) + len(self.false_positives))
+
+    @property
+    def recall(self) -> float:
+        return safe_ratio(len(self.true_positives),
+                          len(self.true_positives) + len(self.false_negatives))
+
+
+def match_terms(expected: Mapping[str, float], generated: Mapping[str, float]) -> TermMatch:
+    """Rule 2 on normalised terms: expected term -> min_weight, generated term -> weight.
+
+    An expected term is matched when generated with weight ≥ min_weight (with EPSILON).
+    Lists keep the first-seen order of their source mapping.
+    """
+    tp: list[str] = []
+    fn: list[str] = []
+    underweight: list[tuple[str, float, float]] = []
+    for term, min_weight in expected.items():
+        weight = generated.get(term)
+        if weight is not None and meets(weight, min_weight):
+            tp.append(term)
+        else:
+            fn.append(term)
+            if weight is not None:
+                underweight.append((term, weight, min_weight))
+    if tp:
+        matched = set(tp)
+        fp = [t for t in generated if t not in matched]
+    else:
+        fp = list(generated)
+    return TermMatch(tp, fp, fn, underweight)
+
+
+@dataclass(frozen=True, slots=True)
+class MacroMicro:
+    """Macro means over queries and micro (pooled) scores (rule 7)."""
+
+    macro_precision: float
+    macro_recall: float
+    macro_f1: float
+    macro_drift: float
+    micro_precision: float
+    micro_recall: float
+    micro_f1: float
+    tp: int
+    fp: int
+    fn: int
+
+
+def aggregate_scores(rows: Iterable[tuple[float, float, float, float, int, int, int]]) -> MacroMicro:
+    """rows: (precision, recall, f1, drift_score, tp, fp, fn) per golden query.
+
+    Empty input gives zeros, never a division error.
+    """
+    n = 0
+    sp = sr = sf = sd = 0.0
+    tp = fp = fn = 0
+    for p, r, f, d, a, b, c in rows:
+        n += 1
+        sp += p
+        sr += r
+        sf += f
+        sd += d
+        tp += a
+        fp += b
+        fn += c
+    micro_p = safe_ratio(tp, tp + fp)
+    micro_r = safe_ratio(tp, tp + fn)
+    return MacroMicro(
+        safe_ratio(sp, n), safe_ratio(sr, n), safe_ratio(sf, n), safe_ratio(sd, n),
+        micro_p, micro_r, f1_score(micro_p, micro_r), tp, fp, fn,
+    )

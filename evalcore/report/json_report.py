@@ -1,0 +1,111 @@
+"""The JSON report (SPEC §3): the schema's fields plus extension keys."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic_core import to_json
+
+from .. import __version__
+
+if TYPE_CHECKING:
+    from ..evaluation import EvaluationRun
+    from ..scoring import QueryScore
+
+__all__ = ["build_report", "report_json", "query_row"]
+
+
+def query_row(s: QueryScore, status: str | None = None, baseline_f1: float | None = None) -> dict:
+    """One per_query_results entry."""
+    row = {
+        "query_id": s.query_id,
+        "original_query": s.query,
+        "generated_terms": list(s.generated),
+        "expected_terms": list(s.expected),
+        "true_positives": s.true_positives,
+        "false_positives": s.false_positives,
+        "false_negatives": s.false_negatives,
+        "precision": s.precision,
+        "recall": s.recall,
+        "f1": s.f1,
+        "term_drift_score": s.term_drift_score,
+        "drift_terms": s.drift_terms,
+        "passed": s.passed,
+        "failure_reasons": s.failure_reasons,
+        "critical": s.critical,
+        "domain": s.domain,
+        "notes": s.notes,
+        "weights": s.generated,
+        "drift_reasons": s.drift_reasons,
+        "unjudged_terms": s.unjudged_terms,
+        "error": s.error,
+    }
+    if status is not None:
+        row["regression_status"] = status
+        row["baseline_f1"] = baseline_f1
+    return row
+
+
+def build_report(run: EvaluationRun) -> dict:
+    """The report as plain data, ready for JSON; rows follow the golden set's order."""
+    agg = run.aggregate
+    reg = run.regression
+    status = reg.status
+    base_f1 = reg.baseline_f1
+    return {
+        "evaluation_id": run.evaluation_id,
+        "timestamp": run.timestamp,
+        "summary": {
+            "total_queries": len(run.scores),
+            "passed": run.passed,
+            "failed": len(run.scores) - run.passed,
+            "aggregate_precision": agg.macro_precision,
+            "aggregate_recall": agg.macro_recall,
+            "aggregate_f1": agg.macro_f1,
+            "mean_term_drift_score": agg.macro_drift,
+            "regression_detected": reg.detected,
+            "errored": run.errored,
+        },
+        "per_query_results": [query_row(s, status.get(s.query_id), base_f1.get(s.query_id))
+                              if status else query_row(s) for s in run.scores],
+        "regression_analysis": {
+            "regression_detected": reg.detected,
+            "regressed_queries": reg.regressed,
+            "improved_queries": reg.improved,
+            "delta_summary": reg.summary,
+            "baseline_id": reg.baseline_id,
+            "added_queries": reg.added,
+            "removed_queries": reg.removed,
+            "golden_set_changed": reg.golden_set_changed,
+            "mean_f1_delta": reg.mean_f1_delta,
+        },
+        "recommendations": run.recommendations,
+        "gate": run.gate.model_dump(),
+        "thresholds": run.thresholds.model_dump(),
+        "micro": {
+            "precision": agg.micro_precision, "recall": agg.micro_recall, "f1": agg.micro_f1,
+            "true_positives": agg.tp, "false_positives": agg.fp, "false_negatives": agg.fn,
+        },
+        "run": {
+            "name": run.name,
+            "prompt_version": run.prompt_version,
+            "golden_path": run.golden.path,
+            "generated_path": run.generated_path,
+            "golden_hash": run.golden.content_hash,
+            "generated_hash": run.generated_hash,
+            "content_hash": run.content_hash,
+            "domains": run.domains,
+            "domain_context": run.domain_context,
+            "high_risk": bool(run.high_risk_domains),
+            "high_risk_domains": run.high_risk_domains,
+            "drift_judge": run.judge.name,
+            "drift_judge_config": run.judge.config(),
+            "author": run.author,
+            "evalcore_version": __version__,
+        },
+    }
+
+
+def report_json(report: dict) -> bytes:
+    """Serialise a report (fast, UTF-8, indented for people who open the file)."""
+    return to_json(report, indent=1)

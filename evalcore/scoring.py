@@ -1,0 +1,129 @@
+"""Score every golden query: match terms, judge drift, decide pass/fail (SPEC §2 rules 2–6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .drift import DriftCandidate, DriftJudge
+from .io import GeneratedSet, GoldenSet, PreparedItem
+from .metrics import TermMatch, f1_score, match_terms, meets, safe_ratio
+from .models import Thresholds
+
+__all__ = ["QueryScore", "score_golden_set"]
+
+NO_GOLDEN_NOTE = "no golden terms provided"
+
+
+@dataclass(slots=True)
+class QueryScore:
+    """One scored golden query (the typed row behind a report's per_query_results)."""
+
+    query_id: str
+    query: str
+    domain: str | None
+    critical: bool
+    generated: dict[str, float]
+    expected: dict[str, float]
+    true_positives: list[str]
+    false_positives: list[str]
+    false_negatives: list[str]
+    precision: float
+    recall: float
+    f1: float
+    drift_terms: list[str] = field(default_factory=list)
+    drift_reasons: dict[str, str] = field(default_factory=dict)
+    unjudged_terms: list[str] = field(default_factory=list)
+    term_drift_score: float = 1.0
+    passed: bool = False
+    failure_reasons: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def has_expected(self) -> bool:
+        return bool(self.expected)
+
+
+def _base_score(item: PreparedItem, generated: dict[str, float], match: TermMatch) -> QueryScore:
+    if not generated:  # rule 4: an empty expansion wins over an empty golden list
+        precision = recall = f1 = 0.0
+    else:
+        precision = match.precision
+        recall = match.recall if item.expected else 1.0
+        f1 = f1_score(precision, recall)
+    score = QueryScore(item.query_id, item.query, item.domain, item.critical, generated,
+                       item.expected, match.true_positives, match.false_positives,
+                       match.false_negatives, precision, recall, f1)
+    if not item.expected:
+        score.notes.append(NO_GOLDEN_NOTE)
+    return score
+
+
+def _finish(score: QueryScore, match: TermMatch, thresholds: Thresholds) -> None:
+    n_generated = len(score.generated)
+    score.term_drift_score = 1.0 - safe_ratio(len(score.drift_terms), n_generated) if n_generated else 1.0
+    reasons = score.failure_reasons
+    if score.error is not None:
+        reasons.append(f"error: {score.error}")
+    if not n_generated:
+        reasons.append("empty expansion")
+    for term, weight, min_weight in match.underweight:
+        reasons.append(f"underweight: {term} {weight:.2f} < {min_weight:.2f}")
+    checks = (("precision", score.precision, thresholds.precision_min),
+              ("recall", score.recall, thresholds.recall_min),
+              ("term_drift_score", score.term_drift_score, thresholds.drift_min))
+    ok = True
+    for label, value, minimum in checks:
+        if not meets(value, minimum):
+            ok = False
+            reasons.append(f"{label} {value:.2f} < {minimum:.2f}")
+    score.passed = ok and score.error is None and bool(n_generated)
+
+
+def score_golden_set(golden: GoldenSet, generated: GeneratedSet, thresholds: Thresholds,
+                     judge: DriftJudge, errors: dict[str, str] | None = None) -> list[QueryScore]:
+    """Score every golden query in golden-set order.
+
+    `errors` maps query_id -> reason for items the system under test failed to produce;
+    they are scored as empty expansions and carry the error (SPEC §5).
+    """
+    errors = errors or {}
+    empty: dict[str, float] = {}
+    scores: list[QueryScore] = []
+    matches: list[TermMatch] = []
+    candidates: list[DriftCandidate] = []
+    owners: list[int] = []
+    judge_everything = judge.name != "none"
+    for item in golden.items:
+        gen = generated.expansions.get(item.query_id, empty)
+        match = match_terms(item.expected, gen)
+        score = _base_score(item, gen, match)
+        score.error = errors.get(item.query_id)
+        forbidden = item.forbidden
+        expected = item.expected
+        for term in match.false_positives:
+            if term in forbidden:
+                score.drift_terms.append(term)
+                score.drift_reasons[term] = "forbidden term"
+            elif judge_everything and term not in expected:
+                candidates.append(DriftCandidate(item.query_id, item.query, term, item.domain,
+                                                 item.intent, tuple(expected)))
+                owners.append(len(scores))
+        scores.append(score)
+        matches.append(match)
+    if candidates:
+        verdicts = judge.judge(candidates)
+        for index, candidate, verdict in zip(owners, candidates, verdicts, strict=True):
+            score = scores[index]
+            if verdict.drift is None:
+                score.unjudged_terms.append(candidate.term)
+            elif verdict.drift:
+                score.drift_terms.append(candidate.term)
+                score.drift_reasons[candidate.term] = verdict.reason
+        for score in scores:  # keep drift terms in the generated order
+            if len(score.drift_terms) > 1:
+                order = {t: i for i, t in enumerate(score.generated)}
+                score.drift_terms.sort(key=order.__getitem__)
+    for score, match in zip(scores, matches):
+        _finish(score, match, thresholds)
+    return scores
