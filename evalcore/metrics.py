@@ -21,7 +21,12 @@ EPSILON = 1e-9
 
 
 def normalize_term(term: str) -> str:
-    """Rule 1: NFKC, casefold, collapse white space."""
+    """Rule 1: NFKC, casefold, collapse white space.
+
+    ASCII text is NFKC-stable and casefolds like lower(), so it skips the Unicode tables.
+    """
+    if term.isascii():
+        return " ".join(term.lower().split())
     return " ".join(unicodedata.normalize("NFKC", term).casefold().split())
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from itertools import accumulate, chain
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,7 +54,9 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             f1 DOUBLE, term_drift_score DOUBLE, passed BOOLEAN, failure_reasons VARCHAR[],
             notes VARCHAR[], error VARCHAR, n_generated INTEGER, n_expected INTEGER,
             n_tp INTEGER, n_fp INTEGER, n_fn INTEGER, n_drift INTEGER,
-            regression_status VARCHAR, baseline_f1 DOUBLE)""",
+            regression_status VARCHAR, baseline_f1 DOUBLE, generated_terms VARCHAR[],
+            generated_weights DOUBLE[], expected_terms VARCHAR[], expected_min_weights DOUBLE[],
+            true_positives VARCHAR[], drift_terms VARCHAR[], drift_reasons VARCHAR[], unjudged_terms VARCHAR[])""",
         """CREATE TABLE term_rows (
             run_id VARCHAR NOT NULL, query_id VARCHAR NOT NULL, term VARCHAR NOT NULL,
             kind VARCHAR NOT NULL, weight DOUBLE, min_weight DOUBLE, drift BOOLEAN,
@@ -151,42 +154,77 @@ def _run_row(run: EvaluationRun) -> list:
     ]
 
 
-def _chunk_tables(run: EvaluationRun, start: int, stop: int) -> tuple[pa.Table, pa.Table]:
-    q_cols: dict[str, list] = {k: [] for k in (
-        "run_id", "position", "query_id", "query", "domain", "critical", "precision", "recall",
-        "f1", "term_drift_score", "passed", "failure_reasons", "notes", "error", "n_generated",
-        "n_expected", "n_tp", "n_fp", "n_fn", "n_drift", "regression_status", "baseline_f1")}
-    t_cols: dict[str, list] = {k: [] for k in (
-        "query_id", "term", "kind", "weight", "min_weight", "drift", "unjudged", "reason",
-        "gen_pos", "exp_pos")}
+# Term rows are derived in DuckDB from the list columns, so Python never loops per term.
+_INSERT_GENERATED_TERMS = """
+INSERT INTO term_rows
+SELECT run_id, query_id, term,
+       CASE WHEN list_contains(true_positives, term) THEN 'TP' ELSE 'FP' END,
+       weight, expected_min_weights[list_position(expected_terms, term)],
+       list_contains(drift_terms, term), list_contains(unjudged_terms, term),
+       drift_reasons[list_position(drift_terms, term)], gen_pos,
+       list_position(expected_terms, term) - 1
+FROM (SELECT run_id, query_id, true_positives, expected_terms, expected_min_weights, drift_terms,
+             unjudged_terms, drift_reasons, unnest(generated_terms) AS term,
+             unnest(generated_weights) AS weight,
+             unnest(range(len(generated_terms))) AS gen_pos
+      FROM query_results WHERE run_id = ?)"""
+_INSERT_MISSED_TERMS = """
+INSERT INTO term_rows
+SELECT run_id, query_id, term, 'FN', generated_weights[list_position(generated_terms, term)],
+       expected_min_weights[list_position(expected_terms, term)], false, false, NULL, NULL,
+       list_position(expected_terms, term) - 1
+FROM (SELECT run_id, query_id, generated_terms, generated_weights, expected_terms,
+             expected_min_weights,
+             unnest(list_filter(expected_terms, lambda t: NOT list_contains(true_positives, t))) AS term
+      FROM query_results WHERE run_id = ?)"""
+
+
+def _list_column(lists: list, kind: pa.DataType) -> pa.Array:
+    """A list<kind> column from per-query iterables, built from one flat array plus offsets
+    (far faster in pyarrow than converting a list of lists)."""
+    offsets = pa.array(list(accumulate((len(x) for x in lists), initial=0)), pa.int32())
+    return pa.ListArray.from_arrays(offsets, pa.array(list(chain.from_iterable(lists)), kind))
+
+
+def _query_table(run: EvaluationRun, start: int, stop: int) -> pa.Table:
+    """One column at a time with comprehensions: no per-query Python bookkeeping."""
+    scores = run.scores[start:stop]
     status, base_f1 = run.regression.status, run.regression.baseline_f1
-    tq, tt, tk, tw, tm, td, tu, tr, tg, te = (t_cols[k] for k in t_cols)
-    for position in range(start, stop):
-        s = run.scores[position]
-        qid = s.query_id
-        values = (run.evaluation_id, position, qid, s.query, s.domain, s.critical, s.precision,
-                  s.recall, s.f1, s.term_drift_score, s.passed, s.failure_reasons, s.notes, s.error,
-                  len(s.generated), len(s.expected), len(s.true_positives), len(s.false_positives),
-                  len(s.false_negatives), len(s.drift_terms), status.get(qid), base_f1.get(qid))
-        for column, value in zip(q_cols.values(), values):
-            column.append(value)
-        matched = set(s.true_positives)
-        drift, unjudged, reasons = set(s.drift_terms), set(s.unjudged_terms), s.drift_reasons
-        exp_pos = {t: i for i, t in enumerate(s.expected)}
-        for i, (term, weight) in enumerate(s.generated.items()):
-            tq.append(qid); tt.append(term); tk.append("TP" if term in matched else "FP")
-            tw.append(weight); tm.append(s.expected.get(term)); td.append(term in drift)
-            tu.append(term in unjudged); tr.append(reasons.get(term)); tg.append(i)
-            te.append(exp_pos.get(term))
-        for term in s.false_negatives:
-            tq.append(qid); tt.append(term); tk.append("FN"); tw.append(s.generated.get(term))
-            tm.append(s.expected[term]); td.append(False); tu.append(False); tr.append(None)
-            tg.append(None); te.append(exp_pos[term])
-    terms = pa.table(t_cols)
-    terms = terms.add_column(0, "run_id", pa.array([run.evaluation_id] * terms.num_rows, pa.string()))
-    queries = pa.table({k: (pa.array(v, pa.list_(pa.string())) if k in ("failure_reasons", "notes")
-                            else v) for k, v in q_cols.items()})
-    return queries, terms
+    text, floats = pa.string(), pa.float64()
+    columns = {
+        "run_id": pa.array([run.evaluation_id] * len(scores), text),
+        "position": pa.array(range(start, stop), pa.int32()),
+        "query_id": [s.query_id for s in scores],
+        "query": [s.query for s in scores],
+        "domain": pa.array([s.domain for s in scores], text),
+        "critical": [s.critical for s in scores],
+        "precision": [s.precision for s in scores],
+        "recall": [s.recall for s in scores],
+        "f1": [s.f1 for s in scores],
+        "term_drift_score": [s.term_drift_score for s in scores],
+        "passed": [s.passed for s in scores],
+        "error": pa.array([s.error for s in scores], text),
+        "n_generated": [len(s.generated) for s in scores],
+        "n_expected": [len(s.expected) for s in scores],
+        "n_tp": [len(s.true_positives) for s in scores],
+        "n_fp": [len(s.false_positives) for s in scores],
+        "n_fn": [len(s.false_negatives) for s in scores],
+        "n_drift": [len(s.drift_terms) for s in scores],
+        "regression_status": pa.array([status.get(s.query_id) for s in scores], text),
+        "baseline_f1": pa.array([base_f1.get(s.query_id) for s in scores], floats),
+        "failure_reasons": _list_column([s.failure_reasons for s in scores], text),
+        "notes": _list_column([s.notes for s in scores], text),
+        "generated_terms": _list_column([s.generated for s in scores], text),
+        "generated_weights": _list_column([s.generated.values() for s in scores], floats),
+        "expected_terms": _list_column([s.expected for s in scores], text),
+        "expected_min_weights": _list_column([s.expected.values() for s in scores], floats),
+        "true_positives": _list_column([s.true_positives for s in scores], text),
+        "drift_terms": _list_column([s.drift_terms for s in scores], text),
+        "drift_reasons": _list_column([[s.drift_reasons.get(t, "") for t in s.drift_terms]
+                                       for s in scores], text),
+        "unjudged_terms": _list_column([s.unjudged_terms for s in scores], text),
+    }
+    return pa.table(columns)
 
 
 def save_run(db_path: str | Path, run: EvaluationRun) -> None:
@@ -196,13 +234,13 @@ def save_run(db_path: str | Path, run: EvaluationRun) -> None:
         try:
             con.execute(f"INSERT INTO runs VALUES ({', '.join('?' * len(_run_row(run)))})", _run_row(run))
             for start in range(0, len(run.scores), CHUNK_QUERIES):
-                queries, terms = _chunk_tables(run, start, min(len(run.scores), start + CHUNK_QUERIES))
-                con.register("_evalcore_queries", queries)
-                con.register("_evalcore_terms", terms)
+                table = _query_table(run, start, min(len(run.scores), start + CHUNK_QUERIES))
+                con.register("_evalcore_queries", table)
                 con.execute("INSERT INTO query_results BY NAME SELECT * FROM _evalcore_queries")
-                con.execute("INSERT INTO term_rows BY NAME SELECT * FROM _evalcore_terms")
                 con.unregister("_evalcore_queries")
-                con.unregister("_evalcore_terms")
+                del table
+            con.execute(_INSERT_GENERATED_TERMS, [run.evaluation_id])
+            con.execute(_INSERT_MISSED_TERMS, [run.evaluation_id])
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import sys
+import threading
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -14,7 +16,7 @@ from ..errors import UsageError
 from ..evaluation import EvaluationRun, evaluate
 from ..io import load_baseline_report
 from ..regression import Baseline
-from ..report import build_report, render_html, render_junit, report_json, write_atomically
+from ..report import PendingFile, build_report, iter_report_json, render_html, render_junit
 from ..store import load_baseline, save_run
 from .common import GATE_EXIT, db_option, run_cli
 
@@ -38,6 +40,47 @@ def dashboard_link(url: str, run_id: str, baseline_id: str | None) -> str:
     if baseline_id:
         return f"{base}/compare?{urlencode({'run': run_id, 'baseline': baseline_id})}"
     return f"{base}/?{urlencode({'run': run_id})}"
+
+
+def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | None]) -> list[str]:
+    """Store the run and write the requested reports, all or nothing (SPEC §5).
+
+    Reports stream into temporary files while the store write runs in a thread (DuckDB
+    releases the GIL); the files are renamed into place only once the run is stored.
+    """
+    errors: list[BaseException] = []
+
+    def store() -> None:
+        try:
+            save_run(db, run)
+        except BaseException as exc:  # re-raised in the caller's thread
+            errors.append(exc)
+
+    writer = threading.Thread(target=store, name="evalcore-store") if db else None
+    if writer:
+        writer.start()
+    pending: list[PendingFile] = []
+    try:
+        if paths.get("json"):
+            pending.append(PendingFile(paths["json"]))
+            pending[-1].write(iter_report_json(run))
+        if paths.get("html") or paths.get("junit"):
+            report = build_report(run)
+            for key, render in (("html", render_html), ("junit", render_junit)):
+                if paths.get(key):
+                    pending.append(PendingFile(paths[key]))
+                    pending[-1].write(render(report))
+    finally:
+        if writer:
+            writer.join()
+        if errors or sys.exc_info()[0] is not None:
+            for item in pending:
+                item.discard()
+    if errors:
+        raise errors[0]
+    for item in pending:
+        item.commit()
+    return [str(item.path) for item in pending]
 
 
 def print_summary(run: EvaluationRun, stored_in: str | None) -> None:
@@ -87,28 +130,19 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     if db is not None and no_store:
         raise click.UsageError("--db and --no-store exclude each other")
     db = db or default_db_path()
+    gc.disable()  # a short-lived process building millions of objects; cycles are rare
     settings = run_cli(load_settings)
     base = run_cli(resolve_baseline, baseline, db)
     run = run_cli(evaluate, golden, generated, thresholds_path=thresholds, drift_judge=drift_judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
                   domain_context=domain_context, author=author)
-    report = build_report(run)
-    outputs = []
-    if json_out:
-        outputs.append((json_out, report_json(report)))
-    if html_out:
-        outputs.append((html_out, render_html(report)))
-    if junit_out:
-        outputs.append((junit_out, render_junit(report)))
-    if not no_store:
-        run_cli(save_run, db, run)
-    for path, data in outputs:
-        write_atomically(path, data)
+    outputs = run_cli(write_outputs, run, None if no_store else db,
+                      {"json": json_out, "html": html_out, "junit": junit_out})
     if quiet:
         click.echo(f"gate: {run.gate.decision}")
     else:
         print_summary(run, None if no_store else db)
-        for path, _ in outputs:
+        for path in outputs:
             click.echo(f"wrote {path}")
         if not no_store:
             click.echo(f"dashboard: {dashboard_link(settings.dashboard_url, run.evaluation_id, run.regression.baseline_id)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from pydantic_core import to_json
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
     from ..evaluation import EvaluationRun
     from ..scoring import QueryScore
 
-__all__ = ["build_report", "report_json", "query_row"]
+__all__ = ["build_report", "report_json", "iter_report_json", "query_row"]
 
 
 def query_row(s: QueryScore, status: str | None = None, baseline_f1: float | None = None) -> dict:
@@ -46,7 +47,7 @@ def query_row(s: QueryScore, status: str | None = None, baseline_f1: float | Non
     return row
 
 
-def build_report(run: EvaluationRun) -> dict:
+def build_report(run: EvaluationRun, rows: bool = True) -> dict:
     """The report as plain data, ready for JSON; rows follow the golden set's order."""
     agg = run.aggregate
     reg = run.regression
@@ -67,7 +68,7 @@ def build_report(run: EvaluationRun) -> dict:
             "errored": run.errored,
         },
         "per_query_results": [query_row(s, status.get(s.query_id), base_f1.get(s.query_id))
-                              if status else query_row(s) for s in run.scores],
+                              if status else query_row(s) for s in run.scores] if rows else [],
         "regression_analysis": {
             "regression_detected": reg.detected,
             "regressed_queries": reg.regressed,
@@ -107,5 +108,25 @@ def build_report(run: EvaluationRun) -> dict:
 
 
 def report_json(report: dict) -> bytes:
-    """Serialise a report (fast, UTF-8, indented for people who open the file)."""
-    return to_json(report, indent=1)
+    """Serialise a whole report dict (compact UTF-8 JSON)."""
+    return to_json(report)
+
+
+_ROWS_MARK = "__evalcore_rows__"
+CHUNK_ROWS = 20_000
+
+
+def iter_report_json(run: EvaluationRun) -> Iterator[bytes]:
+    """The JSON report of a run as byte chunks, so a million-query report never sits in
+    memory whole. Byte-for-byte the same document as report_json(build_report(run))."""
+    head = build_report(run, rows=False)
+    head["per_query_results"] = _ROWS_MARK
+    before, after = to_json(head).split(to_json(_ROWS_MARK), 1)
+    yield before + b"["
+    status, base_f1 = run.regression.status, run.regression.baseline_f1
+    for start in range(0, len(run.scores), CHUNK_ROWS):
+        chunk = run.scores[start:start + CHUNK_ROWS]
+        rows = [query_row(s, status.get(s.query_id), base_f1.get(s.query_id)) if status
+                else query_row(s) for s in chunk]
+        yield (b"," if start else b"") + to_json(rows)[1:-1]
+    yield b"]" + after

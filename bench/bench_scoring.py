@@ -1,0 +1,102 @@
+"""bench_scoring: `evalcore evaluate` end to end (parse, score, JSON, store) on synthetic data.
+
+Synthetic golden sets of 100k and 1M queries, ~8 expected and ~10 generated terms each,
+drift judge `none` (SPEC §7). Prints wall time and peak RSS of the evaluate process beside
+the issue's goals (100k ≤ 4 s; 1M ≤ 40 s and ≤ 4 GB).
+
+Usage: python bench/bench_scoring.py [--sizes 100000,1000000] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GOALS = {100_000: (4.0, None), 1_000_000: (40.0, 4096.0)}
+SYLLABLES = ["car", "dio", "neo", "plas", "ma", "ter", "gen", "ic", "lex", "ju", "ris", "tort",
+             "vas", "cu", "lar", "pul", "mon", "ary", "re", "nal", "hep", "at", "os", "te"]
+
+
+def _vocabulary(size: int, rng: random.Random) -> list[str]:
+    words = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def make_data(n: int, folder: Path, seed: int = 0) -> tuple[Path, Path]:
+    rng = random.Random(seed)
+    vocab = _vocabulary(20_000, rng)
+    golden, generated = folder / f"golden-{n}.jsonl", folder / f"generated-{n}.jsonl"
+    with golden.open("w") as g, generated.open("w") as c:
+        for i in range(n):
+            words = rng.sample(vocab, 16)
+            expected = [f"{words[k]} {words[k + 8]}" for k in range(8)]
+            exp = [{"term": t, "min_weight": 0.5} if k == 0 else {"term": t} for k, t in enumerate(expected)]
+            item = {"query_id": f"q{i:07d}", "query": f"{words[0]} {words[1]}",
+                    "context": {"domain": "medical" if i % 2 else "legal", "intent": "lookup"},
+                    "expected_expansions": exp, "forbidden_terms": [f"{words[2]} x"], "critical": i % 50 == 0}
+            g.write(json.dumps(item) + "\n")
+            kept = expected[: rng.randint(5, 8)]
+            extra = [f"{rng.choice(vocab)} {rng.choice(vocab)}" for _ in range(10 - len(kept))]
+            terms = [{"term": t.upper() if k % 3 == 0 else t, "weight": round(rng.random(), 3)}
+                     if k % 2 else t for k, t in enumerate(kept + extra)]
+            c.write(json.dumps({"query_id": f"q{i:07d}", "terms": terms}) + "\n")
+    return golden, generated
+
+
+def run_evaluate(golden: Path, generated: Path, folder: Path) -> tuple[float, float, int]:
+    db = folder / "bench.duckdb"
+    db.unlink(missing_ok=True)
+    exe = Path(sys.executable).with_name("evalcore")
+    cmd = [str(exe), "evaluate", "--golden", str(golden), "--generated", str(generated),
+           "--drift-judge", "none", "--json", str(folder / "report.json"), "--db", str(db), "--quiet"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    if proc.returncode not in (0, 1, 3):
+        sys.exit(f"evaluate failed ({proc.returncode}): {proc.stderr}")
+    if peak_mb <= before / 1024:
+        peak_mb = float("nan")  # an earlier, larger child hides this one's peak
+    return wall, peak_mb, proc.returncode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--keep", help="keep generated data in this folder")
+    args = parser.parse_args()
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_scoring-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        for n in (int(s) for s in args.sizes.split(",")):
+            golden, generated = make_data(n, folder)
+            wall, peak, code = run_evaluate(golden, generated, folder)
+            goal_s, goal_mb = GOALS.get(n, (None, None))
+            goal = f"goal ≤ {goal_s:.0f} s" if goal_s else "no goal"
+            if goal_mb:
+                goal += f", ≤ {goal_mb:.0f} MB"
+            ratio = f" ({wall / goal_s:.2f}× the goal)" if goal_s else ""
+            print(f"bench_scoring n={n:>9,}  wall {wall:6.2f} s  peak RSS {peak:7.0f} MB  "
+                  f"exit {code}  [{goal}]{ratio}", flush=True)
+            for f in (golden, generated):
+                f.unlink()
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("EVALCORE_STORE_TIMEOUT", "30")
+    main()

@@ -1,0 +1,85 @@
+"""Reports: the shipped JSON Schema, the streamed JSON, HTML escaping and JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import jsonschema
+import pytest
+
+from evalcore.regression import Baseline, BaselineRow
+from evalcore.report import build_report, iter_report_json, render_html, render_junit, report_json
+from evalcore.report.schema import SCHEMA_PATH, generate_schema
+
+from conftest import golden_row
+
+EVIL = "<script>alert('x')</script> & \"q\"; DROP TABLE runs;--"
+
+
+@pytest.fixture
+def run(score):
+    golden = [golden_row("q1", EVIL, ["a", "<b>"], forbidden=["<i>bad</i>"], critical=True),
+              golden_row("q2", "plain", ["c", "d"]),
+              golden_row("q3", "no golden", [])]
+    generated = [{"query_id": "q1", "terms": ["a", "<i>bad</i>", EVIL]}, {"query_id": "q2", "terms": ["c", "d"]}]
+    base = Baseline("base-9", "test", {"q1": BaselineRow(1.0, True), "q2": BaselineRow(0.5, False)})
+    return score(golden, generated, baseline=base, errors={"q3": "timeout <after> 3 tries"})
+
+
+def test_shipped_schema_is_current():
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == generate_schema(), "run `make schema`"
+
+
+def test_report_validates_against_shipped_schema(run):
+    report = json.loads(report_json(build_report(run)))
+    jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text()))
+    assert report["summary"]["total_queries"] == 3
+    assert [q["query_id"] for q in report["per_query_results"]] == ["q1", "q2", "q3"]  # golden order
+    assert report["regression_analysis"]["regressed_queries"] == ["q1"]
+    assert report["regression_analysis"]["improved_queries"] == ["q2"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", report["timestamp"])
+    assert report["gate"]["decision"] == "fail"
+    assert report["summary"]["errored"] == 1
+
+
+def test_report_without_baseline_has_empty_regression_analysis(score):
+    report = build_report(score([golden_row("q1", "q", ["a"])], [{"query_id": "q1", "terms": ["a"]}]))
+    ra = report["regression_analysis"]
+    assert ra["regression_detected"] is False and ra["regressed_queries"] == [] and ra["improved_queries"] == []
+    assert "No baseline" in ra["delta_summary"]
+
+
+def test_streamed_json_equals_whole_report(run, monkeypatch):
+    import evalcore.report.json_report as jr
+    monkeypatch.setattr(jr, "CHUNK_ROWS", 1)  # force several chunks
+    streamed = b"".join(iter_report_json(run))
+    assert json.loads(streamed) == json.loads(report_json(build_report(run)))
+
+
+def test_floats_are_not_rounded(score):
+    report = build_report(score([golden_row("q1", "q", ["a", "b", "c"])], [{"query_id": "q1", "terms": ["a", "x", "y"]}]))
+    assert report["per_query_results"][0]["precision"] == 1 / 3
+
+
+def test_html_escapes_every_value(run):
+    html = render_html(build_report(run))
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    assert "&lt;i&gt;bad&lt;/i&gt;" in html
+    assert "http://" not in html and "https://" not in html  # self-contained: no external assets
+    # regressions first: q1 regressed, so its row precedes q2's
+    assert html.index(">q1") < html.index(">q2")
+
+
+def test_junit_has_one_testcase_per_query(run):
+    root = ET.fromstring(render_junit(build_report(run)))
+    suite = root.find("testsuite")
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == ["q1", "q2", "q3"]
+    assert cases[0].find("failure") is not None          # q1 failed
+    assert cases[1].find("failure") is None and cases[1].find("error") is None
+    assert cases[2].find("error") is not None              # q3 errored
+    assert suite.get("tests") == "3" and suite.get("failures") == "1" and suite.get("errors") == "1"
+    assert EVIL in cases[0].find("failure").text            # XML-escaped, parsed back intact

@@ -1,0 +1,95 @@
+"""The DuckDB store: round trip, term rows, migrations, busy store, bound parameters."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import duckdb
+import pytest
+
+from evalcore import store
+from evalcore.errors import StoreBusyError, UnknownRunError
+
+from conftest import golden_row
+
+EVIL = "x'); DROP TABLE runs; --"
+
+
+@pytest.fixture
+def run(score):
+    golden = [golden_row("q1", EVIL, [{"term": "MI", "min_weight": 0.5}, "heart attack"], forbidden=["panic attack"]),
+              golden_row("q2", "two", ["c"])]
+    generated = [{"query_id": "q1", "terms": [{"term": "mi", "weight": 0.2}, "panic attack", EVIL]},
+                 {"query_id": "q2", "terms": ["c"]}]
+    return score(golden, generated)
+
+
+def test_round_trip(run, db):
+    store.save_run(db, run)
+    runs = store.list_runs(db)
+    assert list(runs["run_id"]) == [run.evaluation_id]
+    row = store.get_run(db, run.evaluation_id)
+    assert row["gate_decision"] == run.gate.decision and row["content_hash"] == run.content_hash
+    queries = store.query_rows(db, run.evaluation_id)
+    assert list(queries["query_id"]) == ["q1", "q2"]
+    assert queries.loc[0, "query"] == EVIL  # data, not SQL
+    assert queries.loc[0, "precision"] == run.scores[0].precision
+
+
+def test_term_rows_carry_kind_weight_drift_and_reason(run, db):
+    store.save_run(db, run)
+    terms = store.term_rows(db, run.evaluation_id, "q1")
+    got = {(r.term, r.kind): (r.weight, r.min_weight, r.drift, r.reason) for r in terms.itertuples()}
+    assert got[("mi", "FP")][:2] == (0.2, 0.5)       # underweight: generated below min_weight
+    assert got[("mi", "FN")][:2] == (0.2, 0.5)
+    assert got[("panic attack", "FP")][2:] == (True, "forbidden term")
+    assert ("heart attack", "FN") in got
+    assert len(terms) == 5  # 3 generated + 2 missed
+
+
+def test_baseline_from_store(run, db):
+    store.save_run(db, run)
+    base = store.load_baseline(db, run.evaluation_id)
+    assert base.rows["q2"].f1 == 1.0 and base.rows["q2"].passed
+    assert base.content_hash == run.content_hash
+
+
+def test_unknown_run(db, run):
+    store.save_run(db, run)
+    with pytest.raises(UnknownRunError):
+        store.get_run(db, "nope")
+
+
+def test_migrations_are_idempotent(db, run):
+    store.save_run(db, run)
+    with store.connect(db, write=True) as con:
+        versions = con.execute("SELECT version FROM schema_migrations").fetchall()
+    assert versions == [(store.SCHEMA_VERSION,)]
+
+
+def test_busy_store_times_out_and_writes_nothing(db, run, monkeypatch):
+    store.save_run(db, run)
+    holder = subprocess.Popen([sys.executable, "-c",
+                               f"import duckdb,time; c=duckdb.connect({str(db)!r}); print('locked', flush=True); time.sleep(30)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        monkeypatch.setenv("EVALCORE_STORE_TIMEOUT", "1")
+        started = time.monotonic()
+        with pytest.raises(StoreBusyError, match="store busy"):
+            store.save_run(db, run)
+        assert time.monotonic() - started >= 0.9
+    finally:
+        holder.kill()
+        holder.wait()
+    assert len(store.list_runs(db)) == 1
+
+
+def test_failed_write_rolls_back(db, run):
+    store.save_run(db, run)
+    with pytest.raises(duckdb.ConstraintException):
+        store.save_run(db, run)  # same run id again: primary key
+    with store.connect(db) as con:
+        assert con.execute("SELECT count(*) FROM query_results").fetchone()[0] == 2
