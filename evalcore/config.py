@@ -53,7 +53,8 @@ def load_settings() -> Settings:
         except FileNotFoundError:
             raise InputError([Problem(str(path), 0, "config", "file not found (EVALCORE_CONFIG)")]) from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise InputError([Problem(str(path), getattr(exc, "lineno", 1) or 1, "toml", str(exc))]) from None
+            from .io import toml_error_line
+            raise InputError([Problem(str(path), toml_error_line(exc), "toml", str(exc))]) from None
     domains = data.get("high_risk_domains", ["legal", "medical"])
     env_domains = os.environ.get("EVALCORE_HIGH_RISK_DOMAINS")
     if env_domains is not None:

@@ -34,7 +34,8 @@ class InputError(EvalcoreError, ValueError):
     def lines(self) -> list[str]:
         shown = [str(p) for p in self.problems[:MAX_PROBLEMS]]
         if len(self.problems) > MAX_PROBLEMS:
-            shown.append(f"... and {len(self.problems) - MAX_PROBLEMS} more problems")
+            more = len(self.problems) - MAX_PROBLEMS
+            shown.append(f"... and {more}{'+' if len(self.problems) >= 10_000 else ''} more problems")
         return shown
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 BOM = "\ufeff"
+MAX_SCANNED = 10_000
 
 
 @dataclass(slots=True)
@@ -76,7 +78,8 @@ class _Collector:
 
     @property
     def full(self) -> bool:
-        return len(self.problems) > MAX_PROBLEMS
+        """Past this many problems, stop parsing: the count shown is then a lower bound."""
+        return len(self.problems) >= MAX_SCANNED
 
     def raise_if_any(self) -> None:
         if self.problems:
@@ -102,6 +105,12 @@ def _read_text(path: Path, label: str) -> str:
                                   f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
                                   "save the file as UTF-8")]) from None
     return text[1:] if text.startswith(BOM) else text
+
+
+def toml_error_line(exc: Exception) -> int:
+    """tomllib on Python 3.11 puts the line only in its message: '... (at line 2, column 5)'."""
+    found = re.search(r"at line (\d+)", str(exc))
+    return int(found.group(1)) if found else 1
 
 
 def _field_path(loc: tuple) -> str:
@@ -348,7 +357,8 @@ def _looks_like_mapping(text: str) -> bool:
         whole = json.loads(text)
     except ValueError:
         return False
-    return isinstance(whole, dict) and not ("query_id" in whole and "terms" in whole)
+    # One JSONL line is an object too; a mapping's values are lists, never a query_id string.
+    return isinstance(whole, dict) and not isinstance(whole.get("query_id"), str)
 
 
 def load_generated(path: str | Path, golden_ids: set[str]) -> GeneratedSet:
@@ -412,7 +422,7 @@ def load_thresholds(path: str | Path | None) -> Thresholds:
         else:
             data = json.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
-        line = getattr(exc, "lineno", None) or 1
+        line = getattr(exc, "lineno", None) or toml_error_line(exc)
         sink.add(line, "json" if path.suffix.lower() != ".toml" else "toml", f"malformed file ({exc})")
         sink.raise_if_any()
     if not isinstance(data, dict):

@@ -83,7 +83,7 @@ class Thresholds(BaseModel):
     """Gate: macro mean recall ≥ this."""
     recall_floor: float = Field(0.60, ge=0, le=1)
     """Gate: no query with expected terms below this recall."""
-    ci_gate: Literal[0, 1] = 0
+    ci_gate: int = Field(0, ge=0, le=1)
     """1 fails the gate when the 95% interval of the mean F1 delta lies wholly below zero."""
 
 

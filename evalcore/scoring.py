@@ -12,6 +12,8 @@ from .models import Thresholds
 __all__ = ["QueryScore", "score_golden_set"]
 
 NO_GOLDEN_NOTE = "no golden terms provided"
+EMPTY_LIST: list = []  # shared; never appended to (see QueryScore)
+EMPTY_MAP: dict = {}
 
 
 @dataclass(slots=True)
@@ -30,18 +32,16 @@ class QueryScore:
     precision: float
     recall: float
     f1: float
-    drift_terms: list[str] = field(default_factory=list)
-    drift_reasons: dict[str, str] = field(default_factory=dict)
-    unjudged_terms: list[str] = field(default_factory=list)
+    # Most queries have no drift, notes or failures: these default to shared empty values
+    # (a million empty lists cost ~100 MB) and are replaced, never mutated, when set.
+    drift_terms: list[str] = field(default_factory=lambda: EMPTY_LIST)
+    drift_reasons: dict[str, str] = field(default_factory=lambda: EMPTY_MAP)
+    unjudged_terms: list[str] = field(default_factory=lambda: EMPTY_LIST)
     term_drift_score: float = 1.0
     passed: bool = False
-    failure_reasons: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    failure_reasons: list[str] = field(default_factory=lambda: EMPTY_LIST)
+    notes: list[str] = field(default_factory=lambda: EMPTY_LIST)
     error: str | None = None
-
-    @property
-    def has_expected(self) -> bool:
-        return bool(self.expected)
 
 
 def _base_score(item: PreparedItem, generated: dict[str, float], match: TermMatch) -> QueryScore:
@@ -55,14 +55,14 @@ def _base_score(item: PreparedItem, generated: dict[str, float], match: TermMatc
                        item.expected, match.true_positives, match.false_positives,
                        match.false_negatives, precision, recall, f1)
     if not item.expected:
-        score.notes.append(NO_GOLDEN_NOTE)
+        score.notes = [NO_GOLDEN_NOTE]
     return score
 
 
 def _finish(score: QueryScore, match: TermMatch, thresholds: Thresholds) -> None:
     n_generated = len(score.generated)
     score.term_drift_score = 1.0 - safe_ratio(len(score.drift_terms), n_generated) if n_generated else 1.0
-    reasons = score.failure_reasons
+    reasons: list[str] = []
     if score.error is not None:
         reasons.append(f"error: {score.error}")
     if not n_generated:
@@ -77,7 +77,16 @@ def _finish(score: QueryScore, match: TermMatch, thresholds: Thresholds) -> None
         if not meets(value, minimum):
             ok = False
             reasons.append(f"{label} {value:.2f} < {minimum:.2f}")
+    if reasons:
+        score.failure_reasons = reasons
     score.passed = ok and score.error is None and bool(n_generated)
+
+
+def _add_drift(score: QueryScore, term: str, reason: str) -> None:
+    if score.drift_terms is EMPTY_LIST:
+        score.drift_terms, score.drift_reasons = [], {}
+    score.drift_terms.append(term)
+    score.drift_reasons[term] = reason
 
 
 def score_golden_set(golden: GoldenSet, generated: GeneratedSet, thresholds: Thresholds,
@@ -103,8 +112,7 @@ def score_golden_set(golden: GoldenSet, generated: GeneratedSet, thresholds: Thr
         expected = item.expected
         for term in match.false_positives:
             if term in forbidden:
-                score.drift_terms.append(term)
-                score.drift_reasons[term] = "forbidden term"
+                _add_drift(score, term, "forbidden term")
             elif judge_everything and term not in expected:
                 candidates.append(DriftCandidate(item.query_id, item.query, term, item.domain,
                                                  item.intent, tuple(expected)))
@@ -116,10 +124,11 @@ def score_golden_set(golden: GoldenSet, generated: GeneratedSet, thresholds: Thr
         for index, candidate, verdict in zip(owners, candidates, verdicts, strict=True):
             score = scores[index]
             if verdict.drift is None:
+                if score.unjudged_terms is EMPTY_LIST:
+                    score.unjudged_terms = []
                 score.unjudged_terms.append(candidate.term)
             elif verdict.drift:
-                score.drift_terms.append(candidate.term)
-                score.drift_reasons[candidate.term] = verdict.reason
+                _add_drift(score, candidate.term, verdict.reason)
         for score in scores:  # keep drift terms in the generated order
             if len(score.drift_terms) > 1:
                 order = {t: i for i, t in enumerate(score.generated)}

@@ -71,6 +71,13 @@ def _timeout() -> float:
     return float(os.environ.get("EVALCORE_STORE_TIMEOUT", "30"))
 
 
+def _memory_limit() -> str:
+    value = os.environ.get("EVALCORE_DUCKDB_MEMORY", "1GB")
+    if not value.replace(".", "").rstrip("KMGTiBkmgtib").isdigit():
+        raise UsageError(f"EVALCORE_DUCKDB_MEMORY={value!r}: expected a size such as 1GB")
+    return value
+
+
 def _is_lock_error(exc: Exception) -> bool:
     text = str(exc).lower()
     return "lock" in text or "conflicting" in text
@@ -115,6 +122,9 @@ def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBP
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     con = _open(path, read_only=not write)
     try:
+        # DuckDB's default buffer pool is 80% of RAM; writers here stream Arrow chunks and
+        # need little, so cap it to keep `evaluate`'s peak memory predictable.
+        con.execute(f"SET memory_limit = '{_memory_limit()}'")
         if write:
             _migrate(con)
         else:

@@ -1,0 +1,437 @@
+"""The `evalcore` CLI through click's CliRunner (SPEC §3 exit codes, §5 bad input, §6 run ids).
+
+Every test runs in its own tmp_path (the current directory, so no evalcore.toml is picked
+up), with $EVALCORE_DB pointing into tmp_path and --db given explicitly, so the real store
+is never touched. `--drift-judge none` keeps the runs deterministic (no model).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+import evalcore
+from evalcore.cli import main
+from evalcore.store import list_runs
+
+from helpers_io import PROBLEM_LINE, dumps, golden_row, write_lines
+
+SCHEMA_PATH = Path(evalcore.__file__).parent / "schema" / "report.schema.json"
+DB = "store.duckdb"  # relative: SPEC §1.4 paths are relative to the current directory (tmp_path)
+
+
+@pytest.fixture
+def cwd(tmp_path, monkeypatch):
+    """An isolated working directory and environment for one CLI test."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("EVALCORE_DB", str(tmp_path / "env-default.duckdb"))
+    for var in ("EVALCORE_CONFIG", "EVALCORE_HIGH_RISK_DOMAINS", "EVALCORE_DASHBOARD_URL",
+                "EVALCORE_PASSWORD", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    # e-commerce golden set, not high-risk: two queries, three expected terms in all
+    write_lines(tmp_path / "golden.jsonl", [
+        golden_row("e1", "sofa", ["couch", "settee"], context={"domain": "ecommerce"}),
+        golden_row("e2", "tv", ["television"], context={"domain": "ecommerce"}),
+    ])
+    # perfect expansions: P = R = F1 = 1 everywhere -> gate pass -> exit 0
+    write_lines(tmp_path / "perfect.jsonl", [
+        {"query_id": "e1", "terms": ["Couch", {"term": "settee", "weight": 0.8}]},
+        {"query_id": "e2", "terms": ["television"]},
+    ])
+    # e2 left empty: its F1 falls 1.0 -> 0.0 (regression) and macro P/R are 0.5 -> gate fail
+    write_lines(tmp_path / "regressed.jsonl", [
+        {"query_id": "e1", "terms": ["couch", "settee"]},
+        {"query_id": "e2", "terms": []},
+    ])
+    # medical golden set (high-risk by default): perfect expansions still need sign-off -> 3
+    write_lines(tmp_path / "medical.jsonl", [
+        golden_row("m1", "heart attack", ["myocardial infarction", "mi"], context={"domain": "medical"}),
+    ])
+    write_lines(tmp_path / "medical-perfect.jsonl", [
+        {"query_id": "m1", "terms": ["myocardial infarction", "MI"]},
+    ])
+    # the same query without a context.domain: --domain decides whether it is high-risk
+    write_lines(tmp_path / "nodomain.jsonl", [golden_row("m1", "heart attack", ["myocardial infarction", "mi"])])
+    return tmp_path
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def evaluate(*args: str, golden: str = "golden.jsonl", generated: str = "perfect.jsonl"):
+    return run("evaluate", "--golden", golden, "--generated", generated, "--drift-judge", "none", *args)
+
+
+def stored_run_ids(db: str | Path) -> list[str]:
+    return list(list_runs(str(db))["run_id"])
+
+
+def read_json(path: str | Path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def assert_clean_exit(result, code: int) -> None:
+    """The exit code is `code`, reached through sys.exit, with no traceback anywhere."""
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+
+
+# ---------------------------------------------------------------- exit codes 0 / 1 / 3
+
+def test_exit_0_for_a_passing_non_high_risk_run(cwd):
+    result = evaluate("--db", DB, "--json", "report.json")
+    assert_clean_exit(result, 0)
+    report = read_json("report.json")
+    assert report["gate"]["decision"] == "pass"
+    assert report["summary"]["passed"] == 2 and report["summary"]["failed"] == 0
+    assert "gate: PASS" in result.stdout
+    assert (cwd / DB).exists()  # relative --db lands in the current directory
+    assert stored_run_ids(cwd / DB) == [report["evaluation_id"]]  # SPEC §6: the report id is the run id
+    assert not (cwd / "env-default.duckdb").exists()  # --db wins over $EVALCORE_DB
+
+
+def test_exit_1_when_the_gate_fails(cwd):
+    # nothing relevant generated: P = R = 0 for both queries
+    write_lines(cwd / "junk.jsonl", [{"query_id": "e1", "terms": ["lamp"]}, {"query_id": "e2", "terms": ["radio"]}])
+    result = evaluate("--db", DB, "--json", "report.json", generated="junk.jsonl")
+    assert_clean_exit(result, 1)
+    report = read_json("report.json")
+    assert report["gate"]["decision"] == "fail"
+    assert any("macro precision" in r for r in report["gate"]["reasons"])
+    assert "gate: FAIL" in result.stdout
+
+
+def test_exit_3_for_a_medical_run_that_meets_thresholds(cwd):
+    result = evaluate("--db", DB, "--json", "report.json", golden="medical.jsonl", generated="medical-perfect.jsonl")
+    assert_clean_exit(result, 3)
+    report = read_json("report.json")
+    assert report["gate"]["decision"] == "review"
+    assert report["summary"]["aggregate_f1"] == 1.0  # it met every threshold: review is only for sign-off
+    assert report["run"]["high_risk"] is True
+    assert any("high-risk" in r for r in report["gate"]["reasons"])
+
+
+@pytest.mark.parametrize(("golden", "domain", "code"), [
+    ("nodomain.jsonl", "medical", 3),    # --domain fills the missing context.domain: high-risk
+    ("nodomain.jsonl", "ecommerce", 0),  # same items, a low-risk domain: pass
+    ("golden.jsonl", "medical", 0),      # items already say ecommerce: --domain does not override
+])
+def test_domain_option_fills_only_missing_domains(cwd, golden, domain, code):
+    generated = "medical-perfect.jsonl" if golden == "nodomain.jsonl" else "perfect.jsonl"
+    result = evaluate("--no-store", "--domain", domain, golden=golden, generated=generated)
+    assert_clean_exit(result, code)
+
+
+def test_no_store_writes_no_store(cwd):
+    result = evaluate("--no-store", "--json", "report.json")
+    assert_clean_exit(result, 0)
+    assert not (cwd / "env-default.duckdb").exists()     # $EVALCORE_DB untouched
+    assert not (cwd / "data" / "evalcore.duckdb").exists()  # nor the built-in default
+    assert not list(cwd.rglob("*.duckdb"))
+    assert "stored in" not in result.stdout
+    assert read_json("report.json")["gate"]["decision"] == "pass"  # the report is still written
+
+
+def test_no_store_review_run_exits_3(cwd):
+    # SPEC §3: 3 "also for --no-store runs"
+    result = evaluate("--no-store", golden="medical.jsonl", generated="medical-perfect.jsonl")
+    assert_clean_exit(result, 3)
+    assert not list(cwd.rglob("*.duckdb"))
+
+
+def test_db_defaults_to_the_environment_variable(cwd):
+    result = evaluate()
+    assert_clean_exit(result, 0)
+    assert stored_run_ids(cwd / "env-default.duckdb")  # recorded where $EVALCORE_DB points
+
+
+# ---------------------------------------------------------------- exit code 2: bad input
+
+BAD_INPUTS = [
+    # (files to write, evaluate args, shown file, line, field)
+    pytest.param({"golden.jsonl": [dumps(golden_row("e1")), '{"query_id": "e2",']}, [],
+                 "golden.jsonl", 2, "json", id="golden-malformed-json"),
+    pytest.param({"golden.jsonl": [dumps(golden_row("e1", critical="yes"))]}, [],
+                 "golden.jsonl", 1, "critical", id="golden-mistyped-field"),
+    pytest.param({"golden.jsonl": ["", "  "]}, [], "golden.jsonl", 1, "golden set", id="golden-empty"),
+    pytest.param({"perfect.jsonl": [dumps({"query_id": "e1", "terms": []}), dumps({"query_id": "zz", "terms": []})]},
+                 [], "perfect.jsonl", 2, "query_id", id="generated-unknown-id"),
+    pytest.param({"perfect.jsonl": [dumps({"query_id": "e1", "terms": [{"term": "couch", "weight": True}]})]},
+                 [], "perfect.jsonl", 1, "terms[0].weight", id="generated-weight-boolean"),
+    pytest.param({"t.json": ['{"precision_min": 0.5,', ' "bogus": 1}']}, ["--thresholds", "t.json"],
+                 "t.json", 2, "bogus", id="thresholds-unknown-key"),
+    # a golden JSONL given as the baseline report: not a report
+    pytest.param({}, ["--baseline", "golden.jsonl"], "golden.jsonl", 2, "json", id="baseline-not-a-report"),
+]
+
+
+@pytest.mark.parametrize(("files", "args", "shown", "line", "field"), BAD_INPUTS)
+def test_exit_2_for_bad_input_writes_nothing(cwd, files, args, shown, line, field):
+    for name, lines in files.items():
+        write_lines(cwd / name, lines)
+    result = evaluate("--db", DB, "--json", "out/report.json", "--html", "out/report.html",
+                      "--junit", "out/junit.xml", *args)
+    assert_clean_exit(result, 2)
+    errors = result.stderr.splitlines()
+    assert len(errors) == 1, errors  # one clear line for the one fault
+    m = PROBLEM_LINE.match(errors[0])
+    assert m, errors[0]
+    assert (m["file"], int(m["line"]), m["field"]) == (shown, line, field)
+    assert result.stdout == ""  # no summary, no "stored in", no "wrote"
+    assert not (cwd / DB).exists()  # the store was not even created
+    assert not (cwd / "out").exists()
+    assert not list(cwd.rglob("*.partial"))
+
+
+def test_exit_2_for_a_non_utf8_file(cwd):
+    # line 2 holds 0xe9 (Latin-1 "é")
+    (cwd / "perfect.jsonl").write_bytes(b'{"query_id": "e1", "terms": ["couch"]}\n'
+                                        b'{"query_id": "e2", "terms": ["t\xe9l\xe9"]}\n')
+    result = evaluate("--db", DB, "--json", "report.json")
+    assert_clean_exit(result, 2)
+    assert result.stderr.startswith("perfect.jsonl:2: encoding: ")
+    assert not (cwd / "report.json").exists() and not (cwd / DB).exists()
+
+
+def test_bad_input_adds_no_run_to_an_existing_store(cwd):
+    assert_clean_exit(evaluate("--db", DB), 0)
+    before = stored_run_ids(DB)
+    write_lines(cwd / "bad.jsonl", [{"query_id": "e1", "terms": "couch"}])  # terms not a list
+    result = evaluate("--db", DB, "--json", "report.json", generated="bad.jsonl")
+    assert_clean_exit(result, 2)
+    assert result.stderr == "bad.jsonl:1: terms: must be a list of terms\n"
+    assert stored_run_ids(DB) == before
+    assert not (cwd / "report.json").exists()
+
+
+def test_more_than_20_problems_on_the_command_line(cwd):
+    write_lines(cwd / "golden.jsonl", [golden_row(query_id=i) for i in range(25)])  # 25 mistyped ids
+    result = evaluate("--db", DB)
+    assert_clean_exit(result, 2)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 21  # 20 problems and a "more" line
+    assert all(PROBLEM_LINE.match(line) for line in lines[:20])
+    assert "more" in lines[20]
+    assert not (cwd / DB).exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["--db", DB, "--no-store"],           # mutually exclusive
+    ["--drift-judge", "telepathy"],       # not a choice
+], ids=["db-and-no-store", "unknown-drift-judge"])
+def test_exit_2_for_usage_errors(cwd, args):
+    result = run("evaluate", "--golden", "golden.jsonl", "--generated", "perfect.jsonl", *args)
+    assert_clean_exit(result, 2)
+    assert "Traceback" not in result.stderr and result.stderr.strip()
+    assert not (cwd / DB).exists()
+
+
+def test_exit_2_when_a_required_option_is_missing(cwd):
+    result = run("evaluate", "--golden", "golden.jsonl")
+    assert_clean_exit(result, 2)
+    assert "--generated" in result.stderr
+
+
+# ---------------------------------------------------------------- exit code 2: unknown run ids
+
+@pytest.fixture
+def stored(cwd):
+    """A store with a passing baseline run, a regressed run against it, and a medical review run."""
+    assert_clean_exit(evaluate("--db", DB, "--json", "base.json"), 0)
+    base = read_json("base.json")["evaluation_id"]
+    assert_clean_exit(evaluate("--db", DB, "--baseline", base, "--json", "cand.json",
+                               generated="regressed.jsonl"), 1)
+    cand = read_json("cand.json")["evaluation_id"]
+    assert_clean_exit(evaluate("--db", DB, "--json", "med.json", golden="medical.jsonl",
+                               generated="medical-perfect.jsonl"), 3)
+    med = read_json("med.json")["evaluation_id"]
+    return {"base": base, "cand": cand, "med": med}
+
+
+@pytest.mark.parametrize("argv", [
+    ["show", "no-such-run"],
+    ["gate", "no-such-run"],
+    ["compare", "no-such-run", "--baseline", "BASE"],
+    ["compare", "CAND", "--baseline", "no-such-run"],
+], ids=["show", "gate", "compare-run", "compare-baseline"])
+def test_exit_2_for_unknown_run_id(stored, argv):
+    argv = [{"BASE": stored["base"], "CAND": stored["cand"]}.get(a, a) for a in argv]
+    result = run(*argv, "--db", DB)
+    assert_clean_exit(result, 2)
+    assert result.stderr.count("\n") == 1 and "no-such-run" in result.stderr
+    assert result.stdout == ""
+
+
+def test_exit_2_for_unknown_baseline_run_id_writes_nothing(stored, cwd):
+    before = stored_run_ids(DB)
+    result = evaluate("--db", DB, "--baseline", "no-such-run", "--json", "report.json")
+    assert_clean_exit(result, 2)
+    assert "no-such-run" in result.stderr and result.stderr.count("\n") == 1
+    assert stored_run_ids(DB) == before
+    assert not (cwd / "report.json").exists()
+
+
+def test_exit_2_for_unknown_baseline_run_id_without_a_store(cwd):
+    result = evaluate("--db", DB, "--baseline", "no-such-run", "--json", "report.json")
+    assert_clean_exit(result, 2)
+    assert "no-such-run" in result.stderr
+    assert not (cwd / DB).exists() and not (cwd / "report.json").exists()
+
+
+@pytest.mark.parametrize("argv", [["runs"], ["show", "x"], ["gate", "x"]], ids=["runs", "show", "gate"])
+def test_exit_2_for_a_missing_store_and_it_is_not_created(cwd, argv):
+    result = run(*argv, "--db", "missing.duckdb")
+    assert_clean_exit(result, 2)
+    assert "missing.duckdb" in result.stderr
+    assert not (cwd / "missing.duckdb").exists()
+
+
+# ---------------------------------------------------------------- JSON report and baselines
+
+def test_json_report_validates_against_the_shipped_schema(stored):
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    validator_cls = jsonschema.validators.validator_for(schema)
+    validator_cls.check_schema(schema)
+    for name in ("base.json", "cand.json", "med.json"):  # pass, fail with baseline, review
+        report = read_json(name)
+        validator_cls(schema).validate(report)
+        # the §3 field names, whatever the schema says
+        assert {"evaluation_id", "timestamp", "summary", "per_query_results", "regression_analysis",
+                "recommendations"} <= set(report)
+        assert report["timestamp"].endswith("Z")
+
+
+def test_json_report_schema_rejects_a_broken_report(stored):
+    # guards the previous test: the schema really constrains the report
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    report = read_json("base.json")
+    del report["summary"]["aggregate_f1"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(report, schema)
+
+
+def test_json_report_without_baseline_says_so(stored):
+    ra = read_json("base.json")["regression_analysis"]
+    assert ra["regression_detected"] is False
+    assert ra["regressed_queries"] == [] and ra["improved_queries"] == []
+    assert "baseline" in ra["delta_summary"].lower()
+
+
+def test_baseline_report_file_detects_regression(cwd):
+    # the baseline is a report file only: no store is involved for it
+    assert_clean_exit(evaluate("--no-store", "--json", "base.json"), 0)
+    result = evaluate("--no-store", "--baseline", "base.json", "--json", "cand.json", generated="regressed.jsonl")
+    assert_clean_exit(result, 1)
+    cand = read_json("cand.json")
+    ra = cand["regression_analysis"]
+    assert ra["regression_detected"] is True
+    assert ra["regressed_queries"] == ["e2"]  # e2 went from F1 1.0 to 0.0; e1 unchanged
+    assert ra["improved_queries"] == []
+    assert cand["summary"]["regression_detected"] is True
+    assert any("regressed" in r for r in cand["gate"]["reasons"])
+    assert not list(cwd.rglob("*.duckdb"))
+
+
+def test_baseline_run_id_from_the_store_detects_regression(stored, cwd):
+    cand = read_json("cand.json")
+    ra = cand["regression_analysis"]
+    assert ra["regressed_queries"] == ["e2"]
+    assert ra["baseline_id"] == stored["base"]
+    assert cand["gate"]["decision"] == "fail"
+
+
+def test_evaluate_prints_the_compare_link_for_a_stored_baseline(stored):
+    result = evaluate("--db", DB, "--baseline", stored["base"], generated="regressed.jsonl")
+    assert_clean_exit(result, 1)
+    assert "http://localhost:8501/compare?run=" in result.stdout
+    assert f"&baseline={stored['base']}" in result.stdout
+
+
+def test_baseline_report_no_regression_against_itself(cwd):
+    assert_clean_exit(evaluate("--no-store", "--json", "base.json"), 0)
+    result = evaluate("--no-store", "--baseline", "base.json", "--json", "again.json")
+    assert_clean_exit(result, 0)  # same expansions: nothing regressed, still pass
+    assert read_json("again.json")["regression_analysis"]["regressed_queries"] == []
+
+
+# ---------------------------------------------------------------- runs / show / compare / gate
+
+def test_runs_lists_stored_runs_newest_first(stored):
+    result = run("runs", "--db", DB)
+    assert_clean_exit(result, 0)
+    out = result.stdout
+    positions = [out.index(stored[k]) for k in ("med", "cand", "base")]
+    assert positions == sorted(positions)  # newest first
+    cand_line = next(line for line in out.splitlines() if line.startswith(stored["cand"]))
+    assert " fail " in cand_line
+    med_line = next(line for line in out.splitlines() if line.startswith(stored["med"]))
+    assert " review " in med_line and "medical" in med_line
+
+
+def test_runs_limit(stored):
+    result = run("runs", "--db", DB, "--limit", "1")
+    assert_clean_exit(result, 0)
+    assert stored["med"] in result.stdout and stored["base"] not in result.stdout
+
+
+def test_show_prints_the_run_and_its_queries(stored):
+    result = run("show", stored["cand"], "--db", DB)
+    assert_clean_exit(result, 0)
+    out = result.stdout
+    assert stored["cand"] in out
+    assert "gate: FAIL" in out
+    e2 = next(line for line in out.splitlines() if line.startswith("e2"))
+    assert "FAIL" in e2 and "empty expansion" in e2
+    e1 = next(line for line in out.splitlines() if line.startswith("e1"))
+    assert "pass" in e1
+
+
+def test_show_failed_only(stored):
+    result = run("show", stored["cand"], "--db", DB, "--failed-only")
+    assert_clean_exit(result, 0)
+    rows = [line.split()[0] for line in result.stdout.splitlines() if line.startswith(("e1", "e2"))]
+    assert rows == ["e2"]
+
+
+def test_compare_prints_both_runs_side_by_side(stored):
+    result = run("compare", stored["cand"], "--baseline", stored["base"], "--db", DB)
+    assert_clean_exit(result, 0)
+    lines = result.stdout.splitlines()
+    e1 = next(line for line in lines if line.startswith("e1"))
+    e2 = next(line for line in lines if line.startswith("e2"))
+    assert "-1.000" in e2  # F1 1.0 -> 0.0
+    assert "-1.000" not in e1 and "0.000" in e1  # unchanged
+
+
+def test_compare_changed_only(stored):
+    result = run("compare", stored["cand"], "--baseline", stored["base"], "--db", DB, "--changed-only")
+    assert_clean_exit(result, 0)
+    rows = [line.split()[0] for line in result.stdout.splitlines() if line.startswith(("e1", "e2"))]
+    assert rows == ["e2"]
+
+
+@pytest.mark.parametrize(("key", "code", "decision"), [
+    ("base", 0, "pass"), ("cand", 1, "fail"), ("med", 3, "review"),
+])
+def test_gate_exits_with_the_stored_decision(stored, key, code, decision):
+    result = run("gate", stored[key], "--db", DB)
+    assert_clean_exit(result, code)
+    assert result.stdout.splitlines()[0] == f"gate: {decision}"
+
+
+# ---------------------------------------------------------------- help
+
+def test_every_command_has_help_with_an_example(cwd):
+    assert set(main.commands) >= {"evaluate", "runs", "show", "compare", "gate"}
+    for name in main.commands:
+        result = run(name, "--help")
+        assert result.exit_code == 0, name
+        assert "Example" in result.stdout, f"`evalcore {name} --help` has no Example"
+    top = run("--help")
+    assert top.exit_code == 0 and "Example" in top.stdout
