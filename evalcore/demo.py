@@ -50,7 +50,7 @@ def seed_demo(db_path: str | Path, data_dir: str | Path = "data/demo") -> list[D
                 continue
             run = evaluate(folder / "golden.jsonl", generated, baseline=baseline,
                            drift_judge=None, name=f"{domain} demo", prompt_version=version,
-                           author=DEMO_AUTHOR)
+                           author=DEMO_AUTHOR, cache_db=db_path)
             run_id, created = _store_once(db_path, run)
             out.append(DemoRun(domain, version, run_id, run.gate.decision, created))
             if baseline is None:

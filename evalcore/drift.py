@@ -66,16 +66,94 @@ class NoDriftJudge:
 
 def embedding_available() -> bool:
     """True when the offline embedding judge can run on this installation."""
-    return False
+    from .embeddings import packaged_model_available
+    return packaged_model_available()
 
 
-def resolve_judge(name: str | None) -> DriftJudge:
-    """The judge for a CLI/config name; None picks the default (SPEC §2 rule 5)."""
+DEFAULT_EMBEDDING_THRESHOLD = 0.34
+"""Chosen by `evalcore drift calibrate` on data/drift_calibration.csv (docs/drift.md)."""
+
+
+class EmbeddingDriftJudge:
+    """Drift when a term is far from the query, from the domain context and from every
+    expected term: max cosine similarity to all three below `threshold`.
+
+    The reason names all three similarities and the nearest expected term, so a reviewer
+    can see why. Needs no network; vectors are cached per (model, text).
+    """
+
+    name = "embedding"
+
+    def __init__(self, embedder, threshold: float = DEFAULT_EMBEDDING_THRESHOLD,
+                 domain_context: str | None = None):
+        self.embedder = embedder
+        self.threshold = threshold
+        self.domain_context = domain_context
+
+    def config(self) -> dict:
+        return {"judge": "embedding", "model": self.embedder.model_id, "threshold": self.threshold,
+                "domain_context": self.domain_context}
+
+    def similarities(self, candidates: Sequence[DriftCandidate]) -> list[tuple[float, float | None, str | None, float | None]]:
+        """Per candidate: (similarity to query, to domain or None, nearest expected term, its similarity)."""
+        import numpy as np
+
+        domains = [self.domain_context or c.domain for c in candidates]
+        texts = list(dict.fromkeys([c.term for c in candidates] + [c.query for c in candidates]
+                                   + [d for d in domains if d] + [e for c in candidates for e in c.expected_terms]))
+        index = {t: i for i, t in enumerate(texts)}
+        vectors = self.embedder.embed(texts)
+        out = []
+        for c, domain in zip(candidates, domains):
+            term = vectors[index[c.term]]
+            sim_query = float(term @ vectors[index[c.query]])
+            sim_domain = float(term @ vectors[index[domain]]) if domain else None
+            nearest, sim_expected = None, None
+            if c.expected_terms:
+                sims = vectors[[index[e] for e in c.expected_terms]] @ term
+                best = int(np.argmax(sims))
+                nearest, sim_expected = c.expected_terms[best], float(sims[best])
+            out.append((sim_query, sim_domain, nearest, sim_expected))
+        return out
+
+    @staticmethod
+    def relatedness(sims: tuple[float, float | None, str | None, float | None]) -> float:
+        return max(v for v in (sims[0], sims[1], sims[3]) if v is not None)
+
+    def judge(self, candidates: Sequence[DriftCandidate]) -> list[DriftVerdict]:
+        verdicts = []
+        for c, sims in zip(candidates, self.similarities(candidates)):
+            related = self.relatedness(sims)
+            parts = [f"query {sims[0]:.2f}"]
+            if sims[1] is not None:
+                parts.append(f"domain '{self.domain_context or c.domain}' {sims[1]:.2f}")
+            if sims[2] is not None:
+                parts.append(f"nearest expected '{sims[2]}' {sims[3]:.2f}")
+            verdicts.append(DriftVerdict(related < self.threshold,
+                                         f"unrelated: similarity {related:.2f} < {self.threshold:.2f} "
+                                         f"({', '.join(parts)})" if related < self.threshold else
+                                         f"related: similarity {related:.2f} ({', '.join(parts)})"))
+        return verdicts
+
+
+def resolve_judge(name: str | None, settings=None, db_path=None,
+                  domain_context: str | None = None) -> DriftJudge:
+    """The judge for a CLI/config name; None picks the default (SPEC §2 rule 5):
+    `[drift] judge` from the settings, else embedding when installed, else none.
+    `db_path` is the store that caches embedding vectors (None: memory only)."""
+    drift_settings = dict(settings.drift) if settings is not None else {}
     if name is None:
-        name = "embedding" if embedding_available() else "none"
+        name = drift_settings.get("judge") or ("embedding" if embedding_available() else "none")
     if name == "none":
         return NoDriftJudge()
-    if name in JUDGE_NAMES:
-        raise UsageError(f"--drift-judge {name} is not available in this installation; "
-                         "use --drift-judge none")
+    if name == "embedding":
+        from .embeddings import make_embedder
+        threshold = drift_settings.get("threshold", DEFAULT_EMBEDDING_THRESHOLD)
+        if type(threshold) not in (int, float) or not 0 <= threshold <= 1:
+            raise UsageError(f"[drift] threshold = {threshold!r}: expected a number in [0, 1]")
+        return EmbeddingDriftJudge(make_embedder(drift_settings, db_path), float(threshold), domain_context)
+    if name == "llm":
+        from .llm_judge import LLMDriftJudge
+        return LLMDriftJudge.from_settings(drift_settings, domain_context,
+                                           settings.llm if settings is not None else {})
     raise UsageError(f"unknown drift judge '{name}' (choose from {', '.join(JUDGE_NAMES)})")

@@ -133,10 +133,15 @@ def evaluate(golden_path: str | Path, generated_path: str | Path, *,
              thresholds_path: str | Path | None = None, drift_judge: str | None = None,
              baseline: Baseline | None = None, settings: Settings | None = None,
              name: str | None = None, prompt_version: str | None = None,
-             domain_context: str | None = None, author: str | None = None) -> EvaluationRun:
-    """Load and validate the input files, then score them (raises InputError on bad input)."""
+             domain_context: str | None = None, author: str | None = None,
+             cache_db: str | Path | None = None) -> EvaluationRun:
+    """Load and validate the input files, then score them (raises InputError on bad input).
+
+    `cache_db` is the store that caches drift-judge vectors (None: in memory only).
+    """
+    settings = settings or load_settings()
     thresholds = load_thresholds(thresholds_path)
-    judge = resolve_judge(drift_judge)
+    judge = resolve_judge(drift_judge, settings, cache_db, domain_context)
     golden = load_golden_set(golden_path, domain_context)
     generated = load_generated(generated_path, {item.query_id for item in golden.items})
     return evaluate_loaded(golden, generated, thresholds, judge=judge, baseline=baseline,

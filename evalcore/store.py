@@ -63,6 +63,14 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             unjudged BOOLEAN, reason VARCHAR, gen_pos INTEGER, exp_pos INTEGER)""",
     ]),
 ]
+MIGRATIONS.append((2, [
+    """CREATE TABLE embedding_cache (
+        model VARCHAR NOT NULL, text VARCHAR NOT NULL, vector FLOAT[] NOT NULL,
+        created_at VARCHAR, PRIMARY KEY (model, text))""",
+    """CREATE TABLE judge_log (
+        run_id VARCHAR NOT NULL, query_id VARCHAR NOT NULL, judge VARCHAR NOT NULL,
+        prompt VARCHAR, reply VARCHAR, verdicts VARCHAR, error VARCHAR)""",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 CHUNK_QUERIES = 100_000
 
@@ -101,7 +109,7 @@ def _open(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
 
 def _migrate(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at VARCHAR)")
-    current = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+    current = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchall()[0][0]
     for version, statements in MIGRATIONS:
         if version <= current:
             continue
@@ -129,7 +137,7 @@ def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBP
             _migrate(con)
         else:
             version = con.execute(
-                "SELECT max(version) FROM schema_migrations").fetchone()[0] if _has_table(con, "schema_migrations") else 0
+                "SELECT max(version) FROM schema_migrations").fetchall()[0][0] if _has_table(con, "schema_migrations") else 0
             if (version or 0) < SCHEMA_VERSION:
                 con.close()
                 con = _open(path, read_only=False)
@@ -141,7 +149,7 @@ def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBP
 
 def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                            [name]).fetchone()[0])
+                            [name]).fetchall()[0][0])
 
 
 # ---------------------------------------------------------------- writing
@@ -249,6 +257,17 @@ def save_run(db_path: str | Path, run: EvaluationRun) -> None:
                 con.execute("INSERT INTO query_results BY NAME SELECT * FROM _evalcore_queries")
                 con.unregister("_evalcore_queries")
                 del table
+            log = getattr(run.judge, "log", None)
+            if log:
+                con.register("_evalcore_log", pa.table({
+                    "run_id": [run.evaluation_id] * len(log), "query_id": [e["query_id"] for e in log],
+                    "judge": [run.judge.name] * len(log),
+                    "prompt": [json.dumps(e["prompt"], ensure_ascii=False) for e in log],
+                    "reply": pa.array([e["reply"] for e in log], pa.string()),
+                    "verdicts": pa.array([None if e["verdicts"] is None else json.dumps(e["verdicts"])
+                                          for e in log], pa.string()),
+                    "error": pa.array([e["error"] for e in log], pa.string())}))
+                con.execute("INSERT INTO judge_log SELECT * FROM _evalcore_log")
             con.execute(_INSERT_GENERATED_TERMS, [run.evaluation_id])
             con.execute(_INSERT_MISSED_TERMS, [run.evaluation_id])
             con.execute("COMMIT")
@@ -277,7 +296,8 @@ def get_run(db_path: str | Path, run_id: str) -> dict:
     """Every stored column of one run; UnknownRunError when absent."""
     with connect(db_path) as con:
         cur = con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
-        row = cur.fetchone()
+        rows = cur.fetchall()  # always drain a result: DuckDB 2 refuses new work otherwise
+        row = rows[0] if rows else None
         if row is None:
             raise UnknownRunError(f"unknown run '{run_id}' in {db_path} (see `evalcore runs`)")
         return dict(zip([d[0] for d in cur.description], row))
@@ -289,7 +309,8 @@ def find_run_by_content(db_path: str | Path, content_hash: str) -> str | None:
         return None
     with connect(db_path) as con:
         row = con.execute("SELECT run_id FROM runs WHERE content_hash = ? ORDER BY created_at DESC LIMIT 1",
-                          [content_hash]).fetchone()
+                          [content_hash]).fetchall()
+        row = row[0] if row else None
         return row[0] if row else None
 
 
@@ -299,7 +320,8 @@ def find_run(db_path: str | Path, name: str) -> str | None:
         return None
     with connect(db_path) as con:
         row = con.execute("SELECT run_id FROM runs WHERE name = ? ORDER BY created_at DESC LIMIT 1",
-                          [name]).fetchone()
+                          [name]).fetchall()
+        row = row[0] if row else None
         return row[0] if row else None
 
 
@@ -308,6 +330,13 @@ def query_rows(db_path: str | Path, run_id: str) -> pd.DataFrame:
     get_run(db_path, run_id)
     with connect(db_path) as con:
         return con.execute("SELECT * EXCLUDE (run_id) FROM query_results WHERE run_id = ? ORDER BY position",
+                           [run_id]).df()
+
+
+def judge_log(db_path: str | Path, run_id: str) -> pd.DataFrame:
+    """Prompt, raw reply and parsed verdicts of an LLM drift judge, per query."""
+    with connect(db_path) as con:
+        return con.execute("SELECT * EXCLUDE (run_id) FROM judge_log WHERE run_id = ? ORDER BY query_id",
                            [run_id]).df()
 
 
@@ -347,3 +376,34 @@ def compare_runs(db_path: str | Path, run_id: str, baseline_id: str) -> pd.DataF
                FROM (SELECT * FROM query_results WHERE run_id = ?) c
                FULL OUTER JOIN (SELECT * FROM query_results WHERE run_id = ?) b ON c.query_id = b.query_id
                ORDER BY pos""", [run_id, baseline_id]).df().drop(columns=["pos"])
+
+
+# ---------------------------------------------------------------- embedding cache
+
+
+def load_vectors(db_path: str | Path, model: str, texts: list[str]) -> dict[str, "np.ndarray"]:
+    """Cached vectors of `texts` for `model` (absent texts are simply missing)."""
+    import numpy as np
+
+    wanted = pa.table({"text": pa.array(texts, pa.string())})
+    with connect(db_path) as con:
+        con.register("_evalcore_wanted", wanted)
+        rows = con.execute("SELECT c.text, c.vector FROM embedding_cache c JOIN _evalcore_wanted w "
+                           "ON c.text = w.text WHERE c.model = ?", [model]).fetchall()
+    return {text: np.asarray(vector, dtype=np.float32) for text, vector in rows}
+
+
+def save_vectors(db_path: str | Path, model: str, texts: list[str], vectors) -> None:
+    """Add vectors to the cache; texts already cached (by another process) are kept."""
+    import numpy as np
+
+    matrix = np.asarray(vectors, dtype=np.float32)
+    flat = pa.array(matrix.reshape(-1), pa.float32())
+    offsets = pa.array(np.arange(0, matrix.size + 1, max(matrix.shape[1], 1), dtype=np.int32))
+    table = pa.table({"model": pa.array([model] * len(texts), pa.string()),
+                      "text": pa.array(texts, pa.string()),
+                      "vector": pa.ListArray.from_arrays(offsets, flat)})
+    with connect(db_path, write=True) as con:
+        con.register("_evalcore_vectors", table)
+        con.execute("INSERT OR IGNORE INTO embedding_cache SELECT model, text, vector, "
+                    "CAST(current_timestamp AS VARCHAR) FROM _evalcore_vectors")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from .drift import drift_group
 from .evaluate import evaluate_command
 from .runs import compare_command, demo_command, gate_command, runs_command, show_command
 
@@ -26,5 +27,5 @@ def main() -> None:
 
 
 for _command in (evaluate_command, runs_command, show_command, compare_command, gate_command,
-                 demo_command):
+                 demo_command, drift_group):
     main.add_command(_command)

@@ -135,7 +135,7 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     base = run_cli(resolve_baseline, baseline, db)
     run = run_cli(evaluate, golden, generated, thresholds_path=thresholds, drift_judge=drift_judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
-                  domain_context=domain_context, author=author)
+                  domain_context=domain_context, author=author, cache_db=None if no_store else db)
     outputs = run_cli(write_outputs, run, None if no_store else db,
                       {"json": json_out, "html": html_out, "junit": junit_out})
     if quiet:

