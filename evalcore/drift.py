@@ -130,9 +130,9 @@ class EmbeddingDriftJudge:
             if sims[2] is not None:
                 parts.append(f"nearest expected '{sims[2]}' {sims[3]:.2f}")
             verdicts.append(DriftVerdict(related < self.threshold,
-                                         f"unrelated: similarity {related:.2f} < {self.threshold:.2f} "
+                                         f"unrelated: similarity {related:.3f} < {self.threshold:.3f} "
                                          f"({', '.join(parts)})" if related < self.threshold else
-                                         f"related: similarity {related:.2f} ({', '.join(parts)})"))
+                                         f"related: similarity {related:.3f} ({', '.join(parts)})"))
         return verdicts
 
 

@@ -333,6 +333,17 @@ def query_rows(db_path: str | Path, run_id: str) -> pd.DataFrame:
                            [run_id]).df()
 
 
+def drift_terms(db_path: str | Path, run_id: str, limit: int | None = None) -> pd.DataFrame:
+    """Drift terms of a run with their query and explanation, in golden order."""
+    with connect(db_path) as con:
+        sql = ("SELECT t.query_id, q.query, t.term, t.reason FROM term_rows t JOIN query_results q "
+               "ON q.run_id = t.run_id AND q.query_id = t.query_id WHERE t.run_id = ? AND t.drift "
+               "ORDER BY q.position, t.gen_pos")
+        if limit is not None:
+            return con.execute(sql + " LIMIT ?", [run_id, limit]).df()
+        return con.execute(sql, [run_id]).df()
+
+
 def judge_log(db_path: str | Path, run_id: str) -> pd.DataFrame:
     """Prompt, raw reply and parsed verdicts of an LLM drift judge, per query."""
     with connect(db_path) as con:

@@ -8,7 +8,7 @@ import click
 
 from ..config import default_db_path
 from ..demo import seed_demo
-from ..store import compare_runs, get_run, list_runs, query_rows
+from ..store import compare_runs, drift_terms, get_run, list_runs, query_rows
 from .common import GATE_EXIT, db_option, format_table, run_cli
 
 __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "demo_command"]
@@ -66,6 +66,16 @@ def show_command(run_id, db, failed_only):
     click.echo("")
     click.echo(format_table(["query_id", "query", "critical", "P", "R", "F1", "drift", "result",
                              "vs baseline", "reasons"], rows, max_width=60))
+    _print_drift(db, run_id, None)
+
+
+def _print_drift(db: str, run_id: str, limit: int | None) -> None:
+    drift = run_cli(drift_terms, db, run_id, limit)
+    if drift.empty:
+        return
+    click.echo("\ndrift terms (why each was flagged):")
+    click.echo(format_table(["query_id", "query", "term", "why"],
+                            [(r.query_id, r.query, r.term, r.reason) for r in drift.itertuples()], max_width=110))
 
 
 @click.command("compare")
@@ -123,3 +133,7 @@ def demo_command(db, data_dir):
         click.echo(f"{item.domain:10} {item.prompt_version}  gate {item.gate:6}  run {item.run_id}  ({state})")
     click.echo("")
     _print_runs(db, None)
+    for item in seeded:
+        if item.prompt_version != "v1":
+            click.echo(f"\n== {item.domain} {item.prompt_version} (run {item.run_id}), gate {item.gate}")
+            _print_drift(db, item.run_id, 6)
