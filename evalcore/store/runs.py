@@ -1,156 +1,25 @@
-"""The DuckDB store: the only module with SQL, always with bound parameters (SPEC §3, §5).
-
-Every operation opens its own connection and closes it: an open DuckDB connection blocks
-other processes, so nothing holds one across calls. A busy store is retried for up to
-`EVALCORE_STORE_TIMEOUT` seconds (default 30), then StoreBusyError.
-"""
+"""Writing and reading runs, per-query rows and per-term rows."""
 
 from __future__ import annotations
 
 import json
-import os
 from itertools import accumulate, chain
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import duckdb
 import pyarrow as pa
 
-from . import __version__
-from .errors import StoreBusyError, UnknownRunError, UsageError
-from .regression import Baseline, BaselineRow
+from .. import __version__
+from ..errors import UnknownRunError
+from ..regression import Baseline, BaselineRow
+from .connection import connect
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .evaluation import EvaluationRun
+    from ..evaluation import EvaluationRun
 
-__all__ = ["connect", "save_run", "list_runs", "get_run", "load_baseline", "query_rows",
-           "term_rows", "compare_runs", "find_run_by_content", "SCHEMA_VERSION"]
-
-MIGRATIONS: list[tuple[int, list[str]]] = [
-    (1, [
-        """CREATE TABLE runs (
-            run_id VARCHAR PRIMARY KEY, created_at VARCHAR NOT NULL, name VARCHAR,
-            prompt_version VARCHAR, golden_path VARCHAR, generated_path VARCHAR,
-            golden_hash VARCHAR, generated_hash VARCHAR, content_hash VARCHAR NOT NULL,
-            domains VARCHAR[], high_risk_domains VARCHAR[], domain_context VARCHAR,
-            drift_judge VARCHAR, drift_judge_config VARCHAR, author VARCHAR,
-            evalcore_version VARCHAR, baseline_id VARCHAR, gate_decision VARCHAR NOT NULL,
-            gate_reasons VARCHAR[], total_queries INTEGER, passed INTEGER, failed INTEGER,
-            errored INTEGER, aggregate_precision DOUBLE, aggregate_recall DOUBLE,
-            aggregate_f1 DOUBLE, mean_term_drift_score DOUBLE, micro_precision DOUBLE,
-            micro_recall DOUBLE, micro_f1 DOUBLE, micro_tp BIGINT, micro_fp BIGINT,
-            micro_fn BIGINT, regression_detected BOOLEAN, regressed_queries VARCHAR[],
-            improved_queries VARCHAR[], added_queries VARCHAR[], removed_queries VARCHAR[],
-            delta_summary VARCHAR, golden_set_changed BOOLEAN, mean_f1_delta DOUBLE,
-            thresholds VARCHAR, recommendations VARCHAR[])""",
-        """CREATE TABLE query_results (
-            run_id VARCHAR NOT NULL, position INTEGER NOT NULL, query_id VARCHAR NOT NULL,
-            query VARCHAR, domain VARCHAR, critical BOOLEAN, precision DOUBLE, recall DOUBLE,
-            f1 DOUBLE, term_drift_score DOUBLE, passed BOOLEAN, failure_reasons VARCHAR[],
-            notes VARCHAR[], error VARCHAR, n_generated INTEGER, n_expected INTEGER,
-            n_tp INTEGER, n_fp INTEGER, n_fn INTEGER, n_drift INTEGER,
-            regression_status VARCHAR, baseline_f1 DOUBLE, generated_terms VARCHAR[],
-            generated_weights DOUBLE[], expected_terms VARCHAR[], expected_min_weights DOUBLE[],
-            true_positives VARCHAR[], drift_terms VARCHAR[], drift_reasons VARCHAR[], unjudged_terms VARCHAR[])""",
-        """CREATE TABLE term_rows (
-            run_id VARCHAR NOT NULL, query_id VARCHAR NOT NULL, term VARCHAR NOT NULL,
-            kind VARCHAR NOT NULL, weight DOUBLE, min_weight DOUBLE, drift BOOLEAN,
-            unjudged BOOLEAN, reason VARCHAR, gen_pos INTEGER, exp_pos INTEGER)""",
-    ]),
-]
-MIGRATIONS.append((2, [
-    """CREATE TABLE embedding_cache (
-        model VARCHAR NOT NULL, text VARCHAR NOT NULL, vector FLOAT[] NOT NULL,
-        created_at VARCHAR, PRIMARY KEY (model, text))""",
-    """CREATE TABLE judge_log (
-        run_id VARCHAR NOT NULL, query_id VARCHAR NOT NULL, judge VARCHAR NOT NULL,
-        prompt VARCHAR, reply VARCHAR, verdicts VARCHAR, error VARCHAR)""",
-]))
-SCHEMA_VERSION = MIGRATIONS[-1][0]
 CHUNK_QUERIES = 100_000
-
-
-def _timeout() -> float:
-    return float(os.environ.get("EVALCORE_STORE_TIMEOUT", "30"))
-
-
-def _memory_limit() -> str:
-    value = os.environ.get("EVALCORE_DUCKDB_MEMORY", "1GB")
-    if not value.replace(".", "").rstrip("KMGTiBkmgtib").isdigit():
-        raise UsageError(f"EVALCORE_DUCKDB_MEMORY={value!r}: expected a size such as 1GB")
-    return value
-
-
-def _is_lock_error(exc: Exception) -> bool:
-    text = str(exc).lower()
-    return "lock" in text or "conflicting" in text
-
-
-def _open(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
-    deadline = time.monotonic() + _timeout()
-    delay = 0.05
-    while True:
-        try:
-            return duckdb.connect(path, read_only=read_only)
-        except (duckdb.IOException, duckdb.ConnectionException) as exc:
-            if not _is_lock_error(exc):
-                raise UsageError(f"cannot open store {path}: {exc}") from None
-            if time.monotonic() >= deadline:
-                raise StoreBusyError(f"store busy: {path} is locked by another process "
-                                     f"(waited {_timeout():.0f} s); try again") from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.5)
-
-
-def _migrate(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at VARCHAR)")
-    current = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchall()[0][0]
-    for version, statements in MIGRATIONS:
-        if version <= current:
-            continue
-        con.execute("BEGIN TRANSACTION")
-        for sql in statements:
-            con.execute(sql)
-        con.execute("INSERT INTO schema_migrations VALUES (?, CAST(current_timestamp AS VARCHAR))", [version])
-        con.execute("COMMIT")
-
-
-@contextmanager
-def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A short-lived connection; a writer creates and migrates the store when needed."""
-    path = str(db_path)
-    if not write and not Path(path).exists():
-        raise UsageError(f"no store at {path}: run `evalcore evaluate` first or pass --db")
-    if write:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    con = _open(path, read_only=not write)
-    try:
-        # DuckDB's default buffer pool is 80% of RAM; writers here stream Arrow chunks and
-        # need little, so cap it to keep `evaluate`'s peak memory predictable.
-        con.execute(f"SET memory_limit = '{_memory_limit()}'")
-        if write:
-            _migrate(con)
-        else:
-            version = con.execute(
-                "SELECT max(version) FROM schema_migrations").fetchall()[0][0] if _has_table(con, "schema_migrations") else 0
-            if (version or 0) < SCHEMA_VERSION:
-                con.close()
-                con = _open(path, read_only=False)
-                _migrate(con)
-        yield con
-    finally:
-        con.close()
-
-
-def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                            [name]).fetchall()[0][0])
-
 
 # ---------------------------------------------------------------- writing
 
@@ -389,32 +258,3 @@ def compare_runs(db_path: str | Path, run_id: str, baseline_id: str) -> pd.DataF
                ORDER BY pos""", [run_id, baseline_id]).df().drop(columns=["pos"])
 
 
-# ---------------------------------------------------------------- embedding cache
-
-
-def load_vectors(db_path: str | Path, model: str, texts: list[str]) -> dict[str, "np.ndarray"]:
-    """Cached vectors of `texts` for `model` (absent texts are simply missing)."""
-    import numpy as np
-
-    wanted = pa.table({"text": pa.array(texts, pa.string())})
-    with connect(db_path) as con:
-        con.register("_evalcore_wanted", wanted)
-        rows = con.execute("SELECT c.text, c.vector FROM embedding_cache c JOIN _evalcore_wanted w "
-                           "ON c.text = w.text WHERE c.model = ?", [model]).fetchall()
-    return {text: np.asarray(vector, dtype=np.float32) for text, vector in rows}
-
-
-def save_vectors(db_path: str | Path, model: str, texts: list[str], vectors) -> None:
-    """Add vectors to the cache; texts already cached (by another process) are kept."""
-    import numpy as np
-
-    matrix = np.asarray(vectors, dtype=np.float32)
-    flat = pa.array(matrix.reshape(-1), pa.float32())
-    offsets = pa.array(np.arange(0, matrix.size + 1, max(matrix.shape[1], 1), dtype=np.int32))
-    table = pa.table({"model": pa.array([model] * len(texts), pa.string()),
-                      "text": pa.array(texts, pa.string()),
-                      "vector": pa.ListArray.from_arrays(offsets, flat)})
-    with connect(db_path, write=True) as con:
-        con.register("_evalcore_vectors", table)
-        con.execute("INSERT OR IGNORE INTO embedding_cache SELECT model, text, vector, "
-                    "CAST(current_timestamp AS VARCHAR) FROM _evalcore_vectors")

@@ -1,0 +1,16 @@
+"""The DuckDB store package: the only module with SQL, always with bound parameters (SPEC §3, §5).
+
+Every operation opens its own connection and closes it: an open DuckDB connection blocks
+other processes, so nothing holds one across calls. A busy store is retried for up to
+`EVALCORE_STORE_TIMEOUT` seconds (default 30), then StoreBusyError.
+"""
+
+
+from .connection import MIGRATIONS, SCHEMA_VERSION, connect
+from .runs import (compare_runs, drift_terms, find_run, find_run_by_content, get_run, judge_log,
+                   list_runs, load_baseline, query_rows, save_run, term_rows)
+from .vectors import load_vectors, save_vectors
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "connect", "compare_runs", "drift_terms", "find_run",
+           "find_run_by_content", "get_run", "judge_log", "list_runs", "load_baseline", "query_rows",
+           "save_run", "term_rows", "load_vectors", "save_vectors"]

@@ -1,0 +1,36 @@
+"""The embedding cache: vectors by (model, normalised text)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+
+from .connection import connect
+
+def load_vectors(db_path: str | Path, model: str, texts: list[str]) -> dict[str, "np.ndarray"]:
+    """Cached vectors of `texts` for `model` (absent texts are simply missing)."""
+    import numpy as np
+
+    wanted = pa.table({"text": pa.array(texts, pa.string())})
+    with connect(db_path) as con:
+        con.register("_evalcore_wanted", wanted)
+        rows = con.execute("SELECT c.text, c.vector FROM embedding_cache c JOIN _evalcore_wanted w "
+                           "ON c.text = w.text WHERE c.model = ?", [model]).fetchall()
+    return {text: np.asarray(vector, dtype=np.float32) for text, vector in rows}
+
+
+def save_vectors(db_path: str | Path, model: str, texts: list[str], vectors) -> None:
+    """Add vectors to the cache; texts already cached (by another process) are kept."""
+    import numpy as np
+
+    matrix = np.asarray(vectors, dtype=np.float32)
+    flat = pa.array(matrix.reshape(-1), pa.float32())
+    offsets = pa.array(np.arange(0, matrix.size + 1, max(matrix.shape[1], 1), dtype=np.int32))
+    table = pa.table({"model": pa.array([model] * len(texts), pa.string()),
+                      "text": pa.array(texts, pa.string()),
+                      "vector": pa.ListArray.from_arrays(offsets, flat)})
+    with connect(db_path, write=True) as con:
+        con.register("_evalcore_vectors", table)
+        con.execute("INSERT OR IGNORE INTO embedding_cache SELECT model, text, vector, "
+                    "CAST(current_timestamp AS VARCHAR) FROM _evalcore_vectors")
