@@ -15,8 +15,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/evalcore demo --db $(DEMO_DB)
 
+PORT ?= 8501
+
 run: demo
-	$(VENV)/bin/evalcore runs --db $(DEMO_DB)
+	EVALCORE_DB=$(DEMO_DB) $(VENV)/bin/streamlit run app.py --server.port $(PORT)
 
 test: $(STAMP)
 	$(PY) -m pytest
@@ -26,6 +28,8 @@ schema: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/bench_scoring.py
+	$(PY) bench/bench_drift.py
+	$(PY) bench/bench_dashboard.py
 
 clean:
 	rm -rf $(VENV)

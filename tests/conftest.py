@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from evalcore.config import Settings
+from evalcore.demo import seed_demo
 from evalcore.drift import NoDriftJudge
 from evalcore.evaluation import EvaluationRun, evaluate_loaded
 from evalcore.io import load_generated, load_golden_set
@@ -54,6 +56,26 @@ def score(tmp_path):
                                baseline=baseline, settings=Settings(), errors=errors, author="tester")
 
     return run
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def demo_store(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("demo")
+    config = folder / "evalcore.toml"
+    config.write_text('[drift]\njudge = "none"\n', encoding="utf-8")
+    old = os.environ.get("EVALCORE_CONFIG")
+    os.environ["EVALCORE_CONFIG"] = str(config)
+    try:
+        seed_demo(folder / "demo.duckdb", ROOT / "data" / "demo")
+    finally:
+        if old is None:
+            os.environ.pop("EVALCORE_CONFIG")
+        else:
+            os.environ["EVALCORE_CONFIG"] = old
+    return folder / "demo.duckdb"
 
 
 @pytest.fixture

@@ -10,7 +10,11 @@ from .connection import MIGRATIONS, SCHEMA_VERSION, connect
 from .runs import (compare_runs, drift_terms, find_run, find_run_by_content, get_run, judge_log,
                    list_runs, load_baseline, query_rows, save_run, term_rows)
 from .vectors import load_vectors, save_vectors
+from .views import (SORTS, STATUSES, CompareFilter, compare_domains, compare_headline, compare_page, compare_points,
+                    find_query_ids, flagged_items, metric_trend, query_history, runs_overview)
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "connect", "compare_runs", "drift_terms", "find_run",
            "find_run_by_content", "get_run", "judge_log", "list_runs", "load_baseline", "query_rows",
-           "save_run", "term_rows", "load_vectors", "save_vectors"]
+           "save_run", "term_rows", "load_vectors", "save_vectors", "CompareFilter", "compare_domains",
+           "compare_headline", "compare_page", "compare_points", "find_query_ids", "flagged_items",
+           "metric_trend", "query_history", "runs_overview", "SORTS", "STATUSES"]

@@ -1,0 +1,22 @@
+"""evalcore dashboard: navigation and the shared sidebar only (one file per page in views/)."""
+
+import streamlit as st
+
+from dashboard import data
+
+st.set_page_config(page_title="evalcore", page_icon=":material/manage_search:", layout="wide")
+
+PAGES = [
+    st.Page("views/runs.py", title="Runs", icon=":material/list_alt:", default=True),
+    st.Page("views/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("views/query.py", title="Query history", icon=":material/history:", url_path="query"),
+    st.Page("views/regressions.py", title="Regressions", icon=":material/flag:", url_path="regressions"),
+    st.Page("views/import_run.py", title="Import", icon=":material/upload_file:", url_path="import"),
+]
+
+navigation = st.navigation(PAGES)
+with st.sidebar:
+    st.caption(f"Store: `{data.db_path()}`")
+    if st.button("Refresh data", help="Data refreshes by itself every 5 seconds"):
+        data.clear()
+navigation.run()

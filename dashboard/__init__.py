@@ -1,0 +1,1 @@
+"""The Streamlit dashboard's shared pieces: the cached data layer and UI conventions."""

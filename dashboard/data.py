@@ -1,0 +1,121 @@
+"""The dashboard's only data access: cached calls into evalcore.store (no SQL here).
+
+Caches expire within 5 s so runs recorded by the CLI appear (SPEC §5); every call opens
+and closes its own DuckDB connection inside evalcore.store. The store path is read at
+call time, so tests and users can point the dashboard anywhere with EVALCORE_DB.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from evalcore import store
+from evalcore.config import default_db_path, load_settings
+
+TTL = 5
+
+
+def db_path() -> str:
+    return os.path.abspath(default_db_path())
+
+
+def store_exists() -> bool:
+    return Path(db_path()).exists()
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _runs(db: str) -> pd.DataFrame:
+    return store.runs_overview(db)
+
+
+def runs() -> pd.DataFrame:
+    """Every run, newest first; empty when there is no store yet."""
+    if not store_exists():
+        return pd.DataFrame(columns=["run_id", "name", "prompt_version", "gate_decision", "golden_hash"])
+    return _runs(db_path())
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _trend(db: str, golden_hash: str) -> pd.DataFrame:
+    return store.metric_trend(db, golden_hash)
+
+
+def trend(golden_hash: str) -> pd.DataFrame:
+    return _trend(db_path(), golden_hash)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _headline(db: str, run_id: str, baseline_id: str) -> dict:
+    return store.compare_headline(db, run_id, baseline_id)
+
+
+def headline(run_id: str, baseline_id: str) -> dict:
+    return _headline(db_path(), run_id, baseline_id)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _page(db: str, run_id: str, baseline_id: str, flt: store.CompareFilter, offset: int, limit: int):
+    return store.compare_page(db, run_id, baseline_id, flt, offset, limit)
+
+
+def compare_page(run_id: str, baseline_id: str, flt: store.CompareFilter, offset: int, limit: int):
+    return _page(db_path(), run_id, baseline_id, flt, offset, limit)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _points(db: str, run_id: str, baseline_id: str):
+    return store.compare_points(db, run_id, baseline_id)
+
+
+def points(run_id: str, baseline_id: str):
+    return _points(db_path(), run_id, baseline_id)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _domains(db: str, run_id: str) -> list[str]:
+    return store.compare_domains(db, run_id)
+
+
+def domains(run_id: str) -> list[str]:
+    return _domains(db_path(), run_id)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _history(db: str, query_id: str) -> pd.DataFrame:
+    return store.query_history(db, query_id)
+
+
+def history(query_id: str) -> pd.DataFrame:
+    return _history(db_path(), query_id)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _query_ids(db: str, text: str) -> pd.DataFrame:
+    return store.find_query_ids(db, text)
+
+
+def query_ids(text: str = "") -> pd.DataFrame:
+    if not store_exists():
+        return pd.DataFrame(columns=["query_id", "query", "runs"])
+    return _query_ids(db_path(), text)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _flagged(db: str, run_ids: tuple[str, ...]) -> pd.DataFrame:
+    return store.flagged_items(db, list(run_ids))
+
+
+def flagged(run_ids: list[str]) -> pd.DataFrame:
+    return _flagged(db_path(), tuple(run_ids))
+
+
+def dashboard_url() -> str:
+    return load_settings().dashboard_url
+
+
+def clear() -> None:
+    st.cache_data.clear()

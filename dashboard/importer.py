@@ -1,0 +1,55 @@
+"""Run an uploaded evaluation in a child `python -m evalcore evaluate` process.
+
+The dashboard never loads a model or holds the store open: the child does the work and
+the page shows its validation lines as they are. Uploads are kept (nothing a user gave us
+is lost) under data/uploads/<timestamp>/ beside the store.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import data
+
+
+@dataclass
+class ImportResult:
+    run_id: str | None = None
+    gate: str | None = None
+    output: str = ""
+    problems: list[str] = field(default_factory=list)
+
+
+def _save(upload, folder: Path) -> Path:
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(upload.name).name) or "upload"
+    path = folder / name
+    path.write_bytes(upload.getvalue())
+    return path
+
+
+def run_import(golden, generated, thresholds=None, *, name: str = "", prompt_version: str = "",
+               judge: str | None = None, baseline: str | None = None) -> ImportResult:
+    db = Path(data.db_path())
+    folder = db.parent / "uploads" / time.strftime("%Y%m%d-%H%M%S")
+    folder.mkdir(parents=True, exist_ok=True)
+    report = folder / "report.json"
+    cmd = [sys.executable, "-m", "evalcore", "evaluate", "--golden", str(_save(golden, folder)),
+           "--generated", str(_save(generated, folder)), "--db", str(db), "--json", str(report)]
+    if thresholds is not None:
+        cmd += ["--thresholds", str(_save(thresholds, folder))]
+    for flag, value in (("--name", name), ("--prompt-version", prompt_version), ("--drift-judge", judge),
+                        ("--baseline", baseline)):
+        if value:
+            cmd += [flag, value]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    if proc.returncode == 2 or not report.exists():
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        return ImportResult(problems=lines or [f"evaluate exited {proc.returncode}"], output=proc.stdout)
+    parsed = json.loads(report.read_text(encoding="utf-8"))
+    return ImportResult(parsed["evaluation_id"], parsed["gate"]["decision"], proc.stdout)

@@ -1,0 +1,88 @@
+"""One real-browser test: a Streamlit server this test starts, Debian's Chromium driven by
+Playwright, the Compare page on the demo data, a filter applied, a screenshot saved
+outside the repository ($EVALCORE_SCREENSHOTS, else a temporary folder)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from evalcore import store
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(demo_store, tmp_path):
+    db = tmp_path / "store.duckdb"
+    shutil.copy(demo_store, db)
+    port = free_port()
+    env = dict(os.environ, EVALCORE_DB=str(db))
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+                             "--server.address", "127.0.0.1", "--server.headless", "true",
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not become healthy within 60 s")
+    yield url, db
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+def test_compare_page_in_a_real_browser(server):
+    from playwright.sync_api import expect, sync_playwright
+
+    url, db = server
+    ids = {(r.name.split()[0], r.prompt_version): r.run_id for r in store.runs_overview(db).itertuples()}
+    run, base = ids[("medical", "v2")], ids[("medical", "v1")]
+    shots = Path(os.environ.get("EVALCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="evalcore-screens-"))
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{url}/compare?run={run}&baseline={base}")
+        page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+        expect(page.get_by_text("48 queries match")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("11 regressed").first).to_be_visible()
+        page.screenshot(path=str(shots / "compare.png"), full_page=False)
+        # apply a filter the way a user does: open the Status multiselect and pick "regressed"
+        page.locator('[data-testid="stMultiSelect"]').first.click()
+        page.keyboard.type("regressed")
+        page.keyboard.press("Enter")
+        page.keyboard.press("Escape")
+        expect(page.get_by_text("11 queries match")).to_be_visible(timeout=30_000)
+        page.wait_for_selector(".js-plotly-plot")
+        page.get_by_text("11 queries match").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "compare-filtered.png"), full_page=True)
+        assert f"run={run}" in page.url and f"baseline={base}" in page.url
+        browser.close()
+    assert (shots / "compare.png").stat().st_size > 10_000

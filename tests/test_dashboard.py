@@ -1,0 +1,157 @@
+"""Every dashboard page through Streamlit's AppTest, on a real DuckDB store of the demo data."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evalcore import store
+from evalcore.demo import seed_demo
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+
+
+@pytest.fixture
+def db(demo_store, tmp_path, monkeypatch) -> Path:
+    copy = tmp_path / "store.duckdb"
+    shutil.copy(demo_store, copy)
+    monkeypatch.setenv("EVALCORE_DB", str(copy))
+    return copy
+
+
+def runs_by(db: Path) -> dict[tuple[str, str], str]:
+    df = store.runs_overview(db)
+    return {(r.name.split()[0], r.prompt_version): r.run_id for r in df.itertuples()}
+
+
+def page(name: str, **params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page(f"views/{name}.py")
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def test_runs_page_lists_every_run_and_trend(db):
+    at = page("runs")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert len(table) == 9
+    assert set(table["gate"]) == {"✅ PASS", "⛔ FAIL", "🟡 REVIEW"}
+
+
+def test_runs_page_on_empty_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_DB", str(tmp_path / "none.duckdb"))
+    at = page("runs")
+    assert not at.exception and "No runs yet" in at.info[0].value
+
+
+def test_compare_deep_link_and_filters(db):
+    ids = runs_by(db)
+    run, base = ids[("medical", "v2")], ids[("medical", "v1")]
+    at = page("compare", run=run, baseline=base)
+    assert not at.exception
+    assert at.selectbox(key="cmp_run").value == run and at.selectbox(key="cmp_base").value == base
+    rows = at.dataframe[0].value
+    assert len(rows) == 48
+    assert rows["status"].iloc[0] == "regressed"  # regressions first
+    head = store.compare_headline(db, run, base)
+    at.multiselect(key="cmp_status").set_value(["regressed"]).run()
+    filtered = at.dataframe[0].value
+    assert len(filtered) == head["regressed"] == 11
+    assert set(filtered["status"]) == {"regressed"}
+    at.checkbox(key="cmp_critical").check().run()
+    critical = at.dataframe[0].value
+    assert 0 < len(critical) < 11 and set(critical["critical"]) == {"⚑"}
+    at.text_input(key="cmp_text").set_value("no such query").run()
+    assert "No query matches" in at.info[0].value
+
+
+def test_compare_side_by_side_term_diff(db):
+    ids = runs_by(db)
+    at = page("compare", run=ids[("medical", "v2")], baseline=ids[("medical", "v1")])
+    rows = at.dataframe[0].value.set_index("query_id")
+    # med-001 in v2: myocardial infarction generated below its min_weight -> lost correct
+    assert "myocardial infarction" in rows.loc["med-001", "lost_correct"]
+    assert "panic attack" in rows.loc["med-001", "new_drift"]
+
+
+def test_compare_unknown_id_says_so(db):
+    at = page("compare", run="nope-123", baseline="nope-456")
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "nope-123" in warnings and "nope-456" in warnings
+
+
+def test_compare_writes_picker_changes_to_url(db):
+    ids = runs_by(db)
+    at = page("compare", run=ids[("legal", "v2")], baseline=ids[("legal", "v1")])
+    at.selectbox(key="cmp_base").set_value(ids[("legal", "v3")]).run()
+    assert at.query_params["baseline"] == [ids[("legal", "v3")]] or at.query_params["baseline"] == ids[("legal", "v3")]
+
+
+def test_query_history_shows_every_run_of_a_query(db):
+    at = page("query", query_id="med-001")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table["prompt_version"]) == ["v1", "v2", "v3"]
+    assert "panic attack" in table["drift_terms"].iloc[1]
+
+
+def test_regressions_groups_flagged_items_by_run(db):
+    at = page("regressions")
+    assert not at.exception
+    # v1 baselines have nothing flagged (judge none: no drift); medical/legal v2, v3 and ecommerce v2 do
+    assert len(at.expander) == 5
+    kinds = set()
+    for frame in at.dataframe:
+        kinds |= set(frame.value["kind"])
+    assert kinds == {"regressed query", "failed critical query", "drift term"}
+    at.multiselect(key="reg_kinds").set_value(["failed critical query"]).run()
+    only = set()
+    for frame in at.dataframe:
+        only |= set(frame.value["kind"])
+    assert only == {"failed critical query"}
+
+
+def test_import_page_renders_form(db):
+    at = page("import_run")
+    assert not at.exception
+    assert at.text_input(key="imp_name") is not None
+
+
+class Upload:
+    """What st.file_uploader hands the page: a name and the bytes."""
+
+    def __init__(self, name: str, content: bytes):
+        self.name, self._content = name, content
+
+    def getvalue(self) -> bytes:
+        return self._content
+
+
+def test_import_bad_upload_reports_cli_lines_and_records_nothing(db):
+    from dashboard.importer import run_import
+
+    before = len(store.list_runs(db))
+    golden = Upload("golden.jsonl", b'{"query_id": "q1", "query": "x", "expected_expansions": [{"term": "a"}]}\n'
+                                    b'{"query_id": "q2", "query": 5, "expected_expansions": []}\n')
+    result = run_import(golden, Upload("gen.jsonl", b'{"query_id": "q1", "terms": ["a"]}\n'), judge="none")
+    assert result.run_id is None
+    assert len(result.problems) == 1 and result.problems[0].endswith("golden.jsonl:2: query: input should be a valid string (got 5)")
+    assert len(store.list_runs(db)) == before
+
+
+def test_import_good_upload_records_a_run(db):
+    from dashboard.importer import run_import
+
+    golden = Upload("golden.jsonl", b'{"query_id": "q1", "query": "sneakers", "context": {"domain": "ecommerce"}, '
+                                    b'"expected_expansions": [{"term": "trainers"}]}\n')
+    result = run_import(golden, Upload("gen.jsonl", b'{"query_id": "q1", "terms": ["trainers"]}\n'),
+                        name="uploaded", judge="none")
+    assert result.gate == "pass" and result.problems == []
+    assert store.get_run(db, result.run_id)["name"] == "uploaded"

@@ -1,0 +1,36 @@
+"""Query history: one query across every run — how its expansion and metrics changed."""
+
+import plotly.express as px
+import streamlit as st
+
+from dashboard import data, ui
+
+st.title("Query history")
+search = st.text_input("Find a query (id or text)", key="qh_search")
+found = data.query_ids(search)
+if found.empty:
+    st.info("No stored query matches." if data.store_exists() else "No runs yet.")
+    st.stop()
+options = list(found["query_id"])
+wanted = st.query_params.get("query_id")
+if wanted and wanted not in options and not search:
+    st.warning(f"Unknown query id `{wanted}` in the link.")
+index = options.index(wanted) if wanted in options else 0
+texts = dict(zip(found["query_id"], found["query"]))
+query_id = st.selectbox("Query", options, index=index, format_func=lambda q: f"{q} — {texts[q]}", key="qh_query")
+if st.query_params.get("query_id") != query_id:
+    st.query_params["query_id"] = query_id
+
+history = data.history(query_id)
+st.caption(f"{len(history)} runs contain `{query_id}`")
+chart = history.assign(run=history["prompt_version"].fillna(history["run_id"]))
+fig = px.line(chart.melt(id_vars=["run", "run_id"], value_vars=["precision", "recall", "f1", "term_drift_score"],
+                         var_name="metric"), x="run", y="value", color="metric", markers=True, hover_data=["run_id"])
+fig.update_layout(height=280, margin=dict(l=10, r=10, t=10, b=10), yaxis_range=[0, 1.02], yaxis_title=None)
+st.plotly_chart(fig, width="stretch")
+table = history.assign(**{c: history[c].map(ui.terms) for c in
+                          ("generated_terms", "true_positives", "drift_terms", "missed", "failure_reasons")})
+st.dataframe(table[["created_at", "name", "prompt_version", "run_id", "f1", "precision", "recall", "passed",
+                    "regression_status", "generated_terms", "missed", "drift_terms", "failure_reasons"]],
+             hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("f1", "precision", "recall")})
