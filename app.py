@@ -11,7 +11,7 @@ PAGES = [
     st.Page("views/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
     st.Page("views/query.py", title="Query history", icon=":material/history:", url_path="query"),
     st.Page("views/regressions.py", title="Regressions", icon=":material/flag:", url_path="regressions"),
-    st.Page("views/import_run.py", title="Import", icon=":material/upload_file:", url_path="import"),
+    st.Page("views/import.py", title="Import", icon=":material/upload_file:", url_path="import"),
 ]
 
 navigation = st.navigation(PAGES)

@@ -119,7 +119,7 @@ def test_regressions_groups_flagged_items_by_run(db):
 
 
 def test_import_page_renders_form(db):
-    at = page("import_run")
+    at = page("import")
     assert not at.exception
     assert at.text_input(key="imp_name") is not None
 
