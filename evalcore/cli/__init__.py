@@ -7,6 +7,7 @@ import click
 from .. import __version__
 from .drift import drift_group
 from .evaluate import evaluate_command
+from .signoff import audit_group, signoff_command, users_group
 from .runs import compare_command, demo_command, gate_command, runs_command, show_command
 
 __all__ = ["main"]
@@ -27,5 +28,5 @@ def main() -> None:
 
 
 for _command in (evaluate_command, runs_command, show_command, compare_command, gate_command,
-                 demo_command, drift_group):
+                 demo_command, drift_group, users_group, signoff_command, audit_group):
     main.add_command(_command)

@@ -17,6 +17,7 @@ from ..evaluation import EvaluationRun, evaluate
 from ..io import load_baseline_report
 from ..regression import Baseline
 from ..report import PendingFile, build_report, iter_report_json, render_html, render_junit
+from ..signoff import release_state
 from ..store import load_baseline, save_run
 from .common import GATE_EXIT, db_option, run_cli
 
@@ -146,4 +147,8 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
             click.echo(f"wrote {path}")
         if not no_store:
             click.echo(f"dashboard: {dashboard_link(settings.dashboard_url, run.evaluation_id, run.regression.baseline_id)}")
-    sys.exit(GATE_EXIT[run.gate.decision])
+    if no_store or run.gate.decision != "review":
+        sys.exit(GATE_EXIT[run.gate.decision])
+    state = run_cli(release_state, db, run.evaluation_id)  # decisions on identical content still count
+    click.echo(f"sign-off: {state.status} ({'; '.join(state.reasons)})")
+    sys.exit(state.exit_code)

@@ -8,6 +8,7 @@ import click
 
 from ..config import default_db_path
 from ..demo import seed_demo
+from ..signoff import release_state
 from ..store import compare_runs, drift_terms, get_run, list_runs, query_rows
 from .common import GATE_EXIT, db_option, format_table, run_cli
 
@@ -103,15 +104,19 @@ def compare_command(run_id, baseline_id, db, changed_only):
 @click.argument("run_id", metavar="RUN")
 @db_option
 def gate_command(run_id, db):
-    """Print a stored run's gate decision and exit with its code (0, 1 or 3).
+    """Print a stored run's gate decision and sign-off state; exit 0 releasable,
+    1 not releasable (failed or rejected), 3 awaiting sign-off.
 
     Example: evalcore gate 20261129-223000-1a2b3c && deploy
     """
-    run = run_cli(get_run, db or default_db_path(), run_id)
+    db = db or default_db_path()
+    run = run_cli(get_run, db, run_id)
     click.echo(f"gate: {run['gate_decision']}")
     for reason in run["gate_reasons"]:
         click.echo(f"  - {reason}")
-    sys.exit(GATE_EXIT[run["gate_decision"]])
+    state = run_cli(release_state, db, run_id)
+    click.echo(f"{state.status}: {'; '.join(state.reasons)}")
+    sys.exit(state.exit_code)
 
 
 @click.command("demo")

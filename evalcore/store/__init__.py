@@ -6,6 +6,8 @@ other processes, so nothing holds one across calls. A busy store is retried for 
 """
 
 
+from .audit import (AUDIT_COLUMNS, append_audit, audit_records, decisions_for, get_user, insert_user,
+                    list_users, signoff_items, update_user)
 from .connection import MIGRATIONS, SCHEMA_VERSION, connect
 from .runs import (compare_runs, drift_terms, find_run, find_run_by_content, get_run, judge_log,
                    list_runs, load_baseline, query_rows, save_run, term_rows)
@@ -17,4 +19,6 @@ __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "connect", "compare_runs", "drift_ter
            "find_run_by_content", "get_run", "judge_log", "list_runs", "load_baseline", "query_rows",
            "save_run", "term_rows", "load_vectors", "save_vectors", "CompareFilter", "compare_domains",
            "compare_headline", "compare_page", "compare_points", "find_query_ids", "flagged_items",
-           "metric_trend", "query_history", "runs_overview", "SORTS", "STATUSES"]
+           "metric_trend", "query_history", "runs_overview", "SORTS", "STATUSES", "append_audit",
+           "audit_records", "decisions_for", "get_user", "insert_user", "list_users", "update_user",
+           "AUDIT_COLUMNS", "signoff_items"]

@@ -52,6 +52,15 @@ MIGRATIONS.append((2, [
         run_id VARCHAR NOT NULL, query_id VARCHAR NOT NULL, judge VARCHAR NOT NULL,
         prompt VARCHAR, reply VARCHAR, verdicts VARCHAR, error VARCHAR)""",
 ]))
+MIGRATIONS.append((3, [
+    """CREATE TABLE users (
+        name VARCHAR PRIMARY KEY, role VARCHAR NOT NULL, domains VARCHAR[], password_hash VARCHAR NOT NULL,
+        disabled BOOLEAN NOT NULL DEFAULT false, created_at VARCHAR)""",
+    """CREATE TABLE audit_log (
+        seq BIGINT PRIMARY KEY, created_at VARCHAR NOT NULL, kind VARCHAR NOT NULL, actor VARCHAR NOT NULL,
+        run_id VARCHAR, content_hash VARCHAR, decision VARCHAR, comment VARCHAR, payload VARCHAR,
+        prev_hash VARCHAR NOT NULL, record_hash VARCHAR NOT NULL)""",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

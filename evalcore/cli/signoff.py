@@ -1,0 +1,179 @@
+"""Sign-off from a terminal or CI: accounts, decisions, the audit chain (SPEC §4, §6)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from .. import signoff as so
+from .. import store
+from ..config import default_db_path
+from ..report.record import render_record_html
+from .common import EXIT_REFUSED, db_option, fail, format_table, run_cli
+
+__all__ = ["users_group", "signoff_command", "audit_group"]
+
+
+def _password(prompt: str, confirm: bool = False) -> str:
+    """EVALCORE_PASSWORD when set (no terminal needed), else a hidden prompt."""
+    value = os.environ.get("EVALCORE_PASSWORD")
+    if value is not None:
+        return value
+    if not sys.stdin.isatty():
+        fail(["error: no password: set EVALCORE_PASSWORD or run in a terminal"])
+    return click.prompt(prompt, hide_input=True, confirmation_prompt=confirm)
+
+
+@click.group("users")
+def users_group() -> None:
+    """Reviewer accounts: viewer, engineer, approver or admin, optionally scoped to domains.
+
+    Whoever can write the store administers accounts; every change is recorded in the audit chain.
+
+    Example: EVALCORE_PASSWORD=... evalcore users add alice --role approver --domains medical
+    """
+
+
+@users_group.command("add")
+@click.argument("name")
+@click.option("--role", type=click.Choice(so.ROLES), required=True, help="What the account may do.")
+@click.option("--domains", default="", help="Comma-separated domains an approver may approve (default: all).")
+@db_option
+def users_add(name, role, domains, db):
+    """Create an account; the password comes from EVALCORE_PASSWORD or a prompt.
+
+    Example: EVALCORE_PASSWORD=s3cret-pass evalcore users add bob --role approver --domains legal,medical
+    """
+    account = run_cli(so.add_user, db or default_db_path(), name, role, _password("Password", confirm=True), domains)
+    click.echo(f"added {account.name} ({account.role}{'; ' + ', '.join(account.domains) if account.domains else ''})")
+
+
+@users_group.command("list")
+@db_option
+def users_list(db):
+    """List accounts.
+
+    Example: evalcore users list
+    """
+    rows = run_cli(store.list_users, db or default_db_path())
+    click.echo(format_table(["name", "role", "domains", "disabled", "created"],
+                            [(r["name"], r["role"], list(r["domains"] or []) or "all", r["disabled"], r["created_at"])
+                             for r in rows]))
+
+
+@users_group.command("disable")
+@click.argument("name")
+@db_option
+def users_disable(name, db):
+    """Disable an account: it can no longer sign off.
+
+    Example: evalcore users disable bob
+    """
+    run_cli(so.disable_user, db or default_db_path(), name)
+    click.echo(f"disabled {name}")
+
+
+@users_group.command("set-role")
+@click.argument("name")
+@click.option("--role", type=click.Choice(so.ROLES), required=True)
+@click.option("--domains", default=None, help="Comma-separated domain scope (empty string: all domains).")
+@db_option
+def users_set_role(name, role, domains, db):
+    """Change an account's role (and optionally its domain scope).
+
+    Example: evalcore users set-role bob --role admin --domains ""
+    """
+    run_cli(so.set_role, db or default_db_path(), name, role, domains)
+    click.echo(f"{name} is now {role}")
+
+
+@click.command("signoff")
+@click.argument("run_id", metavar="RUN")
+@click.option("--approve", "decision", flag_value="approve", help="Approve the release of this run's content.")
+@click.option("--reject", "decision", flag_value="reject", help="Reject it.")
+@click.option("--reviewer", required=True, help="Your account name.")
+@click.option("--comment", required=True, help="Why (required).")
+@click.option("--ack-all", is_flag=True, help="Acknowledge every flagged item listed (required to approve one).")
+@db_option
+def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
+    """Approve or reject a run; the decision binds to the run's content hash.
+
+    Exit codes: 0 now releasable, 1 not releasable, 3 still awaiting approvals,
+    4 refused (wrong password, role, scope, author, failed run) — nothing recorded.
+
+    Example: EVALCORE_PASSWORD=... evalcore signoff RUN --approve --reviewer alice --comment "checked" --ack-all
+    """
+    if decision is None:
+        raise click.UsageError("choose --approve or --reject")
+    db = db or default_db_path()
+    items = run_cli(so.flagged_items, db, run_id)
+    if items:
+        click.echo(f"{len(items)} flagged items:")
+        for item in items:
+            click.echo(f"  [{item.kind}] {item.query_id} {item.query!r}: {item.detail}")
+    record = run_cli(_decide, db, run_id, reviewer, _password(f"Password for {reviewer}"), decision, comment,
+                     ack_all)
+    click.echo(f"recorded {decision} by {reviewer} (audit record {record['seq']}, content {record['content_hash'][:12]})")
+    state = run_cli(so.release_state, db, run_id)
+    click.echo(f"{state.status}: {'; '.join(state.reasons)}")
+    sys.exit(state.exit_code)
+
+
+def _decide(db, run_id, reviewer, password, decision, comment, ack_all) -> dict:
+    try:
+        return so.decide(db, run_id, reviewer, password, decision, comment, ack_all=ack_all)
+    except so.SignoffRefused as exc:
+        fail([f"refused: {exc}"], EXIT_REFUSED)
+
+
+@click.group("audit")
+def audit_group() -> None:
+    """The hash-chained audit log of sign-offs and account changes.
+
+    Example: evalcore audit verify
+    """
+
+
+@audit_group.command("verify")
+@db_option
+def audit_verify(db):
+    """Exit 0 when the chain is intact, 1 naming the first edited, removed or reordered record.
+
+    Example: evalcore audit verify --db data/evalcore.duckdb
+    """
+    report = run_cli(so.verify_chain, db or default_db_path())
+    click.echo(report.message + (f" (head {report.head[:16]})" if report.head else ""))
+    sys.exit(0 if report.ok else 1)
+
+
+@audit_group.command("list")
+@click.option("--run", "run_id", help="Only records about this run.")
+@db_option
+def audit_list(run_id, db):
+    """List audit records in chain order.
+
+    Example: evalcore audit list --run RUN
+    """
+    rows = run_cli(store.audit_records, db or default_db_path(), run_id)
+    click.echo(format_table(["seq", "time", "kind", "actor", "run", "decision", "comment"],
+                            [(r["seq"], r["created_at"], r["kind"], r["actor"], r["run_id"], r["decision"],
+                              r["comment"]) for r in rows], max_width=60))
+
+
+@audit_group.command("export")
+@click.argument("seq", type=int)
+@click.option("--format", "fmt", type=click.Choice(["json", "html"]), default="json", show_default=True)
+@db_option
+def audit_export(seq, fmt, db):
+    """Print one decision as JSON or as a printable HTML record carrying its hashes.
+
+    Example: evalcore audit export 3 --format html > decision-3.html
+    """
+    records = {r["seq"]: r for r in run_cli(store.audit_records, db or default_db_path())}
+    if seq not in records:
+        fail([f"error: no audit record {seq}"])
+    record = records[seq]
+    click.echo(json.dumps(record, indent=2, ensure_ascii=False) if fmt == "json" else render_record_html(record))
