@@ -12,6 +12,7 @@ PAGES = [
     st.Page("views/query.py", title="Query history", icon=":material/history:", url_path="query"),
     st.Page("views/regressions.py", title="Regressions", icon=":material/flag:", url_path="regressions"),
     st.Page("views/import.py", title="Import", icon=":material/upload_file:", url_path="import"),
+    st.Page("views/signoff.py", title="Sign-off", icon=":material/verified_user:", url_path="signoff"),
 ]
 
 navigation = st.navigation(PAGES)

@@ -119,3 +119,38 @@ def dashboard_url() -> str:
 
 def clear() -> None:
     st.cache_data.clear()
+
+
+# ---------------------------------------------------------------- sign-off (never cached: decisions must be current)
+
+
+def signoff_runs():
+    """Runs awaiting a decision: gate review, and every run of a high-risk domain."""
+    runs_df = runs()
+    if runs_df.empty:
+        return runs_df
+    high_risk = runs_df["high_risk_domains"].map(lambda d: len(d) > 0)
+    return runs_df[(runs_df["gate_decision"] == "review") | high_risk]
+
+
+def run_row(run_id: str) -> dict:
+    return store.get_run(db_path(), run_id)
+
+
+def release_state(run_id: str):
+    from evalcore.signoff import release_state as state
+    return state(db_path(), run_id)
+
+
+def flagged_for_signoff(run_id: str):
+    from evalcore.signoff import flagged_items
+    return flagged_items(db_path(), run_id)
+
+
+def chain_report():
+    from evalcore.signoff import verify_chain
+    return verify_chain(db_path())
+
+
+def audit_records(run_id: str) -> list[dict]:
+    return store.audit_records(db_path(), run_id)

@@ -22,7 +22,7 @@ from .metrics import normalize_term
 
 __all__ = ["ROLES", "SignoffRefused", "Account", "FlaggedItem", "ReleaseState", "hash_password",
            "verify_password", "add_user", "disable_user", "set_role", "authenticate", "flagged_items",
-           "decide", "release_state", "verify_chain", "ChainReport", "record_hash"]
+           "decide", "decide_as", "current_account", "approval_blockers", "release_state", "verify_chain", "ChainReport", "record_hash"]
 
 ROLES = ("viewer", "engineer", "approver", "admin")
 CAN_APPROVE = {"approver", "admin"}
@@ -206,11 +206,43 @@ def _approval_scope(run: dict, account: Account) -> list[str]:
 
 def decide(db, run_id: str, reviewer: str, password: str, decision: str, comment: str,
            acknowledged: set[str] | None = None, ack_all: bool = False) -> dict:
+    """Authenticate, then record an approval or rejection (see decide_as)."""
+    account = authenticate(db, reviewer, password)
+    return decide_as(db, run_id, account, decision, comment, acknowledged, ack_all)
+
+
+def current_account(db, name: str) -> Account:
+    """The account as stored now (a dashboard session re-checks it before every decision)."""
+    row = store.get_user(db, name)
+    if row is None:
+        raise SignoffRefused(f"unknown account '{name}'")
+    if row["disabled"]:
+        raise SignoffRefused(f"account '{name}' is disabled")
+    return Account(row["name"], row["role"], tuple(row["domains"] or ()), False)
+
+
+def approval_blockers(db, run: dict, account: Account) -> list[str]:
+    """Why this account may not approve this run (empty: it may, once items are acknowledged)."""
+    out = []
+    if account.role not in CAN_APPROVE:
+        out.append(f"role '{account.role}' may not approve (needs approver or admin)")
+    if run["gate_decision"] == "fail":
+        out.append(f"run {run['run_id']} failed its gate: a failed run cannot be approved")
+    if account.name == run["author"]:
+        out.append(f"'{account.name}' created run {run['run_id']} and cannot approve it (four-eyes rule)")
+    if not _approval_scope(run, account):
+        out.append(f"'{account.name}' may approve {', '.join(account.domains)} only; this run is "
+                   f"{', '.join(run['high_risk_domains'])}")
+    return out
+
+
+def decide_as(db, run_id: str, account: Account, decision: str, comment: str,
+              acknowledged: set[str] | None = None, ack_all: bool = False) -> dict:
     """Record an approval or rejection; raises SignoffRefused (nothing recorded) when not permitted."""
     if decision not in ("approve", "reject"):
         raise UsageError("decision is approve or reject")
     run = store.get_run(db, run_id)
-    account = authenticate(db, reviewer, password)
+    account = current_account(db, account.name)
     if not comment or not comment.strip():
         raise SignoffRefused("a comment is required for every decision")
     allowed = CAN_APPROVE if decision == "approve" else CAN_REJECT
@@ -220,14 +252,10 @@ def decide(db, run_id: str, reviewer: str, password: str, decision: str, comment
     payload = {"role": account.role, "gate": run["gate_decision"], "domains": list(run["domains"] or []),
                "evalcore_version": run["evalcore_version"]}
     if decision == "approve":
-        if run["gate_decision"] == "fail":
-            raise SignoffRefused(f"run {run_id} failed its gate: a failed run cannot be approved")
-        if account.name == run["author"]:
-            raise SignoffRefused(f"'{account.name}' created run {run_id} and cannot approve it (four-eyes rule)")
+        blockers = approval_blockers(db, run, account)
+        if blockers:
+            raise SignoffRefused(blockers[0])
         scope = _approval_scope(run, account)
-        if not scope:
-            raise SignoffRefused(f"'{account.name}' may approve {', '.join(account.domains)} only; this run is "
-                                 f"{', '.join(run['high_risk_domains'])}")
         missing = [i for i in items if not ack_all and i.key not in (acknowledged or set())]
         if missing:
             raise SignoffRefused(f"{len(missing)} flagged items are not acknowledged (e.g. {missing[0].kind} "

@@ -155,3 +155,49 @@ def test_import_good_upload_records_a_run(db):
                         name="uploaded", judge="none")
     assert result.gate == "pass" and result.problems == []
     assert store.get_run(db, result.run_id)["name"] == "uploaded"
+
+
+def test_signoff_page_acknowledge_then_approve(db):
+    from evalcore import signoff as so
+
+    so.add_user(db, "alice", "approver", "alice-password", "medical")
+    run_id = runs_by(db)[("medical", "v3")]
+    at = page("signoff", run=run_id)
+    assert not at.exception
+    assert "Audit chain: audit chain intact" in at.success[0].value
+    at.text_input(key="so_name").input("alice")
+    at.text_input(key="so_password").input("wrong-password")
+    at.button[0].click().run()  # the form's submit button
+    assert "wrong account name or password" in at.error[0].value
+    at.text_input(key="so_password").input("alice-password")
+    at.button[0].click().run()
+    assert any("Signed in as **alice**" in c.value for c in at.caption)
+    boxes = [c for c in at.checkbox if c.key.startswith("so_ack_")]
+    assert len(boxes) == len(so.flagged_items(db, run_id)) > 0
+    at.text_area(key=f"so_comment_{run_id}").input("reviewed the drift term").run()
+    assert at.button(key="so_approve").disabled  # not every item acknowledged yet
+    for box in (c for c in at.checkbox if c.key.startswith("so_ack_")):  # the widgets of the latest run
+        box.check()
+    at.run()
+    assert not at.button(key="so_approve").disabled
+    at.button(key="so_approve").click().run()
+    assert any("Recorded approve" in s.value for s in at.success)
+    assert so.release_state(db, run_id).exit_code == 0
+
+
+def test_signoff_page_failed_run_never_approvable(db):
+    from evalcore import signoff as so
+
+    so.add_user(db, "bob", "admin", "bob-password-1")
+    run_id = runs_by(db)[("medical", "v2")]
+    at = page("signoff", run=run_id)
+    at.text_input(key="so_name").input("bob")
+    at.text_input(key="so_password").input("bob-password-1")
+    at.button[0].click().run()
+    for box in (c for c in at.checkbox if c.key.startswith("so_ack_")):
+        box.check()
+    at.text_area(key=f"so_comment_{run_id}").input("<b>no</b>").run()
+    assert at.button(key="so_approve").disabled
+    assert any("failed its gate" in c.value for c in at.caption)
+    at.button(key="so_reject").click().run()
+    assert so.release_state(db, run_id).exit_code == 1

@@ -1,0 +1,247 @@
+"""Release sign-off (SPEC §4): every refusal, content binding, the audit chain, concurrency."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from evalcore import signoff as so
+from evalcore import store
+from evalcore.cli import main
+from evalcore.report.record import render_record_html
+
+from conftest import golden_row, write_jsonl
+
+PASSWORDS = {"alice": "alice-password", "bob": "bob-password", "vic": "viewer-password",
+             "eve": "engineer-pass", "lena": "legal-only-pass", "carol": "carol-password"}
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    """A store with accounts and a medical run (gate review) authored by carol."""
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "store.duckdb"
+    golden = write_jsonl(tmp_path / "golden.jsonl", [
+        golden_row("m1", "heart attack", ["mi", "myocardial infarction", "cardiac arrest", "chest pain"],
+                   domain="medical", forbidden=["panic attack"]),
+        golden_row("m2", "<script>alert(1)</script>", ["a", "b"], domain="medical")])
+    generated = write_jsonl(tmp_path / "gen.jsonl", [
+        {"query_id": "m1", "terms": ["mi", "myocardial infarction", "cardiac arrest", "chest pain", "panic attack"]},
+        {"query_id": "m2", "terms": ["a", "b"]}])
+    for name, role, domains in (("alice", "approver", "medical"), ("bob", "admin", ""), ("vic", "viewer", ""),
+                                ("eve", "engineer", ""), ("lena", "approver", "legal"), ("carol", "approver", "")):
+        so.add_user(db, name, role, PASSWORDS[name], domains)
+    result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
+                                       "--db", str(db), "--drift-judge", "none", "--author", "carol", "-q"])
+    assert result.exit_code == 3, result.output
+    run_id = store.list_runs(db)["run_id"].iloc[0]
+    return db, run_id, golden, generated
+
+
+def decisions(db) -> int:
+    return sum(1 for r in store.audit_records(db) if r["kind"] == "decision")
+
+
+@pytest.mark.parametrize("reviewer, password, decision, message", [
+    ("alice", "not-her-password", "approve", "wrong account name or password"),
+    ("nobody", "whatever-pass", "approve", "wrong account name or password"),
+    ("vic", PASSWORDS["vic"], "approve", "role 'viewer' may not approve"),
+    ("vic", PASSWORDS["vic"], "reject", "role 'viewer' may not reject"),
+    ("eve", PASSWORDS["eve"], "approve", "role 'engineer' may not approve"),
+    ("carol", PASSWORDS["carol"], "approve", r"cannot approve it \(four-eyes rule\)"),
+    ("lena", PASSWORDS["lena"], "approve", "may approve legal only"),
+])
+def test_refusals_record_nothing(setup, reviewer, password, decision, message):
+    db, run_id, *_ = setup
+    with pytest.raises(so.SignoffRefused, match=message):
+        so.decide(db, run_id, reviewer, password, decision, "looks fine", ack_all=True)
+    assert decisions(db) == 0
+
+
+def test_disabled_account_is_refused(setup):
+    db, run_id, *_ = setup
+    so.disable_user(db, "alice")
+    with pytest.raises(so.SignoffRefused, match="disabled"):
+        so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", ack_all=True)
+
+
+def test_comment_and_acknowledgements_are_required(setup):
+    db, run_id, *_ = setup
+    with pytest.raises(so.SignoffRefused, match="comment is required"):
+        so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "  ", ack_all=True)
+    items = so.flagged_items(db, run_id)
+    assert [i.kind for i in items] == ["drift term"] and "panic attack" in items[0].detail
+    with pytest.raises(so.SignoffRefused, match="not acknowledged"):
+        so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", acknowledged=set())
+    record = so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", acknowledged={items[0].key})
+    assert record["payload"]["acknowledged"] == [items[0].key]
+
+
+def test_failed_run_cannot_be_approved(setup, tmp_path):
+    db, _, golden, _ = setup
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"query_id": "m1", "terms": []}])
+    result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(bad), "--db", str(db),
+                                       "--drift-judge", "none", "-q"])
+    assert result.exit_code == 1
+    failed = store.list_runs(db)["run_id"].iloc[0]
+    with pytest.raises(so.SignoffRefused, match="cannot be approved"):
+        so.decide(db, failed, "bob", PASSWORDS["bob"], "approve", "ship it", ack_all=True)
+    so.decide(db, failed, "bob", PASSWORDS["bob"], "reject", "no")  # reject stays possible
+
+
+def run_cli(args, password=None):
+    env = {"EVALCORE_PASSWORD": password} if password else {}
+    return CliRunner().invoke(main, args, env=env)
+
+
+def test_cli_exit_codes_and_content_binding(setup, tmp_path):
+    db, run_id, golden, generated = setup
+    refused = run_cli(["signoff", run_id, "--approve", "--reviewer", "alice", "--comment", "x", "--ack-all",
+                       "--db", str(db)], "wrong-password")
+    assert refused.exit_code == 4 and "refused" in refused.stderr
+    assert run_cli(["gate", run_id, "--db", str(db)]).exit_code == 3
+    ok = run_cli(["signoff", run_id, "--approve", "--reviewer", "alice", "--comment", "checked", "--ack-all",
+                  "--db", str(db)], PASSWORDS["alice"])
+    assert ok.exit_code == 0, ok.output
+    assert run_cli(["gate", run_id, "--db", str(db)]).exit_code == 0
+    # identical content evaluated again: the approval still applies
+    again = run_cli(["evaluate", "--golden", str(golden), "--generated", str(generated), "--db", str(db),
+                     "--drift-judge", "none", "-q"])
+    assert again.exit_code == 0, again.output
+    # one generated term changed: new content, awaiting sign-off again
+    changed = write_jsonl(tmp_path / "changed.jsonl", [
+        {"query_id": "m1", "terms": ["mi", "myocardial infarction", "cardiac arrest", "chest pain", "angina"]},
+        {"query_id": "m2", "terms": ["a", "b"]}])
+    result = run_cli(["evaluate", "--golden", str(golden), "--generated", str(changed), "--db", str(db),
+                      "--drift-judge", "none", "-q"])
+    assert result.exit_code == 3
+    new_run = store.list_runs(db)["run_id"].iloc[0]
+    assert run_cli(["gate", new_run, "--db", str(db)]).exit_code == 3
+
+
+def test_rejection_stands_and_latest_decision_per_reviewer_counts(setup):
+    db, run_id, *_ = setup
+    so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", ack_all=True)
+    so.decide(db, run_id, "bob", PASSWORDS["bob"], "reject", "drift is not acceptable")
+    assert so.release_state(db, run_id).exit_code == 1
+    so.decide(db, run_id, "bob", PASSWORDS["bob"], "approve", "fixed upstream, fine", ack_all=True)
+    assert so.release_state(db, run_id).exit_code == 0
+
+
+def test_approvals_required_counts_distinct_approvers(setup, monkeypatch, tmp_path):
+    db, run_id, *_ = setup
+    config = tmp_path / "evalcore.toml"
+    config.write_text("[approvals_required]\nmedical = 2\n", encoding="utf-8")
+    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
+    so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", ack_all=True)
+    so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "still ok", ack_all=True)
+    state = so.release_state(db, run_id)
+    assert state.exit_code == 3 and "1 of 2" in state.reasons[0]
+    so.decide(db, run_id, "bob", PASSWORDS["bob"], "approve", "ok too", ack_all=True)
+    assert so.release_state(db, run_id).exit_code == 0
+
+
+def test_passwords_are_salted_slow_hashes(setup):
+    db, *_ = setup
+    stored = store.get_user(db, "alice")["password_hash"]
+    assert stored.startswith("scrypt$") and PASSWORDS["alice"] not in stored
+    assert so.hash_password("same-password") != so.hash_password("same-password")
+    assert so.verify_password(PASSWORDS["alice"], stored) and not so.verify_password("nope", stored)
+
+
+def tamper(db, sql):
+    with duckdb.connect(str(db)) as con:
+        con.execute(sql)
+
+
+@pytest.mark.parametrize("sql, bad, phrase", [
+    ("UPDATE audit_log SET comment = 'edited' WHERE seq = 7", 7, "edited"),
+    ("DELETE FROM audit_log WHERE seq = 3", 4, "removed or reordered"),
+    ("UPDATE audit_log SET seq = CASE seq WHEN 2 THEN 3 WHEN 3 THEN 2 ELSE seq END", 2, "removed or reordered"),
+])
+def test_audit_verify_names_the_first_bad_record(setup, sql, bad, phrase):
+    db, run_id, *_ = setup
+    so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", ack_all=True)  # record 7 (6 accounts first)
+    assert run_cli(["audit", "verify", "--db", str(db)]).exit_code == 0
+    tamper(db, sql)
+    result = run_cli(["audit", "verify", "--db", str(db)])
+    assert result.exit_code == 1
+    assert f"record {bad}" in result.output and phrase in result.output
+
+
+def test_html_in_comment_and_query_is_text(setup):
+    db, run_id, *_ = setup
+    record = so.decide(db, run_id, "bob", PASSWORDS["bob"], "reject", "<img src=x onerror=alert(1)> bad")
+    html = render_record_html(record)
+    assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt; bad" in html
+    exported = run_cli(["audit", "export", str(record["seq"]), "--format", "json", "--db", str(db)])
+    assert json.loads(exported.output)["record_hash"] == record["record_hash"]
+
+
+def test_users_cli(setup):
+    db, *_ = setup
+    added = run_cli(["users", "add", "zed", "--role", "approver", "--domains", "Legal", "--db", str(db)], "zed-password")
+    assert added.exit_code == 0 and "legal" in added.output
+    listing = run_cli(["users", "list", "--db", str(db)])
+    assert "zed" in listing.output and "approver" in listing.output
+    assert run_cli(["users", "set-role", "zed", "--role", "viewer", "--db", str(db)]).exit_code == 0
+    assert store.get_user(db, "zed")["role"] == "viewer"
+    assert run_cli(["users", "disable", "zed", "--db", str(db)]).exit_code == 0
+    kinds = [r["kind"] for r in store.audit_records(db)]
+    assert kinds[-3:] == ["user_add", "user_set_role", "user_disable"]  # account changes are in the chain
+    short = run_cli(["users", "add", "tiny", "--role", "viewer", "--db", str(db)], "short")
+    assert short.exit_code == 2 and "8 characters" in short.stderr
+
+
+SIGN = """
+import sys, time
+from evalcore import signoff as so
+db, run_id, who, password, start = sys.argv[1:6]
+while time.time() < float(start):
+    time.sleep(0.001)
+so.decide(db, run_id, who, password, "approve", f"{who} approves", ack_all=True)
+"""
+
+
+def test_two_reviewers_deciding_at_once_in_separate_processes(setup):
+    db, run_id, *_ = setup
+    start = str(time.time() + 1.5)
+    procs = [subprocess.Popen([sys.executable, "-c", SIGN, str(db), run_id, who, PASSWORDS[who], start])
+             for who in ("alice", "bob")]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    records = [r for r in store.audit_records(db) if r["kind"] == "decision"]
+    assert sorted(r["actor"] for r in records) == ["alice", "bob"]  # nothing lost, nothing duplicated
+    assert so.verify_chain(db).ok
+
+
+READER = """
+import sys, time
+from evalcore import store
+db, stop = sys.argv[1], float(sys.argv[2])
+seen = 0
+while time.time() < stop:
+    seen = max(seen, len(store.runs_overview(db)))
+    time.sleep(0.01)
+print(seen)
+"""
+
+
+def test_evaluate_while_the_dashboard_reads(setup, tmp_path):
+    db, run_id, golden, generated = setup
+    stop = time.time() + 8
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(db), str(stop)], stdout=subprocess.PIPE, text=True)
+    writers = [subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--golden", str(golden), "--generated",
+                               str(generated), "--db", str(db), "--drift-judge", "none", "--name", f"w{i}", "-q"],
+                              capture_output=True, text=True) for i in range(3)]
+    out, _ = reader.communicate(timeout=60)
+    assert [w.returncode for w in writers] == [3, 3, 3], [w.stderr for w in writers]
+    assert reader.returncode == 0 and int(out.strip()) >= 1
+    assert len(store.list_runs(db)) == 4

@@ -1,0 +1,35 @@
+"""Sign-off: review every flagged item of a run, then approve or reject its release."""
+
+import streamlit as st
+
+from dashboard import data, signoff_view, ui
+
+st.title("Sign-off")
+chain = data.chain_report()
+(st.success if chain.ok else st.error)(f"Audit chain: {chain.message}")
+runs = data.signoff_runs()
+if runs.empty:
+    st.info("No run awaits sign-off: runs with gate review or a high-risk domain appear here.")
+    st.stop()
+account = signoff_view.login()
+
+ids = list(runs["run_id"])
+wanted = st.query_params.get("run")
+by_id = runs.set_index("run_id")
+label = lambda rid: f"{ui.gate_badge(by_id.loc[rid, 'gate_decision'])} {ui.run_label(by_id.loc[rid].to_dict() | {'run_id': rid})}"  # noqa: E731
+run_id = st.selectbox("Run", ids, index=ids.index(wanted) if wanted in ids else 0, format_func=label, key="so_run")
+if st.query_params.get("run") != run_id:
+    st.query_params["run"] = run_id
+run = data.run_row(run_id)
+state = data.release_state(run_id)
+st.markdown(f"**{state.status}** — {'; '.join(state.reasons)} · author `{run['author']}` · "
+            f"content `{run['content_hash'][:16]}`")
+if run["gate_decision"] == "fail":
+    st.warning("This run failed its gate: it can be rejected but never approved.")
+
+items = data.flagged_for_signoff(run_id)
+acked = signoff_view.acknowledge(items)
+if account is not None:
+    signoff_view.decision_form(run, account, items, acked)
+st.subheader("Decisions on this run")
+signoff_view.history(run_id)
