@@ -154,3 +154,14 @@ def chain_report():
 
 def audit_records(run_id: str) -> list[dict]:
     return store.audit_records(db_path(), run_id)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _release_states(db: str, run_ids: tuple[str, ...]) -> dict[str, str]:
+    from evalcore.signoff import release_state as state
+    return {rid: state(db, rid).status for rid in run_ids}
+
+
+def release_states(run_ids) -> dict[str, str]:
+    """run_id -> releasable / not releasable / awaiting sign-off (cached 5 s)."""
+    return _release_states(db_path(), tuple(run_ids))

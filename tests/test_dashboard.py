@@ -201,3 +201,19 @@ def test_signoff_page_failed_run_never_approvable(db):
     assert any("failed its gate" in c.value for c in at.caption)
     at.button(key="so_reject").click().run()
     assert so.release_state(db, run_id).exit_code == 1
+
+
+def test_signed_off_runs_leave_the_regressions_page(db):
+    from evalcore import signoff as so
+
+    so.add_user(db, "alice", "approver", "alice-password", "medical")
+    run_id = runs_by(db)[("medical", "v3")]
+    before = [e.label for e in page("regressions").expander]
+    assert any(run_id in label for label in before)
+    so.decide(db, run_id, "alice", "alice-password", "approve", "fine", ack_all=True)
+    from dashboard import data
+    data.clear()
+    after = [e.label for e in page("regressions").expander]
+    assert not any(run_id in label for label in after)
+    runs_table = page("runs").dataframe[0].value.set_index("run_id")
+    assert runs_table.loc[run_id, "sign_off"] == "releasable"

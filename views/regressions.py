@@ -5,13 +5,14 @@ import streamlit as st
 from dashboard import data, ui
 
 st.title("Regressions")
-st.caption("Regressed queries, failed critical queries and drift terms of every run whose gate is "
-           "fail or review (runs that are not releasable without a decision).")
+st.caption("Regressed queries, failed critical queries and drift terms of every run that is not "
+           "signed off: gate fail, or gate review without the approvals it needs.")
 runs = data.runs()
 if runs.empty:
     ui.empty_store_notice()
     st.stop()
-open_runs = runs[runs["gate_decision"].isin(["fail", "review"])]
+states = data.release_states(runs["run_id"])
+open_runs = runs[runs["gate_decision"].isin(["fail", "review"]) & (runs["run_id"].map(states) != "releasable")]
 kinds = st.multiselect("Show", ["regressed query", "failed critical query", "drift term"],
                        default=["regressed query", "failed critical query", "drift term"], key="reg_kinds")
 items = data.flagged(list(open_runs["run_id"]))
@@ -24,7 +25,11 @@ for run_id, group in items.groupby("run_id", sort=False):
     first = group.iloc[0]
     with st.expander(f"{ui.gate_badge(first['gate_decision'])} {first['name'] or ''} · {first['prompt_version'] or ''} "
                      f"· {run_id} — {len(group)} items", expanded=len(items) < 60):
+        links = st.columns(2)
         if isinstance(first["baseline_id"], str):
-            st.page_link("views/compare.py", label="Open in Compare", icon=":material/compare_arrows:",
-                         query_params={"run": run_id, "baseline": first["baseline_id"]})
+            links[0].page_link("views/compare.py", label="Open in Compare", icon=":material/compare_arrows:",
+                               query_params={"run": run_id, "baseline": first["baseline_id"]})
+        if first["gate_decision"] == "review":
+            links[1].page_link("views/signoff.py", label="Sign off", icon=":material/verified_user:",
+                               query_params={"run": run_id})
         st.dataframe(group[["kind", "query_id", "query", "detail"]], hide_index=True, width="stretch")

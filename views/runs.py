@@ -11,10 +11,11 @@ if runs.empty:
     ui.empty_store_notice()
     st.stop()
 
+states = data.release_states(runs["run_id"])
 table = runs.assign(
     gate=runs["gate_decision"].map(ui.gate_badge),
     domains=runs["domains"].map(ui.terms),
-    sign_off=runs["high_risk_domains"].map(lambda d: "needs sign-off" if len(d) else "—"),
+    sign_off=runs["run_id"].map(states),
 )
 st.dataframe(
     table[["run_id", "created_at", "name", "prompt_version", "gate", "domains", "sign_off", "total_queries",
@@ -59,3 +60,5 @@ else:
     cols[0].caption("No baseline recorded: pick one on the Compare page.")
     cols[0].page_link("views/compare.py", label="Compare", query_params={"run": chosen}, icon=":material/compare_arrows:")
 cols[1].page_link("views/regressions.py", label="Flagged items", icon=":material/flag:")
+if row["gate_decision"] == "review" or len(row["high_risk_domains"]):
+    cols[2].page_link("views/signoff.py", label="Sign-off", icon=":material/verified_user:", query_params={"run": chosen})
