@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from .errors import EvalcoreError
 
-__all__ = ["LLMConfig", "LLMCallError", "LLMClient"]
+__all__ = ["LLMConfig", "LLMCallError", "LLMClient", "AsyncLLMClient", "request_key"]
 
 T = TypeVar("T")
 
@@ -106,3 +106,133 @@ class LLMClient:
             if attempt + 1 < self.config.max_tries:
                 self.sleep(self._delay(attempt, retry_after))
         raise LLMCallError(f"{last} (after {self.config.max_tries} tries)")
+
+
+# ---------------------------------------------------------------- async client with a response cache
+
+
+def request_key(base_url: str | None, model: str, messages: list[dict], params: dict) -> str:
+    """Cache key: endpoint, model, messages and parameters, as canonical JSON."""
+    import hashlib
+    import json
+
+    canonical = json.dumps({"base_url": base_url, "model": model, "messages": messages, "params": params},
+                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class AsyncLLMClient:
+    """Async chat calls with bounded concurrency, evalcore's retry policy and a DuckDB cache.
+
+    Only replies the caller could parse are cached, so a rerun retries exactly the items
+    that errored; cached replies are flushed to the store about once a second, so a run
+    that is interrupted (Ctrl-C, kill) resumes where it stopped.
+    """
+
+    def __init__(self, config: LLMConfig, concurrency: int = 8, cache_db=None, sleep=None):
+        import asyncio
+
+        from openai import AsyncOpenAI
+
+        self.config = config
+        self.cache_db = cache_db
+        self._client = AsyncOpenAI(base_url=config.base_url, max_retries=0, timeout=config.timeout,
+                                   api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
+        self._slots = asyncio.Semaphore(max(1, concurrency))
+        self._sleep = sleep or asyncio.sleep
+        self._cache: dict[str, str] = {}
+        self._pending: list[tuple[str, str, str, int, int]] = []
+        self._flush_lock = asyncio.Lock()
+        self._last_flush = time.monotonic()
+        self.calls = self.cache_hits = self.prompt_tokens = self.completion_tokens = 0
+        self.in_flight = self.max_in_flight = 0
+
+    def key(self, messages: list[dict], params: dict) -> str:
+        return request_key(self.config.base_url, self.config.model, messages, params)
+
+    async def prefetch(self, keys: list[str]) -> None:
+        """Load cached replies for these keys in one store query."""
+        import asyncio
+
+        if self.cache_db is not None:
+            from . import store
+            self._cache.update(await asyncio.to_thread(store.load_llm_cache, self.cache_db, keys))
+
+    async def flush(self, force: bool = False) -> None:
+        import asyncio
+
+        if self.cache_db is None or not self._pending:
+            return
+        if not force and len(self._pending) < 256 and time.monotonic() - self._last_flush < 1.0:
+            return
+        async with self._flush_lock:
+            batch, self._pending = self._pending, []
+            self._last_flush = time.monotonic()
+            if batch:
+                from . import store
+                await asyncio.to_thread(store.save_llm_cache, self.cache_db, batch)
+
+    def _delay(self, attempt: int, retry_after: str | None) -> float:
+        return LLMClient._delay(self, attempt, retry_after)  # same policy as the sync client
+
+    async def chat(self, messages: list[dict], parse: Callable[[str], T], params: dict | None = None) -> tuple[T, str, bool]:
+        """(parse(reply), reply, from_cache). Raises LLMCallError after the last try."""
+        import openai
+
+        params = dict(params or {"temperature": self.config.temperature})
+        key = self.key(messages, params)
+        cached = self._cache.get(key)
+        if cached is not None:
+            try:
+                self.cache_hits += 1
+                return parse(cached), cached, True
+            except ValueError:
+                self.cache_hits -= 1  # a parser changed since: ask again
+        last = "no attempt"
+        for attempt in range(self.config.max_tries):
+            retry_after = None
+            async with self._slots:
+                self.in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                try:
+                    self.calls += 1
+                    reply = await self._client.chat.completions.create(model=self.config.model, messages=messages,
+                                                                       **params)
+                    text = (reply.choices[0].message.content or "") if reply.choices else ""
+                    usage = reply.usage
+                    p_tok = (usage.prompt_tokens or 0) if usage else 0
+                    c_tok = (usage.completion_tokens or 0) if usage else 0
+                    self.prompt_tokens += p_tok
+                    self.completion_tokens += c_tok
+                    try:
+                        parsed = parse(text)
+                    except ValueError as exc:
+                        last = f"unparseable reply ({exc}): {text[:120]!r}"
+                    else:
+                        self._cache[key] = text
+                        self._pending.append((key, self.config.model, text, p_tok, c_tok))
+                        await self.flush()
+                        return parsed, text, False
+                except openai.APITimeoutError:
+                    last = f"timed out after {self.config.timeout:g} s"
+                except openai.APIStatusError as exc:
+                    if exc.status_code != 429 and exc.status_code < 500:
+                        raise LLMCallError(f"HTTP {exc.status_code}: {str(exc)[:200]}") from None
+                    last = f"HTTP {exc.status_code}"
+                    retry_after = exc.response.headers.get("retry-after")
+                except openai.APIConnectionError as exc:
+                    last = f"connection failed: {exc}"
+                finally:
+                    self.in_flight -= 1
+            if attempt + 1 < self.config.max_tries:
+                await self._sleep(self._delay(attempt, retry_after))
+        raise LLMCallError(f"{last} (after {self.config.max_tries} tries)")
+
+    def usage(self) -> dict:
+        return {"model": self.config.model, "base_url": self.config.base_url, "calls": self.calls,
+                "cache_hits": self.cache_hits, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens}
+
+    async def aclose(self) -> None:
+        await self.flush(force=True)
+        await self._client.close()

@@ -26,6 +26,8 @@ class LoopbackLLM:
         self.default: tuple | None = None
         self.requests: list[dict] = []
         self.lock = threading.Lock()
+        self.delay = 0.0  # seconds every answer waits (a slow model)
+        self.in_flight = self.max_in_flight = 0
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -40,6 +42,17 @@ class LoopbackLLM:
                 with server.lock:
                     server.requests.append({"path": self.path, "body": body})
                     action = server.actions.pop(0) if server.actions else server.default
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    self._answer(body, action)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+            def _answer(self, body, action):
+                if server.delay:
+                    time.sleep(server.delay)
                 if action is None:
                     action = ("status", 500, {})
                 if action[0] == "sleep":  # stall past the client's timeout, then give up

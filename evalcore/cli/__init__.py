@@ -7,6 +7,7 @@ import click
 from .. import __version__
 from .drift import drift_group
 from .evaluate import evaluate_command
+from .harness import harness_command
 from .signoff import audit_group, signoff_command, users_group
 from .runs import compare_command, demo_command, gate_command, runs_command, show_command
 
@@ -28,5 +29,6 @@ def main() -> None:
 
 
 for _command in (evaluate_command, runs_command, show_command, compare_command, gate_command,
-                 demo_command, drift_group, users_group, signoff_command, audit_group):
+                 demo_command, drift_group, users_group, signoff_command, audit_group,
+                 harness_command):
     main.add_command(_command)

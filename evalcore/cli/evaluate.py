@@ -21,7 +21,7 @@ from ..signoff import release_state
 from ..store import load_baseline, save_run
 from .common import GATE_EXIT, db_option, run_cli
 
-__all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary"]
+__all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs"]
 
 
 def resolve_baseline(value: str | None, db: str) -> Baseline | None:
@@ -43,7 +43,7 @@ def dashboard_link(url: str, run_id: str, baseline_id: str | None) -> str:
     return f"{base}/?{urlencode({'run': run_id})}"
 
 
-def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | None]) -> list[str]:
+def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | None], after_store=None) -> list[str]:
     """Store the run and write the requested reports, all or nothing (SPEC §5).
 
     Reports stream into temporary files while the store write runs in a thread (DuckDB
@@ -54,6 +54,8 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
     def store() -> None:
         try:
             save_run(db, run)
+            if after_store is not None:
+                after_store(db, run)
         except BaseException as exc:  # re-raised in the caller's thread
             errors.append(exc)
 
@@ -137,17 +139,21 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     run = run_cli(evaluate, golden, generated, thresholds_path=thresholds, drift_judge=drift_judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
                   domain_context=domain_context, author=author, cache_db=None if no_store else db)
-    outputs = run_cli(write_outputs, run, None if no_store else db,
-                      {"json": json_out, "html": html_out, "junit": junit_out})
+    finish(run, None if no_store else db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet)
+
+
+def finish(run: EvaluationRun, db: str | None, settings, paths: dict, quiet: bool, after_store=None) -> None:
+    """Store, write reports, print, and exit with the release code (shared with `harness`)."""
+    outputs = run_cli(write_outputs, run, db, paths, after_store)
     if quiet:
         click.echo(f"gate: {run.gate.decision}")
     else:
-        print_summary(run, None if no_store else db)
+        print_summary(run, db)
         for path in outputs:
             click.echo(f"wrote {path}")
-        if not no_store:
+        if db:
             click.echo(f"dashboard: {dashboard_link(settings.dashboard_url, run.evaluation_id, run.regression.baseline_id)}")
-    if no_store or run.gate.decision != "review":
+    if db is None or run.gate.decision != "review":
         sys.exit(GATE_EXIT[run.gate.decision])
     state = run_cli(release_state, db, run.evaluation_id)  # decisions on identical content still count
     click.echo(f"sign-off: {state.status} ({'; '.join(state.reasons)})")

@@ -8,17 +8,19 @@ other processes, so nothing holds one across calls. A busy store is retried for 
 
 from .audit import (AUDIT_COLUMNS, append_audit, audit_records, decisions_for, get_user, insert_user,
                     list_users, signoff_items, update_user)
-from .connection import MIGRATIONS, SCHEMA_VERSION, connect
+from .connection import MIGRATIONS, SCHEMA_VERSION, connect, ensure_store
 from .runs import (compare_runs, drift_terms, find_run, find_run_by_content, get_run, judge_log,
                    list_runs, load_baseline, query_rows, save_run, term_rows)
+from .llm import harness_outputs, load_llm_cache, save_harness_outputs, save_llm_cache, save_usage
 from .vectors import load_vectors, save_vectors
 from .views import (SORTS, STATUSES, CompareFilter, compare_domains, compare_headline, compare_page, compare_points,
                     find_query_ids, flagged_items, metric_trend, query_history, runs_overview)
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "connect", "compare_runs", "drift_terms", "find_run",
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "connect", "ensure_store", "compare_runs", "drift_terms", "find_run",
            "find_run_by_content", "get_run", "judge_log", "list_runs", "load_baseline", "query_rows",
            "save_run", "term_rows", "load_vectors", "save_vectors", "CompareFilter", "compare_domains",
            "compare_headline", "compare_page", "compare_points", "find_query_ids", "flagged_items",
            "metric_trend", "query_history", "runs_overview", "SORTS", "STATUSES", "append_audit",
            "audit_records", "decisions_for", "get_user", "insert_user", "list_users", "update_user",
-           "AUDIT_COLUMNS", "signoff_items"]
+           "AUDIT_COLUMNS", "signoff_items", "harness_outputs", "load_llm_cache", "save_harness_outputs",
+           "save_llm_cache", "save_usage"]

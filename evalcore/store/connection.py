@@ -61,6 +61,15 @@ MIGRATIONS.append((3, [
         run_id VARCHAR, content_hash VARCHAR, decision VARCHAR, comment VARCHAR, payload VARCHAR,
         prev_hash VARCHAR NOT NULL, record_hash VARCHAR NOT NULL)""",
 ]))
+MIGRATIONS.append((4, [
+    """CREATE TABLE llm_cache (
+        key VARCHAR PRIMARY KEY, model VARCHAR, reply VARCHAR NOT NULL, prompt_tokens INTEGER,
+        completion_tokens INTEGER, created_at VARCHAR)""",
+    """CREATE TABLE harness_outputs (
+        run_id VARCHAR NOT NULL, query_id VARCHAR NOT NULL, prompt VARCHAR, reply VARCHAR, terms VARCHAR[],
+        error VARCHAR)""",
+    "ALTER TABLE runs ADD COLUMN usage VARCHAR",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
@@ -142,3 +151,9 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
                             [name]).fetchall()[0][0])
 
 
+
+
+def ensure_store(db_path: str | Path) -> None:
+    """Create the store file and apply pending migrations."""
+    with connect(db_path, write=True):
+        pass

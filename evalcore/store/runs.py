@@ -24,6 +24,16 @@ CHUNK_QUERIES = 100_000
 # ---------------------------------------------------------------- writing
 
 
+RUN_INSERT_COLUMNS = (
+    "run_id", "created_at", "name", "prompt_version", "golden_path", "generated_path", "golden_hash",
+    "generated_hash", "content_hash", "domains", "high_risk_domains", "domain_context", "drift_judge",
+    "drift_judge_config", "author", "evalcore_version", "baseline_id", "gate_decision", "gate_reasons",
+    "total_queries", "passed", "failed", "errored", "aggregate_precision", "aggregate_recall", "aggregate_f1",
+    "mean_term_drift_score", "micro_precision", "micro_recall", "micro_f1", "micro_tp", "micro_fp", "micro_fn",
+    "regression_detected", "regressed_queries", "improved_queries", "added_queries", "removed_queries",
+    "delta_summary", "golden_set_changed", "mean_f1_delta", "thresholds", "recommendations")
+
+
 def _run_row(run: EvaluationRun) -> list:
     agg, reg = run.aggregate, run.regression
     return [
@@ -119,7 +129,8 @@ def save_run(db_path: str | Path, run: EvaluationRun) -> None:
     with connect(db_path, write=True) as con:
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(f"INSERT INTO runs VALUES ({', '.join('?' * len(_run_row(run)))})", _run_row(run))
+            con.execute(f"INSERT INTO runs ({', '.join(RUN_INSERT_COLUMNS)}) "  # constant column names
+                        f"VALUES ({', '.join('?' * len(RUN_INSERT_COLUMNS))})", _run_row(run))
             for start in range(0, len(run.scores), CHUNK_QUERIES):
                 table = _query_table(run, start, min(len(run.scores), start + CHUNK_QUERIES))
                 con.register("_evalcore_queries", table)

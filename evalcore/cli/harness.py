@@ -1,0 +1,140 @@
+"""`evalcore harness`: run the expansion prompt (or a Python expander) over the golden set,
+then evaluate exactly as `evaluate` does."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+
+import click
+
+from .. import store
+from ..config import default_db_path, load_settings
+from ..drift import JUDGE_NAMES, resolve_judge
+from ..evaluation import evaluate_loaded
+from ..harness import load_callable, load_prompt, run_callable, run_prompt, to_generated
+from ..harness import prompt_version as prompt_version_of
+from ..io import load_golden_set, load_thresholds
+from ..llm import AsyncLLMClient, LLMConfig
+from .common import db_option, run_cli
+from .evaluate import finish, resolve_baseline
+
+__all__ = ["harness_command"]
+
+
+def _bar(label: str):
+    """A terminal progress line on stderr (kept quiet when stderr is not a terminal)."""
+    tty = sys.stderr.isatty()
+
+    def report(done: int, total: int) -> None:
+        if tty and (done == total or done % max(1, total // 100) == 0):
+            width = 30
+            filled = int(width * done / max(total, 1))
+            sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+            if done == total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+    return report
+
+
+@click.command("harness")
+@click.option("--golden", required=True, type=click.Path(), help="Golden set (JSONL).")
+@click.option("--prompt", "prompt_file", type=click.Path(), help="Prompt file with {query}, {domain}, {intent}.")
+@click.option("--model", help="Model name at the endpoint [default: [llm] model or EVALCORE_LLM_MODEL].")
+@click.option("--base-url", help="OpenAI-compatible endpoint [default: [llm] base_url or OPENAI_BASE_URL].")
+@click.option("--callable", "callable_spec", help="A Python expander module:function(query, context) -> list.")
+@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--timeout", type=float, default=None, help="Seconds per call [default: [llm] timeout or 30].")
+@click.option("--max-tries", type=click.IntRange(1, 20), default=None, help="Tries per call [default: 4].")
+@click.option("--thresholds", type=click.Path(), help="Thresholds (JSON or TOML).")
+@click.option("--domain", "domain_context", help="Free-text domain context; fills {domain} and context.domain.")
+@click.option("--baseline", help="Baseline: a JSON report file when the path exists, else a stored run id.")
+@click.option("--drift-judge", type=click.Choice(JUDGE_NAMES), help="Drift judge [default: embedding when installed].")
+@click.option("--name", help="A name for the run.")
+@click.option("--prompt-version", help="Version label [default: hash of prompt, model and parameters].")
+@click.option("--author", help="Who created the run [default: the OS user].")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False))
+@click.option("--html", "html_out", type=click.Path(dir_okay=False))
+@click.option("--junit", "junit_out", type=click.Path(dir_okay=False))
+@db_option
+@click.option("--no-store", is_flag=True, help="Do not record the run (the LLM cache is then in memory only).")
+@click.option("--quiet", "-q", is_flag=True)
+def harness_command(golden, prompt_file, model, base_url, callable_spec, concurrency, temperature, timeout,
+                    max_tries, thresholds, domain_context, baseline, drift_judge, name, prompt_version, author,
+                    json_out, html_out, junit_out, db, no_store, quiet):
+    """Run the system under test on every golden query, then score it like `evaluate`.
+
+    Replies are parsed as a JSON list, a JSON object with a terms list, or one term per
+    line; an unusable reply (or a failing call after retries) is an errored item and the
+    gate fails. Replies are cached in the store: a rerun makes zero calls, and an
+    interrupted run resumes where it stopped.
+
+    Example:
+
+      OPENAI_BASE_URL=http://localhost:8000/v1 evalcore harness --golden data/demo/medical/golden.jsonl
+      --prompt prompts/expand.txt --model llama3 --concurrency 16 --json out/report.json
+    """
+    if (prompt_file is None) == (callable_spec is None):
+        raise click.UsageError("give exactly one of --prompt or --callable")
+    if db is not None and no_store:
+        raise click.UsageError("--db and --no-store exclude each other")
+    db = db or default_db_path()
+    cache_db = None if no_store else db
+    gc.disable()
+    settings = run_cli(load_settings)
+    thresholds_model = run_cli(load_thresholds, thresholds)
+    golden_set = run_cli(load_golden_set, golden, domain_context)
+    base = run_cli(resolve_baseline, baseline, db)
+    judge = run_cli(resolve_judge, drift_judge, settings, cache_db, domain_context)
+    usage: dict = {}
+    if prompt_file:
+        prompt = run_cli(load_prompt, prompt_file)
+        llm = dict(settings.llm)
+        if base_url:
+            llm["base_url"] = base_url
+        if timeout is not None:
+            llm["timeout"] = timeout
+        if max_tries is not None:
+            llm["max_tries"] = max_tries
+        config = run_cli(LLMConfig.from_settings, llm, model)
+        if base_url:
+            config = LLMConfig(**{**config.__dict__, "base_url": base_url})
+        params = {"temperature": temperature}
+        version = prompt_version or prompt_version_of(prompt, config.model, params)
+
+        async def go():
+            client = AsyncLLMClient(config, concurrency, cache_db)
+            try:
+                return await run_prompt(golden_set, prompt, client, domain_context, params,
+                                        _bar("harness")), client.usage()
+            finally:
+                await client.aclose()
+        if cache_db is not None:
+            run_cli(store.ensure_store, cache_db)  # create and migrate before the first cache write
+        outputs, usage = asyncio.run(go())
+        source = f"harness:{prompt_file}@{config.model}"
+    else:
+        fn = run_cli(load_callable, callable_spec)
+        version = prompt_version or callable_spec
+        outputs = asyncio.run(run_callable(golden_set, fn, concurrency, _bar("harness")))
+        source = f"harness:{callable_spec}"
+    generated, errors = to_generated(outputs, source)
+    run = run_cli(evaluate_loaded, golden_set, generated, thresholds_model, judge=judge, baseline=base,
+                  settings=settings, errors=errors, name=name, prompt_version=version,
+                  domain_context=domain_context, author=author)
+    if not quiet:
+        click.echo(f"harness: {len(outputs)} queries, {len(errors)} errored"
+                   + (f", {usage['calls']} calls, {usage['cache_hits']} from cache, "
+                      f"{usage['prompt_tokens'] + usage['completion_tokens']} tokens" if usage else ""))
+
+    def after_store(db_path, stored_run) -> None:
+        store.save_harness_outputs(db_path, stored_run.evaluation_id, [
+            {"query_id": o.query_id, "prompt": o.prompt, "reply": o.reply, "terms": list(o.terms), "error": o.error}
+            for o in outputs])
+        if usage:
+            store.save_usage(db_path, stored_run.evaluation_id, usage)
+
+    finish(run, cache_db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet, after_store)
+

@@ -1,0 +1,191 @@
+"""Run the system under test over every golden query: a prompt file against an
+OpenAI-compatible endpoint, or a Python callable (SPEC §6 harness contract).
+
+Replies become terms: a reply that starts with `[` or `{` (after stripping a Markdown
+code fence) must be JSON — a list of terms or an object with a `terms` list; any other
+reply is one term per non-empty line, bullets and numbering removed. Empty text or
+invalid JSON makes an errored item; `[]` is a valid empty expansion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import inspect
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import InputError, Problem, UsageError
+from .io import GeneratedSet, GoldenSet, PreparedItem
+from .llm import AsyncLLMClient, LLMCallError
+from .metrics import normalize_term
+
+__all__ = ["HarnessOutput", "parse_reply", "terms_from_entries", "load_prompt", "prompt_version",
+           "run_prompt", "run_callable", "load_callable", "to_generated"]
+
+_FENCE = re.compile(r"^\s*```[\w-]*\s*\n?(.*?)\n?\s*```\s*$", re.S)
+_BULLET = re.compile(r"^\s*(?:[-*•+]|\d+[.)]|\(\d+\)|[a-z][.)])\s+", re.I)
+
+
+@dataclass
+class HarnessOutput:
+    """What the system under test produced for one golden query."""
+
+    query_id: str
+    prompt: str | None
+    reply: str | None
+    terms: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+
+
+def terms_from_entries(entries: list) -> dict[str, float]:
+    """Normalised term -> highest weight; strings weigh 1.0; raises ValueError on bad entries."""
+    out: dict[str, float] = {}
+    for i, entry in enumerate(entries):
+        if isinstance(entry, str):
+            term, weight = entry, 1.0
+        elif isinstance(entry, dict) and isinstance(entry.get("term"), str):
+            term, weight = entry["term"], entry.get("weight", 1.0)
+            if type(weight) not in (int, float) or not 0 <= weight <= 1:
+                raise ValueError(f"terms[{i}].weight must be a number in [0, 1]")
+        else:
+            raise ValueError(f"terms[{i}] is neither a string nor an object with a term")
+        norm = normalize_term(term)
+        if norm and weight > out.get(norm, -1.0):
+            out[norm] = float(weight)
+    return out
+
+
+def parse_reply(text: str) -> dict[str, float]:
+    """A reply as normalised terms (see the module docstring); ValueError when unusable."""
+    if text is None or not text.strip():
+        raise ValueError("empty reply")
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    if body.startswith(("[", "{")):
+        try:
+            data = json.loads(body)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"invalid JSON: {exc.msg} at line {exc.lineno}") from None
+        if isinstance(data, dict):
+            data = data.get("terms")
+        if not isinstance(data, list):
+            raise ValueError("JSON reply is neither a list of terms nor an object with a terms list")
+        return terms_from_entries(data)
+    lines = [_BULLET.sub("", line).strip() for line in body.splitlines()]
+    return terms_from_entries([line for line in lines if line])
+
+
+def load_prompt(path: str | Path) -> str:
+    """A prompt file with {query}, {domain}, {intent}; other placeholders are an input error."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError([Problem(str(path), 0, "prompt", f"cannot read: {exc}")]) from None
+    try:
+        text.format(query="q", domain="d", intent="i")
+    except (KeyError, IndexError, ValueError) as exc:
+        line = 1
+        raise InputError([Problem(str(path), line, "prompt", f"placeholder {exc} is not one of {{query}}, {{domain}}, "
+                                  "{intent} (write {{ and }} for literal braces)")]) from None
+    return text
+
+
+def prompt_version(prompt: str, model: str, params: dict) -> str:
+    """Hash of the prompt text, model and parameters: the version shown in the dashboard."""
+    canonical = json.dumps({"prompt": prompt, "model": model, "params": params}, sort_keys=True)
+    return "p-" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+
+def _fill(prompt: str, item: PreparedItem, domain_context: str | None) -> str:
+    return prompt.format(query=item.query, domain=item.domain or domain_context or "", intent=item.intent or "")
+
+
+class Progress:
+    """Counts finished items and reports through a callback (terminal bar, dashboard bar)."""
+
+    def __init__(self, total: int, report: Callable[[int, int], None] | None):
+        self.total, self.done, self.report = total, 0, report
+
+    def tick(self) -> None:
+        self.done += 1
+        if self.report:
+            self.report(self.done, self.total)
+
+
+async def run_prompt(golden: GoldenSet, prompt: str, client: AsyncLLMClient, domain_context: str | None = None,
+                     params: dict | None = None, progress: Callable[[int, int], None] | None = None) -> list[HarnessOutput]:
+    """One chat call per golden query (cached, retried); results in golden order."""
+    params = params or {"temperature": client.config.temperature}
+    filled = [_fill(prompt, item, domain_context) for item in golden.items]
+    messages = [[{"role": "user", "content": text}] for text in filled]
+    await client.prefetch([client.key(m, params) for m in messages])
+    bar = Progress(len(filled), progress)
+
+    async def one(item: PreparedItem, text: str, msgs: list[dict]) -> HarnessOutput:
+        try:
+            terms, reply, _ = await client.chat(msgs, parse_reply, params)
+            out = HarnessOutput(item.query_id, text, reply, terms)
+        except LLMCallError as exc:
+            out = HarnessOutput(item.query_id, text, None, {}, str(exc))
+        bar.tick()
+        return out
+
+    try:
+        return list(await asyncio.gather(*(one(i, t, m) for i, t, m in zip(golden.items, filled, messages))))
+    finally:
+        await client.flush(force=True)
+
+
+def load_callable(spec: str) -> Callable:
+    """`module:function`, importable from the current directory."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise UsageError(f"--callable {spec!r}: expected module:function")
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        fn = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise UsageError(f"--callable {spec!r}: {exc}") from None
+    if not callable(fn):
+        raise UsageError(f"--callable {spec!r} is not callable")
+    return fn
+
+
+async def run_callable(golden: GoldenSet, fn: Callable, concurrency: int = 8,
+                       progress: Callable[[int, int], None] | None = None) -> list[HarnessOutput]:
+    """f(query, context) -> list of terms, sync (in threads) or async; exceptions become errored items."""
+    slots = asyncio.Semaphore(max(1, concurrency))
+    bar = Progress(len(golden.items), progress)
+    is_async = inspect.iscoroutinefunction(fn)
+
+    async def one(item: PreparedItem) -> HarnessOutput:
+        context = {"domain": item.domain, "intent": item.intent}
+        async with slots:
+            try:
+                result = await fn(item.query, context) if is_async else await asyncio.to_thread(fn, item.query, context)
+                if not isinstance(result, (list, tuple)):
+                    raise ValueError(f"returned {type(result).__name__}, expected a list of terms")
+                out = HarnessOutput(item.query_id, None, json.dumps(list(result), default=str), terms_from_entries(list(result)))
+            except Exception as exc:  # noqa: BLE001 - the expander's failure is this item's error
+                out = HarnessOutput(item.query_id, None, None, {}, f"{type(exc).__name__}: {exc}")
+        bar.tick()
+        return out
+
+    return list(await asyncio.gather(*(one(item) for item in golden.items)))
+
+
+def to_generated(outputs: list[HarnessOutput], source: str) -> tuple[GeneratedSet, dict[str, str]]:
+    """The outputs as generated expansions plus the errored items (scored empty, gate fails)."""
+    expansions = {o.query_id: o.terms for o in outputs if o.error is None}
+    errors = {o.query_id: o.error for o in outputs if o.error is not None}
+    return GeneratedSet(source, expansions), errors

@@ -1,0 +1,61 @@
+"""The LLM response cache and per-query harness outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+
+from .connection import connect
+
+__all__ = ["load_llm_cache", "save_llm_cache", "save_harness_outputs", "harness_outputs", "save_usage"]
+
+
+def load_llm_cache(db_path: str | Path, keys: list[str]) -> dict[str, str]:
+    """Cached replies for these request keys (absent keys are missing)."""
+    if not keys or not Path(str(db_path)).exists():
+        return {}
+    with connect(db_path) as con:
+        con.register("_evalcore_keys", pa.table({"key": pa.array(keys, pa.string())}))
+        rows = con.execute("SELECT c.key, c.reply FROM llm_cache c JOIN _evalcore_keys k ON c.key = k.key").fetchall()
+    return dict(rows)
+
+
+def save_llm_cache(db_path: str | Path, entries: list[tuple[str, str, str, int, int]]) -> None:
+    """(key, model, reply, prompt_tokens, completion_tokens); existing keys are kept."""
+    if not entries:
+        return
+    table = pa.table({"key": [e[0] for e in entries], "model": [e[1] for e in entries],
+                      "reply": [e[2] for e in entries], "prompt_tokens": [e[3] for e in entries],
+                      "completion_tokens": [e[4] for e in entries]})
+    with connect(db_path, write=True) as con:
+        con.register("_evalcore_cache", table)
+        con.execute("INSERT OR IGNORE INTO llm_cache SELECT key, model, reply, prompt_tokens, completion_tokens, "
+                    "CAST(current_timestamp AS VARCHAR) FROM _evalcore_cache")
+
+
+def save_harness_outputs(db_path: str | Path, run_id: str, rows: list[dict]) -> None:
+    """Prompt, raw reply, parsed terms and error per query of a harness run."""
+    if not rows:
+        return
+    table = pa.table({"run_id": [run_id] * len(rows), "query_id": [r["query_id"] for r in rows],
+                      "prompt": pa.array([r.get("prompt") for r in rows], pa.string()),
+                      "reply": pa.array([r.get("reply") for r in rows], pa.string()),
+                      "terms": pa.array([r.get("terms") for r in rows], pa.list_(pa.string())),
+                      "error": pa.array([r.get("error") for r in rows], pa.string())})
+    with connect(db_path, write=True) as con:
+        con.register("_evalcore_outputs", table)
+        con.execute("INSERT INTO harness_outputs SELECT * FROM _evalcore_outputs")
+
+
+def harness_outputs(db_path: str | Path, run_id: str):
+    with connect(db_path) as con:
+        return con.execute("SELECT * EXCLUDE (run_id) FROM harness_outputs WHERE run_id = ? ORDER BY query_id",
+                           [run_id]).df()
+
+
+def save_usage(db_path: str | Path, run_id: str, usage: dict) -> None:
+    import json
+
+    with connect(db_path, write=True) as con:
+        con.execute("UPDATE runs SET usage = ? WHERE run_id = ?", [json.dumps(usage, sort_keys=True), run_id])

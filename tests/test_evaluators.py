@@ -1,0 +1,474 @@
+"""Evaluators: the deterministic ones by hand, embeddings with a toy and the real model,
+the LLM judge against a real OpenAI-compatible server on loopback (sync and async clients)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+
+import numpy as np
+import openai
+import pydantic
+import pytest
+
+from evalcore.embeddings import SentenceTransformerEmbedder, packaged_model_available
+from evalcore.errors import EvalcoreError
+from evalcore.evaluators import (
+    DEFAULT_JUDGE_TEMPLATE,
+    EmbeddingDistanceEvaluator,
+    EvalResult,
+    EvaluatorError,
+    EvaluatorParseError,
+    ExactMatchEvaluator,
+    JsonValidityEvaluator,
+    LLMJudgeEvaluator,
+    RegexMatchEvaluator,
+    parse_judge_score,
+)
+from evalcore.llm import LLMCallError
+
+from llm_server import LoopbackLLM
+
+needs_model = pytest.mark.skipif(not packaged_model_available(), reason="embedding extra not installed")
+
+
+@pytest.fixture
+def server():
+    llm = LoopbackLLM()
+    yield llm
+    llm.close()
+
+
+def sync_client(server: LoopbackLLM) -> openai.OpenAI:
+    return openai.OpenAI(base_url=server.url, api_key="x", max_retries=0, timeout=10)
+
+
+def async_client(server: LoopbackLLM) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(base_url=server.url, api_key="x", max_retries=0, timeout=10)
+
+
+def sent_prompt(request: dict) -> str:
+    return request["body"]["messages"][0]["content"]
+
+
+# -- EvalResult -------------------------------------------------------------------------------
+
+
+def test_eval_result_is_frozen():
+    result = EvalResult(score=1.0, passed=True)
+    with pytest.raises(pydantic.ValidationError):
+        result.score = 0.0
+    assert result.reasoning is None
+
+
+# -- exact match ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("evaluator, prediction, reference, passed", [
+    (ExactMatchEvaluator(), "Paris", "Paris", True),
+    (ExactMatchEvaluator(), "paris", "Paris", False),          # case-sensitive by default
+    (ExactMatchEvaluator(), "Paris ", "Paris", False),         # no trimming
+    (ExactMatchEvaluator.case_insensitive(), "paris", "Paris", True),
+    (ExactMatchEvaluator.case_insensitive(), "STRASSE", "Straße", True),  # case folding, not lower()
+    (ExactMatchEvaluator.case_insensitive(), "Lyon", "Paris", False),
+])
+def test_exact_match_table(evaluator, prediction, reference, passed):
+    result = evaluator.evaluate(prediction, reference)
+    assert result.passed is passed
+    assert result.score == (1.0 if passed else 0.0)
+
+
+def test_exact_match_failure_shows_expected_and_got():
+    result = ExactMatchEvaluator().evaluate("paris", "Paris")
+    assert result.reasoning == "expected 'Paris', got 'paris'"
+    assert ExactMatchEvaluator().evaluate("Paris", "Paris").reasoning is None
+
+
+# -- JSON validity ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ['{"a": 1}', '[1, 2.5, null, true]', '"just a string"', "0", ' {"nested": {"b": []}} '])
+def test_json_validity_accepts_strict_json(text):
+    result = JsonValidityEvaluator().evaluate(text)
+    assert (result.score, result.passed, result.reasoning) == (1.0, True, None)
+
+
+@pytest.mark.parametrize("text, detail", [
+    ('{"a": NaN}', "NaN"),
+    ("Infinity", "Infinity"),
+    ("[-Infinity]", "-Infinity"),
+    ("{'a': 1}", "double quotes"),
+    ("", "Expecting value"),
+    ('{"a": 1} trailing', "Extra data"),
+    ("[" * 100_000, ""),   # deep nesting: invalid, and no RecursionError escapes
+])
+def test_json_validity_rejects_with_reason(text, detail):
+    result = JsonValidityEvaluator().evaluate(text)
+    assert (result.score, result.passed) == (0.0, False)
+    assert result.reasoning.startswith("Invalid JSON:")
+    assert detail in result.reasoning
+
+
+# -- regex ------------------------------------------------------------------------------------
+
+
+def test_regex_matches_anywhere_not_only_at_start():
+    evaluator = RegexMatchEvaluator(r"\d{4}-\d{2}-\d{2}")
+    assert evaluator.evaluate("due on 2024-05-01, thanks").passed is True
+    assert evaluator.evaluate("due on 2024-05-01, thanks").score == 1.0
+
+
+def test_regex_failure_names_the_pattern():
+    result = RegexMatchEvaluator(r"\d{4}-\d{2}-\d{2}").evaluate("due next week")
+    assert (result.score, result.passed) == (0.0, False)
+    assert result.reasoning == r"no match for pattern '\\d{4}-\\d{2}-\\d{2}'"
+
+
+def test_regex_flags_apply():
+    assert RegexMatchEvaluator("paris", flags=re.IGNORECASE).evaluate("PARIS").passed is True
+    assert RegexMatchEvaluator("paris").evaluate("PARIS").passed is False
+
+
+@pytest.mark.parametrize("pattern", ["(unclosed", "*bad", "[z-a]"])
+def test_invalid_regex_raises_at_construction(pattern):
+    with pytest.raises(EvaluatorError, match="invalid regular expression") as info:
+        RegexMatchEvaluator(pattern)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, EvalcoreError)
+
+
+# -- embedding distance -----------------------------------------------------------------------
+
+
+class ToyEmbedder:
+    """Fixed 2-d vectors, deliberately NOT unit length, so the evaluator must normalise."""
+
+    VECTORS = {"a": [1.0, 0.0], "b": [3.0, 4.0], "c": [0.0, -2.0], "z": [0.0, 0.0], "a2": [5.0, 0.0]}
+    model_id = "toy"
+
+    def __init__(self):
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts):
+        self.calls.append(list(texts))
+        return np.array([self.VECTORS[t] for t in texts])
+
+
+@pytest.mark.parametrize("prediction, reference, similarity", [
+    ("a", "b", 0.6),    # [1,0]·[3,4]/5 = 0.6: exactly at the threshold passes
+    ("a", "a2", 1.0),   # same direction, different length
+    ("a", "c", 0.0),    # orthogonal
+    ("b", "c", -0.8),   # [3,4]·[0,-2] / (5·2) = -0.8
+    ("a", "z", 0.0),    # a zero vector is similar to nothing
+])
+def test_embedding_distance_exact_numbers(prediction, reference, similarity):
+    result = EmbeddingDistanceEvaluator(ToyEmbedder(), threshold=0.6).evaluate(prediction, reference)
+    assert result.score == pytest.approx(similarity, abs=1e-12)
+    assert result.passed is (similarity >= 0.6)
+    assert result.reasoning == f"Cosine similarity: {similarity:.4f}, threshold: 0.6000"
+
+
+def test_embedding_reason_format():
+    result = EmbeddingDistanceEvaluator(lambda texts: [[1.0, 0.0], [0.9234, 0.3839]], threshold=0.8).evaluate("x", "y")
+    # cos = 0.9234 / |(0.9234, 0.3839)| = 0.9234 / 1.00002... -> 0.9234 at four places
+    assert result.reasoning == "Cosine similarity: 0.9234, threshold: 0.8000"
+    assert result.passed is True
+
+
+def test_embedding_accepts_a_plain_callable():
+    seen = []
+
+    def embed(texts):
+        seen.append(texts)
+        return [ToyEmbedder.VECTORS[t] for t in texts]   # a list of lists, not an array
+
+    result = EmbeddingDistanceEvaluator(embed, threshold=0.5).evaluate("a", "b")
+    assert result.score == pytest.approx(0.6)
+    assert seen == [["a", "b"]]
+
+
+def test_embedding_rejects_a_bad_embedder_output_and_bad_settings():
+    with pytest.raises(EvaluatorError, match=r"shape \(3,\) for 2 texts"):
+        EmbeddingDistanceEvaluator(lambda texts: [1.0, 2.0, 3.0], threshold=0.5).evaluate("a", "b")
+    with pytest.raises(EvaluatorError, match="threshold"):
+        EmbeddingDistanceEvaluator(ToyEmbedder(), threshold=1.5)
+    with pytest.raises(EvaluatorError, match="embedder"):
+        EmbeddingDistanceEvaluator(object(), threshold=0.5)
+
+
+def test_embedding_dataset_embeds_once_and_keeps_order():
+    embedder = ToyEmbedder()
+    rows = [("a", "b"), {"prediction": "b", "reference": "c"}, ("a", "a2"), ("a", "b")]
+    results = EmbeddingDistanceEvaluator(embedder, threshold=0.5).evaluate_dataset(rows)
+    assert [round(r.score, 6) for r in results] == [0.6, -0.8, 1.0, 0.6]
+    assert len(embedder.calls) == 1 and sorted(embedder.calls[0]) == ["a", "a2", "b", "c"]  # each text once
+
+
+def test_embedding_async_twins():
+    evaluator = EmbeddingDistanceEvaluator(ToyEmbedder(), threshold=0.5)
+    assert asyncio.run(evaluator.aevaluate("a", "b")).score == pytest.approx(0.6)
+    results = asyncio.run(evaluator.aevaluate_dataset([("b", "c"), ("a", "a2")]))
+    assert [round(r.score, 6) for r in results] == [-0.8, 1.0]
+
+
+@needs_model
+def test_real_model_ranks_synonym_above_unrelated_word():
+    evaluator = EmbeddingDistanceEvaluator(SentenceTransformerEmbedder(), threshold=0.5)
+    synonym = evaluator.evaluate("heart attack", "myocardial infarction")
+    unrelated = evaluator.evaluate("heart attack", "banana")
+    assert synonym.score > unrelated.score + 0.2
+    assert synonym.passed is True and unrelated.passed is False
+    assert re.fullmatch(r"Cosine similarity: 0\.\d{4}, threshold: 0\.5000", synonym.reasoning)
+    batch = evaluator.evaluate_dataset([("heart attack", "myocardial infarction"), ("heart attack", "banana")])
+    assert [r.score for r in batch] == pytest.approx([synonym.score, unrelated.score], abs=1e-5)
+
+
+# -- LLM judge: parsing -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reply, score", [
+    ("7", 0.7),
+    ("7.5 - mostly right", 0.75),
+    ("Score: 8/10", 0.8),
+    ("42 then 6", 0.6),         # 42 is outside [0, 10]: skipped
+    ("-3, no: 4", 0.4),         # -3 is a number outside the range, not a 3
+    ("10/10", 1.0),
+    ("0 - wrong", 0.0),
+    ("gpt4 rates this 9", 0.9),  # digits glued to a word are not a score
+    ("The score is 7.", 0.7),
+    ("评分：7分", 0.7),
+])
+def test_parse_judge_score_table(reply, score):
+    assert parse_judge_score(reply) == pytest.approx(score)
+
+
+@pytest.mark.parametrize("reply", ["", "excellent answer", "99 out of 100", "10.5"])
+def test_parse_judge_score_without_a_number_in_range(reply):
+    with pytest.raises(EvaluatorParseError) as info:
+        parse_judge_score(reply)
+    assert isinstance(info.value, EvalcoreError) and isinstance(info.value, ValueError)
+    assert repr(reply) in str(info.value)
+    assert info.value.reply == reply
+
+
+def test_parse_error_truncates_a_long_reply():
+    reply = "no score here. " * 100
+    with pytest.raises(EvaluatorParseError) as info:
+        parse_judge_score(reply)
+    assert "no score here." in str(info.value) and "…" in str(info.value)
+    assert len(str(info.value)) < 400 < len(reply)
+    assert info.value.reply == reply
+
+
+# -- LLM judge: templates ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("template, named", [
+    ("Rate {prediction} for {input}", "{reference}"),
+    ("Rate {prediction} against {reference}", "{input}"),
+    ("{input} {reference}", "{prediction}"),
+    ("{input} {prediction} {reference} {extra}", "{extra}"),   # would fail at the first row
+    ("{input} {prediction} {reference} {", "format string"),
+])
+def test_bad_custom_template_raises_at_construction(server, template, named):
+    with pytest.raises(EvaluatorError) as info:
+        LLMJudgeEvaluator(sync_client(server), "judge-model", template=template)
+    assert isinstance(info.value, ValueError)
+    assert named in str(info.value)
+    assert server.chat_calls == 0
+
+
+def test_custom_template_placeholders_are_filled_in_the_request(server):
+    server.actions = [("text", "9")]
+    template = "Q={input} | A={prediction} | R={reference} | reply {{score}} first"
+    judge = LLMJudgeEvaluator(sync_client(server), "judge-model", template=template)
+    judge.evaluate("Paris", reference="Paris, France", input="Capital of France?")
+    (request,) = server.requests
+    assert request["path"].endswith("/chat/completions")
+    assert request["body"]["model"] == "judge-model"
+    assert request["body"]["temperature"] == 0
+    assert sent_prompt(request) == "Q=Capital of France? | A=Paris | R=Paris, France | reply {score} first"
+
+
+def test_default_template_carries_all_three_texts(server):
+    server.actions = [("text", "5")]
+    LLMJudgeEvaluator(sync_client(server), "m").evaluate("PRED-TEXT", reference="REF-TEXT", input="INPUT-TEXT")
+    prompt = sent_prompt(server.requests[0])
+    assert prompt == DEFAULT_JUDGE_TEMPLATE.format(input="INPUT-TEXT", prediction="PRED-TEXT", reference="REF-TEXT")
+    assert "0" in prompt and "10" in prompt and "Start your reply with the number" in prompt
+
+
+def test_braces_in_row_texts_are_sent_literally(server):
+    server.actions = [("text", "5")]
+    template = "{input}|{prediction}|{reference}"
+    LLMJudgeEvaluator(sync_client(server), "m", template=template).evaluate('{"a": 1}', "{reference}", "{0}")
+    assert sent_prompt(server.requests[0]) == '{0}|{"a": 1}|{reference}'
+
+
+# -- LLM judge: scoring over HTTP -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reply, score, passed", [
+    ("7", 0.7, True),
+    ("Score: 3/10", 0.3, False),
+    ("42 then 6", 0.6, True),
+    ("5", 0.5, True),            # exactly at the threshold passes
+])
+def test_judge_scores_over_http(server, reply, score, passed):
+    server.actions = [("text", reply)]
+    result = LLMJudgeEvaluator(sync_client(server), "m", threshold=0.5).evaluate("Paris", "Paris", "Capital?")
+    assert result.score == pytest.approx(score)
+    assert result.passed is passed
+    assert result.reasoning == reply
+
+
+def test_judge_garbage_reply_raises_parse_error_naming_it(server):
+    server.actions = [("text", "I refuse to grade this.")]
+    judge = LLMJudgeEvaluator(sync_client(server), "m")
+    with pytest.raises(EvaluatorParseError, match="I refuse to grade this") as info:
+        judge.evaluate("x", "y")
+    assert isinstance(info.value, ValueError) and isinstance(info.value, EvalcoreError)
+
+
+def test_judge_threshold_is_validated(server):
+    with pytest.raises(EvaluatorError, match="threshold"):
+        LLMJudgeEvaluator(sync_client(server), "m", threshold=7)
+
+
+def test_judge_http_error_becomes_llm_call_error(server):
+    server.actions = [("status", 400, {})]
+    with pytest.raises(LLMCallError, match="'m'"):
+        LLMJudgeEvaluator(sync_client(server), "m").evaluate("x", "y")
+
+
+def test_async_judge_with_async_client(server):
+    server.actions = [("text", "8 - good answer")]
+    judge = LLMJudgeEvaluator(async_client(server), "m", threshold=0.9)
+    result = asyncio.run(judge.aevaluate("Paris", "Paris", "Capital?"))
+    assert (result.score, result.passed, result.reasoning) == (pytest.approx(0.8), False, "8 - good answer")
+    assert "Capital?" in sent_prompt(server.requests[0])
+
+
+def test_async_judge_with_sync_client(server):
+    server.actions = [("text", "6")]
+    result = asyncio.run(LLMJudgeEvaluator(sync_client(server), "m").aevaluate("x", "y"))
+    assert result.score == pytest.approx(0.6) and server.chat_calls == 1
+
+
+def test_sync_judge_with_async_client_works_repeatedly(server):
+    # An AsyncOpenAI client's connections belong to the loop that opened them; calling it from
+    # several fresh loops fails with "Event loop is closed" unless the evaluator isolates them.
+    server.default = ("text", "9")
+    judge = LLMJudgeEvaluator(async_client(server), "m")
+    results = [judge.evaluate("x", "y") for _ in range(3)]
+    assert [r.score for r in results] == [pytest.approx(0.9)] * 3
+    assert server.chat_calls == 3
+
+
+def test_sync_judge_with_async_client_inside_a_running_loop(server):
+    server.actions = [("text", "4")]
+    judge = LLMJudgeEvaluator(async_client(server), "m")
+
+    async def caller():
+        return judge.evaluate("x", "y")   # sync call from async code: must not hit "loop already running"
+
+    assert asyncio.run(caller()).score == pytest.approx(0.4)
+
+
+def test_async_judge_parse_error_is_raised_as_itself(server):
+    server.actions = [("text", "no idea")]
+    with pytest.raises(EvaluatorParseError, match="no idea"):
+        asyncio.run(LLMJudgeEvaluator(async_client(server), "m").aevaluate("x", "y"))
+
+
+# -- datasets ---------------------------------------------------------------------------------
+
+
+def score_from_prompt(body: dict) -> tuple:
+    """Replies with the digit in the prediction, later rows faster, so completion order differs."""
+    digit = int(re.search(r"ANSWER-(\d)", body["messages"][0]["content"]).group(1))
+    time.sleep((10 - digit) * 0.02)
+    return ("text", f"{digit}/10")
+
+
+DIGITS = [3, 9, 1, 7, 5, 0]
+JUDGE_ROWS = [{"prediction": f"ANSWER-{d}", "reference": "r", "input": "q", "id": n} for n, d in enumerate(DIGITS)]
+
+
+def test_judge_dataset_keeps_input_order_sync_client(server):
+    server.default = ("callable", score_from_prompt)
+    results = LLMJudgeEvaluator(sync_client(server), "m").evaluate_dataset(JUDGE_ROWS, concurrency=4)
+    assert [r.score for r in results] == pytest.approx([d / 10 for d in DIGITS])
+    assert [r.passed for r in results] == [d >= 5 for d in DIGITS]
+    assert server.chat_calls == len(DIGITS)
+
+
+def test_judge_dataset_keeps_input_order_async_client(server):
+    server.default = ("callable", score_from_prompt)
+    judge = LLMJudgeEvaluator(async_client(server), "m")
+    results = asyncio.run(judge.aevaluate_dataset(JUDGE_ROWS, concurrency=4))
+    assert [r.score for r in results] == pytest.approx([d / 10 for d in DIGITS])
+    sync_results = judge.evaluate_dataset(JUDGE_ROWS, concurrency=3)   # async client, sync batch
+    assert sync_results == results
+    assert server.chat_calls == 2 * len(DIGITS)
+
+
+def test_async_dataset_runs_rows_concurrently(server):
+    server.default = ("callable", lambda body: (time.sleep(0.3), ("text", "5"))[1])
+    judge = LLMJudgeEvaluator(async_client(server), "m")
+    started = time.perf_counter()
+    asyncio.run(judge.aevaluate_dataset([("x",)] * 4, concurrency=4))
+    # four 0.3 s replies one after another would take 1.2 s; in parallel about 0.3 s
+    assert time.perf_counter() - started < 1.0
+
+
+def test_dataset_parse_error_is_raised_as_itself(server):
+    server.actions = [("text", "7"), ("text", "cannot say"), ("text", "7")]
+    with pytest.raises(EvaluatorParseError, match="cannot say"):
+        asyncio.run(LLMJudgeEvaluator(async_client(server), "m").aevaluate_dataset([("a",), ("b",), ("c",)],
+                                                                                  concurrency=1))
+
+
+def test_dataset_rows_as_dicts_tuples_and_lists_keep_order():
+    rows = [("Paris", "Paris"), {"prediction": "Lyon", "reference": "Paris"}, ["x"], {"prediction": "", "reference": None}]
+    results = ExactMatchEvaluator().evaluate_dataset(rows, concurrency=3)
+    assert [r.passed for r in results] == [True, False, False, True]   # ["x"] vs "" fails; "" vs None("") passes
+    assert results[1].reasoning == "expected 'Paris', got 'Lyon'"
+
+
+def test_dataset_generator_and_async_twin():
+    rows = ((f"{n}", "3") for n in range(6))
+    results = asyncio.run(ExactMatchEvaluator().aevaluate_dataset(rows, concurrency=2))
+    assert [r.passed for r in results] == [False, False, False, True, False, False]
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([{"reference": "x"}], "row 0: missing 'prediction'"),
+    ([("ok",), (None, "x")], "row 1: prediction must be a string"),
+    ([("a", "b", "c", "d")], "row 0: expected a dict"),
+    (["just a string"], "row 0: expected a dict"),
+    ([("a", 3)], "row 0: reference must be a string"),
+])
+def test_dataset_bad_rows_raise_before_scoring(server, rows, message):
+    server.default = ("text", "5")
+    with pytest.raises(EvaluatorError, match=re.escape(message)):
+        LLMJudgeEvaluator(sync_client(server), "m").evaluate_dataset(rows)
+    assert server.chat_calls == 0
+
+
+@pytest.mark.parametrize("concurrency", [0, -1, 1.5, True])
+def test_dataset_concurrency_is_validated(concurrency):
+    with pytest.raises(EvaluatorError, match="concurrency"):
+        ExactMatchEvaluator().evaluate_dataset([("a", "a")], concurrency=concurrency)
+
+
+@pytest.mark.parametrize("evaluator, args", [
+    (ExactMatchEvaluator(), ("paris", "Paris")),
+    (ExactMatchEvaluator.case_insensitive(), ("paris", "Paris")),
+    (JsonValidityEvaluator(), ('{"a": NaN}',)),
+    (JsonValidityEvaluator(), ("[1]",)),
+    (RegexMatchEvaluator(r"\d+"), ("abc",)),
+    (RegexMatchEvaluator(r"\d+"), ("a1c",)),
+])
+def test_async_twin_matches_sync(evaluator, args):
+    assert asyncio.run(evaluator.aevaluate(*args)) == evaluator.evaluate(*args)
