@@ -70,6 +70,17 @@ MIGRATIONS.append((4, [
         error VARCHAR)""",
     "ALTER TABLE runs ADD COLUMN usage VARCHAR",
 ]))
+MIGRATIONS.append((5, [
+    """CREATE TABLE prompt_eval_runs (
+        eval_id VARCHAR PRIMARY KEY, created_at VARCHAR NOT NULL, name VARCHAR, dataset_path VARCHAR,
+        dataset_hash VARCHAR NOT NULL, prompt_version VARCHAR, model VARCHAR, judge_model VARCHAR,
+        pass_threshold DOUBLE, extra_criteria VARCHAR, total_cases INTEGER, scored_cases INTEGER,
+        average_score DOUBLE, stdev_score DOUBLE, pass_rate DOUBLE, usage VARCHAR)""",
+    """CREATE TABLE prompt_eval_results (
+        eval_id VARCHAR NOT NULL, case_index INTEGER NOT NULL, scenario VARCHAR, prompt_inputs VARCHAR,
+        solution_criteria VARCHAR, output VARCHAR, score DOUBLE, passed BOOLEAN, reasoning VARCHAR,
+        strengths VARCHAR, weaknesses VARCHAR, violated_extra_criteria VARCHAR, error VARCHAR)""",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

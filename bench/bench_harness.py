@@ -1,0 +1,99 @@
+"""bench_harness: 1,000 golden queries against a loopback OpenAI-compatible server that
+answers after 50 ms, concurrency 32 (SPEC §7).
+
+Prints, measured in the same run: the harness's wall time (prompt filling, calls with
+retries and caching, reply parsing) beside a bare AsyncOpenAI loop making the same calls
+with the same concurrency (goal ≤ 1.3× the bare loop), and a rerun from the DuckDB cache
+(goal ≤ 1 s, zero calls).
+
+Usage: python bench/bench_harness.py [--queries 1000] [--concurrency 32] [--delay 0.05]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the loopback server the tests use
+
+from llm_server import LoopbackLLM  # noqa: E402
+
+from evalcore import store  # noqa: E402
+from evalcore.harness import run_prompt  # noqa: E402
+from evalcore.io import GoldenSet, PreparedItem  # noqa: E402
+from evalcore.llm import AsyncLLMClient, LLMConfig  # noqa: E402
+
+PROMPT = "Expand the {domain} search query into synonyms, one per line.\nQuery: {query}\n"
+
+
+def golden(n: int) -> GoldenSet:
+    items = [PreparedItem(f"q{i}", f"query number {i}", "medical", None, {"term": 0.0}, frozenset(), False)
+             for i in range(n)]
+    return GoldenSet("bench", items, "x")
+
+
+async def bare_loop(url: str, prompts: list[str], concurrency: int) -> float:
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=url, api_key="k", max_retries=0)
+    slots = asyncio.Semaphore(concurrency)
+
+    async def one(text: str) -> str:
+        async with slots:
+            reply = await client.chat.completions.create(model="sut", temperature=0.0,
+                                                         messages=[{"role": "user", "content": text}])
+            return reply.choices[0].message.content
+
+    start = time.perf_counter()
+    await asyncio.gather(*(one(p) for p in prompts))
+    wall = time.perf_counter() - start
+    await client.close()
+    return wall
+
+
+async def harness(url: str, items: GoldenSet, concurrency: int, db: Path) -> tuple[float, dict, int]:
+    client = AsyncLLMClient(LLMConfig(model="sut", base_url=url), concurrency, db)
+    start = time.perf_counter()
+    outputs = await run_prompt(items, PROMPT, client)
+    await client.aclose()
+    wall = time.perf_counter() - start
+    return wall, client.usage(), sum(1 for o in outputs if o.error)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--delay", type=float, default=0.05)
+    args = parser.parse_args()
+    server = LoopbackLLM()
+    server.delay = args.delay
+    server.default = ("text", "myocardial infarction\nMI\nacute coronary syndrome")
+    items = golden(args.queries)
+    prompts = [PROMPT.format(query=i.query, domain=i.domain, intent="") for i in items.items]
+    db = Path(tempfile.mkdtemp(prefix="bench_harness-")) / "cache.duckdb"
+    store.ensure_store(db)
+    try:
+        asyncio.run(bare_loop(server.url, prompts[:64], args.concurrency))  # warm both paths
+        bare = asyncio.run(bare_loop(server.url, prompts, args.concurrency))
+        calls_before = server.chat_calls
+        wall, usage, errored = asyncio.run(harness(server.url, items, args.concurrency, db))
+        harness_calls = server.chat_calls - calls_before
+        calls_before = server.chat_calls
+        rerun, rerun_usage, _ = asyncio.run(harness(server.url, items, args.concurrency, db))
+        print(f"bench_harness {args.queries:,} queries, {args.delay * 1000:.0f} ms per answer, concurrency "
+              f"{args.concurrency}: harness {wall:.2f} s ({harness_calls} calls, {errored} errored, max in flight "
+              f"{server.max_in_flight}) vs bare AsyncOpenAI loop {bare:.2f} s = {wall / bare:.2f}× [goal ≤ 1.3×]; "
+              f"rerun from cache {rerun:.2f} s with {server.chat_calls - calls_before} calls "
+              f"({rerun_usage['cache_hits']} cache hits) [goal ≤ 1 s, 0 calls]")
+    finally:
+        server.close()
+
+
+if __name__ == "__main__":
+    main()
