@@ -14,6 +14,44 @@ LIST_COLUMNS = ["gained_correct", "lost_correct", "new_wrong", "new_drift", "tp"
                 "base_tp", "base_fp", "base_fn", "drift_terms", "failure_reasons"]
 
 
+def render_intervals(stats: dict, run: dict) -> None:
+    """Mean per-query deltas with their 95% bootstrap intervals, p-values and the MDE."""
+    import json
+
+    import plotly.graph_objects as go
+
+    names = [("F1", stats["f1"]), ("precision", stats["precision"]), ("recall", stats["recall"])]
+    names += [(f"F1 · {d}", v) for d, v in stats["by_domain"].items()]
+    shown = [(n, v) for n, v in names if v["ci_low"] is not None]
+    if not shown:
+        st.caption("Too few paired queries for intervals.")
+        return
+    fig = go.Figure(go.Scatter(
+        x=[v["mean_delta"] for _, v in shown], y=[n for n, _ in shown], mode="markers",
+        marker=dict(size=10, color=[ui.STATUS_COLORS["regressed"] if v["ci_high"] < 0 else
+                                    ui.STATUS_COLORS["improved"] if v["ci_low"] > 0 else ui.STATUS_COLORS["unchanged"]
+                                    for _, v in shown]),
+        error_x=dict(type="data", symmetric=False, array=[v["ci_high"] - v["mean_delta"] for _, v in shown],
+                     arrayminus=[v["mean_delta"] - v["ci_low"] for _, v in shown]),
+        customdata=[[v["p_value"], v.get("p_value_holm"), v["n"]] for _, v in shown],
+        hovertemplate="%{y}: mean Δ %{x:+.4f}<br>p = %{customdata[0]:.4f} (Holm %{customdata[1]})<br>"
+                      "n = %{customdata[2]}<extra></extra>"))
+    fig.add_vline(x=0, line_dash="dot", line_color="#8c959f")
+    fig.update_layout(height=60 + 34 * len(shown), margin=dict(l=10, r=10, t=10, b=10),
+                      xaxis_title="mean per-query change with 95% bootstrap interval", yaxis_autorange="reversed")
+    cols = st.columns([3, 2])
+    cols[0].plotly_chart(fig, width="stretch")
+    lines = [f"**{n}**: {v['mean_delta']:+.4f} [{v['ci_low']:+.4f}, {v['ci_high']:+.4f}], p = {v['p_value']:.4f}"
+             + (f" (Holm {v['p_value_holm']:.4f})" if v.get("p_value_holm") is not None else "") for n, v in shown]
+    cols[1].markdown("  \n".join(lines))
+    delta = json.loads(run.get("thresholds") or "{}").get("regression_delta", 0.1)
+    if stats.get("mde_f1") is not None:
+        text = f"Minimum detectable F1 change at this size: {stats['mde_f1']:.3f} (80% power)."
+        (cols[1].warning if stats["mde_f1"] > delta else cols[1].caption)(
+            text + (f" Larger than regression_delta {delta}: a change that size could go unnoticed."
+                    if stats["mde_f1"] > delta else ""))
+
+
 def filters_from_widgets(domains: list[str]) -> CompareFilter:
     st.subheader("Queries")
     row = st.columns([3, 2, 2, 3])

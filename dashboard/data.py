@@ -165,3 +165,24 @@ def _release_states(db: str, run_ids: tuple[str, ...]) -> dict[str, str]:
 def release_states(run_ids) -> dict[str, str]:
     """run_id -> releasable / not releasable / awaiting sign-off (cached 5 s)."""
     return _release_states(db_path(), tuple(run_ids))
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _pair_statistics(db: str, run_id: str, baseline_id: str) -> dict:
+    import numpy as np
+
+    from evalcore.stats import describe_delta, holm, mde
+    deltas = store.paired_metrics(db, run_id, baseline_id)
+    out = {m: describe_delta(deltas[f"d_{m}"].to_numpy(dtype=float)).as_dict() for m in ("f1", "precision", "recall")}
+    domains = {d: describe_delta(g["d_f1"].to_numpy(dtype=float)).as_dict()
+               for d, g in deltas.dropna(subset=["domain"]).groupby("domain")}
+    adjusted = holm({d: v["p_value"] if v["p_value"] is not None else float("nan") for d, v in domains.items()})
+    out["by_domain"] = {d: dict(v, p_value_holm=adjusted[d]) for d, v in domains.items()}
+    value = mde(deltas["d_f1"].to_numpy(dtype=float)) if len(deltas) else float("nan")
+    out["mde_f1"] = None if np.isnan(value) else value
+    return out
+
+
+def pair_statistics(run_id: str, baseline_id: str) -> dict:
+    """Paired bootstrap intervals and sign-flip p-values for any pair of runs (cached)."""
+    return _pair_statistics(db_path(), run_id, baseline_id)

@@ -48,6 +48,8 @@ class EvaluationRun:
     prompt_version: str | None
     domain_context: str | None
     author: str
+    statistics: dict | None = None
+    """Paired statistics against the baseline (SPEC §6); None without a baseline."""
 
     @property
     def errored(self) -> int:
@@ -79,6 +81,25 @@ def _generated_hash(golden: GoldenSet, generated: GeneratedSet, errors: dict[str
     return digest.hexdigest()
 
 
+def _stat_notes(statistics: dict | None) -> list[str]:
+    """Rule-based advice from the paired statistics."""
+    if not statistics:
+        return []
+    out = []
+    f1 = statistics["f1"]
+    if f1["ci_low"] is not None and f1["ci_low"] <= 0 <= f1["ci_high"]:
+        out.append(f"The mean F1 change {f1['mean_delta']:+.4f} is not significant (95% CI "
+                   f"{f1['ci_low']:+.4f} to {f1['ci_high']:+.4f}, p = {f1['p_value']:.3f}, n = {f1['n']}): "
+                   "treat it as noise.")
+    if statistics.get("mde_warning"):
+        out.append(f"Golden set too small: {statistics['mde_warning']}; add queries.")
+    noise = statistics.get("noise") or {}
+    if noise.get("deltas_within_noise"):
+        out.append(f"{noise['deltas_within_noise']} per-query F1 changes lie within the noise floor of "
+                   f"{noise['repeat_runs'] + 1} runs of this prompt version.")
+    return out
+
+
 def content_hash(golden_hash: str, generated_hash: str, thresholds: Thresholds, judge: DriftJudge,
                  domains: list[str], baseline: Baseline | None) -> str:
     """SPEC §4: SHA-256 of canonical JSON over everything that decides the results."""
@@ -99,8 +120,13 @@ def evaluate_loaded(golden: GoldenSet, generated: GeneratedSet, thresholds: Thre
                     judge: DriftJudge, baseline: Baseline | None = None,
                     settings: Settings | None = None, errors: dict[str, str] | None = None,
                     name: str | None = None, prompt_version: str | None = None,
-                    domain_context: str | None = None, author: str | None = None) -> EvaluationRun:
-    """Score already-validated inputs and decide the gate."""
+                    domain_context: str | None = None, author: str | None = None,
+                    repeats: list[Baseline] | None = None) -> EvaluationRun:
+    """Score already-validated inputs and decide the gate.
+
+    `repeats` are earlier runs of the same prompt version on the same golden set: their
+    spread is the per-query noise floor against which deltas are marked as noise.
+    """
     settings = settings or load_settings()
     errors = errors or {}
     scores = score_golden_set(golden, generated, thresholds, judge, errors)
@@ -110,10 +136,12 @@ def evaluate_loaded(golden: GoldenSet, generated: GeneratedSet, thresholds: Thre
                                      thresholds.regression_delta, golden.content_hash)
     domains = sorted({s.domain for s in scores if s.domain})
     high_risk = [d for d in domains if d in settings.high_risk_domains]
-    ci_high = None
-    if thresholds.ci_gate == 1 and baseline is not None:
-        from .stats import paired_f1_interval
-        ci_high = paired_f1_interval(scores, baseline)
+    statistics = None
+    if baseline is not None:
+        from .stats import compute_statistics, mark_noise
+        statistics = compute_statistics(scores, baseline, thresholds.regression_delta)
+        statistics["noise"] = mark_noise(scores, baseline, repeats or [])
+    ci_high = statistics["f1"]["ci_high"] if statistics else None
     gate = decide_gate(scores, agg, regression, thresholds, high_risk, ci_high)
     timestamp = utc_now()
     gen_hash = _generated_hash(golden, generated, errors)
@@ -121,11 +149,11 @@ def evaluate_loaded(golden: GoldenSet, generated: GeneratedSet, thresholds: Thre
         evaluation_id=new_run_id(timestamp), timestamp=timestamp, golden=golden,
         generated_path=generated.path, thresholds=thresholds, judge=judge, scores=scores,
         aggregate=agg, regression=regression, gate=gate,
-        recommendations=recommend(scores, agg, regression, thresholds, gate, high_risk),
+        recommendations=recommend(scores, agg, regression, thresholds, gate, high_risk) + _stat_notes(statistics),
         domains=domains, high_risk_domains=high_risk,
         content_hash=content_hash(golden.content_hash, gen_hash, thresholds, judge, domains, baseline),
         generated_hash=gen_hash, name=name, prompt_version=prompt_version,
-        domain_context=domain_context, author=author or getpass.getuser(),
+        domain_context=domain_context, author=author or getpass.getuser(), statistics=statistics,
     )
 
 
@@ -134,7 +162,7 @@ def evaluate(golden_path: str | Path, generated_path: str | Path, *,
              baseline: Baseline | None = None, settings: Settings | None = None,
              name: str | None = None, prompt_version: str | None = None,
              domain_context: str | None = None, author: str | None = None,
-             cache_db: str | Path | None = None) -> EvaluationRun:
+             cache_db: str | Path | None = None, repeats_from=None) -> EvaluationRun:
     """Load and validate the input files, then score them (raises InputError on bad input).
 
     `cache_db` is the store that caches drift-judge vectors (None: in memory only).
@@ -144,6 +172,7 @@ def evaluate(golden_path: str | Path, generated_path: str | Path, *,
     judge = resolve_judge(drift_judge, settings, cache_db, domain_context)
     golden = load_golden_set(golden_path, domain_context)
     generated = load_generated(generated_path, {item.query_id for item in golden.items})
+    repeats = repeats_from(golden.content_hash, prompt_version) if repeats_from and prompt_version else None
     return evaluate_loaded(golden, generated, thresholds, judge=judge, baseline=baseline,
                            settings=settings, name=name, prompt_version=prompt_version,
-                           domain_context=domain_context, author=author)
+                           domain_context=domain_context, author=author, repeats=repeats)

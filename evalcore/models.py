@@ -241,6 +241,66 @@ class RunInfo(BaseModel):
     """Version of evalcore that scored it."""
 
 
+class DeltaStats(BaseModel):
+    """Mean per-query delta (candidate − baseline) with its interval and p-value."""
+
+    model_config = ConfigDict(extra="allow")
+    mean_delta: float | None
+    """Mean of the paired per-query deltas."""
+    ci_low: float | None
+    """Lower end of the 95% percentile bootstrap interval."""
+    ci_high: float | None
+    """Upper end of the 95% percentile bootstrap interval."""
+    p_value: float | None
+    """Two-sided paired sign-flip permutation p-value."""
+    n: int
+    """Paired, non-errored queries."""
+
+
+class DomainStats(BaseModel):
+    """The F1 statistics of one domain slice, with the Holm-adjusted p-value."""
+
+    f1: DeltaStats
+    """F1 delta statistics; carries p_value_holm."""
+
+
+class NoiseFloor(BaseModel):
+    """Spread of repeated runs of the same prompt version on the same golden set."""
+
+    repeat_runs: int
+    """Earlier runs of this prompt version on this golden set."""
+    queries_with_variation: int
+    """Queries whose F1 differed between those runs."""
+    deltas_within_noise: int
+    """Queries whose F1 change against the baseline lies within their noise floor."""
+    mean_floor: float | None
+    """Mean per-query noise floor."""
+
+
+class Statistics(BaseModel):
+    """Paired statistics against the baseline (SPEC §6)."""
+
+    model_config = ConfigDict(extra="allow")
+    f1: DeltaStats
+    """F1 deltas."""
+    precision: DeltaStats
+    """Precision deltas."""
+    recall: DeltaStats
+    """Recall deltas."""
+    by_domain: dict[str, DomainStats]
+    """Per domain, Holm-corrected."""
+    mde_f1: float | None
+    """2.8016 · sd(ΔF1) / √n."""
+    seed: int
+    """Random seed of the resampling."""
+    resamples: int
+    """Bootstrap and permutation resamples."""
+    mde_warning: str | None = None
+    """Set when the set is too small to detect regression_delta."""
+    noise: NoiseFloor | None = None
+    """Noise floor of repeated runs."""
+
+
 class Report(BaseModel):
     """The JSON report of one evaluation run (SPEC §3)."""
 
@@ -265,3 +325,5 @@ class Report(BaseModel):
     """Micro-averaged scores."""
     run: RunInfo
     """Provenance."""
+    statistics: Statistics | None = None
+    """Present when a baseline was given."""

@@ -42,6 +42,8 @@ class QueryScore:
     failure_reasons: list[str] = field(default_factory=lambda: EMPTY_LIST)
     notes: list[str] = field(default_factory=lambda: EMPTY_LIST)
     error: str | None = None
+    noise_floor: float | None = None
+    within_noise: bool = False
 
 
 def _base_score(item: PreparedItem, generated: dict[str, float], match: TermMatch) -> QueryScore:

@@ -1,55 +1,208 @@
-"""Paired statistics of per-query deltas against a baseline (SPEC §6 Statistics).
+"""Trustworthy deltas (SPEC §6 Statistics): paired bootstrap intervals, sign-flip
+permutation p-values, per-domain Holm correction, the minimum detectable effect, and the
+noise floor of repeated runs.
 
-This module holds the bootstrap interval the opt-in `ci_gate` rule needs; the full
-statistics block of the report builds on it.
+Definitions follow SciPy: `bootstrap((d,), np.mean, method="percentile")` and
+`permutation_test((d,), np.mean, permutation_type="samples")` (a sign flip per query;
+exact over all 2**n flips when that is no more than the resamples, else randomised with
+SciPy's +1 adjustment and its tolerance for ties). The resampling is vectorised by
+grouping equal values: a bootstrap resample is a multinomial draw of counts over the
+distinct deltas, and a sign-flip sum is a binomial draw per distinct |delta| — exactly the
+same distributions as resampling query by query, at a cost that depends on the number
+of distinct values rather than on n.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from .regression import Baseline
 from .scoring import QueryScore
 
-__all__ = ["bootstrap_interval", "paired_deltas", "paired_f1_interval"]
+__all__ = ["RESAMPLES", "SEED", "MDE_FACTOR", "paired_deltas", "bootstrap_interval", "sign_flip_p_value",
+           "holm", "mde", "DeltaStats", "describe_delta", "compute_statistics", "mark_noise", "paired_f1_interval"]
 
 RESAMPLES = 10_000
 SEED = 0
+MDE_FACTOR = 2.8016  # z(0.975) + z(0.8): two-sided alpha 0.05, power 0.8
+_BATCH_CELLS = 20_000_000  # draws per vectorised batch (memory bound)
+_EPS = np.finfo(np.float64).eps * 100
 
 
-def paired_deltas(scores: Sequence[QueryScore], baseline: Baseline, metric: str = "f1") -> np.ndarray:
-    """candidate − baseline per query present on both sides, errored ones left out."""
+def paired_deltas(scores: Sequence[QueryScore], baseline: Baseline, metric: str = "f1",
+                  domain: str | None = None) -> np.ndarray:
+    """candidate − baseline per query on both sides, errored ones left out (golden order)."""
     out = []
     for s in scores:
         base = baseline.rows.get(s.query_id)
         if base is None or base.errored or s.error is not None:
             continue
+        if domain is not None and s.domain != domain:
+            continue
         out.append(getattr(s, metric) - getattr(base, metric))
     return np.asarray(out, dtype=float)
 
 
+def _groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    uniq, counts = np.unique(values, return_counts=True)
+    return uniq, counts
+
+
+def bootstrap_means(deltas: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
+    """Means of `resamples` bootstrap resamples (with replacement, size n) of `deltas`."""
+    n = len(deltas)
+    rng = np.random.default_rng(seed)
+    values, counts = _groups(deltas)
+    if len(values) == 1:
+        return np.full(resamples, values[0])
+    probs = counts / n
+    means = np.empty(resamples)
+    if len(values) * 4 < n:  # few distinct values: multinomial counts per distinct value
+        batch = max(1, _BATCH_CELLS // len(values))
+        for start in range(0, resamples, batch):
+            stop = min(resamples, start + batch)
+            drawn = rng.multinomial(n, probs, size=stop - start)
+            means[start:stop] = drawn @ values / n
+    else:  # mostly distinct values: draw indices
+        batch = max(1, _BATCH_CELLS // n)
+        for start in range(0, resamples, batch):
+            stop = min(resamples, start + batch)
+            means[start:stop] = deltas[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+    return means
+
+
 def bootstrap_interval(deltas: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED,
                        level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean delta; (nan, nan) for fewer than 2 values."""
-    n = len(deltas)
-    if n < 2:
+    """Percentile bootstrap interval of the mean; (nan, nan) for fewer than 2 values."""
+    if len(deltas) < 2:
         return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples)
-    batch = max(1, min(resamples, 10_000_000 // n))
-    for start in range(0, resamples, batch):
-        stop = min(resamples, start + batch)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        means[start:stop] = deltas[idx].mean(axis=1)
+    means = bootstrap_means(np.asarray(deltas, dtype=float), resamples, seed)
     alpha = (1 - level) / 2
     low, high = np.percentile(means, [100 * alpha, 100 * (1 - alpha)])
     return float(low), float(high)
 
 
+def _null_means(deltas: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    n = len(deltas)
+    if n <= 30 and 2 ** n <= resamples:  # exact: every sign pattern once
+        signs = ((np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1) * 2 - 1
+        return signs @ deltas / n, True
+    magnitudes, counts = _groups(np.abs(deltas))
+    keep = magnitudes > 0
+    magnitudes, counts = magnitudes[keep], counts[keep]
+    null = np.empty(resamples)
+    if len(magnitudes) == 0:
+        return np.zeros(resamples), False
+    batch = max(1, _BATCH_CELLS // len(magnitudes))
+    for start in range(0, resamples, batch):
+        stop = min(resamples, start + batch)
+        positives = rng.binomial(counts, 0.5, size=(stop - start, len(counts)))
+        null[start:stop] = (2 * positives - counts) @ magnitudes / n
+    return null, False
+
+
+def sign_flip_p_value(deltas: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> float:
+    """Two-sided paired permutation (sign-flip) p-value of the mean, as SciPy computes it."""
+    deltas = np.asarray(deltas, dtype=float)
+    if len(deltas) == 0:
+        return float("nan")
+    observed = deltas.mean()
+    null, exact = _null_means(deltas, resamples, np.random.default_rng(seed))
+    adjustment = 0 if exact else 1
+    gamma = abs(_EPS * observed)
+    total = len(null) + adjustment
+    less = (np.count_nonzero(null <= observed + gamma) + adjustment) / total
+    greater = (np.count_nonzero(null >= observed - gamma) + adjustment) / total
+    return float(min(1.0, max(0.0, 2 * min(less, greater))))
+
+
+def holm(p_values: dict[str, float]) -> dict[str, float]:
+    """Holm–Bonferroni adjusted p-values (NaNs are left out and stay NaN)."""
+    valid = sorted((p, k) for k, p in p_values.items() if not math.isnan(p))
+    m, running, out = len(valid), 0.0, {k: float("nan") for k in p_values}
+    for i, (p, key) in enumerate(valid):
+        running = max(running, min(1.0, (m - i) * p))
+        out[key] = running
+    return out
+
+
+def mde(deltas: np.ndarray) -> float:
+    """Minimum detectable mean F1 change: 2.8016 · sd(ΔF1) / √n (sample sd)."""
+    n = len(deltas)
+    if n < 2:
+        return float("nan")
+    return float(MDE_FACTOR * np.std(deltas, ddof=1) / math.sqrt(n))
+
+
+@dataclass(frozen=True)
+class DeltaStats:
+    mean_delta: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    n: int
+
+    def as_dict(self) -> dict:
+        clean = lambda v: None if isinstance(v, float) and math.isnan(v) else v  # noqa: E731
+        return {"mean_delta": clean(self.mean_delta), "ci_low": clean(self.ci_low), "ci_high": clean(self.ci_high),
+                "p_value": clean(self.p_value), "n": self.n}
+
+
+def describe_delta(deltas: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> DeltaStats:
+    mean = float(deltas.mean()) if len(deltas) else float("nan")
+    low, high = bootstrap_interval(deltas, resamples, seed)
+    return DeltaStats(mean, low, high, sign_flip_p_value(deltas, resamples, seed), len(deltas))
+
+
+def compute_statistics(scores: Sequence[QueryScore], baseline: Baseline, regression_delta: float,
+                       resamples: int = RESAMPLES, seed: int = SEED) -> dict:
+    """The report's `statistics` block (SPEC §6)."""
+    out: dict = {}
+    f1 = paired_deltas(scores, baseline, "f1")
+    for metric in ("f1", "precision", "recall"):
+        deltas = f1 if metric == "f1" else paired_deltas(scores, baseline, metric)
+        out[metric] = describe_delta(deltas, resamples, seed).as_dict()
+    domains = sorted({s.domain for s in scores if s.domain})
+    by_domain = {d: describe_delta(paired_deltas(scores, baseline, "f1", d), resamples, seed).as_dict()
+                 for d in domains}
+    adjusted = holm({d: (v["p_value"] if v["p_value"] is not None else float("nan")) for d, v in by_domain.items()})
+    out["by_domain"] = {d: {"f1": dict(v, p_value_holm=None if math.isnan(adjusted[d]) else adjusted[d])}
+                        for d, v in by_domain.items()}
+    detectable = mde(f1)
+    out["mde_f1"] = None if math.isnan(detectable) else detectable
+    out["seed"], out["resamples"] = seed, resamples
+    out["mde_warning"] = (f"{len(f1)} paired queries can only detect a mean F1 change of {detectable:.3f} "
+                          f"(80% power, α 0.05), more than regression_delta {regression_delta:.3f}: "
+                          "a change of that size could go unnoticed" if not math.isnan(detectable)
+                          and detectable > regression_delta else None)
+    return out
+
+
+def mark_noise(scores: Sequence[QueryScore], baseline: Baseline, repeats: Sequence[Baseline]) -> dict:
+    """Noise floor per query: the largest F1 spread among runs of the same prompt version on
+    the same golden set (the repeats and this run). A query whose |ΔF1| against the baseline
+    is within its floor is marked `within_noise`. Without repeats there is no floor."""
+    if not repeats:
+        return {"repeat_runs": 0, "queries_with_variation": 0, "deltas_within_noise": 0, "mean_floor": None}
+    floors, within = [], 0
+    for s in scores:
+        values = [s.f1] + [r.rows[s.query_id].f1 for r in repeats if s.query_id in r.rows]
+        floor = max(values) - min(values)
+        s.noise_floor = floor
+        base = baseline.rows.get(s.query_id)
+        if base is not None and s.error is None and floor > 0 and abs(s.f1 - base.f1) <= floor + 1e-9:
+            s.within_noise = True
+            within += 1
+        floors.append(floor)
+    return {"repeat_runs": len(repeats), "queries_with_variation": sum(1 for f in floors if f > 0),
+            "deltas_within_noise": within, "mean_floor": float(np.mean(floors)) if floors else None}
+
+
 def paired_f1_interval(scores: Sequence[QueryScore], baseline: Baseline) -> float | None:
     """Upper end of the 95% interval of the mean F1 delta, None when it cannot be computed."""
-    deltas = paired_deltas(scores, baseline)
-    _, high = bootstrap_interval(deltas)
-    return None if np.isnan(high) else high
+    _, high = bootstrap_interval(paired_deltas(scores, baseline))
+    return None if math.isnan(high) else high

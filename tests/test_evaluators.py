@@ -40,12 +40,29 @@ def server():
     llm.close()
 
 
-def sync_client(server: LoopbackLLM) -> openai.OpenAI:
-    return openai.OpenAI(base_url=server.url, api_key="x", max_retries=0, timeout=10)
+@pytest.fixture
+def client(server):
+    """A real sync OpenAI client pointed at the loopback server."""
+    sync = openai.OpenAI(base_url=server.url, api_key="x", max_retries=0, timeout=10)
+    yield sync
+    sync.close()
 
 
-def async_client(server: LoopbackLLM) -> openai.AsyncOpenAI:
+@pytest.fixture
+def aclient(server):
+    """A real AsyncOpenAI client; tests that await it close it with `run_and_close`."""
     return openai.AsyncOpenAI(base_url=server.url, api_key="x", max_retries=0, timeout=10)
+
+
+def run_and_close(aclient: openai.AsyncOpenAI, coro):
+    """asyncio.run(coro), closing the client's connections on the loop that opened them."""
+    async def main():
+        try:
+            return await coro
+        finally:
+            await aclient.close()
+
+    return asyncio.run(main())
 
 
 def sent_prompt(request: dict) -> str:
@@ -270,18 +287,18 @@ def test_parse_error_truncates_a_long_reply():
     ("{input} {prediction} {reference} {extra}", "{extra}"),   # would fail at the first row
     ("{input} {prediction} {reference} {", "format string"),
 ])
-def test_bad_custom_template_raises_at_construction(server, template, named):
+def test_bad_custom_template_raises_at_construction(server, client, template, named):
     with pytest.raises(EvaluatorError) as info:
-        LLMJudgeEvaluator(sync_client(server), "judge-model", template=template)
+        LLMJudgeEvaluator(client, "judge-model", template=template)
     assert isinstance(info.value, ValueError)
     assert named in str(info.value)
     assert server.chat_calls == 0
 
 
-def test_custom_template_placeholders_are_filled_in_the_request(server):
+def test_custom_template_placeholders_are_filled_in_the_request(server, client):
     server.actions = [("text", "9")]
     template = "Q={input} | A={prediction} | R={reference} | reply {{score}} first"
-    judge = LLMJudgeEvaluator(sync_client(server), "judge-model", template=template)
+    judge = LLMJudgeEvaluator(client, "judge-model", template=template)
     judge.evaluate("Paris", reference="Paris, France", input="Capital of France?")
     (request,) = server.requests
     assert request["path"].endswith("/chat/completions")
@@ -290,18 +307,18 @@ def test_custom_template_placeholders_are_filled_in_the_request(server):
     assert sent_prompt(request) == "Q=Capital of France? | A=Paris | R=Paris, France | reply {score} first"
 
 
-def test_default_template_carries_all_three_texts(server):
+def test_default_template_carries_all_three_texts(server, client):
     server.actions = [("text", "5")]
-    LLMJudgeEvaluator(sync_client(server), "m").evaluate("PRED-TEXT", reference="REF-TEXT", input="INPUT-TEXT")
+    LLMJudgeEvaluator(client, "m").evaluate("PRED-TEXT", reference="REF-TEXT", input="INPUT-TEXT")
     prompt = sent_prompt(server.requests[0])
     assert prompt == DEFAULT_JUDGE_TEMPLATE.format(input="INPUT-TEXT", prediction="PRED-TEXT", reference="REF-TEXT")
-    assert "0" in prompt and "10" in prompt and "Start your reply with the number" in prompt
+    assert "from 0" in prompt and "to 10" in prompt and "Start your reply with the number" in prompt
 
 
-def test_braces_in_row_texts_are_sent_literally(server):
+def test_braces_in_row_texts_are_sent_literally(server, client):
     server.actions = [("text", "5")]
     template = "{input}|{prediction}|{reference}"
-    LLMJudgeEvaluator(sync_client(server), "m", template=template).evaluate('{"a": 1}', "{reference}", "{0}")
+    LLMJudgeEvaluator(client, "m", template=template).evaluate('{"a": 1}', "{reference}", "{0}")
     assert sent_prompt(server.requests[0]) == '{0}|{"a": 1}|{reference}'
 
 
@@ -314,60 +331,61 @@ def test_braces_in_row_texts_are_sent_literally(server):
     ("42 then 6", 0.6, True),
     ("5", 0.5, True),            # exactly at the threshold passes
 ])
-def test_judge_scores_over_http(server, reply, score, passed):
+def test_judge_scores_over_http(server, client, reply, score, passed):
     server.actions = [("text", reply)]
-    result = LLMJudgeEvaluator(sync_client(server), "m", threshold=0.5).evaluate("Paris", "Paris", "Capital?")
+    result = LLMJudgeEvaluator(client, "m", threshold=0.5).evaluate("Paris", "Paris", "Capital?")
     assert result.score == pytest.approx(score)
     assert result.passed is passed
     assert result.reasoning == reply
 
 
-def test_judge_garbage_reply_raises_parse_error_naming_it(server):
+def test_judge_garbage_reply_raises_parse_error_naming_it(server, client):
     server.actions = [("text", "I refuse to grade this.")]
-    judge = LLMJudgeEvaluator(sync_client(server), "m")
+    judge = LLMJudgeEvaluator(client, "m")
     with pytest.raises(EvaluatorParseError, match="I refuse to grade this") as info:
         judge.evaluate("x", "y")
     assert isinstance(info.value, ValueError) and isinstance(info.value, EvalcoreError)
 
 
-def test_judge_threshold_is_validated(server):
+@pytest.mark.parametrize("threshold", [7, -0.1, float("nan")])
+def test_judge_threshold_is_validated(client, threshold):
     with pytest.raises(EvaluatorError, match="threshold"):
-        LLMJudgeEvaluator(sync_client(server), "m", threshold=7)
+        LLMJudgeEvaluator(client, "m", threshold=threshold)
 
 
-def test_judge_http_error_becomes_llm_call_error(server):
+def test_judge_http_error_becomes_llm_call_error(server, client):
     server.actions = [("status", 400, {})]
     with pytest.raises(LLMCallError, match="'m'"):
-        LLMJudgeEvaluator(sync_client(server), "m").evaluate("x", "y")
+        LLMJudgeEvaluator(client, "m").evaluate("x", "y")
 
 
-def test_async_judge_with_async_client(server):
+def test_async_judge_with_async_client(server, aclient):
     server.actions = [("text", "8 - good answer")]
-    judge = LLMJudgeEvaluator(async_client(server), "m", threshold=0.9)
-    result = asyncio.run(judge.aevaluate("Paris", "Paris", "Capital?"))
+    judge = LLMJudgeEvaluator(aclient, "m", threshold=0.9)
+    result = run_and_close(aclient, judge.aevaluate("Paris", "Paris", "Capital?"))
     assert (result.score, result.passed, result.reasoning) == (pytest.approx(0.8), False, "8 - good answer")
     assert "Capital?" in sent_prompt(server.requests[0])
 
 
-def test_async_judge_with_sync_client(server):
+def test_async_judge_with_sync_client(server, client):
     server.actions = [("text", "6")]
-    result = asyncio.run(LLMJudgeEvaluator(sync_client(server), "m").aevaluate("x", "y"))
+    result = asyncio.run(LLMJudgeEvaluator(client, "m").aevaluate("x", "y"))
     assert result.score == pytest.approx(0.6) and server.chat_calls == 1
 
 
-def test_sync_judge_with_async_client_works_repeatedly(server):
+def test_sync_judge_with_async_client_works_repeatedly(server, aclient):
     # An AsyncOpenAI client's connections belong to the loop that opened them; calling it from
     # several fresh loops fails with "Event loop is closed" unless the evaluator isolates them.
     server.default = ("text", "9")
-    judge = LLMJudgeEvaluator(async_client(server), "m")
+    judge = LLMJudgeEvaluator(aclient, "m")
     results = [judge.evaluate("x", "y") for _ in range(3)]
     assert [r.score for r in results] == [pytest.approx(0.9)] * 3
     assert server.chat_calls == 3
 
 
-def test_sync_judge_with_async_client_inside_a_running_loop(server):
+def test_sync_judge_with_async_client_inside_a_running_loop(server, aclient):
     server.actions = [("text", "4")]
-    judge = LLMJudgeEvaluator(async_client(server), "m")
+    judge = LLMJudgeEvaluator(aclient, "m")
 
     async def caller():
         return judge.evaluate("x", "y")   # sync call from async code: must not hit "loop already running"
@@ -375,10 +393,10 @@ def test_sync_judge_with_async_client_inside_a_running_loop(server):
     assert asyncio.run(caller()).score == pytest.approx(0.4)
 
 
-def test_async_judge_parse_error_is_raised_as_itself(server):
+def test_async_judge_parse_error_is_raised_as_itself(server, aclient):
     server.actions = [("text", "no idea")]
     with pytest.raises(EvaluatorParseError, match="no idea"):
-        asyncio.run(LLMJudgeEvaluator(async_client(server), "m").aevaluate("x", "y"))
+        run_and_close(aclient, LLMJudgeEvaluator(aclient, "m").aevaluate("x", "y"))
 
 
 # -- datasets ---------------------------------------------------------------------------------
@@ -395,44 +413,44 @@ DIGITS = [3, 9, 1, 7, 5, 0]
 JUDGE_ROWS = [{"prediction": f"ANSWER-{d}", "reference": "r", "input": "q", "id": n} for n, d in enumerate(DIGITS)]
 
 
-def test_judge_dataset_keeps_input_order_sync_client(server):
+def test_judge_dataset_keeps_input_order_sync_client(server, client):
     server.default = ("callable", score_from_prompt)
-    results = LLMJudgeEvaluator(sync_client(server), "m").evaluate_dataset(JUDGE_ROWS, concurrency=4)
+    results = LLMJudgeEvaluator(client, "m").evaluate_dataset(JUDGE_ROWS, concurrency=4)
     assert [r.score for r in results] == pytest.approx([d / 10 for d in DIGITS])
     assert [r.passed for r in results] == [d >= 5 for d in DIGITS]
     assert server.chat_calls == len(DIGITS)
 
 
-def test_judge_dataset_keeps_input_order_async_client(server):
+def test_judge_dataset_keeps_input_order_async_client(server, aclient):
     server.default = ("callable", score_from_prompt)
-    judge = LLMJudgeEvaluator(async_client(server), "m")
-    results = asyncio.run(judge.aevaluate_dataset(JUDGE_ROWS, concurrency=4))
-    assert [r.score for r in results] == pytest.approx([d / 10 for d in DIGITS])
+    judge = LLMJudgeEvaluator(aclient, "m")
     sync_results = judge.evaluate_dataset(JUDGE_ROWS, concurrency=3)   # async client, sync batch
-    assert sync_results == results
+    assert [r.score for r in sync_results] == pytest.approx([d / 10 for d in DIGITS])
+    async_results = run_and_close(aclient, judge.aevaluate_dataset(JUDGE_ROWS, concurrency=4))
+    assert async_results == sync_results
     assert server.chat_calls == 2 * len(DIGITS)
 
 
-def test_async_dataset_runs_rows_concurrently(server):
+def test_async_dataset_runs_rows_concurrently(server, aclient):
     server.default = ("callable", lambda body: (time.sleep(0.3), ("text", "5"))[1])
-    judge = LLMJudgeEvaluator(async_client(server), "m")
+    judge = LLMJudgeEvaluator(aclient, "m")
     started = time.perf_counter()
-    asyncio.run(judge.aevaluate_dataset([("x",)] * 4, concurrency=4))
-    # four 0.3 s replies one after another would take 1.2 s; in parallel about 0.3 s
+    run_and_close(aclient, judge.aevaluate_dataset([("x",)] * 4, concurrency=4))
+    # four 0.3 s replies one after another take at least 1.2 s; in parallel about 0.3 s
     assert time.perf_counter() - started < 1.0
 
 
-def test_dataset_parse_error_is_raised_as_itself(server):
+def test_dataset_parse_error_is_raised_as_itself(server, aclient):
     server.actions = [("text", "7"), ("text", "cannot say"), ("text", "7")]
-    with pytest.raises(EvaluatorParseError, match="cannot say"):
-        asyncio.run(LLMJudgeEvaluator(async_client(server), "m").aevaluate_dataset([("a",), ("b",), ("c",)],
-                                                                                  concurrency=1))
+    judge = LLMJudgeEvaluator(aclient, "m")
+    with pytest.raises(EvaluatorParseError, match="cannot say"):   # not an ExceptionGroup
+        run_and_close(aclient, judge.aevaluate_dataset([("a",), ("b",), ("c",)], concurrency=1))
 
 
 def test_dataset_rows_as_dicts_tuples_and_lists_keep_order():
     rows = [("Paris", "Paris"), {"prediction": "Lyon", "reference": "Paris"}, ["x"], {"prediction": "", "reference": None}]
     results = ExactMatchEvaluator().evaluate_dataset(rows, concurrency=3)
-    assert [r.passed for r in results] == [True, False, False, True]   # ["x"] vs "" fails; "" vs None("") passes
+    assert [r.passed for r in results] == [True, False, False, True]   # ["x"] vs "" fails; "" vs None ("") passes
     assert results[1].reasoning == "expected 'Paris', got 'Lyon'"
 
 
@@ -449,10 +467,10 @@ def test_dataset_generator_and_async_twin():
     (["just a string"], "row 0: expected a dict"),
     ([("a", 3)], "row 0: reference must be a string"),
 ])
-def test_dataset_bad_rows_raise_before_scoring(server, rows, message):
+def test_dataset_bad_rows_raise_before_scoring(server, client, rows, message):
     server.default = ("text", "5")
     with pytest.raises(EvaluatorError, match=re.escape(message)):
-        LLMJudgeEvaluator(sync_client(server), "m").evaluate_dataset(rows)
+        LLMJudgeEvaluator(client, "m").evaluate_dataset(rows)
     assert server.chat_calls == 0
 
 

@@ -4,7 +4,7 @@ import plotly.express as px
 import streamlit as st
 
 from dashboard import data, ui
-from dashboard.compare_view import filters_from_widgets, render_rows
+from dashboard.compare_view import filters_from_widgets, render_intervals, render_rows
 from evalcore.store import STATUSES
 
 st.title("Compare")
@@ -47,6 +47,8 @@ st.markdown(" · ".join(
     + f" · {head['failed']} failed · {head['critical_failed']} critical failed · "
       f"<span style='color:{ui.DRIFT_COLOR};font-weight:600'>{head['drift_terms'] or 0} drift terms</span>",
     unsafe_allow_html=True)
+
+render_intervals(data.pair_statistics(run_id, baseline_id), data.run_row(run_id))
 
 points, total = data.points(run_id, baseline_id)
 charts = st.columns(2)

@@ -18,7 +18,7 @@ from ..io import load_baseline_report
 from ..regression import Baseline
 from ..report import PendingFile, build_report, iter_report_json, render_html, render_junit
 from ..signoff import release_state
-from ..store import load_baseline, save_run
+from ..store import load_baseline, repeat_runs, save_run
 from .common import GATE_EXIT, db_option, run_cli
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs"]
@@ -138,7 +138,9 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     base = run_cli(resolve_baseline, baseline, db)
     run = run_cli(evaluate, golden, generated, thresholds_path=thresholds, drift_judge=drift_judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
-                  domain_context=domain_context, author=author, cache_db=None if no_store else db)
+                  domain_context=domain_context, author=author, cache_db=None if no_store else db,
+                  repeats_from=None if not Path(db).exists() else
+                  (lambda golden_hash, version: repeat_runs(db, golden_hash, version)))
     finish(run, None if no_store else db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet)
 
 

@@ -123,7 +123,8 @@ def harness_command(golden, prompt_file, model, base_url, callable_spec, concurr
     generated, errors = to_generated(outputs, source)
     run = run_cli(evaluate_loaded, golden_set, generated, thresholds_model, judge=judge, baseline=base,
                   settings=settings, errors=errors, name=name, prompt_version=version,
-                  domain_context=domain_context, author=author)
+                  domain_context=domain_context, author=author,
+                  repeats=store.repeat_runs(cache_db, golden_set.content_hash, version) if cache_db else None)
     if not quiet:
         click.echo(f"harness: {len(outputs)} queries, {len(errors)} errored"
                    + (f", {usage['calls']} calls, {usage['cache_hits']} from cache, "

@@ -54,6 +54,28 @@ def _order(rows: list[dict]) -> list[dict]:
                                        0 if not q["passed"] else 1))
 
 
+def _fmt(v, spec="+.4f") -> str:
+    return "—" if v is None else format(v, spec)
+
+
+def _statistics(stats: dict | None) -> str:
+    if not stats:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(name)}</td><td class=\"num\">{_fmt(s['mean_delta'])}</td>"
+        f"<td class=\"num\">{_fmt(s['ci_low'])} … {_fmt(s['ci_high'])}</td>"
+        f"<td class=\"num\">{_fmt(s['p_value'], '.4f')}</td>"
+        f"<td class=\"num\">{_fmt(s.get('p_value_holm'), '.4f')}</td><td class=\"num\">{s['n']}</td></tr>"
+        for name, s in [("F1", stats["f1"]), ("precision", stats["precision"]), ("recall", stats["recall"])]
+        + [(f"F1 · {domain}", v["f1"]) for domain, v in stats["by_domain"].items()])
+    warn = f"<p><b>Warning:</b> {_e(stats['mde_warning'])}</p>" if stats.get("mde_warning") else ""
+    return (f"<h2>Statistics (paired, candidate − baseline)</h2>{warn}<table><thead><tr><th>metric</th>"
+            "<th>mean Δ</th><th>95% interval (bootstrap)</th><th>p (sign-flip)</th><th>p (Holm)</th><th>n</th>"
+            f"</tr></thead><tbody>{rows}</tbody></table><p class=\"muted\">Minimum detectable F1 change "
+            f"{_fmt(stats.get('mde_f1'), '.4f')} (80% power, α 0.05); {stats['resamples']:,} resamples, "
+            f"seed {stats['seed']}.</p>")
+
+
 def render_html(report: dict) -> str:
     """The whole report as one HTML document; regressions first, then failures."""
     s, gate, reg, run = report["summary"], report["gate"], report["regression_analysis"], report["run"]
@@ -75,6 +97,7 @@ def render_html(report: dict) -> str:
         "<h2>Gate</h2><ul>", "".join(f"<li>{_e(r)}</li>" for r in gate["reasons"]), "</ul>",
         f"<div class=\"cards\">{cards}</div>",
         f"<h2>Regression analysis</h2><p>{_e(reg['delta_summary'])}</p>",
+        _statistics(report.get("statistics")),
         "<h2>Recommendations</h2><ul>", "".join(f"<li>{_e(r)}</li>" for r in report["recommendations"]), "</ul>",
         "<h2>Queries</h2><table><thead><tr><th>query_id</th><th>query</th><th>domain</th><th>P</th><th>R</th>"
         "<th>F1</th><th>baseline F1</th><th>drift</th><th>result</th><th>true positives</th>"

@@ -44,6 +44,9 @@ def query_row(s: QueryScore, status: str | None = None, baseline_f1: float | Non
     if status is not None:
         row["regression_status"] = status
         row["baseline_f1"] = baseline_f1
+        if s.noise_floor is not None:
+            row["noise_floor"] = s.noise_floor
+            row["within_noise"] = s.within_noise
     return row
 
 
@@ -81,6 +84,7 @@ def build_report(run: EvaluationRun, rows: bool = True) -> dict:
             "mean_f1_delta": reg.mean_f1_delta,
         },
         "recommendations": run.recommendations,
+        **({"statistics": run.statistics} if run.statistics is not None else {}),
         "gate": run.gate.model_dump(),
         "thresholds": run.thresholds.model_dump(),
         "micro": {

@@ -10,7 +10,8 @@ from .audit import (AUDIT_COLUMNS, append_audit, audit_records, decisions_for, g
                     list_users, signoff_items, update_user)
 from .connection import MIGRATIONS, SCHEMA_VERSION, connect, ensure_store
 from .runs import (compare_runs, drift_terms, find_run, find_run_by_content, get_run, judge_log,
-                   list_runs, load_baseline, query_rows, save_run, term_rows)
+                   list_runs, load_baseline, paired_metrics, query_rows, repeat_runs, save_run,
+                   term_rows)
 from .llm import harness_outputs, load_llm_cache, save_harness_outputs, save_llm_cache, save_usage
 from .vectors import load_vectors, save_vectors
 from .views import (SORTS, STATUSES, CompareFilter, compare_domains, compare_headline, compare_page, compare_points,
@@ -23,4 +24,4 @@ __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "connect", "ensure_store", "compare_r
            "metric_trend", "query_history", "runs_overview", "SORTS", "STATUSES", "append_audit",
            "audit_records", "decisions_for", "get_user", "insert_user", "list_users", "update_user",
            "AUDIT_COLUMNS", "signoff_items", "harness_outputs", "load_llm_cache", "save_harness_outputs",
-           "save_llm_cache", "save_usage"]
+           "save_llm_cache", "save_usage", "paired_metrics", "repeat_runs"]

@@ -81,6 +81,9 @@ MIGRATIONS.append((5, [
         solution_criteria VARCHAR, output VARCHAR, score DOUBLE, passed BOOLEAN, reasoning VARCHAR,
         strengths VARCHAR, weaknesses VARCHAR, violated_extra_criteria VARCHAR, error VARCHAR)""",
 ]))
+MIGRATIONS.append((6, ["ALTER TABLE runs ADD COLUMN statistics VARCHAR",
+                       "ALTER TABLE query_results ADD COLUMN noise_floor DOUBLE",
+                       "ALTER TABLE query_results ADD COLUMN within_noise BOOLEAN"]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

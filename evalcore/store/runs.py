@@ -31,7 +31,7 @@ RUN_INSERT_COLUMNS = (
     "total_queries", "passed", "failed", "errored", "aggregate_precision", "aggregate_recall", "aggregate_f1",
     "mean_term_drift_score", "micro_precision", "micro_recall", "micro_f1", "micro_tp", "micro_fp", "micro_fn",
     "regression_detected", "regressed_queries", "improved_queries", "added_queries", "removed_queries",
-    "delta_summary", "golden_set_changed", "mean_f1_delta", "thresholds", "recommendations")
+    "delta_summary", "golden_set_changed", "mean_f1_delta", "thresholds", "recommendations", "statistics")
 
 
 def _run_row(run: EvaluationRun) -> list:
@@ -47,7 +47,7 @@ def _run_row(run: EvaluationRun) -> list:
         agg.micro_precision, agg.micro_recall, agg.micro_f1, agg.tp, agg.fp, agg.fn,
         reg.detected, reg.regressed, reg.improved, reg.added, reg.removed, reg.summary,
         reg.golden_set_changed, reg.mean_f1_delta, run.thresholds.model_dump_json(),
-        run.recommendations,
+        run.recommendations, None if run.statistics is None else json.dumps(run.statistics),
     ]
 
 
@@ -108,6 +108,8 @@ def _query_table(run: EvaluationRun, start: int, stop: int) -> pa.Table:
         "n_fn": [len(s.false_negatives) for s in scores],
         "n_drift": [len(s.drift_terms) for s in scores],
         "regression_status": pa.array([status.get(s.query_id) for s in scores], text),
+        "noise_floor": pa.array([s.noise_floor for s in scores], pa.float64()),
+        "within_noise": pa.array([s.within_noise if s.noise_floor is not None else None for s in scores], pa.bool_()),
         "baseline_f1": pa.array([base_f1.get(s.query_id) for s in scores], floats),
         "failure_reasons": _list_column([s.failure_reasons for s in scores], text),
         "notes": _list_column([s.notes for s in scores], text),
@@ -240,6 +242,27 @@ def term_rows(db_path: str | Path, run_id: str, query_id: str | None = None) -> 
             sql += " AND query_id = ?"
             params.append(query_id)
         return con.execute(sql + " ORDER BY query_id, coalesce(gen_pos, 100000 + exp_pos)", params).df()
+
+
+def repeat_runs(db_path: str | Path, golden_hash: str, prompt_version: str, limit: int = 10) -> list[Baseline]:
+    """Earlier runs of this prompt version on this golden set (for the noise floor)."""
+    if not Path(str(db_path)).exists():
+        return []
+    with connect(db_path) as con:
+        ids = [r[0] for r in con.execute("SELECT run_id FROM runs WHERE golden_hash = ? AND prompt_version = ? "
+                                         "ORDER BY created_at DESC LIMIT ?", [golden_hash, prompt_version, limit]).fetchall()]
+    return [load_baseline(db_path, rid) for rid in ids]
+
+
+def paired_metrics(db_path: str | Path, run_id: str, baseline_id: str):
+    """(domain, ΔP, ΔR, ΔF1) per query on both sides, errored ones left out."""
+    with connect(db_path) as con:
+        return con.execute(
+            """SELECT c.domain, c.precision - b.precision AS d_precision, c.recall - b.recall AS d_recall,
+                      c.f1 - b.f1 AS d_f1
+               FROM query_results c JOIN query_results b ON b.query_id = c.query_id
+               WHERE c.run_id = ? AND b.run_id = ? AND c.error IS NULL AND b.error IS NULL
+               ORDER BY c.position""", [run_id, baseline_id]).df()
 
 
 def load_baseline(db_path: str | Path, run_id: str) -> Baseline:

@@ -1,0 +1,517 @@
+"""Prompt evaluation against a real loopback OpenAI-compatible server: dataset generation,
+concurrent runs in dataset order, the judge and its extra-criteria cap (SPEC §6), errored
+cases, the HTML report, the store and version matrix, the CLI group and the dashboard page."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from streamlit.testing.v1 import AppTest
+
+from evalcore import prompt_eval as pe
+from evalcore.cli.prompt_eval import prompt_eval_group
+from evalcore.errors import InputError
+from evalcore.llm import LLMConfig
+from evalcore.report.prompt_html import badge_class
+from evalcore.store.prompts import (list_prompt_evals, prompt_eval_matrix, prompt_eval_results, prompt_eval_versions,
+                                    save_prompt_eval)
+
+from llm_server import LoopbackLLM
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / "views" / "prompts.py")
+
+
+class FakeModel:
+    """Plays generator, model under test and judge, told apart by the system prompt.
+
+    The judge scores an output by markers in it: `score=N` gives N, `violate` lists the first
+    extra criterion as violated, `garbage` answers prose instead of JSON.
+    """
+
+    def __init__(self):
+        self.ideas = None  # override the idea list
+
+    def __call__(self, body):
+        messages = body["messages"]
+        if messages[0]["role"] == "user":  # the prompt under test, filled from a template
+            return ("text", "ANSWER " + messages[0]["content"])
+        system, payload = messages[0]["content"], json.loads(messages[1]["content"])
+        if system == pe.IDEAS_SYSTEM:
+            return ("json", {"ideas": self.ideas or [f"idea {i}" for i in range(payload["number_of_ideas"])]})
+        if system == pe.CASE_SYSTEM:
+            idea = payload["scenario_idea"]
+            return ("json", {"scenario": idea, "prompt_inputs": {n: f"{n} for {idea}" for n in payload["prompt_inputs"]},
+                             "solution_criteria": ["is polite", "answers the question"]})
+        assert system == pe.JUDGE_SYSTEM
+        return self.judge(payload)
+
+    @staticmethod
+    def judge(payload):
+        output = payload["output"]
+        if "garbage" in output:
+            return ("text", "A fine answer, I'd say 9/10.")
+        found = re.search(r"score=(\d+(?:\.\d+)?)", output)
+        violated = payload["extra_criteria"][:1] if "violate" in output else []
+        return ("json", {"score": float(found.group(1)) if found else 5, "reasoning": f"judged <{output[:20]}>",
+                         "strengths": ["clear"], "weaknesses": ["short"], "violated_extra_criteria": violated})
+
+
+@pytest.fixture
+def llm():
+    server = LoopbackLLM()
+    server.default = ("callable", FakeModel())
+    yield server
+    server.close()
+
+
+def config(llm, **kw) -> LLMConfig:
+    return LLMConfig(model="test-model", base_url=llm.url, backoff=0.001, max_backoff=0.01, timeout=10,
+                     **{"max_tries": 3, **kw})
+
+
+def write_dataset(path: Path, texts: list[str], criteria=("echoes the text",)) -> Path:
+    data = {"task_description": "Echo the text back", "prompt_inputs_spec": {"text": "what to echo"},
+            "cases": [{"scenario": f"scenario {i}", "prompt_inputs": {"text": t}, "solution_criteria": list(criteria)}
+                      for i, t in enumerate(texts)]}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def echo(inputs: dict) -> str:
+    return inputs["text"]
+
+
+def judge_payloads(llm) -> list[dict]:
+    return [json.loads(r["body"]["messages"][1]["content"]) for r in llm.requests
+            if r["body"]["messages"][0]["content"] == pe.JUDGE_SYSTEM]
+
+
+# ---------------------------------------------------------------- dataset generation
+
+
+def test_generate_asks_ideas_then_one_case_per_idea_and_reuses_the_file(llm, tmp_path):
+    out = tmp_path / "cases.json"
+    evaluator = pe.PromptEvaluator(config(llm))
+    dataset = evaluator.generate_dataset("Answer bike shop emails", {"email": "the customer's email"}, 3, out)
+    assert llm.chat_calls == 4  # 1 ideas + 3 cases
+    systems = [r["body"]["messages"][0]["content"] for r in llm.requests]
+    assert systems[0] == pe.IDEAS_SYSTEM and systems[1:] == [pe.CASE_SYSTEM] * 3
+    asked = sorted(json.loads(r["body"]["messages"][1]["content"])["scenario_idea"] for r in llm.requests[1:])
+    assert asked == ["idea 0", "idea 1", "idea 2"]
+    assert [c.scenario for c in dataset.cases] == ["idea 0", "idea 1", "idea 2"]  # idea order, not answer order
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert set(saved) == {"task_description", "prompt_inputs_spec", "cases"}
+    assert saved["cases"][1]["prompt_inputs"] == {"email": "email for idea 1"}
+    again = evaluator.generate_dataset("a different task", {"x": "y"}, 9, out)
+    assert llm.chat_calls == 4 and again == dataset  # reused: zero calls
+
+
+def test_invalid_case_json_is_retried_until_valid(llm, tmp_path):
+    good = {"scenario": "s", "prompt_inputs": {"email": "hi"}, "solution_criteria": ["c"]}
+    llm.actions = [("json", {"ideas": ["only idea"]}),
+                   ("text", "sure! here is a case"),                                 # not JSON
+                   ("json", {**good, "prompt_inputs": {"mail": "hi"}}),               # wrong input name
+                   ("json", {**good, "solution_criteria": ["a", "b", "c", "d", "e"]}),  # more than 4 criteria
+                   ("json", good)]
+    dataset = pe.PromptEvaluator(config(llm, max_tries=4)).generate_dataset(
+        "t", {"email": "e"}, 1, tmp_path / "d.json")
+    assert llm.chat_calls == 5 and dataset.cases == [pe.TestCase(**good)]
+
+
+def test_generation_failing_after_last_try_writes_nothing(llm, tmp_path):
+    llm.actions = [("json", {"ideas": ["a", "b"]})]
+    llm.default = ("json", {"scenario": "s", "prompt_inputs": {}, "solution_criteria": []})
+    out = tmp_path / "d.json"
+    with pytest.raises(pe.DatasetGenerationError, match="2 of 2 cases failed"):
+        pe.PromptEvaluator(config(llm, max_tries=2)).generate_dataset("t", {"email": "e"}, 2, out)
+    assert llm.chat_calls == 1 + 2 * 2 and not out.exists()
+
+
+def test_too_few_distinct_ideas_are_retried(llm, tmp_path):
+    model = FakeModel()
+    model.ideas = ["same", "same"]
+    llm.default = ("callable", model)
+    with pytest.raises(pe.DatasetGenerationError, match="expected 2 distinct ideas, got 1"):
+        pe.PromptEvaluator(config(llm, max_tries=2)).generate_dataset("t", {"e": "e"}, 2, tmp_path / "d.json")
+    assert llm.chat_calls == 2
+
+
+@pytest.mark.parametrize("data, field", [
+    ({"task_description": "t", "prompt_inputs_spec": {"a": "b"}, "cases": []}, "cases"),
+    ({"task_description": "t", "prompt_inputs_spec": {"a": "b"},
+      "cases": [{"scenario": "s", "prompt_inputs": {"a": 1}, "solution_criteria": list("abcde")}]},
+     "cases[0].solution_criteria"),
+    ({"task_description": "t", "prompt_inputs_spec": {"a": "b"},
+      "cases": [{"scenario": "s", "prompt_inputs": {}, "solution_criteria": ["c"]}]}, "cases[0].prompt_inputs.a"),
+])
+def test_bad_dataset_names_file_and_field(tmp_path, data, field):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        pe.load_dataset(path)
+    assert info.value.lines()[0].startswith(f"{path}:0: {field}: ")
+
+
+# ---------------------------------------------------------------- running and judging
+
+
+def test_results_follow_dataset_order_while_cases_run_concurrently(llm, tmp_path):
+    texts = [f"score={s}" for s in (9, 8, 7, 6, 5, 4)]
+    dataset = write_dataset(tmp_path / "d.json", texts)
+    state = {"now": 0, "max": 0}
+
+    async def slow_echo(inputs):
+        state["now"] += 1
+        state["max"] = max(state["max"], state["now"])
+        index = 9 - int(inputs["text"].split("=")[1])
+        await asyncio.sleep(0.03 * (6 - index))  # later cases finish first
+        state["now"] -= 1
+        return inputs["text"]
+
+    results = pe.PromptEvaluator(config(llm), concurrency=3).run_evaluation(
+        slow_echo, dataset, extra_criteria="stays under 20 words")
+    assert [r.index for r in results.results] == list(range(6))
+    assert [r.output for r in results.results] == texts
+    assert [r.score for r in results.results] == [9, 8, 7, 6, 5, 4]
+    assert [r.passed for r in results.results] == [True, True, True, False, False, False]  # threshold 7
+    assert state["max"] == 3  # concurrent, and bounded
+    s = results.summary
+    assert (s.total, s.scored, s.errored, s.passed, s.average, s.pass_rate) == (6, 6, 0, 3, 6.5, 0.5)
+    assert s.stdev == pytest.approx(1.870828693)  # sample sd of 4..9
+    payload = judge_payloads(llm)[0]  # what the judge sees
+    assert set(payload) == {"task_description", "scenario", "prompt_inputs", "solution_criteria", "extra_criteria",
+                            "output"}
+    assert payload["extra_criteria"] == ["stays under 20 words"]
+
+
+def test_sync_run_function_runs_in_threads_up_to_the_concurrency(llm, tmp_path):
+    dataset = write_dataset(tmp_path / "d.json", [f"score=8 #{i}" for i in range(8)])
+    lock, state = threading.Lock(), {"now": 0, "max": 0}
+
+    def blocking(inputs):
+        with lock:
+            state["now"] += 1
+            state["max"] = max(state["max"], state["now"])
+        time.sleep(0.1)
+        with lock:
+            state["now"] -= 1
+        return inputs["text"]
+
+    results = pe.PromptEvaluator(config(llm), concurrency=8).run_evaluation(blocking, dataset)
+    assert state["max"] == 8 and results.summary.passed == 8
+
+
+@pytest.mark.parametrize("score, violated, expected", [(9, ["x"], 3), (2, ["x"], 2), (9, [], 9), (3.5, ["x"], 3)])
+def test_cap_score(score, violated, expected):
+    assert pe.cap_score(score, violated) == expected
+
+
+def test_judge_cap_rule_violation_scores_three(llm, tmp_path):
+    dataset = write_dataset(tmp_path / "d.json", ["score=9 violate", "score=9", "score=2 violate"])
+    results = pe.PromptEvaluator(config(llm)).run_evaluation(echo, dataset, extra_criteria=["never mention price"])
+    capped, clean, low = results.results
+    assert (capped.score, capped.judge_score, capped.passed, capped.capped) == (3, 9, False, True)
+    assert capped.violated_extra_criteria == ["never mention price"]
+    assert (clean.score, clean.passed, clean.capped) == (9, True, False)
+    assert (low.score, low.capped) == (2, False)
+
+
+@pytest.mark.parametrize("reply", [
+    ("text", "A fine answer, 9/10."),
+    ("json", {"score": 11, "reasoning": "r"}),
+    ("json", {"score": True, "reasoning": "r"}),
+    ("json", {"score": 8}),  # no reasoning
+])
+def test_unusable_judge_reply_makes_an_errored_unscored_case(llm, tmp_path, reply):
+    dataset = write_dataset(tmp_path / "d.json", ["score=8", "score=8 bad judge"])
+
+    def model(body):
+        payload = json.loads(body["messages"][1]["content"])
+        return reply if "bad judge" in payload["output"] else FakeModel.judge(payload)
+    llm.default = ("callable", model)
+    results = pe.PromptEvaluator(config(llm, max_tries=2)).run_evaluation(echo, dataset)
+    ok, bad = results.results
+    assert ok.score == 8 and ok.passed is True
+    assert bad.score is None and bad.passed is None and bad.output == "score=8 bad judge"
+    assert bad.error.startswith("judge failed: unparseable reply") and "after 2 tries" in bad.error
+    assert llm.chat_calls == 1 + 2
+    s = results.summary
+    assert (s.scored, s.errored, s.passed, s.average, s.pass_rate) == (1, 1, 1, 8, 0.5)  # errored is not a pass
+
+
+def test_run_function_failures_are_errored_cases_and_never_judged(llm, tmp_path):
+    dataset = write_dataset(tmp_path / "d.json", ["score=7", "boom", "number"])
+
+    def flaky(inputs):
+        if inputs["text"] == "boom":
+            raise RuntimeError("model offline")
+        return 42 if inputs["text"] == "number" else inputs["text"]
+    results = pe.PromptEvaluator(config(llm)).run_evaluation(flaky, dataset)
+    assert [r.error for r in results.results] == [
+        None, "run function failed: RuntimeError: model offline", "run function returned int, expected a string"]
+    assert [r.score for r in results.results] == [7, None, None]
+    assert llm.chat_calls == 1  # only the case with an output was judged
+
+
+def test_rerun_with_cache_asks_only_for_errored_cases(llm, tmp_path):
+    dataset = write_dataset(tmp_path / "d.json", ["score=8 a", "score=8 b", "score=8 garbage"])
+    db = tmp_path / "cache.duckdb"
+    first = pe.PromptEvaluator(config(llm, max_tries=1), cache_db=db).run_evaluation(echo, dataset)
+    assert first.summary.errored == 1 and llm.chat_calls == 3
+    fixed = pe.PromptEvaluator(config(llm, max_tries=1), cache_db=db).run_evaluation(
+        lambda i: i["text"].replace("garbage", "fixed"), dataset)
+    assert fixed.summary.errored == 0 and llm.chat_calls == 4  # two answers came from the cache
+    assert fixed.usage["judge"]["cache_hits"] == 2
+
+
+def test_bad_pass_threshold_is_refused(llm, tmp_path):
+    dataset = write_dataset(tmp_path / "d.json", ["x"])
+    with pytest.raises(pe.UsageError, match="pass_threshold"):
+        pe.PromptEvaluator(config(llm)).run_evaluation(echo, dataset, pass_threshold=11)
+    assert llm.chat_calls == 0
+
+
+# ---------------------------------------------------------------- HTML report
+
+
+@pytest.mark.parametrize("score, css", [(None, "score-none"), (9, "score-high"), (7, "score-high"),
+                                        (6.9, "score-mid"), (3, "score-low"), (1, "score-low")])
+def test_badge_class(score, css):
+    assert badge_class(score, 7) == css
+
+
+def test_html_report_escapes_everything_and_colours_badges(llm, tmp_path):
+    xss = "<script>alert(1)</script>"
+    dataset = write_dataset(tmp_path / "d.json", [f"score=9 {xss}", "score=5", "score=9 violate", "boom"],
+                            criteria=[f"mentions {xss}"])
+
+    def run(inputs):
+        if inputs["text"] == "boom":
+            raise ValueError(xss)
+        return inputs["text"]
+    results = pe.PromptEvaluator(config(llm)).run_evaluation(run, dataset, extra_criteria=[f"no {xss}"],
+                                                            name=f"v1 {xss}")
+    out = tmp_path / "r.html"
+    results.save_html(out)
+    html = out.read_text(encoding="utf-8")
+    assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "src=" not in html and "<link" not in html  # self-contained
+    cards = dict(re.findall(r'<span class="muted">([^<]+)</span><b>([^<]+)</b>', html))
+    assert cards["total cases"] == "4" and cards["errored"] == "1"
+    assert cards["average score"] == "5.67" and cards["pass rate (≥ 7)"] == "25%"  # (9 + 5 + 3) / 3; 1 of 4
+    sections = re.findall(r'<section class="case[^"]*" id="case-(\d)">.*?<span class="badge ([\w-]+)">(.*?)</span>'
+                          r'(.*?)</section>', html, re.S)
+    assert [(i, css, label) for i, css, label, _ in sections] == [
+        ("0", "score-high", "9 / 10"), ("1", "score-mid", "5 / 10"), ("2", "score-low", "3 / 10"),
+        ("3", "score-none", "unscored")]
+    assert "judge gave 9; capped at 3" in sections[2][3]
+    assert "Errored (not scored): run function failed: ValueError: &lt;script&gt;" in sections[3][3]
+    for part in ("judged &lt;score=9 &lt;script&gt;", "<li>clear</li>", "<li>short</li>", "Solution criteria"):
+        assert part in sections[0][3]
+
+
+# ---------------------------------------------------------------- store and comparison
+
+
+def evaluate_version(llm, dataset, texts_by_case: dict[int, str], db, version: str, **kw):
+    results = pe.PromptEvaluator(config(llm)).run_evaluation(
+        lambda inputs: texts_by_case.get(int(inputs["text"]), "no marker: judged 5"), dataset, **kw)
+    results.store_results(db, name="demo", prompt_version=version)
+    return results
+
+
+def index_dataset(tmp_path, n=3) -> Path:
+    return write_dataset(tmp_path / "d.json", [str(i) for i in range(n)])
+
+
+def test_store_and_matrix_compare_versions_on_the_same_dataset(llm, tmp_path):
+    db, dataset = tmp_path / "s.duckdb", index_dataset(tmp_path)
+    first = evaluate_version(llm, dataset, {0: "score=4", 1: "score=6", 2: "score=8"}, db, "v1")
+    evaluate_version(llm, dataset, {0: "score=9", 1: "score=9", 2: "score=3"}, db, "v2")
+    evaluate_version(llm, dataset, {0: "score=7", 1: "score=7", 2: "score=7"}, db, "v1")  # v1 again: newest wins
+    other = write_dataset(tmp_path / "other.json", ["0"])
+    evaluate_version(llm, other, {0: "score=1"}, db, "v3")
+    assert len(list_prompt_evals(db)) == 4 and len(list_prompt_evals(db, first.dataset_hash)) == 3
+    matrix = prompt_eval_matrix(db, first.dataset_hash)
+    assert list(matrix.columns) == ["v2", "v1"]  # oldest surviving run first
+    assert matrix["v1"].tolist() == [7, 7, 7] and matrix["v2"].tolist() == [9, 9, 3]
+    versions = prompt_eval_versions(db, first.dataset_hash).set_index("version")
+    assert versions.loc["v2", "average_score"] == 7 and versions.loc["v2", "stdev_score"] == pytest.approx(3.4641016)
+    assert versions.loc["v2", "pass_rate"] == pytest.approx(2 / 3)
+    cases = prompt_eval_results(db, first.eval_id)
+    assert cases["score"].tolist() == [4, 6, 8] and json.loads(cases["strengths"][0]) == ["clear"]
+
+
+def test_hostile_text_round_trips_through_the_store(tmp_path):
+    db = tmp_path / "s.duckdb"
+    evil = "x'); DROP TABLE prompt_eval_runs; --"
+    save_prompt_eval(db, {"eval_id": "e1", "created_at": "2026-01-01T00:00:00Z", "dataset_hash": "h", "name": evil},
+                     [{"eval_id": "e1", "case_index": 0, "scenario": evil, "score": 5.0}])
+    assert list_prompt_evals(db)["name"].tolist() == [evil]
+    assert prompt_eval_results(db, "e1")["scenario"].tolist() == [evil]
+    with pytest.raises(ValueError, match="unknown columns"):
+        save_prompt_eval(db, {"eval_id": "e2", "created_at": "t", "dataset_hash": "h", "bogus": 1}, [])
+
+
+# ---------------------------------------------------------------- CLI
+
+
+@pytest.fixture
+def cli_env(tmp_path, monkeypatch):
+    """A config whose retries do not sleep long; the working folder is tmp_path."""
+    monkeypatch.chdir(tmp_path)
+    cfg = tmp_path / "evalcore.toml"
+    cfg.write_text('dashboard_url = "http://dash:8501"\n[llm]\nbackoff = 0.001\nmax_tries = 2\n', encoding="utf-8")
+    monkeypatch.setenv("EVALCORE_CONFIG", str(cfg))
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    return tmp_path
+
+
+def cli(*args):
+    return CliRunner().invoke(prompt_eval_group, [str(a) for a in args])
+
+
+def test_cli_generate_then_reuse(llm, cli_env):
+    args = ["generate", "--task", "Answer emails", "--inputs", "email=the customer's email", "--inputs",
+            "tone=the tone to use", "--cases", 2, "--out", "cases.json", "--model", "gen", "--base-url", llm.url,
+            "--db", "s.duckdb"]
+    first = cli(*args)
+    assert first.exit_code == 0, first.output
+    assert "wrote 2 cases to cases.json (3 calls, 0 from cache)" in first.output
+    assert json.loads(Path("cases.json").read_text())["prompt_inputs_spec"] == {"email": "the customer's email",
+                                                                                "tone": "the tone to use"}
+    second = cli(*args)
+    assert second.exit_code == 0 and "reused as it is (2 cases, no model calls)" in second.output
+    assert llm.chat_calls == 3
+
+
+@pytest.mark.parametrize("bad", ["no-equals", "1bad=name", "name="])
+def test_cli_generate_rejects_bad_inputs(llm, cli_env, bad):
+    result = cli("generate", "--task", "t", "--inputs", bad, "--out", "c.json", "--model", "m", "--base-url", llm.url)
+    assert result.exit_code == 2 and "--inputs" in result.output and llm.chat_calls == 0
+
+
+def test_cli_run_prompt_store_report_and_compare(llm, cli_env):
+    write_dataset(Path("cases.json"), ["score=9 one", "score=8 two", "score=4 three"])
+    Path("v1.txt").write_text("Echo this: {text} {{literal}}", encoding="utf-8")
+    run = cli("run", "--dataset", "cases.json", "--prompt", "v1.txt", "--model", "sut", "--judge-model", "judge",
+              "--base-url", llm.url, "--db", "s.duckdb", "--html", "r.html", "--json", "r.json",
+              "--extra-criteria", "be brief", "--prompt-version", "v1")
+    assert run.exit_code == 0, run.output
+    sut = [r["body"] for r in llm.requests if r["body"]["messages"][0]["role"] == "user"]
+    assert sorted(b["messages"][0]["content"] for b in sut)[0] == "Echo this: score=4 three {literal}"
+    assert {b["model"] for b in sut} == {"sut"} and len(judge_payloads(llm)) == 3
+    assert "3 cases, 3 scored, 0 errored, average 7.00 (sd 2.65), pass rate 67% at >= 7" in run.output
+    assert "http://dash:8501/prompts?dataset=" in run.output
+    saved = json.loads(Path("r.json").read_text())
+    assert saved["judge_model"] == "judge" and saved["model"] == "sut" and saved["extra_criteria"] == ["be brief"]
+    assert "score-high" in Path("r.html").read_text()
+    Path("v2.txt").write_text("score=2 then {text}", encoding="utf-8")  # the judge reads the first score=
+    second = cli("run", "--dataset", "cases.json", "--prompt", "v2.txt", "--model", "sut", "--base-url", llm.url,
+                 "--db", "s.duckdb", "--min-pass-rate", "0.5")
+    assert second.exit_code == 1 and "pass rate 0% is below --min-pass-rate 50%" in second.stderr
+    compare = cli("compare", "--dataset", "cases.json", "--db", "s.duckdb")
+    assert compare.exit_code == 0, compare.output
+    header = next(line for line in compare.output.splitlines() if line.startswith("case"))
+    assert header.split()[2] == "v1" and header.split()[3].startswith("p-")  # default label: prompt+model hash
+    assert re.search(r"^3\s+scenario 2\s+4\.0\s+2\.0$", compare.output, re.M)
+    assert re.search(r"average\s+7\.00\s+2\.00", compare.output)
+    assert re.search(r"std dev\s+2\.65\s+0\.00", compare.output)
+    assert re.search(r"pass rate\s+67%\s+0%", compare.output)
+    by_hash = cli("compare", "--dataset", saved["dataset_hash"][:8], "--db", "s.duckdb")
+    assert by_hash.exit_code == 0 and by_hash.output == compare.output
+
+
+def test_cli_run_with_a_python_callable_and_errored_case(llm, cli_env):
+    write_dataset(Path("cases.json"), ["score=8", "boom"])
+    Path("my_prompt.py").write_text(
+        "async def run(inputs):\n"
+        "    if inputs['text'] == 'boom':\n"
+        "        raise RuntimeError('offline')\n"
+        "    return inputs['text']\n", encoding="utf-8")
+    result = cli("run", "--dataset", "cases.json", "--callable", "my_prompt:run", "--model", "judge",
+                 "--base-url", llm.url, "--no-store", "--json", "r.json")
+    assert result.exit_code == 0, result.output
+    assert "1 errored" in result.output and "RuntimeError: offline" in result.output
+    assert "1 case(s) errored" in result.stderr
+    saved = json.loads(Path("r.json").read_text())
+    assert saved["prompt_version"] == "my_prompt:run" and saved["results"][1]["score"] is None
+    assert not Path("s.duckdb").exists() and llm.chat_calls == 1
+
+
+@pytest.mark.parametrize("setup, args, message", [
+    (lambda: Path("p.txt").write_text("line one\nhello {name}", encoding="utf-8"),
+     ["--prompt", "p.txt"], "p.txt:2: prompt: placeholder {name} is not a dataset input (inputs: text"),
+    (lambda: Path("cases.json").write_text('{"task_description": "t",\n "cases": [', encoding="utf-8"),
+     ["--prompt", "p.txt"], "cases.json:2: json: malformed JSON"),
+    (lambda: Path("cases.json").write_text(json.dumps({"task_description": "t", "prompt_inputs_spec": {"text": "x"},
+                                                       "cases": [{"scenario": "s", "prompt_inputs": {"text": "x"}}]})),
+     ["--prompt", "p.txt"], "cases.json:0: cases[0].solution_criteria: field required"),
+    (lambda: None, [], "give exactly one of --prompt or --callable"),
+    (lambda: None, ["--callable", "nowhere:fn"], "--callable 'nowhere:fn'"),
+])
+def test_cli_run_bad_input_exits_2_with_one_clear_line(llm, cli_env, setup, args, message):
+    write_dataset(Path("cases.json"), ["x"])
+    Path("p.txt").write_text("{text}", encoding="utf-8")
+    setup()
+    result = cli("run", "--dataset", "cases.json", "--model", "m", "--base-url", llm.url, "--no-store", *args)
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert "Traceback" not in result.output and llm.chat_calls == 0
+
+
+def test_cli_compare_unknown_dataset_exits_2(llm, cli_env, tmp_path):
+    db, dataset = tmp_path / "s.duckdb", index_dataset(tmp_path)
+    evaluate_version(llm, dataset, {0: "score=5"}, db, "v1")
+    result = cli("compare", "--dataset", "abcdef00", "--db", db)
+    assert result.exit_code == 2 and "no unique stored dataset hash starts with it" in result.output
+    assert "d.json)" in result.output  # lists what is stored
+
+
+@pytest.mark.parametrize("command", ["generate", "run", "compare"])
+def test_every_command_has_help_with_an_example(command):
+    result = CliRunner().invoke(prompt_eval_group, [command, "--help"])
+    assert result.exit_code == 0 and "Example:" in result.output
+
+
+# ---------------------------------------------------------------- dashboard page
+
+
+def page(monkeypatch, db: Path, **params) -> AppTest:
+    monkeypatch.setenv("EVALCORE_DB", str(db))
+    monkeypatch.syspath_prepend(str(ROOT))  # the page imports `dashboard`
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def test_dashboard_page_compares_versions(llm, tmp_path, monkeypatch):
+    db, dataset = tmp_path / "s.duckdb", index_dataset(tmp_path)
+    first = evaluate_version(llm, dataset, {0: "score=4", 1: "score=6", 2: "score=8"}, db, "v1")
+    evaluate_version(llm, dataset, {0: "score=9", 1: "score=9"}, db, "v2")  # case 2 is judged 5
+    at = page(monkeypatch, db)
+    assert not at.exception, at.exception
+    assert at.selectbox(key="prompts_dataset").value == first.dataset_hash
+    versions = at.dataframe[0].value
+    assert versions["version"].tolist() == ["v1", "v2"]
+    assert versions["average"].tolist() == ["6.00 ± 2.00", "7.67 ± 2.31"]
+    matrix = at.dataframe[1].value
+    assert matrix["v1"].tolist() == [4, 6, 8] and matrix["v2"].tolist() == [9, 9, 5]
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_dashboard_page_unknown_link_and_empty_store(llm, tmp_path, monkeypatch):
+    db, dataset = tmp_path / "s.duckdb", index_dataset(tmp_path)
+    evaluate_version(llm, dataset, {0: "score=4"}, db, "v1")
+    at = page(monkeypatch, db, dataset="feedface")
+    assert not at.exception and "Unknown dataset `feedface`" in at.warning[0].value
+    empty = page(monkeypatch, tmp_path / "none.duckdb")
+    assert not empty.exception and "No prompt evaluations yet" in empty.info[0].value
