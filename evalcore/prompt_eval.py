@@ -358,7 +358,7 @@ class PromptEvaluator:
             ideas = await self._ideas(client, task, spec, num_cases)
             cases = await self._cases(client, task, spec, ideas)
         finally:
-            self.usage = client.usage()
+            self.usage = {"generator": client.usage()}
             await client.aclose()
         dataset = Dataset(task_description=task, prompt_inputs_spec=spec, cases=cases)
         write_atomically(path, dataset.model_dump_json(indent=2) + "\n")
@@ -413,11 +413,13 @@ class PromptEvaluator:
         return [a[0] for a in answers]
 
     def run_evaluation(self, run_prompt_function: Callable, dataset_file: str | Path | Dataset,
-                       extra_criteria: str | Sequence[str] | None = None, pass_threshold: float = 7, **kwargs
-                       ) -> PromptEvalResults:
-        """Run and judge every case; see arun_evaluation."""
+                       extra_criteria: str | Sequence[str] | None = None, pass_threshold: float = 7, *,
+                       model: str | None = None, name: str | None = None, prompt_version: str | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> PromptEvalResults:
+        """Run and judge every case; see arun_evaluation (use that one inside a running event loop)."""
         return asyncio.run(self.arun_evaluation(run_prompt_function, dataset_file, extra_criteria, pass_threshold,
-                                                **kwargs))
+                                                model=model, name=name, prompt_version=prompt_version,
+                                                progress=progress))
 
     async def arun_evaluation(self, run_prompt_function: Callable, dataset_file: str | Path | Dataset,
                               extra_criteria: str | Sequence[str] | None = None, pass_threshold: float = 7, *,
@@ -514,7 +516,7 @@ def _case_result(index: int, case: TestCase, output: str | None, error: str | No
     elif isinstance(verdict, JudgeVerdict):
         score = cap_score(verdict.score, verdict.violated_extra_criteria)
         base = base.model_copy(update={
-            "score": score, "judge_score": verdict.score, "passed": score >= threshold,
+            "score": score, "judge_score": verdict.score, "passed": score >= threshold - 1e-9,
             "reasoning": verdict.reasoning, "strengths": verdict.strengths, "weaknesses": verdict.weaknesses,
             "violated_extra_criteria": verdict.violated_extra_criteria})
     return base

@@ -52,26 +52,58 @@ def _groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniq, counts
 
 
+def _split(values: np.ndarray, counts: np.ndarray, pooled_cost: float) -> np.ndarray:
+    """Which distinct values to draw as groups (one binomial each per resample) rather than
+    element by element (pooled_cost each): the threshold on the count that costs least."""
+    order = np.sort(counts)
+    best_t, best = np.inf, pooled_cost * counts.sum()
+    for t in np.unique(order):
+        cost = np.count_nonzero(counts >= t) + pooled_cost * counts[counts < t].sum()
+        if cost < best:
+            best_t, best = t, cost
+    return counts >= best_t
+
+
 def bootstrap_means(deltas: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
-    """Means of `resamples` bootstrap resamples (with replacement, size n) of `deltas`."""
+    """Means of `resamples` bootstrap resamples (with replacement, size n) of `deltas`.
+
+    A resample is a multinomial over the values: frequent values get their counts from
+    the multinomial directly; the rest are drawn element by element from their pool.
+    """
+    deltas = np.asarray(deltas, dtype=float)
     n = len(deltas)
     rng = np.random.default_rng(seed)
     values, counts = _groups(deltas)
     if len(values) == 1:
         return np.full(resamples, values[0])
-    probs = counts / n
-    means = np.empty(resamples)
-    if len(values) * 4 < n:  # few distinct values: multinomial counts per distinct value
-        batch = max(1, _BATCH_CELLS // len(values))
-        for start in range(0, resamples, batch):
-            stop = min(resamples, start + batch)
-            drawn = rng.multinomial(n, probs, size=stop - start)
-            means[start:stop] = drawn @ values / n
-    else:  # mostly distinct values: draw indices
+    if len(values) * 4 >= n:  # mostly distinct values: plain index draws (SciPy's own scheme)
+        means = np.empty(resamples)
         batch = max(1, _BATCH_CELLS // n)
         for start in range(0, resamples, batch):
             stop = min(resamples, start + batch)
             means[start:stop] = deltas[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+        return means
+    grouped = _split(values, counts, pooled_cost=0.12)  # a binomial costs ~8 pooled draws
+    g_values, g_counts = values[grouped], counts[grouped]
+    pool = np.repeat(values[~grouped], counts[~grouped])
+    probs = np.append(g_counts, len(pool)) / n
+    means = np.empty(resamples)
+    # pooled draws per resample are Binomial(n, |pool|/n): bound the row width generously
+    width = int(len(pool) + 8 * math.sqrt(len(pool) + 1) + 16) if len(pool) else 0
+    batch = max(1, min(resamples, _BATCH_CELLS // max(len(g_values) + 1, width, 1)))
+    columns = np.arange(width)
+    for start in range(0, resamples, batch):
+        rows = min(resamples, start + batch) - start
+        drawn = rng.multinomial(n, probs, size=rows)
+        sums = drawn[:, :-1] @ g_values
+        if len(pool):
+            per_row = drawn[:, -1]
+            if per_row.max() > width:  # astronomically rare; stay exact anyway
+                extra = per_row.max() - width
+                columns = np.arange(width + extra)
+            picks = pool[rng.integers(0, len(pool), size=(rows, len(columns)), dtype=np.int32)]
+            sums += np.where(columns[None, :] < per_row[:, None], picks, 0.0).sum(axis=1)
+        means[start:start + rows] = sums / n
     return means
 
 
@@ -87,6 +119,8 @@ def bootstrap_interval(deltas: np.ndarray, resamples: int = RESAMPLES, seed: int
 
 
 def _null_means(deltas: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    """Means under random sign flips: exact enumeration for small n; otherwise a binomial
+    count of positive signs per frequent |delta| and one random bit per remaining element."""
     n = len(deltas)
     if n <= 30 and 2 ** n <= resamples:  # exact: every sign pattern once
         signs = ((np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1) * 2 - 1
@@ -94,14 +128,25 @@ def _null_means(deltas: np.ndarray, resamples: int, rng: np.random.Generator) ->
     magnitudes, counts = _groups(np.abs(deltas))
     keep = magnitudes > 0
     magnitudes, counts = magnitudes[keep], counts[keep]
-    null = np.empty(resamples)
     if len(magnitudes) == 0:
         return np.zeros(resamples), False
-    batch = max(1, _BATCH_CELLS // len(magnitudes))
+    grouped = _split(magnitudes, counts, pooled_cost=0.02)
+    g_mag, g_counts = magnitudes[grouped], counts[grouped]
+    pool = np.repeat(magnitudes[~grouped], counts[~grouped])
+    null = np.empty(resamples)
+    width = max(len(g_mag), len(pool), 1)
+    batch = max(1, min(resamples, _BATCH_CELLS // width))
     for start in range(0, resamples, batch):
-        stop = min(resamples, start + batch)
-        positives = rng.binomial(counts, 0.5, size=(stop - start, len(counts)))
-        null[start:stop] = (2 * positives - counts) @ magnitudes / n
+        rows = min(resamples, start + batch) - start
+        total = np.zeros(rows)
+        if len(g_mag):
+            positives = rng.binomial(g_counts, 0.5, size=(rows, len(g_counts)))
+            total += (2 * positives - g_counts) @ g_mag
+        if len(pool):
+            bits = np.unpackbits(rng.integers(0, 256, size=(rows, (len(pool) + 7) // 8), dtype=np.uint8),
+                                 axis=1, count=len(pool))
+            total += 2 * (bits @ pool) - pool.sum()
+        null[start:start + rows] = total / n
     return null, False
 
 

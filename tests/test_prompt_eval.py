@@ -247,6 +247,14 @@ def test_unusable_judge_reply_makes_an_errored_unscored_case(llm, tmp_path, repl
     assert (s.scored, s.errored, s.passed, s.average, s.pass_rate) == (1, 1, 1, 8, 0.5)  # errored is not a pass
 
 
+def test_fenced_judge_json_is_accepted(llm, tmp_path):
+    dataset = write_dataset(tmp_path / "d.json", ["x"])
+    llm.default = ("text", '```json\n{"score": 8.5, "reasoning": "fine", "strengths": ["a"]}\n```')
+    (case,) = pe.PromptEvaluator(config(llm)).run_evaluation(echo, dataset, pass_threshold=8.5).results
+    assert (case.score, case.passed, case.strengths, case.weaknesses) == (8.5, True, ["a"], [])
+    assert llm.chat_calls == 1
+
+
 def test_run_function_failures_are_errored_cases_and_never_judged(llm, tmp_path):
     dataset = write_dataset(tmp_path / "d.json", ["score=7", "boom", "number"])
 
@@ -508,10 +516,17 @@ def test_dashboard_page_compares_versions(llm, tmp_path, monkeypatch):
     assert len(at.get("plotly_chart")) == 2
 
 
-def test_dashboard_page_unknown_link_and_empty_store(llm, tmp_path, monkeypatch):
+def test_dashboard_page_deep_link_unknown_link_and_empty_store(llm, tmp_path, monkeypatch):
     db, dataset = tmp_path / "s.duckdb", index_dataset(tmp_path)
-    evaluate_version(llm, dataset, {0: "score=4"}, db, "v1")
+    older = evaluate_version(llm, dataset, {0: "score=4"}, db, "v1")
+    evaluate_version(llm, write_dataset(tmp_path / "other.json", ["0"]), {0: "score=6"}, db, "v1")
+    linked = page(monkeypatch, db, dataset=older.dataset_hash[:12])
+    assert not linked.exception and not linked.warning
+    assert linked.selectbox(key="prompts_dataset").value == older.dataset_hash  # not the newest dataset
+    assert linked.dataframe[1].value["v1"].tolist() == [4, 5, 5]
     at = page(monkeypatch, db, dataset="feedface")
     assert not at.exception and "Unknown dataset `feedface`" in at.warning[0].value
+    h = at.selectbox(key="prompts_dataset").value
+    assert at.query_params["dataset"] in ([h[:12]], h[:12])  # the URL now names the dataset shown
     empty = page(monkeypatch, tmp_path / "none.duckdb")
     assert not empty.exception and "No prompt evaluations yet" in empty.info[0].value

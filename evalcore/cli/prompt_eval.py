@@ -86,8 +86,8 @@ def generate_command(task, inputs, num_cases, out, model, base_url, concurrency,
     evaluator = PromptEvaluator(run_cli(_config, model, base_url), concurrency=concurrency,
                                 cache_db=None if no_store else (db or default_db_path()))
     dataset = run_cli(evaluator.generate_dataset, task, spec, num_cases, out)
-    click.echo(f"wrote {len(dataset.cases)} cases to {out} ({evaluator.usage['calls']} calls, "
-               f"{evaluator.usage['cache_hits']} from cache)")
+    usage = evaluator.usage["generator"]
+    click.echo(f"wrote {len(dataset.cases)} cases to {out} ({usage['calls']} calls, {usage['cache_hits']} from cache)")
 
 
 def load_template(path: str | Path, input_names: set[str]) -> str:

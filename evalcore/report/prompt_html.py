@@ -43,7 +43,7 @@ def badge_class(score: float | None, pass_threshold: float) -> str:
     """score-high at or above the threshold, score-low at 3 or below, score-mid between, score-none unscored."""
     if score is None:
         return "score-none"
-    if score >= pass_threshold:
+    if score >= pass_threshold - 1e-9:  # the same comparison as CaseResult.passed
         return "score-high"
     return "score-low" if score <= 3 else "score-mid"
 
