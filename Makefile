@@ -30,6 +30,8 @@ bench: $(STAMP)
 	$(PY) bench/bench_scoring.py
 	$(PY) bench/bench_drift.py
 	$(PY) bench/bench_dashboard.py
+	$(PY) bench/bench_harness.py
+	$(PY) bench/bench_stats.py
 
 clean:
 	rm -rf $(VENV)
