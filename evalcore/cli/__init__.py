@@ -8,6 +8,7 @@ from .. import __version__
 from .drift import drift_group
 from .evaluate import evaluate_command
 from .harness import harness_command
+from .prompt_eval import prompt_eval_group
 from .signoff import audit_group, signoff_command, users_group
 from .runs import compare_command, demo_command, gate_command, runs_command, show_command
 
@@ -30,5 +31,5 @@ def main() -> None:
 
 for _command in (evaluate_command, runs_command, show_command, compare_command, gate_command,
                  demo_command, drift_group, users_group, signoff_command, audit_group,
-                 harness_command):
+                 harness_command, prompt_eval_group):
     main.add_command(_command)

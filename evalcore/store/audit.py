@@ -75,6 +75,15 @@ def append_audit(db_path: str | Path, record: dict, chain_hash) -> dict:
             time.sleep(0.05)
 
 
+def _records(rows: list[tuple]) -> list[dict]:
+    out = []
+    for row in rows:
+        rec = dict(zip(AUDIT_COLUMNS, row))
+        rec["payload"] = json.loads(rec["payload"]) if rec["payload"] else {}
+        out.append(rec)
+    return out
+
+
 def audit_records(db_path: str | Path, run_id: str | None = None) -> list[dict]:
     """Audit records in chain order (all, or those of one run)."""
     if not Path(str(db_path)).exists():
@@ -86,12 +95,7 @@ def audit_records(db_path: str | Path, run_id: str | None = None) -> list[dict]:
             sql += " WHERE run_id = ?"
             params.append(run_id)
         rows = con.execute(sql + " ORDER BY seq", params).fetchall()
-    out = []
-    for row in rows:
-        rec = dict(zip(AUDIT_COLUMNS, row))
-        rec["payload"] = json.loads(rec["payload"]) if rec["payload"] else {}
-        out.append(rec)
-    return out
+    return _records(rows)
 
 
 def decisions_for(db_path: str | Path, content_hash: str) -> list[dict]:
@@ -101,12 +105,7 @@ def decisions_for(db_path: str | Path, content_hash: str) -> list[dict]:
     with connect(db_path) as con:
         rows = con.execute(f"SELECT {', '.join(AUDIT_COLUMNS)} FROM audit_log WHERE kind = 'decision' "
                            "AND content_hash = ? ORDER BY seq", [content_hash]).fetchall()
-    out = []
-    for row in rows:
-        rec = dict(zip(AUDIT_COLUMNS, row))
-        rec["payload"] = json.loads(rec["payload"]) if rec["payload"] else {}
-        out.append(rec)
-    return out
+    return _records(rows)
 
 
 def signoff_items(db_path: str | Path, run_id: str) -> list[dict]:
