@@ -8,6 +8,7 @@ is lost) under data/uploads/<timestamp>/ beside the store.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -33,11 +34,45 @@ def _save(upload, folder: Path) -> Path:
     return path
 
 
-def run_import(golden, generated, thresholds=None, *, name: str = "", prompt_version: str = "",
-               judge: str | None = None, baseline: str | None = None) -> ImportResult:
+def _folder() -> tuple[Path, Path]:
     db = Path(data.db_path())
     folder = db.parent / "uploads" / time.strftime("%Y%m%d-%H%M%S")
     folder.mkdir(parents=True, exist_ok=True)
+    return db, folder
+
+
+def run_harness(golden, prompt, *, model: str, base_url: str = "", concurrency: int = 8, name: str = "",
+                judge: str | None = None, baseline: str | None = None, progress=None) -> ImportResult:
+    """`python -m evalcore harness` in a child process; `progress(done, total)` follows it live."""
+    db, folder = _folder()
+    report = folder / "report.json"
+    cmd = [sys.executable, "-m", "evalcore", "harness", "--golden", str(_save(golden, folder)),
+           "--prompt", str(_save(prompt, folder)), "--model", model, "--concurrency", str(concurrency),
+           "--db", str(db), "--json", str(report)]
+    for flag, value in (("--base-url", base_url), ("--name", name), ("--drift-judge", judge), ("--baseline", baseline)):
+        if value:
+            cmd += [flag, value]
+    env = dict(os.environ, EVALCORE_PROGRESS="lines")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    problems = []
+    for line in proc.stderr:
+        line = line.rstrip("\n")
+        if line.startswith("progress ") and progress is not None:
+            done, total = line.split()[1].split("/")
+            progress(int(done), int(total))
+        elif line.strip() and not line.startswith("progress "):
+            problems.append(line)
+    output = proc.stdout.read()
+    proc.wait()
+    if proc.returncode == 2 or not report.exists():
+        return ImportResult(problems=problems or [f"harness exited {proc.returncode}"], output=output)
+    parsed = json.loads(report.read_text(encoding="utf-8"))
+    return ImportResult(parsed["evaluation_id"], parsed["gate"]["decision"], output)
+
+
+def run_import(golden, generated, thresholds=None, *, name: str = "", prompt_version: str = "",
+               judge: str | None = None, baseline: str | None = None) -> ImportResult:
+    db, folder = _folder()
     report = folder / "report.json"
     cmd = [sys.executable, "-m", "evalcore", "evaluate", "--golden", str(_save(golden, folder)),
            "--generated", str(_save(generated, folder)), "--db", str(db), "--json", str(report)]

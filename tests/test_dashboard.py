@@ -217,3 +217,25 @@ def test_signed_off_runs_leave_the_regressions_page(db):
     assert not any(run_id in label for label in after)
     runs_table = page("runs").dataframe[0].value.set_index("run_id")
     assert runs_table.loc[run_id, "sign_off"] == "releasable"
+
+
+def test_harness_from_the_dashboard_reports_progress(db, tmp_path):
+    from dashboard.importer import run_harness
+    from llm_server import LoopbackLLM
+
+    server = LoopbackLLM()
+    server.default = ("json", ["trainers", "running shoes"])
+    try:
+        golden = Upload("golden.jsonl", b"".join(
+            b'{"query_id": "q%d", "query": "sneakers %d", "context": {"domain": "ecommerce"}, '
+            b'"expected_expansions": [{"term": "trainers"}, {"term": "running shoes"}]}\n' % (i, i) for i in range(12)))
+        prompt = Upload("prompt.txt", b"Synonyms for {query} ({domain}), one per line")
+        seen = []
+        result = run_harness(golden, prompt, model="sut", base_url=server.url, concurrency=3, judge="none",
+                             progress=lambda done, total: seen.append((done, total)))
+    finally:
+        server.close()
+    assert result.problems == [] and result.gate == "pass"
+    assert seen[-1] == (12, 12) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert server.chat_calls == 12
+    assert store.get_run(db, result.run_id)["prompt_version"].startswith("p-")

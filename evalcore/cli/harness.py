@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import sys
 
 import click
@@ -24,8 +25,15 @@ __all__ = ["harness_command"]
 
 
 def _bar(label: str):
-    """A terminal progress line on stderr (kept quiet when stderr is not a terminal)."""
+    """A terminal progress line on stderr (quiet when stderr is not a terminal), or
+    `progress DONE/TOTAL` lines when EVALCORE_PROGRESS=lines (the dashboard reads those)."""
     tty = sys.stderr.isatty()
+    if os.environ.get("EVALCORE_PROGRESS") == "lines":
+        def lines(done: int, total: int) -> None:
+            if done == total or done % max(1, total // 100) == 0:
+                sys.stderr.write(f"progress {done}/{total}\n")
+                sys.stderr.flush()
+        return lines
 
     def report(done: int, total: int) -> None:
         if tty and (done == total or done % max(1, total // 100) == 0):
