@@ -10,7 +10,7 @@ STATUS_COLORS = {"regressed": "#cf222e", "improved": "#1a7f37", "unchanged": "#8
                  "added": "#0969da", "removed": "#6e7781"}
 DRIFT_COLOR = "#8250df"
 GATE_COLORS = {"pass": "#1a7f37", "fail": "#cf222e", "review": "#9a6700"}
-GATE_ICONS = {"pass": "✅", "fail": "⛔", "review": "🟡"}
+GATE_ICONS = {"pass": "●", "fail": "●", "review": "●"}  # plain glyphs: render without emoji fonts
 
 
 def run_label(row) -> str:
@@ -28,7 +28,12 @@ def terms(values) -> str:
 
 
 def gate_badge(decision: str) -> str:
-    return f"{GATE_ICONS.get(decision, '')} {decision.upper()}"
+    return decision.upper()
+
+
+def color_gate(value: str) -> str:
+    color = GATE_COLORS.get(str(value).lower())
+    return f"color: {color}; font-weight: 600" if color else ""
 
 
 def color_status(value: str) -> str:

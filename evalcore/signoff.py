@@ -294,7 +294,7 @@ def release_state(db, run_id: str, settings=None) -> ReleaseState:
         if have < need:
             missing.append(f"{domain}: {have} of {need} approvals")
     if missing:
-        return ReleaseState("awaiting sign-off", 3, ["awaiting sign-off — " + "; ".join(missing)],
+        return ReleaseState("awaiting sign-off", 3, ["; ".join(missing)],
                             list(latest.values()))
     return ReleaseState("releasable", 0, [f"approved by {', '.join(sorted(d['actor'] for d in approvals))}"],
                         list(latest.values()))

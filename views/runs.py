@@ -20,7 +20,7 @@ table = runs.assign(
 st.dataframe(
     table[["run_id", "created_at", "name", "prompt_version", "gate", "domains", "sign_off", "total_queries",
            "failed", "aggregate_precision", "aggregate_recall", "aggregate_f1", "mean_term_drift_score",
-           "regressed", "improved", "baseline_id"]],
+           "regressed", "improved", "baseline_id"]].style.map(ui.color_gate, subset=["gate"]),
     hide_index=True, width="stretch",
     column_config={"aggregate_precision": st.column_config.NumberColumn("P", format="%.3f"),
                    "aggregate_recall": st.column_config.NumberColumn("R", format="%.3f"),
