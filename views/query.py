@@ -30,7 +30,7 @@ fig.update_layout(height=280, margin=dict(l=10, r=10, t=10, b=10), yaxis_range=[
 st.plotly_chart(fig, width="stretch")
 table = history.assign(**{c: history[c].map(ui.terms) for c in
                           ("generated_terms", "true_positives", "drift_terms", "missed", "failure_reasons")})
-st.dataframe(table[["created_at", "name", "prompt_version", "run_id", "f1", "precision", "recall", "passed",
-                    "regression_status", "generated_terms", "missed", "drift_terms", "failure_reasons"]],
+st.dataframe(table[["prompt_version", "f1", "passed", "generated_terms", "missed", "drift_terms", "regression_status",
+                    "precision", "recall", "failure_reasons", "name", "created_at", "run_id"]],
              hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("f1", "precision", "recall")})
