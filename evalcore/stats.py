@@ -15,6 +15,7 @@ of distinct values rather than on n.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -52,6 +53,21 @@ def _groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniq, counts
 
 
+_CHUNKS = 8  # fixed: results do not depend on how many cores run them
+
+
+def _in_parallel(work, resamples: int, seed: int) -> np.ndarray:
+    """Run `work(rng, rows)` over a fixed split of the resamples, each chunk with its own
+    child seed, on a thread per core (NumPy releases the GIL in the heavy parts)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    sizes = [resamples // _CHUNKS + (1 if i < resamples % _CHUNKS else 0) for i in range(_CHUNKS)]
+    seeds = np.random.SeedSequence(seed).spawn(_CHUNKS)
+    with ThreadPoolExecutor(max_workers=min(_CHUNKS, os.cpu_count() or 1)) as pool:
+        parts = list(pool.map(lambda i: work(np.random.default_rng(seeds[i]), sizes[i]), range(_CHUNKS)))
+    return np.concatenate(parts)
+
+
 def _split(values: np.ndarray, counts: np.ndarray, pooled_cost: float) -> np.ndarray:
     """Which distinct values to draw as groups (one binomial each per resample) rather than
     element by element (pooled_cost each): the threshold on the count that costs least."""
@@ -87,24 +103,25 @@ def bootstrap_means(deltas: np.ndarray, resamples: int = RESAMPLES, seed: int = 
     g_values, g_counts = values[grouped], counts[grouped]
     pool = np.repeat(values[~grouped], counts[~grouped])
     probs = np.append(g_counts, len(pool)) / n
-    means = np.empty(resamples)
     # pooled draws per resample are Binomial(n, |pool|/n): bound the row width generously
     width = int(len(pool) + 8 * math.sqrt(len(pool) + 1) + 16) if len(pool) else 0
-    batch = max(1, min(resamples, _BATCH_CELLS // max(len(g_values) + 1, width, 1)))
-    columns = np.arange(width)
-    for start in range(0, resamples, batch):
-        rows = min(resamples, start + batch) - start
-        drawn = rng.multinomial(n, probs, size=rows)
-        sums = drawn[:, :-1] @ g_values
-        if len(pool):
-            per_row = drawn[:, -1]
-            if per_row.max() > width:  # astronomically rare; stay exact anyway
-                extra = per_row.max() - width
-                columns = np.arange(width + extra)
-            picks = pool[rng.integers(0, len(pool), size=(rows, len(columns)), dtype=np.int32)]
-            sums += np.where(columns[None, :] < per_row[:, None], picks, 0.0).sum(axis=1)
-        means[start:start + rows] = sums / n
-    return means
+    batch = max(1, _BATCH_CELLS // max(len(g_values) + 1, width, 1))
+
+    def chunk(rng: np.random.Generator, rows: int) -> np.ndarray:
+        out = np.empty(rows)
+        for start in range(0, rows, batch):
+            size = min(rows, start + batch) - start
+            drawn = rng.multinomial(n, probs, size=size)
+            sums = drawn[:, :-1] @ g_values
+            if len(pool):
+                per_row = drawn[:, -1]
+                columns = np.arange(max(width, int(per_row.max())))  # wider only in astronomically rare cases
+                picks = pool[rng.integers(0, len(pool), size=(size, len(columns)), dtype=np.int32)]
+                sums += np.where(columns[None, :] < per_row[:, None], picks, 0.0).sum(axis=1)
+            out[start:start + size] = sums / n
+        return out
+
+    return _in_parallel(chunk, resamples, seed)
 
 
 def bootstrap_interval(deltas: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED,
@@ -133,21 +150,24 @@ def _null_means(deltas: np.ndarray, resamples: int, rng: np.random.Generator) ->
     grouped = _split(magnitudes, counts, pooled_cost=0.02)
     g_mag, g_counts = magnitudes[grouped], counts[grouped]
     pool = np.repeat(magnitudes[~grouped], counts[~grouped])
-    null = np.empty(resamples)
-    width = max(len(g_mag), len(pool), 1)
-    batch = max(1, min(resamples, _BATCH_CELLS // width))
-    for start in range(0, resamples, batch):
-        rows = min(resamples, start + batch) - start
-        total = np.zeros(rows)
-        if len(g_mag):
-            positives = rng.binomial(g_counts, 0.5, size=(rows, len(g_counts)))
-            total += (2 * positives - g_counts) @ g_mag
-        if len(pool):
-            bits = np.unpackbits(rng.integers(0, 256, size=(rows, (len(pool) + 7) // 8), dtype=np.uint8),
-                                 axis=1, count=len(pool))
-            total += 2 * (bits @ pool) - pool.sum()
-        null[start:start + rows] = total / n
-    return null, False
+    batch = max(1, _BATCH_CELLS // max(len(g_mag), len(pool), 1))
+
+    def chunk(gen: np.random.Generator, rows_total: int) -> np.ndarray:
+        out = np.empty(rows_total)
+        for start in range(0, rows_total, batch):
+            rows = min(rows_total, start + batch) - start
+            total = np.zeros(rows)
+            if len(g_mag):
+                positives = gen.binomial(g_counts, 0.5, size=(rows, len(g_counts)))
+                total += (2 * positives - g_counts) @ g_mag
+            if len(pool):
+                bits = np.unpackbits(gen.integers(0, 256, size=(rows, (len(pool) + 7) // 8), dtype=np.uint8),
+                                     axis=1, count=len(pool))
+                total += 2 * (bits @ pool) - pool.sum()
+            out[start:start + rows] = total / n
+        return out
+
+    return _in_parallel(chunk, resamples, int(rng.integers(0, 2 ** 32))), False
 
 
 def sign_flip_p_value(deltas: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> float:
