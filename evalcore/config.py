@@ -16,6 +16,7 @@ from .errors import InputError, Problem
 __all__ = ["Settings", "load_settings", "default_db_path"]
 
 DEFAULT_DB = "data/evalcore.duckdb"
+KNOWN_KEYS = {"high_risk_domains", "approvals_required", "dashboard_url", "drift", "llm"}
 
 
 @dataclass(frozen=True)
@@ -55,24 +56,40 @@ def load_settings() -> Settings:
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             from .io import toml_error_line
             raise InputError([Problem(str(path), toml_error_line(exc), "toml", str(exc))]) from None
+    text = path.read_text(encoding="utf-8-sig") if path is not None else ""
+
+    def problem(key: str, message: str) -> InputError:
+        index = text.find(key)
+        line = text.count("\n", 0, index) + 1 if index >= 0 else 1
+        return InputError([Problem(str(path), line, key, message)])
+
+    unknown = sorted(set(data) - KNOWN_KEYS)
+    if unknown:
+        raise problem(unknown[0], f"unknown setting (known: {', '.join(sorted(KNOWN_KEYS))})")
     domains = data.get("high_risk_domains", ["legal", "medical"])
     env_domains = os.environ.get("EVALCORE_HIGH_RISK_DOMAINS")
     if env_domains is not None:
         domains = [d for d in env_domains.split(",") if d.strip()]
     if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
-        raise InputError([Problem(str(path), 1, "high_risk_domains", "must be a list of strings")])
+        raise problem("high_risk_domains", "must be a list of strings")
     approvals = data.get("approvals_required", {})
-    if isinstance(approvals, int):
+    if type(approvals) is int:
         approvals = {normalize_term(d): approvals for d in domains}
-    if not isinstance(approvals, dict):
-        raise InputError([Problem(str(path), 1, "approvals_required",
-                                  "must be a number or a table of domain = number")])
+    if not isinstance(approvals, dict) or not all(type(v) is int and v >= 1 for v in approvals.values()):
+        raise problem("approvals_required", "must be a whole number ≥ 1, or a table of domain = whole number ≥ 1")
+    for table in ("drift", "llm"):
+        if not isinstance(data.get(table, {}), dict):
+            raise problem(table, f"must be a table: [{table}]")
+    url = os.environ.get("EVALCORE_DASHBOARD_URL", data.get("dashboard_url", Settings.dashboard_url))
+    if not isinstance(url, str):
+        raise problem("dashboard_url", "must be a string such as http://localhost:8501")
+    drift = dict(data.get("drift", {}))
+    if os.environ.get("EVALCORE_DRIFT_JUDGE"):
+        drift["judge"] = os.environ["EVALCORE_DRIFT_JUDGE"]
     return Settings(
         high_risk_domains=tuple(normalize_term(d) for d in domains),
-        approvals_required={normalize_term(k): int(v) for k, v in approvals.items()},
-        dashboard_url=os.environ.get("EVALCORE_DASHBOARD_URL", data.get("dashboard_url", Settings.dashboard_url)),
-        drift=dict(data.get("drift", {})),
-        llm=dict(data.get("llm", {})),
+        approvals_required={normalize_term(k): v for k, v in approvals.items()},
+        dashboard_url=url, drift=drift, llm=dict(data.get("llm", {})),
         source=str(path) if path else None,
     )
 

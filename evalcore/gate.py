@@ -24,12 +24,12 @@ def decide_gate(scores: Sequence[QueryScore], agg: MacroMicro, regression: Regre
     """Apply rule 9 in order; every reason that applies is listed."""
     fail: list[str] = []
     if not meets(agg.macro_precision, thresholds.mean_precision_min):
-        fail.append(f"macro precision {agg.macro_precision:.4f} < {thresholds.mean_precision_min:.2f}")
+        fail.append(f"macro precision {agg.macro_precision:.4f} < {thresholds.mean_precision_min:g}")
     if not meets(agg.macro_recall, thresholds.mean_recall_min):
-        fail.append(f"macro recall {agg.macro_recall:.4f} < {thresholds.mean_recall_min:.2f}")
+        fail.append(f"macro recall {agg.macro_recall:.4f} < {thresholds.mean_recall_min:g}")
     floor = [s for s in scores if s.expected and not meets(s.recall, thresholds.recall_floor)]
     if floor:
-        fail.append(f"{len(floor)} queries below the recall floor {thresholds.recall_floor:.2f}: {_ids(floor)}")
+        fail.append(f"{len(floor)} queries below the recall floor {thresholds.recall_floor:g}: {_ids(floor)}")
     if regression.regressed:
         fail.append(f"{len(regression.regressed)} queries regressed against baseline "
                     f"{regression.baseline_id}: {', '.join(regression.regressed[:5])}"

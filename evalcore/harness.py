@@ -29,7 +29,8 @@ __all__ = ["HarnessOutput", "parse_reply", "terms_from_entries", "load_prompt", 
            "run_prompt", "run_callable", "load_callable", "to_generated"]
 
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n?(.*?)\n?\s*```\s*$", re.S)
-_BULLET = re.compile(r"^\s*(?:[-*•+]|\d+[.)]|\(\d+\)|[a-z][.)])\s+", re.I)
+# bullets and numbering only: "E. coli" and "A. Lincoln" are terms, not list labels
+_BULLET = re.compile(r"^\s*(?:[-*•+]|\d+[.)]|\(\d+\))\s+")
 
 
 @dataclass
@@ -69,6 +70,8 @@ def parse_reply(text: str) -> dict[str, float]:
     fenced = _FENCE.match(body)
     if fenced:
         body = fenced.group(1).strip()
+        if not body:
+            raise ValueError("empty reply inside a code fence")
     if body.startswith(("[", "{")):
         try:
             data = json.loads(body)
@@ -79,7 +82,7 @@ def parse_reply(text: str) -> dict[str, float]:
         if not isinstance(data, list):
             raise ValueError("JSON reply is neither a list of terms nor an object with a terms list")
         return terms_from_entries(data)
-    lines = [_BULLET.sub("", line).strip() for line in body.splitlines()]
+    lines = [_BULLET.sub("", line).strip() for line in body.split("\n")]
     return terms_from_entries([line for line in lines if line])
 
 

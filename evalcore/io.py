@@ -107,6 +107,14 @@ def _read_text(path: Path, label: str) -> str:
     return text[1:] if text.startswith(BOM) else text
 
 
+def jsonl_lines(text: str) -> list[str]:
+    """JSONL lines: split on \\n only (U+2028, U+0085... are valid inside JSON strings)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def toml_error_line(exc: Exception) -> int:
     """tomllib on Python 3.11 puts the line only in its message: '... (at line 2, column 5)'."""
     found = re.search(r"at line (\d+)", str(exc))
@@ -245,7 +253,7 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
     first_line: dict[str, int] = {}
     digest = hashlib.sha256()
     loads = json.loads
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    for lineno, raw in enumerate(jsonl_lines(text), start=1):
         if not raw or raw.isspace():
             continue
         if sink.full:
@@ -315,15 +323,17 @@ def _reject_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
     seen: dict[str, object] = {}
     for key, value in pairs:
         if key in seen:
-            raise _DuplicateKey(key)
+            # the mapping's values are term lists; a term object's are strings and numbers
+            raise _DuplicateKey(key, all(isinstance(v, list) for _, v in pairs))
         seen[key] = value
     return seen
 
 
 class _DuplicateKey(ValueError):
-    def __init__(self, key: str):
+    def __init__(self, key: str, is_query_id: bool):
         super().__init__(key)
         self.key = key
+        self.is_query_id = is_query_id
 
 
 def _line_of(text: str, needle: str) -> int:
@@ -338,7 +348,10 @@ def _load_mapping(text: str, golden_ids: set[str], sink: _Collector) -> dict[str
         needle = json.dumps(exc.key)
         first = _line_of(text, needle)
         second = _line_of(text[text.find(needle) + 1:], needle) + first - 1
-        sink.add(second, "query_id", f"duplicate query_id '{exc.key}' (first on line {first})")
+        if exc.is_query_id:
+            sink.add(second, "query_id", f"duplicate query_id '{exc.key}' (first on line {first})")
+        else:
+            sink.add(second, "json", f"duplicate key '{exc.key}' in one object (first on line {first})")
         return {}
     out: dict[str, dict[str, float]] = {}
     for qid, terms in mapping.items():
@@ -358,7 +371,7 @@ def _looks_like_mapping(text: str) -> bool:
     except ValueError:
         return False
     # One JSONL line is an object too; a mapping's values are lists, never a query_id string.
-    return isinstance(whole, dict) and not isinstance(whole.get("query_id"), str)
+    return isinstance(whole, dict) and "query_id" not in whole
 
 
 def load_generated(path: str | Path, golden_ids: set[str]) -> GeneratedSet:
@@ -374,7 +387,7 @@ def load_generated(path: str | Path, golden_ids: set[str]) -> GeneratedSet:
     expansions: dict[str, dict[str, float]] = {}
     first_line: dict[str, int] = {}
     loads = json.loads
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    for lineno, raw in enumerate(jsonl_lines(text), start=1):
         if not raw.strip():
             continue
         if sink.full:
@@ -469,9 +482,11 @@ def load_baseline_report(path: str | Path) -> Baseline:
             passed = row["passed"]
             if type(qid) is not str or type(passed) is not bool or type(f1) not in (int, float):
                 raise TypeError
+            if any(type(row.get(k, 0.0)) not in (int, float) for k in ("precision", "recall")):
+                raise TypeError
         except (KeyError, TypeError):
             sink.add(_line_of(text, '"per_query_results"'), f"per_query_results[{i}]",
-                     "needs query_id (string), f1 (number) and passed (boolean)")
+                     "needs query_id (string), f1 (number), passed (boolean) and numeric precision/recall")
             if sink.full:
                 break
             continue

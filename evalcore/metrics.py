@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 
 __all__ = [
     "normalize_term",
+    "format_pair",
     "safe_ratio",
     "f1_score",
     "TermMatch",
@@ -43,6 +44,15 @@ def f1_score(precision: float, recall: float) -> float:
 def meets(value: float, minimum: float) -> bool:
     """value ≥ minimum, with EPSILON in the value's favour."""
     return value >= minimum - EPSILON
+
+
+def format_pair(value: float, limit: float) -> tuple[str, str]:
+    """Two decimals, or more when two decimals would print `0.67 < 0.67`."""
+    for digits in range(2, 10):
+        a, b = f"{value:.{digits}f}", f"{limit:.{digits}f}"
+        if a != b:
+            return a, b
+    return repr(value), repr(limit)
 
 
 @dataclass(slots=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "ExpectedExpansion",
@@ -83,8 +83,15 @@ class Thresholds(BaseModel):
     """Gate: macro mean recall ≥ this."""
     recall_floor: float = Field(0.60, ge=0, le=1)
     """Gate: no query with expected terms below this recall."""
-    ci_gate: int = Field(0, ge=0, le=1)
+    ci_gate: float = Field(0, ge=0, le=1)
     """1 fails the gate when the 95% interval of the mean F1 delta lies wholly below zero."""
+
+    @field_validator("ci_gate")
+    @classmethod
+    def _zero_or_one(cls, value: float) -> float:
+        if value not in (0, 1):
+            raise ValueError("must be 0 or 1")
+        return value
 
 
 # ---------------------------------------------------------------- report contract

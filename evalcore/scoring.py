@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from .drift import DriftCandidate, DriftJudge
 from .io import GeneratedSet, GoldenSet, PreparedItem
-from .metrics import TermMatch, f1_score, match_terms, meets, safe_ratio
+from .metrics import TermMatch, f1_score, format_pair, match_terms, meets, safe_ratio
 from .models import Thresholds
 
 __all__ = ["QueryScore", "score_golden_set"]
@@ -70,7 +70,8 @@ def _finish(score: QueryScore, match: TermMatch, thresholds: Thresholds) -> None
     if not n_generated:
         reasons.append("empty expansion")
     for term, weight, min_weight in match.underweight:
-        reasons.append(f"underweight: {term} {weight:.2f} < {min_weight:.2f}")
+        shown, needed = format_pair(weight, min_weight)
+        reasons.append(f"underweight: {term} {shown} < {needed}")
     checks = (("precision", score.precision, thresholds.precision_min),
               ("recall", score.recall, thresholds.recall_min),
               ("term_drift_score", score.term_drift_score, thresholds.drift_min))
@@ -78,7 +79,8 @@ def _finish(score: QueryScore, match: TermMatch, thresholds: Thresholds) -> None
     for label, value, minimum in checks:
         if not meets(value, minimum):
             ok = False
-            reasons.append(f"{label} {value:.2f} < {minimum:.2f}")
+            shown, needed = format_pair(value, minimum)
+            reasons.append(f"{label} {shown} < {needed}")
     if reasons:
         score.failure_reasons = reasons
     score.passed = ok and score.error is None and bool(n_generated)

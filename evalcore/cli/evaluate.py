@@ -59,20 +59,27 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
         except BaseException as exc:  # re-raised in the caller's thread
             errors.append(exc)
 
+    pending: list[PendingFile] = []
+    try:  # create every output file first: an unwritable path stops us before anything is stored
+        for key in ("json", "html", "junit"):
+            if paths.get(key):
+                pending.append(PendingFile(paths[key]))
+    except OSError as exc:
+        for item in pending:
+            item.discard()
+        raise UsageError(f"cannot write --{key} {paths[key]}: {exc.strerror or exc}") from None
+    files = dict(zip([k for k in ("json", "html", "junit") if paths.get(k)], pending))
     writer = threading.Thread(target=store, name="evalcore-store") if db else None
     if writer:
         writer.start()
-    pending: list[PendingFile] = []
     try:
-        if paths.get("json"):
-            pending.append(PendingFile(paths["json"]))
-            pending[-1].write(iter_report_json(run))
-        if paths.get("html") or paths.get("junit"):
+        if "json" in files:
+            files["json"].write(iter_report_json(run))
+        if "html" in files or "junit" in files:
             report = build_report(run)
             for key, render in (("html", render_html), ("junit", render_junit)):
-                if paths.get(key):
-                    pending.append(PendingFile(paths[key]))
-                    pending[-1].write(render(report))
+                if key in files:
+                    files[key].write(render(report))
     finally:
         if writer:
             writer.join()
