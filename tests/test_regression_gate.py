@@ -81,7 +81,7 @@ def test_gate_fail_on_critical_query(score):
     run = score(two(critical=True), [{"query_id": "q1", "terms": ["a"]}, {"query_id": "q2", "terms": ["c", "d"]}],
                 thresholds=thresholds)
     assert run.gate.decision == "fail"
-    assert run.gate.reasons == ["1 critical queries failed: q1"]
+    assert run.gate.reasons == ["1 critical query failed: q1"]
 
 
 def test_gate_fail_on_regression(score):
@@ -101,7 +101,7 @@ def test_gate_review_on_drift_check(score):
                 thresholds=Thresholds(mean_precision_min=0.7, drift_min=0.9))
     assert run.scores[0].term_drift_score == 0.75
     assert run.gate.decision == "review"
-    assert run.gate.reasons == ["1 queries failed the drift check: q1"]
+    assert run.gate.reasons == ["1 query failed the drift check: q1"]
 
 
 def test_gate_fail_on_errored_item(score):
