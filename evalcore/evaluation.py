@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pydantic_core import to_json
+import orjson
 
 from . import __version__
 from .config import Settings, load_settings
@@ -76,7 +76,7 @@ def _generated_hash(golden: GoldenSet, generated: GeneratedSet, errors: dict[str
     empty: dict[str, float] = {}
     for item in golden.items:
         terms = generated.expansions.get(item.query_id, empty)
-        digest.update(to_json([item.query_id, list(terms.items()), errors.get(item.query_id)]))
+        digest.update(orjson.dumps([item.query_id, list(terms.items()), errors.get(item.query_id)]))
         digest.update(b"\n")
     return digest.hexdigest()
 

@@ -10,12 +10,13 @@ import hashlib
 import json
 import math
 import re
+
+import orjson
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
-from pydantic_core import to_json
 
 from .errors import MAX_PROBLEMS, InputError, Problem
 from .metrics import normalize_term
@@ -152,7 +153,7 @@ def _canonical(query_id: str, query: str, context: dict, expected: list[tuple[st
                forbidden: list[str], critical: bool) -> bytes:
     """The canonical JSON of one parsed golden item (for the content hash)."""
     ctx = sorted((k, v) for k, v in context.items() if v is not None)
-    return to_json([query_id, query, ctx, expected, forbidden, critical])
+    return orjson.dumps([query_id, query, ctx, expected, forbidden, critical])
 
 
 def _prepare(query_id: str, query: str, context: dict, expected_raw: list[tuple[str, float]],
@@ -252,7 +253,7 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
     items: list[PreparedItem] = []
     first_line: dict[str, int] = {}
     digest = hashlib.sha256()
-    loads = json.loads
+    loads = orjson.loads  # strict JSON (no NaN), and about twice as fast as json.loads
     for lineno, raw in enumerate(jsonl_lines(text), start=1):
         if not raw or raw.isspace():
             continue
@@ -386,7 +387,7 @@ def load_generated(path: str | Path, golden_ids: set[str]) -> GeneratedSet:
         return GeneratedSet(str(path), expansions)
     expansions: dict[str, dict[str, float]] = {}
     first_line: dict[str, int] = {}
-    loads = json.loads
+    loads = orjson.loads
     for lineno, raw in enumerate(jsonl_lines(text), start=1):
         if not raw.strip():
             continue

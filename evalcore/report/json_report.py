@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+import orjson
 from pydantic_core import to_json
 
 from .. import __version__
@@ -132,5 +133,5 @@ def iter_report_json(run: EvaluationRun) -> Iterator[bytes]:
         chunk = run.scores[start:start + CHUNK_ROWS]
         rows = [query_row(s, status.get(s.query_id), base_f1.get(s.query_id)) if status
                 else query_row(s) for s in chunk]
-        yield (b"," if start else b"") + to_json(rows)[1:-1]
+        yield (b"," if start else b"") + orjson.dumps(rows)[1:-1]
     yield b"]" + after
