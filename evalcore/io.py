@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .errors import MAX_PROBLEMS, InputError, Problem
+from .errors import InputError, Problem
 from .metrics import normalize_term
 from .models import GoldenItem, Thresholds
 from .regression import Baseline

@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import click
 
-from ..errors import EvalcoreError, InputError, StoreBusyError, UsageError
+from ..errors import EvalcoreError, InputError, StoreBusyError
 
 EXIT_OK, EXIT_NOT_RELEASABLE, EXIT_INPUT, EXIT_AWAITING, EXIT_REFUSED = 0, 1, 2, 3, 4
 GATE_EXIT = {"pass": EXIT_OK, "fail": EXIT_NOT_RELEASABLE, "review": EXIT_AWAITING}

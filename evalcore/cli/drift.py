@@ -8,7 +8,7 @@ import click
 
 from ..calibration import calibrate_embedding, load_calibration
 from ..config import default_db_path, load_settings
-from ..drift import EmbeddingDriftJudge, resolve_judge
+from ..drift import resolve_judge
 from .common import db_option, run_cli
 
 __all__ = ["drift_group"]

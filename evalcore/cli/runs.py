@@ -10,7 +10,7 @@ from ..config import default_db_path
 from ..demo import seed_demo
 from ..signoff import release_state
 from ..store import compare_runs, drift_terms, get_run, list_runs, query_rows
-from .common import GATE_EXIT, db_option, format_table, run_cli
+from .common import db_option, format_table, run_cli
 
 __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "demo_command"]
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from .connection import connect
+
+if TYPE_CHECKING:
+    import numpy as np
 
 def load_vectors(db_path: str | Path, model: str, texts: list[str]) -> dict[str, "np.ndarray"]:
     """Cached vectors of `texts` for `model` (absent texts are simply missing)."""

@@ -6,7 +6,7 @@ Every statement is a constant; filters add constant fragments and bind their val
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
