@@ -152,8 +152,9 @@ def chain_report():
     return verify_chain(db_path())
 
 
-def audit_records(run_id: str) -> list[dict]:
-    return store.audit_records(db_path(), run_id)
+def decisions_on_content(content_hash: str) -> list[dict]:
+    """Every decision on this content, whichever run of it was signed."""
+    return store.decisions_for(db_path(), content_hash)
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)

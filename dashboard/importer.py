@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 import time
@@ -27,17 +28,18 @@ class ImportResult:
     problems: list[str] = field(default_factory=list)
 
 
-def _save(upload, folder: Path) -> Path:
+def _save(upload, folder: Path, role: str) -> Path:
+    """Keep the upload under its own name, prefixed by its role so two uploads never collide."""
     name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(upload.name).name) or "upload"
-    path = folder / name
+    path = folder / f"{role}-{name}"
     path.write_bytes(upload.getvalue())
     return path
 
 
 def _folder() -> tuple[Path, Path]:
     db = Path(data.db_path())
-    folder = db.parent / "uploads" / time.strftime("%Y%m%d-%H%M%S")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = db.parent / "uploads" / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+    folder.mkdir(parents=True, exist_ok=False)
     return db, folder
 
 
@@ -46,8 +48,8 @@ def run_harness(golden, prompt, *, model: str, base_url: str = "", concurrency: 
     """`python -m evalcore harness` in a child process; `progress(done, total)` follows it live."""
     db, folder = _folder()
     report = folder / "report.json"
-    cmd = [sys.executable, "-m", "evalcore", "harness", "--golden", str(_save(golden, folder)),
-           "--prompt", str(_save(prompt, folder)), "--model", model, "--concurrency", str(concurrency),
+    cmd = [sys.executable, "-m", "evalcore", "harness", "--golden", str(_save(golden, folder, "golden")),
+           "--prompt", str(_save(prompt, folder, "prompt")), "--model", model, "--concurrency", str(concurrency),
            "--db", str(db), "--json", str(report)]
     for flag, value in (("--base-url", base_url), ("--name", name), ("--drift-judge", judge), ("--baseline", baseline)):
         if value:
@@ -74,10 +76,10 @@ def run_import(golden, generated, thresholds=None, *, name: str = "", prompt_ver
                judge: str | None = None, baseline: str | None = None) -> ImportResult:
     db, folder = _folder()
     report = folder / "report.json"
-    cmd = [sys.executable, "-m", "evalcore", "evaluate", "--golden", str(_save(golden, folder)),
-           "--generated", str(_save(generated, folder)), "--db", str(db), "--json", str(report)]
+    cmd = [sys.executable, "-m", "evalcore", "evaluate", "--golden", str(_save(golden, folder, "golden")),
+           "--generated", str(_save(generated, folder, "generated")), "--db", str(db), "--json", str(report)]
     if thresholds is not None:
-        cmd += ["--thresholds", str(_save(thresholds, folder))]
+        cmd += ["--thresholds", str(_save(thresholds, folder, "thresholds"))]
     for flag, value in (("--name", name), ("--prompt-version", prompt_version), ("--drift-judge", judge),
                         ("--baseline", baseline)):
         if value:

@@ -54,8 +54,8 @@ def login() -> so.Account | None:
     return None
 
 
-def acknowledge(items: list[so.FlaggedItem]) -> set[str]:
-    """One checkbox per flagged item; returns the keys acknowledged."""
+def acknowledge(items: list[so.FlaggedItem], run_id: str, account: so.Account | None) -> set[str]:
+    """One checkbox per flagged item, private to this reviewer and run; returns the keys acknowledged."""
     if not items:
         st.success("Nothing flagged in this run.")
         return set()
@@ -63,7 +63,8 @@ def acknowledge(items: list[so.FlaggedItem]) -> set[str]:
     done = set()
     for i, item in enumerate(items):
         label = f"[{item.kind}] `{item.query_id}` {item.query} — {item.detail}"
-        if st.checkbox(label, key=f"so_ack_{i}_{item.key}"):
+        who = account.name if account else "-"
+        if st.checkbox(label, key=f"so_ack_{who}_{run_id}_{i}", disabled=account is None):
             done.add(item.key)
     return done
 
@@ -90,14 +91,15 @@ def decision_form(run: dict, account: so.Account, items: list[so.FlaggedItem], a
             st.error(str(exc))
 
 
-def history(run_id: str) -> None:
-    records = [r for r in data.audit_records(run_id) if r["kind"] == "decision"]
+def history(run: dict) -> None:
+    records = data.decisions_on_content(run["content_hash"])
     if not records:
         st.caption("No decisions recorded for this run yet.")
         return
     for r in records:
         cols = st.columns([6, 1, 1])
-        cols[0].markdown(f"**{r['decision']}** by `{r['actor']}` at {r['created_at']} — {r['comment']}")
+        on = "" if r["run_id"] == run["run_id"] else f" (on identical run `{r['run_id']}`)"
+        cols[0].markdown(f"**{r['decision']}** by `{r['actor']}` at {r['created_at']}{on} — {r['comment']}")
         cols[1].download_button("JSON", json.dumps(r, indent=2, ensure_ascii=False), f"signoff-{r['seq']}.json",
                                 mime="application/json", key=f"so_json_{r['seq']}")
         cols[2].download_button("HTML", render_record_html(r), f"signoff-{r['seq']}.html", mime="text/html",

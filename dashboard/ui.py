@@ -15,16 +15,19 @@ GATE_ICONS = {"pass": "●", "fail": "●", "review": "●"}  # plain glyphs: re
 
 def run_label(row) -> str:
     """`medical demo · v2 · 20261129-225454-b9cf7a` for pickers."""
-    name = row.get("name") or "run"
-    version = row.get("prompt_version")
+    name = row.get("name") if isinstance(row.get("name"), str) else "run"
+    version = row.get("prompt_version") if isinstance(row.get("prompt_version"), str) else None
     return " · ".join(str(p) for p in (name, version, row["run_id"]) if p)
 
 
 def terms(values) -> str:
     """A list column as readable text."""
-    if values is None or (isinstance(values, float) and pd.isna(values)):
+    if isinstance(values, str):
+        return values
+    try:
+        return ", ".join(str(v) for v in values)
+    except TypeError:  # None, NaN, pd.NA: a side of the pair without this query
         return ""
-    return ", ".join(str(v) for v in values)
 
 
 def gate_badge(decision: str) -> str:

@@ -38,6 +38,9 @@ def _store_once(db_path: Path, run: EvaluationRun) -> tuple[str, bool]:
 def seed_demo(db_path: str | Path, data_dir: str | Path = "data/demo") -> list[DemoRun]:
     """Evaluate every demo version against its domain's v1 baseline; skip stored content."""
     db_path, data_dir = Path(db_path), Path(data_dir)
+    if not data_dir.exists():  # run from elsewhere: the data beside the package (editable install)
+        bundled = Path(__file__).resolve().parent.parent / "data" / "demo"
+        data_dir = bundled if bundled.exists() else data_dir
     out: list[DemoRun] = []
     for domain in DEMO_DOMAINS:
         folder = data_dir / domain

@@ -104,7 +104,7 @@ def content_hash(golden_hash: str, generated_hash: str, thresholds: Thresholds, 
                  domains: list[str], baseline: Baseline | None) -> str:
     """SPEC §4: SHA-256 of canonical JSON over everything that decides the results."""
     payload = {
-        "baseline_content_hash": baseline.content_hash if baseline else None,
+        "baseline_content_hash": baseline.fingerprint() if baseline else None,
         "domains": sorted(domains),
         "drift_judge": judge.config(),
         "evalcore_version": __version__,

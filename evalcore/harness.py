@@ -176,6 +176,8 @@ async def run_callable(golden: GoldenSet, fn: Callable, concurrency: int = 8,
         async with slots:
             try:
                 result = await fn(item.query, context) if is_async else await asyncio.to_thread(fn, item.query, context)
+                if inspect.isawaitable(result):  # e.g. an object whose __call__ is async
+                    result = await result
                 if not isinstance(result, (list, tuple)):
                     raise ValueError(f"returned {type(result).__name__}, expected a list of terms")
                 out = HarnessOutput(item.query_id, None, json.dumps(list(result), default=str), terms_from_entries(list(result)))

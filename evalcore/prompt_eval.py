@@ -444,7 +444,7 @@ class PromptEvaluator:
         finally:
             self.usage = {"judge": client.usage()}
             await client.aclose()
-        results = [_case_result(i, case, out, err, verdict, threshold)
+        results = [_case_result(i, case, out, err, verdict, threshold, extras)
                    for i, (case, (out, err), verdict) in enumerate(zip(dataset.cases, outputs, verdicts))]
         created = utc_now()
         return PromptEvalResults(
@@ -507,18 +507,20 @@ async def _run_all(fn: Callable, cases: list[TestCase], concurrency: int) -> lis
         return list(await asyncio.gather(*(one(c, pool) for c in cases)))
 
 
-def _case_result(index: int, case: TestCase, output: str | None, error: str | None, verdict, threshold: float
-                 ) -> CaseResult:
+def _case_result(index: int, case: TestCase, output: str | None, error: str | None, verdict, threshold: float,
+                 extras: Sequence[str] = ()) -> CaseResult:
     base = CaseResult(index=index, scenario=case.scenario, prompt_inputs=case.prompt_inputs,
                       solution_criteria=case.solution_criteria, output=output, error=error)
     if isinstance(verdict, str):
         base.error = verdict
     elif isinstance(verdict, JudgeVerdict):
-        score = cap_score(verdict.score, verdict.violated_extra_criteria)
+        # with no extra criteria nothing can be violated, whatever the judge lists
+        violated = verdict.violated_extra_criteria if extras else []
+        score = cap_score(verdict.score, violated)
         base = base.model_copy(update={
             "score": score, "judge_score": verdict.score, "passed": score >= threshold - 1e-9,
             "reasoning": verdict.reasoning, "strengths": verdict.strengths, "weaknesses": verdict.weaknesses,
-            "violated_extra_criteria": verdict.violated_extra_criteria})
+            "violated_extra_criteria": violated})
     return base
 
 

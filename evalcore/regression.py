@@ -30,6 +30,16 @@ class Baseline:
     golden_hash: str | None = None
     content_hash: str | None = None
 
+    def fingerprint(self) -> str:
+        """SHA-256 over the stated content hash and every stored value the comparison uses,
+        so an edited baseline report can never carry over another run's sign-off."""
+        import hashlib
+        import json
+
+        rows = [[q, r.f1, r.passed, r.precision, r.recall, r.errored] for q, r in sorted(self.rows.items())]
+        canonical = json.dumps([self.content_hash, rows], separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
 
 @dataclass(slots=True)
 class RegressionResult:

@@ -113,8 +113,12 @@ class ChainReport:
     head: str | None
 
 
-def verify_chain(db: str | Path) -> ChainReport:
-    """Recompute every hash in order; name the first record that was edited, removed or reordered."""
+def verify_chain(db: str | Path, expect_head: str | None = None) -> ChainReport:
+    """Recompute every hash in order; name the first record that was edited, removed or reordered.
+
+    The head recorded at append time catches removed trailing records; `expect_head` (a
+    head hash kept outside the store, e.g. in a CI log) catches a store rewritten whole.
+    """
     records = store.audit_records(db)
     prev, expected_seq = "0" * 64, 1
     for rec in records:
@@ -128,6 +132,14 @@ def verify_chain(db: str | Path) -> ChainReport:
             return ChainReport(False, len(records), rec["seq"], f"record {rec['seq']} ({rec['kind']} by "
                                f"{rec['actor']}): content does not match its hash — the record was edited", None)
         prev, expected_seq = rec["record_hash"], expected_seq + 1
+    head = store.audit_head(db)
+    if head is not None and (head[0] != len(records) or head[1] != (prev if records else None)):
+        missing = len(records) + 1
+        return ChainReport(False, len(records), missing, f"record {missing}: missing — the chain's recorded head is "
+                           f"record {head[0]}; records at the end were removed", None)
+    if expect_head is not None and (not records or not prev.startswith(expect_head)):
+        return ChainReport(False, len(records), len(records), f"head is {prev[:16] if records else 'empty'}, "
+                           f"expected {expect_head[:16]}: the store was rewritten or truncated", None)
     return ChainReport(True, len(records), None, f"audit chain intact: {len(records)} records", prev)
 
 
@@ -150,6 +162,8 @@ def add_user(db, name: str, role: str, password: str, domains=None) -> Account:
     if store.get_user(db, name) is not None:
         raise UsageError(f"account '{name}' exists; use `evalcore users set-role` or `disable`")
     scopes = _parse_domains(domains)
+    if role == "admin" and scopes:
+        raise UsageError("admins approve in every domain; give --domains to approvers only")
     store.insert_user(db, {"name": name, "role": role, "domains": scopes, "password_hash": hash_password(password),
                            "created_at": _now()})
     _append(db, "user_add", getpass.getuser(), payload={"name": name, "role": role, "domains": scopes})
@@ -174,6 +188,8 @@ def set_role(db, name: str, role: str, domains=None) -> None:
     if role not in ROLES:
         raise UsageError(f"unknown role '{role}' (choose from {', '.join(ROLES)})")
     scopes = None if domains is None else _parse_domains(domains)
+    if role == "admin":
+        scopes = []  # admins are never domain-scoped
     store.update_user(db, name, role=role, domains=scopes)
     _append(db, "user_set_role", getpass.getuser(), payload={"name": name, "role": role, "domains": scopes})
 
@@ -285,7 +301,8 @@ def release_state(db, run_id: str, settings=None) -> ReleaseState:
     if rejected:
         return ReleaseState("not releasable", 1, [f"rejected by {d['actor']}: {d['comment']}" for d in rejected],
                             list(latest.values()))
-    approvals = [d for d in latest.values() if d["decision"] == "approve"]
+    # four-eyes holds for every run with this content: its author's approval never counts
+    approvals = [d for d in latest.values() if d["decision"] == "approve" and d["actor"] != run["author"]]
     domains = list(run["high_risk_domains"] or []) or ["(any)"]
     missing = []
     for domain in domains:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -25,7 +26,7 @@ def db(demo_store, tmp_path, monkeypatch) -> Path:
 
 def runs_by(db: Path) -> dict[tuple[str, str], str]:
     df = store.runs_overview(db)
-    return {(r.name.split()[0], r.prompt_version): r.run_id for r in df.itertuples()}
+    return {(r.name.split()[0], r.prompt_version): r.run_id for r in df.itertuples() if isinstance(r.name, str)}
 
 
 def page(name: str, **params) -> AppTest:
@@ -239,3 +240,23 @@ def test_harness_from_the_dashboard_reports_progress(db, tmp_path):
     assert seen[-1] == (12, 12) and [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert server.chat_calls == 12
     assert store.get_run(db, result.run_id)["prompt_version"].startswith("p-")
+
+
+def test_compare_pair_with_added_and_removed_queries(db, tmp_path):
+    from evalcore.cli import main
+    from click.testing import CliRunner
+
+    golden = tmp_path / "g.jsonl"
+    golden.write_text("".join(json.dumps({"query_id": f"n{i}", "query": f"new {i}", "context": {"domain": "ecommerce"},
+                                          "expected_expansions": [{"term": "x"}]}) + "\n" for i in range(3)))
+    gen = tmp_path / "c.jsonl"
+    gen.write_text("".join(json.dumps({"query_id": f"n{i}", "terms": ["x"]}) + "\n" for i in range(3)))
+    CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(gen), "--db", str(db),
+                              "--drift-judge", "none", "-q"])
+    new_run = store.list_runs(db)["run_id"].iloc[0]
+    at = page("compare", run=new_run, baseline=runs_by(db)[("medical", "v1")])
+    assert not at.exception
+    rows = at.dataframe[0].value
+    assert {"added", "removed"} <= set(rows["status"])
+    same = page("compare", run=new_run, baseline=new_run)
+    assert not same.exception and any("same run" in w.value for w in same.warning)

@@ -209,3 +209,22 @@ def test_prompt_with_unknown_placeholder_is_an_input_error(llm, files, tmp_path)
     result = harness(llm, golden, bad, db)
     assert result.exit_code == 2 and "bad.txt" in result.stderr and "audience" in result.stderr
     assert llm.chat_calls == 0
+
+
+ASYNC_OBJECT = '''
+class Expander:
+    async def __call__(self, query, context):
+        return [query.upper()]
+
+expand = Expander()
+'''
+
+
+def test_async_callable_object(files, tmp_path):
+    golden, _, db = files
+    (tmp_path / "obj_expander.py").write_text(ASYNC_OBJECT, encoding="utf-8")
+    result = CliRunner().invoke(main, ["harness", "--golden", str(golden), "--callable", "obj_expander:expand",
+                                       "--no-store", "--drift-judge", "none", "--json", "o.json"])
+    report = json.loads(open("o.json").read())
+    assert report["summary"]["errored"] == 0, result.output
+    assert report["per_query_results"][0]["generated_terms"] == ["heart attack"]

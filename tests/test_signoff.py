@@ -245,3 +245,55 @@ def test_evaluate_while_the_dashboard_reads(setup, tmp_path):
     assert [w.returncode for w in writers] == [3, 3, 3], [w.stderr for w in writers]
     assert reader.returncode == 0 and int(out.strip()) >= 1
     assert len(store.list_runs(db)) == 4
+
+
+def test_removing_the_last_records_is_detected(setup):
+    db, run_id, *_ = setup
+    so.decide(db, run_id, "bob", PASSWORDS["bob"], "reject", "not yet")
+    last = store.audit_records(db)[-1]["seq"]
+    tamper(db, f"DELETE FROM audit_log WHERE seq = {last}")  # hide the standing rejection
+    result = run_cli(["audit", "verify", "--db", str(db)])
+    assert result.exit_code == 1 and f"record {last}: missing" in result.output
+
+
+def test_expect_head_catches_a_rewritten_store(setup):
+    db, run_id, *_ = setup
+    head = so.verify_chain(db).head
+    assert run_cli(["audit", "verify", "--expect-head", head[:16], "--db", str(db)]).exit_code == 0
+    so.decide(db, run_id, "bob", PASSWORDS["bob"], "reject", "later record")
+    assert run_cli(["audit", "verify", "--expect-head", head[:16], "--db", str(db)]).exit_code == 1
+
+
+def test_author_of_an_identical_rerun_cannot_lean_on_their_own_approval(setup):
+    db, run_id, golden, generated = setup
+    so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "fine", ack_all=True)
+    again = run_cli(["evaluate", "--golden", str(golden), "--generated", str(generated), "--db", str(db),
+                     "--drift-judge", "none", "--author", "alice", "-q"])
+    assert again.exit_code == 3  # alice authored this run: her approval of the same content does not count
+    bob = run_cli(["evaluate", "--golden", str(golden), "--generated", str(generated), "--db", str(db),
+                   "--drift-judge", "none", "--author", "bob", "-q"])
+    assert bob.exit_code == 0
+
+
+def test_admins_are_never_domain_scoped(setup):
+    db, *_ = setup
+    with pytest.raises(Exception, match="admins approve in every domain"):
+        so.add_user(db, "root2", "admin", "root-password", "legal")
+
+
+def test_edited_baseline_report_changes_the_content_hash(setup, tmp_path):
+    db, run_id, golden, generated = setup
+    report = tmp_path / "base.json"
+    run_cli(["evaluate", "--golden", str(golden), "--generated", str(generated), "--no-store", "--drift-judge", "none",
+             "--json", str(report), "-q"])
+    first = run_cli(["evaluate", "--golden", str(golden), "--generated", str(generated), "--db", str(db),
+                     "--drift-judge", "none", "--baseline", str(report), "-q"])
+    data = json.loads(report.read_text())
+    for row in data["per_query_results"]:
+        row["f1"], row["passed"] = 0.0, False
+    report.write_text(json.dumps(data))
+    second = run_cli(["evaluate", "--golden", str(golden), "--generated", str(generated), "--db", str(db),
+                      "--drift-judge", "none", "--baseline", str(report), "-q"])
+    assert first.exit_code == second.exit_code == 3
+    hashes = list(store.list_runs(db)["run_id"][:2].map(lambda r: store.get_run(db, r)["content_hash"]))
+    assert hashes[0] != hashes[1]

@@ -20,6 +20,8 @@ wanted_run, wanted_base = st.query_params.get("run"), st.query_params.get("basel
 for key, wanted in (("run", wanted_run), ("baseline", wanted_base)):
     if wanted and wanted not in by_id.index:
         st.warning(f"Unknown {key} id `{wanted}` in the link: it is not in this store. Pick one below.")
+if wanted_run and wanted_run == wanted_base:
+    st.warning("The link names the same run as candidate and baseline: pick another baseline below.")
 run_default = wanted_run if wanted_run in by_id.index else ids[0]
 recorded = by_id.loc[run_default, "baseline_id"]
 base_default = wanted_base if wanted_base in by_id.index else (recorded if recorded in by_id.index else None)

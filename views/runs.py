@@ -30,7 +30,8 @@ st.dataframe(
 
 st.subheader("Trend across prompt versions")
 golden_sets = runs.drop_duplicates("golden_hash")
-labels = {r.golden_hash: f"{r.name or 'golden set'} ({r.golden_path})" for r in golden_sets.itertuples()}
+labels = {r.golden_hash: f"{r.name if isinstance(r.name, str) else 'golden set'} ({r.golden_path})"
+          for r in golden_sets.itertuples()}
 golden = st.selectbox("Golden set", list(labels), format_func=labels.get, key="runs_golden")
 trend = data.trend(golden)
 long = trend.melt(id_vars=["prompt_version", "run_id"], value_vars=[

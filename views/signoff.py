@@ -28,8 +28,8 @@ if run["gate_decision"] == "fail":
     st.warning("This run failed its gate: it can be rejected but never approved.")
 
 items = data.flagged_for_signoff(run_id)
-acked = signoff_view.acknowledge(items)
+acked = signoff_view.acknowledge(items, run_id, account)
 if account is not None:
     signoff_view.decision_form(run, account, items, acked)
 st.subheader("Decisions on this run")
-signoff_view.history(run_id)
+signoff_view.history(run)

@@ -138,13 +138,14 @@ def audit_group() -> None:
 
 
 @audit_group.command("verify")
+@click.option("--expect-head", help="The head hash printed by an earlier verify (kept outside the store).")
 @db_option
-def audit_verify(db):
+def audit_verify(expect_head, db):
     """Exit 0 when the chain is intact, 1 naming the first edited, removed or reordered record.
 
-    Example: evalcore audit verify --db data/evalcore.duckdb
+    Example: evalcore audit verify --db data/evalcore.duckdb --expect-head 432576cd87c89bf0
     """
-    report = run_cli(so.verify_chain, db or default_db_path())
+    report = run_cli(so.verify_chain, db or default_db_path(), expect_head)
     click.echo(report.message + (f" (head {report.head[:16]})" if report.head else ""))
     sys.exit(0 if report.ok else 1)
 
@@ -157,7 +158,11 @@ def audit_list(run_id, db):
 
     Example: evalcore audit list --run RUN
     """
-    rows = run_cli(store.audit_records, db or default_db_path(), run_id)
+    db = db or default_db_path()
+    rows = run_cli(store.audit_records, db)
+    if run_id is not None:  # decisions on identical content count for this run too
+        content = run_cli(store.get_run, db, run_id)["content_hash"]
+        rows = [r for r in rows if r["run_id"] == run_id or r["content_hash"] == content]
     click.echo(format_table(["seq", "time", "kind", "actor", "run", "decision", "comment"],
                             [(r["seq"], r["created_at"], r["kind"], r["actor"], r["run_id"], r["decision"],
                               r["comment"]) for r in rows], max_width=60))

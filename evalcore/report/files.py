@@ -18,6 +18,9 @@ class PendingFile:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".partial", dir=self.path.parent)
         self._tmp = Path(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; reports are ordinary files
         self._handle = os.fdopen(fd, "wb")
 
     def write(self, data: bytes | str | Iterable[bytes]) -> None:

@@ -67,6 +67,7 @@ def append_audit(db_path: str | Path, record: dict, chain_hash) -> dict:
                             f"({', '.join('$' + c for c in AUDIT_COLUMNS)})",
                             {c: (json.dumps(stored[c], sort_keys=True) if c == "payload" else stored[c])
                              for c in AUDIT_COLUMNS})
+                con.execute("INSERT OR REPLACE INTO audit_head VALUES (1, ?, ?)", [seq, stored["record_hash"]])
                 con.execute("COMMIT")
                 return stored
         except (duckdb.TransactionException, duckdb.ConstraintException):
@@ -98,6 +99,15 @@ def audit_records(db_path: str | Path, run_id: str | None = None) -> list[dict]:
     return _records(rows)
 
 
+def audit_head(db_path: str | Path) -> tuple[int, str] | None:
+    """(seq, record_hash) of the last record appended, as recorded at append time."""
+    if not Path(str(db_path)).exists():
+        return None
+    with connect(db_path) as con:
+        rows = con.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1").fetchall()
+    return (rows[0][0], rows[0][1]) if rows else None
+
+
 def decisions_for(db_path: str | Path, content_hash: str) -> list[dict]:
     """Sign-off decisions bound to this content hash, oldest first."""
     if not Path(str(db_path)).exists():
@@ -118,11 +128,11 @@ def signoff_items(db_path: str | Path, run_id: str) -> list[dict]:
                           WHERE r.run_id = $run)
                SELECT 'regressed query' AS kind, c.query_id, c.query, NULL AS term,
                       printf('F1 %.3f → %.3f; lost correct: %s; new wrong: %s', c.baseline_f1, c.f1,
-                             coalesce(array_to_string(list_filter(b.true_positives,
-                                 lambda t: NOT list_contains(c.true_positives, t)), ', '), '-'),
-                             coalesce(array_to_string(list_filter(c.generated_terms,
+                             coalesce(nullif(array_to_string(list_filter(b.true_positives,
+                                 lambda t: NOT list_contains(c.true_positives, t)), ', '), ''), '-'),
+                             coalesce(nullif(array_to_string(list_filter(c.generated_terms,
                                  lambda t: NOT list_contains(c.true_positives, t)
-                                           AND NOT list_contains(coalesce(b.generated_terms, []), t)), ', '), '-'))
+                                           AND NOT list_contains(coalesce(b.generated_terms, []), t)), ', '), ''), '-'))
                       AS detail, c.position, 0 AS rank
                FROM c LEFT JOIN b ON b.query_id = c.query_id WHERE c.regression_status = 'regressed'
                UNION ALL

@@ -84,6 +84,12 @@ MIGRATIONS.append((5, [
 MIGRATIONS.append((6, ["ALTER TABLE runs ADD COLUMN statistics VARCHAR",
                        "ALTER TABLE query_results ADD COLUMN noise_floor DOUBLE",
                        "ALTER TABLE query_results ADD COLUMN within_noise BOOLEAN"]))
+MIGRATIONS.append((7, [
+    # The chain's head, moved in the same transaction as every append: removing the last
+    # records (or all of them) no longer looks like an intact, shorter chain.
+    "CREATE TABLE audit_head (id INTEGER PRIMARY KEY, seq BIGINT NOT NULL, record_hash VARCHAR NOT NULL)",
+    "INSERT INTO audit_head SELECT 1, seq, record_hash FROM audit_log ORDER BY seq DESC LIMIT 1",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
