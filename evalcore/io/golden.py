@@ -1,0 +1,175 @@
+"""The golden set (SPEC §1.1): parsed, validated, normalised and hashed."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+from pydantic import ValidationError
+
+from ..metrics import normalize_term
+from ..models import GoldenItem
+from .reading import _Collector, _pydantic_problems, _read_text, jsonl_lines
+
+
+@dataclass(slots=True)
+class PreparedItem:
+    """A golden item with its terms normalised and merged (rule 1)."""
+
+    query_id: str
+    query: str
+    domain: str | None
+    intent: str | None
+    expected: dict[str, float]
+    """Normalised term -> highest min_weight, first-seen order."""
+    forbidden: frozenset[str]
+    critical: bool
+
+
+@dataclass(slots=True)
+class GoldenSet:
+    """A validated golden set and the hash of its parsed content."""
+
+    path: str
+    items: list[PreparedItem]
+    content_hash: str
+
+
+
+def _canonical(query_id: str, query: str, context: dict, expected: list[tuple[str, float]],
+               forbidden: list[str], critical: bool) -> bytes:
+    """The canonical JSON of one parsed golden item (for the content hash)."""
+    ctx = sorted((k, v) for k, v in context.items() if v is not None)
+    return orjson.dumps([query_id, query, ctx, expected, forbidden, critical])
+
+
+def _prepare(query_id: str, query: str, context: dict, expected_raw: list[tuple[str, float]],
+             forbidden_raw: list[str], critical: bool, line: int, sink: _Collector,
+             domain_context: str | None) -> PreparedItem | None:
+    ok = True
+    if not query.strip():
+        sink.add(line, "query", "must not be blank")
+        ok = False
+    expected: dict[str, float] = {}
+    for i, (raw, min_weight) in enumerate(expected_raw):
+        term = normalize_term(raw)
+        if not term:
+            sink.add(line, f"expected_expansions[{i}].term", "is empty after normalisation")
+            ok = False
+        elif min_weight > expected.get(term, -1.0):
+            expected[term] = min_weight
+    forbidden: set[str] = set()
+    for i, raw in enumerate(forbidden_raw):
+        term = normalize_term(raw)
+        if not term:
+            sink.add(line, f"forbidden_terms[{i}]", "is empty after normalisation")
+            ok = False
+        elif term in expected:
+            sink.add(line, f"forbidden_terms[{i}]",
+                     f"'{term}' is both expected and forbidden; remove it from one list")
+            ok = False
+        forbidden.add(term)
+    if not ok:
+        return None
+    domain = context.get("domain")
+    if domain is None:
+        domain = domain_context
+    domain = normalize_term(domain) if domain is not None else None
+    return PreparedItem(query_id, query, domain or None, context.get("intent"), expected,
+                        frozenset(forbidden) if forbidden else _NO_TERMS, critical)
+
+
+_NO_TERMS: frozenset[str] = frozenset()
+_NUMBER = (int, float)
+
+
+def _fast_fields(obj: object) -> tuple | None:
+    """The fields of a well-formed golden line, or None to let pydantic explain.
+
+    Accepts only what the GoldenItem model accepts too, so pydantic stays the validator
+    of record and this path merely skips building models for the common case.
+    """
+    if type(obj) is not dict:
+        return None
+    qid, query, exp = obj.get("query_id"), obj.get("query"), obj.get("expected_expansions")
+    if type(qid) is not str or not qid or type(query) is not str or not query or type(exp) is not list:
+        return None
+    expected = []
+    for e in exp:
+        if type(e) is not dict:
+            return None
+        term = e.get("term")
+        weight = e.get("min_weight", 0.0)
+        if type(term) is not str or not term or type(weight) not in _NUMBER or not 0.0 <= weight <= 1.0:
+            return None
+        expected.append((term, float(weight)))
+    context = obj.get("context", _EMPTY)
+    if type(context) is not dict:
+        return None
+    for key in ("domain", "intent"):
+        value = context.get(key)
+        if value is not None and type(value) is not str:
+            return None
+    forbidden = obj.get("forbidden_terms", ())
+    if type(forbidden) not in (list, tuple) or any(type(t) is not str for t in forbidden):
+        return None
+    critical = obj.get("critical", False)
+    if type(critical) is not bool:
+        return None
+    return qid, query, context, expected, list(forbidden), critical
+
+
+_EMPTY: dict = {}
+
+
+def _model_fields(item: GoldenItem) -> tuple:
+    return (item.query_id, item.query, item.context.model_dump(exclude_none=True),
+            [(e.term, e.min_weight) for e in item.expected_expansions],
+            list(item.forbidden_terms), item.critical)
+
+
+def load_golden_set(path: str | Path, domain_context: str | None = None) -> GoldenSet:
+    """Parse a golden-set JSONL file (SPEC §1.1).
+
+    `domain_context` (the CLI's `--domain`) fills `context.domain` for items without one.
+    Raises InputError listing every problem found (up to a screenful).
+    """
+    path = Path(path)
+    sink = _Collector(str(path))
+    text = _read_text(path, "golden set")
+    items: list[PreparedItem] = []
+    first_line: dict[str, int] = {}
+    digest = hashlib.sha256()
+    loads = orjson.loads  # strict JSON (no NaN), and about twice as fast as json.loads
+    for lineno, raw in enumerate(jsonl_lines(text), start=1):
+        if not raw or raw.isspace():
+            continue
+        if sink.full:
+            break
+        try:
+            fields = _fast_fields(loads(raw))
+        except ValueError:
+            fields = None
+        if fields is None:
+            try:
+                fields = _model_fields(GoldenItem.model_validate_json(raw))
+            except ValidationError as exc:
+                _pydantic_problems(exc, sink, lineno)
+                continue
+        qid = fields[0]
+        if qid in first_line:
+            sink.add(lineno, "query_id", f"duplicate query_id '{qid}' (first on line {first_line[qid]})")
+            continue
+        first_line[qid] = lineno
+        prepared = _prepare(*fields, lineno, sink, domain_context)
+        if prepared is not None:
+            items.append(prepared)
+            digest.update(_canonical(*fields))
+    if not sink.problems and not items:
+        sink.add(1, "golden set", "no golden queries in the file; add one JSON object per line")
+    sink.raise_if_any()
+    return GoldenSet(str(path), items, digest.hexdigest())
+
+
