@@ -138,7 +138,7 @@ async def run_prompt(golden: GoldenSet, prompt: str, client: AsyncLLMClient, dom
             terms, reply, _ = await client.chat(msgs, parse_reply, params)
             out = HarnessOutput(item.query_id, text, reply, terms)
         except LLMCallError as exc:
-            out = HarnessOutput(item.query_id, text, None, {}, str(exc))
+            out = HarnessOutput(item.query_id, text, exc.reply, {}, str(exc))
         bar.tick()
         return out
 

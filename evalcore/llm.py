@@ -23,7 +23,12 @@ T = TypeVar("T")
 
 
 class LLMCallError(EvalcoreError):
-    """Every try failed; the message says what happened last."""
+    """Every try failed; the message says what happened last, `reply` holds the last raw
+    reply when there was one (an unparseable answer is kept for the record)."""
+
+    def __init__(self, message: str, reply: str | None = None):
+        super().__init__(message)
+        self.reply = reply
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ class LLMClient:
         """Send `messages`, return (parse(reply), reply). Raises LLMCallError after the last try."""
         import openai
 
-        last = "no attempt"
+        last, last_reply = "no attempt", None
         for attempt in range(self.config.max_tries):
             retry_after = None
             try:
@@ -92,7 +97,7 @@ class LLMClient:
                 try:
                     return parse(text), text
                 except ValueError as exc:
-                    last = f"unparseable reply ({exc}): {text[:120]!r}"
+                    last, last_reply = f"unparseable reply ({exc}): {text[:120]!r}", text
             except openai.APITimeoutError:
                 last = f"timed out after {self.config.timeout:g} s"
             except openai.APIStatusError as exc:
@@ -105,7 +110,7 @@ class LLMClient:
                 last = f"connection failed: {exc}"
             if attempt + 1 < self.config.max_tries:
                 self.sleep(self._delay(attempt, retry_after))
-        raise LLMCallError(f"{last} (after {self.config.max_tries} tries)")
+        raise LLMCallError(f"{last} (after {self.config.max_tries} tries)", last_reply)
 
 
 # ---------------------------------------------------------------- async client with a response cache
@@ -188,7 +193,7 @@ class AsyncLLMClient:
                 return parse(cached), cached, True
             except ValueError:
                 self.cache_hits -= 1  # a parser changed since: ask again
-        last = "no attempt"
+        last, last_reply = "no attempt", None
         for attempt in range(self.config.max_tries):
             retry_after = None
             async with self._slots:
@@ -207,7 +212,7 @@ class AsyncLLMClient:
                     try:
                         parsed = parse(text)
                     except ValueError as exc:
-                        last = f"unparseable reply ({exc}): {text[:120]!r}"
+                        last, last_reply = f"unparseable reply ({exc}): {text[:120]!r}", text
                     else:
                         self._cache[key] = text
                         self._pending.append((key, self.config.model, text, p_tok, c_tok))
@@ -226,7 +231,7 @@ class AsyncLLMClient:
                     self.in_flight -= 1
             if attempt + 1 < self.config.max_tries:
                 await self._sleep(self._delay(attempt, retry_after))
-        raise LLMCallError(f"{last} (after {self.config.max_tries} tries)")
+        raise LLMCallError(f"{last} (after {self.config.max_tries} tries)", last_reply)
 
     def usage(self) -> dict:
         return {"model": self.config.model, "base_url": self.config.base_url, "calls": self.calls,

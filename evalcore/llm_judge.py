@@ -93,7 +93,7 @@ class LLMDriftJudge:
         try:
             answer, raw = self.client.chat(messages, _parse, json_mode=True)
         except LLMCallError as exc:
-            entry["error"] = str(exc)
+            entry["error"], entry["reply"] = str(exc), exc.reply
             self.log.append(entry)
             return {c.term: DriftVerdict(None, f"llm judge failed: {exc}") for c in group}
         entry["reply"], entry["verdicts"] = raw, answer.model_dump()

@@ -208,9 +208,9 @@ def authenticate(db, name: str, password: str) -> Account:
 
 def flagged_items(db, run_id: str) -> list[FlaggedItem]:
     """Regressed queries (with their term diff), failed critical queries and drift terms."""
-    rows = store.signoff_items(db, run_id)
-    return [FlaggedItem(f"{r['kind']}:{r['query_id']}:{r['term'] or ''}", r["kind"], r["query_id"], r["query"],
-                        r["detail"]) for r in rows]
+    rows = store.flagged_items(db, [run_id])
+    return [FlaggedItem(f"{r.kind}:{r.query_id}:{r.term if isinstance(r.term, str) else ''}", r.kind, r.query_id,
+                        r.query, r.detail) for r in rows.itertuples()]
 
 
 def _approval_scope(run: dict, account: Account) -> list[str]:

@@ -25,7 +25,7 @@ from .regression import Baseline
 from .scoring import QueryScore
 
 __all__ = ["RESAMPLES", "SEED", "MDE_FACTOR", "paired_deltas", "bootstrap_interval", "sign_flip_p_value",
-           "holm", "mde", "DeltaStats", "describe_delta", "compute_statistics", "mark_noise", "paired_f1_interval"]
+           "holm", "mde", "DeltaStats", "describe_delta", "compute_statistics", "mark_noise"]
 
 RESAMPLES = 10_000
 SEED = 0
@@ -265,9 +265,3 @@ def mark_noise(scores: Sequence[QueryScore], baseline: Baseline, repeats: Sequen
         floors.append(floor)
     return {"repeat_runs": len(repeats), "queries_with_variation": sum(1 for f in floors if f > 0),
             "deltas_within_noise": within, "mean_floor": float(np.mean(floors)) if floors else None}
-
-
-def paired_f1_interval(scores: Sequence[QueryScore], baseline: Baseline) -> float | None:
-    """Upper end of the 95% interval of the mean F1 delta, None when it cannot be computed."""
-    _, high = bootstrap_interval(paired_deltas(scores, baseline))
-    return None if math.isnan(high) else high

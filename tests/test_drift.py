@@ -141,7 +141,7 @@ def test_llm_judge_timeout_marks_unjudged(llm):
     assert "timed out" in verdicts[0].reason
 
 
-def test_llm_judge_unjudged_terms_send_the_run_to_review(llm, score):
+def test_llm_judge_unjudged_terms_send_the_run_to_review(llm, score, db):
     llm.default = ("text", "not json")
     judge = llm_judge(llm, max_tries=1)
     rows = [golden_row("q1", "heart attack", ["mi", "myocardial infarction", "cardiac arrest", "chest pain",
@@ -151,3 +151,8 @@ def test_llm_judge_unjudged_terms_send_the_run_to_review(llm, score):
     assert run.scores[0].unjudged_terms == ["angina"]
     assert run.gate.decision == "review"
     assert any("could not be judged" in r for r in run.gate.reasons)
+    from evalcore import store
+    store.save_run(db, run)  # prompt, raw reply and error are stored with the run
+    log = store.judge_log(db, run.evaluation_id)
+    assert list(log["query_id"]) == ["q1"] and "angina" in log["prompt"].iloc[0]
+    assert log["reply"].iloc[0] == "not json" and "unparseable" in log["error"].iloc[0]

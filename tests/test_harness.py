@@ -115,6 +115,9 @@ def test_garbage_reply_is_an_errored_item_and_rerun_retries_only_it(llm, files):
     assert result.exit_code == 1  # an incomplete evaluation never passes
     assert "1 errored" in result.output
     assert "<error" in open("junit.xml").read()
+    run_id = store.list_runs(db)["run_id"].iloc[0]
+    kept = store.harness_outputs(db, run_id).set_index("query_id")
+    assert kept.loc["q2", "reply"] == '["unclosed json'  # the unusable reply is kept for the record
     before = llm.chat_calls
     calls["n"] = 99  # the model behaves now
     rerun = harness(llm, golden, prompt, db)

@@ -9,7 +9,7 @@ import click
 from ..config import default_db_path
 from ..demo import seed_demo
 from ..signoff import release_state
-from ..store import compare_runs, drift_terms, get_run, list_runs, query_rows
+from ..store import CompareFilter, compare_page, drift_terms, get_run, list_runs, query_rows
 from .common import db_option, format_table, run_cli
 
 __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "demo_command"]
@@ -90,13 +90,15 @@ def compare_command(run_id, baseline_id, db, changed_only):
     Example: evalcore compare RUN --baseline BASELINE_RUN --changed-only
     """
     db = db or default_db_path()
-    df = run_cli(compare_runs, db, run_id, baseline_id)
+    for rid in (run_id, baseline_id):
+        run_cli(get_run, db, rid)  # an unknown id is exit 2
+    df, _ = run_cli(compare_page, db, run_id, baseline_id, CompareFilter(sort="golden order"), 0, None)
     if changed_only:
         df = df[(df["delta_f1"].abs() > 1e-12) | (df["passed"] != df["base_passed"]) | df["f1"].isna()
                 | df["base_f1"].isna()]
-    rows = [(r.query_id, r.query, r.base_precision, r.precision, r.base_recall, r.recall, r.base_f1,
+    rows = [(r.query_id, r.query, r.status, r.base_precision, r.precision, r.base_recall, r.recall, r.base_f1,
              r.f1, r.delta_f1, r.base_passed, r.passed) for r in df.itertuples()]
-    click.echo(format_table(["query_id", "query", "P base", "P", "R base", "R", "F1 base", "F1",
+    click.echo(format_table(["query_id", "query", "status", "P base", "P", "R base", "R", "F1 base", "F1",
                              "ΔF1", "passed base", "passed"], rows))
 
 

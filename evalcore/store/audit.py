@@ -116,32 +116,3 @@ def decisions_for(db_path: str | Path, content_hash: str) -> list[dict]:
         rows = con.execute(f"SELECT {', '.join(AUDIT_COLUMNS)} FROM audit_log WHERE kind = 'decision' "
                            "AND content_hash = ? ORDER BY seq", [content_hash]).fetchall()
     return _records(rows)
-
-
-def signoff_items(db_path: str | Path, run_id: str) -> list[dict]:
-    """What a reviewer must acknowledge: regressed queries with their term diff, failed
-    critical queries, and drift terms with their explanation."""
-    with connect(db_path) as con:
-        cur = con.execute(
-            """WITH c AS (SELECT * FROM query_results WHERE run_id = $run),
-                    b AS (SELECT q.* FROM query_results q JOIN runs r ON q.run_id = r.baseline_id
-                          WHERE r.run_id = $run)
-               SELECT 'regressed query' AS kind, c.query_id, c.query, NULL AS term,
-                      printf('F1 %.3f → %.3f; lost correct: %s; new wrong: %s', c.baseline_f1, c.f1,
-                             coalesce(nullif(array_to_string(list_filter(b.true_positives,
-                                 lambda t: NOT list_contains(c.true_positives, t)), ', '), ''), '-'),
-                             coalesce(nullif(array_to_string(list_filter(c.generated_terms,
-                                 lambda t: NOT list_contains(c.true_positives, t)
-                                           AND NOT list_contains(coalesce(b.generated_terms, []), t)), ', '), ''), '-'))
-                      AS detail, c.position, 0 AS rank
-               FROM c LEFT JOIN b ON b.query_id = c.query_id WHERE c.regression_status = 'regressed'
-               UNION ALL
-               SELECT 'failed critical query', query_id, query, NULL, array_to_string(failure_reasons, '; '),
-                      position, 1 FROM c WHERE critical AND NOT passed
-               UNION ALL
-               SELECT 'drift term', t.query_id, c.query, t.term, t.term || ': ' || coalesce(t.reason, ''),
-                      c.position, 2
-               FROM term_rows t JOIN c ON c.query_id = t.query_id WHERE t.run_id = $run AND t.drift
-               ORDER BY rank, position, term""", {"run": run_id})
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, r)) for r in cur.fetchall()]

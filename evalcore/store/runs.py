@@ -196,17 +196,6 @@ def find_run_by_content(db_path: str | Path, content_hash: str) -> str | None:
         return row[0] if row else None
 
 
-def find_run(db_path: str | Path, name: str) -> str | None:
-    """The newest run with this name, if any."""
-    if not Path(str(db_path)).exists():
-        return None
-    with connect(db_path) as con:
-        row = con.execute("SELECT run_id FROM runs WHERE name = ? ORDER BY created_at DESC LIMIT 1",
-                          [name]).fetchall()
-        row = row[0] if row else None
-        return row[0] if row else None
-
-
 def query_rows(db_path: str | Path, run_id: str) -> pd.DataFrame:
     """Per-query rows of a run in golden-set order."""
     get_run(db_path, run_id)
@@ -274,21 +263,3 @@ def load_baseline(db_path: str | Path, run_id: str) -> Baseline:
     return Baseline(run_id, f"store {db_path}",
                     {q: BaselineRow(f1, passed, p, r, err) for q, f1, passed, p, r, err in rows},
                     run["golden_hash"], run["content_hash"])
-
-
-def compare_runs(db_path: str | Path, run_id: str, baseline_id: str) -> pd.DataFrame:
-    """Per-query side by side: candidate and baseline P/R/F1, joined on query_id."""
-    get_run(db_path, run_id)
-    get_run(db_path, baseline_id)
-    with connect(db_path) as con:
-        return con.execute(
-            """SELECT coalesce(c.query_id, b.query_id) AS query_id, coalesce(c.query, b.query) AS query,
-                      b.precision AS base_precision, c.precision AS precision,
-                      b.recall AS base_recall, c.recall AS recall, b.f1 AS base_f1, c.f1 AS f1,
-                      c.f1 - b.f1 AS delta_f1, b.passed AS base_passed, c.passed AS passed,
-                      c.critical, c.n_drift, coalesce(c.position, 1e9 + b.position) AS pos
-               FROM (SELECT * FROM query_results WHERE run_id = ?) c
-               FULL OUTER JOIN (SELECT * FROM query_results WHERE run_id = ?) b ON c.query_id = b.query_id
-               ORDER BY pos""", [run_id, baseline_id]).df().drop(columns=["pos"])
-
-

@@ -5,13 +5,11 @@ Every statement is a constant; filters add constant fragments and bind their val
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .connection import connect
-from .runs import get_run
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,7 +27,9 @@ SORTS = {
 }
 
 _PAIR = """
-WITH c AS (SELECT * FROM query_results WHERE run_id = $run),
+WITH d AS (SELECT coalesce(CAST(json_extract(thresholds, '$.regression_delta') AS DOUBLE), 0.1) AS delta
+           FROM runs WHERE run_id = $run),
+     c AS (SELECT * FROM query_results WHERE run_id = $run),
      b AS (SELECT * FROM query_results WHERE run_id = $baseline),
 j AS (
   SELECT coalesce(c.query_id, b.query_id) AS query_id, coalesce(c.query, b.query) AS query,
@@ -38,8 +38,8 @@ j AS (
          b.recall AS base_recall, c.recall AS recall, b.f1 AS base_f1, c.f1 AS f1,
          c.f1 - b.f1 AS delta_f1, b.passed AS base_passed, c.passed AS passed,
          CASE WHEN c.query_id IS NULL THEN 'removed' WHEN b.query_id IS NULL THEN 'added'
-              WHEN b.f1 - c.f1 > $delta + 1e-9 OR (b.passed AND NOT c.passed) THEN 'regressed'
-              WHEN c.f1 - b.f1 > $delta - 1e-9 OR (NOT b.passed AND c.passed) THEN 'improved'
+              WHEN b.f1 - c.f1 > (SELECT delta FROM d) + 1e-9 OR (b.passed AND NOT c.passed) THEN 'regressed'
+              WHEN c.f1 - b.f1 > (SELECT delta FROM d) - 1e-9 OR (NOT b.passed AND c.passed) THEN 'improved'
               ELSE 'unchanged' END AS status,
          c.true_positives AS tp,
          list_filter(c.generated_terms, lambda t: NOT list_contains(c.true_positives, t)) AS fp,
@@ -94,18 +94,14 @@ class CompareFilter:
         return " AND ".join(clauses), params
 
 
-def _delta(db_path: str | Path, run_id: str) -> float:
-    thresholds = json.loads(get_run(db_path, run_id)["thresholds"] or "{}")
-    return float(thresholds.get("regression_delta", 0.1))
-
-
 def compare_page(db_path: str | Path, run_id: str, baseline_id: str, flt: CompareFilter,
-                 offset: int = 0, limit: int = 50) -> tuple[pd.DataFrame, int]:
-    """One page of side-by-side rows matching `flt`, and how many rows match in all."""
+                 offset: int = 0, limit: int | None = 50) -> tuple[pd.DataFrame, int]:
+    """One page of side-by-side rows matching `flt` (every row when limit is None), and how
+    many rows match in all. Statuses use the candidate run's regression_delta."""
     where, params = flt.where()
     order = SORTS.get(flt.sort, SORTS["regressions first"])
-    params.update(run=run_id, baseline=baseline_id, delta=_delta(db_path, run_id),
-                  limit=int(limit), offset=int(offset))
+    params.update(run=run_id, baseline=baseline_id, limit=2 ** 62 if limit is None else int(limit),
+                  offset=int(offset))
     sql = (_PAIR + f"SELECT *, count(*) OVER () AS total_rows FROM k WHERE {where} "  # noqa: S608 (constants)
            f"ORDER BY {order} LIMIT $limit OFFSET $offset")
     with connect(db_path) as con:
@@ -127,7 +123,7 @@ def compare_headline(db_path: str | Path, run_id: str, baseline_id: str) -> dict
         avg(term_drift_score) AS drift, avg(base_term_drift_score) AS base_drift,
         avg(delta_f1) AS mean_delta_f1 FROM k"""
     with connect(db_path) as con:
-        cur = con.execute(sql, {"run": run_id, "baseline": baseline_id, "delta": _delta(db_path, run_id)})
+        cur = con.execute(sql, {"run": run_id, "baseline": baseline_id})
         row = cur.fetchall()[0]
         return dict(zip([d[0] for d in cur.description], row))
 
@@ -141,8 +137,7 @@ def compare_points(db_path: str | Path, run_id: str, baseline_id: str, max_point
         WHERE status <> 'unchanged' OR hash(query_id) % greatest(1, (SELECT count(*) FROM shared) // $max) = 0
         ORDER BY status, query_id LIMIT $max"""
     with connect(db_path) as con:
-        df = con.execute(sql, {"run": run_id, "baseline": baseline_id, "delta": _delta(db_path, run_id),
-                               "max": int(max_points)}).df()
+        df = con.execute(sql, {"run": run_id, "baseline": baseline_id, "max": int(max_points)}).df()
     total = int(df["n"].iloc[0]) if len(df) else 0
     return df.drop(columns=["n"]), total
 
@@ -197,22 +192,32 @@ def find_query_ids(db_path: str | Path, text: str = "", limit: int = 200) -> pd.
 
 
 def flagged_items(db_path: str | Path, run_ids: list[str]) -> pd.DataFrame:
-    """Regressed queries, failed critical queries and drift terms of the given runs."""
+    """Every flagged item of the given runs (SPEC §4): regressed queries with their term diff
+    against the run's baseline, failed critical queries, and drift terms with their reason.
+    The Regressions page and sign-off both read this one definition."""
     with connect(db_path) as con:
         return con.execute(
-            """SELECT r.run_id, r.name, r.prompt_version, r.gate_decision, r.baseline_id, 'regressed query' AS kind,
-                      q.query_id, q.query, printf('F1 %.3f → %.3f', q.baseline_f1, q.f1) AS detail, q.position
-               FROM runs r JOIN query_results q USING (run_id)
-               WHERE list_contains($runs, r.run_id) AND q.regression_status = 'regressed'
+            """WITH r AS (SELECT run_id, name, prompt_version, gate_decision, baseline_id FROM runs
+                          WHERE list_contains($runs, run_id)),
+                    c AS (SELECT q.* FROM query_results q JOIN r USING (run_id))
+               SELECT r.*, 'regressed query' AS kind, c.query_id, c.query, NULL AS term,
+                      printf('F1 %.3f → %.3f; lost correct: %s; new wrong: %s', c.baseline_f1, c.f1,
+                             coalesce(nullif(array_to_string(list_filter(b.true_positives,
+                                 lambda t: NOT list_contains(c.true_positives, t)), ', '), ''), '-'),
+                             coalesce(nullif(array_to_string(list_filter(c.generated_terms,
+                                 lambda t: NOT list_contains(c.true_positives, t)
+                                           AND NOT list_contains(coalesce(b.generated_terms, []), t)), ', '), ''), '-'))
+                      AS detail, c.position, 0 AS rank
+               FROM c JOIN r USING (run_id)
+               LEFT JOIN query_results b ON b.run_id = r.baseline_id AND b.query_id = c.query_id
+               WHERE c.regression_status = 'regressed'
                UNION ALL
-               SELECT r.run_id, r.name, r.prompt_version, r.gate_decision, r.baseline_id, 'failed critical query',
-                      q.query_id, q.query, array_to_string(q.failure_reasons, '; '), q.position
-               FROM runs r JOIN query_results q USING (run_id)
-               WHERE list_contains($runs, r.run_id) AND q.critical AND NOT q.passed
+               SELECT r.*, 'failed critical query', c.query_id, c.query, NULL,
+                      array_to_string(c.failure_reasons, '; '), c.position, 1
+               FROM c JOIN r USING (run_id) WHERE c.critical AND NOT c.passed
                UNION ALL
-               SELECT r.run_id, r.name, r.prompt_version, r.gate_decision, r.baseline_id, 'drift term',
-                      t.query_id, q.query, t.term || ' — ' || coalesce(t.reason, ''), q.position
-               FROM runs r JOIN term_rows t USING (run_id)
-               JOIN query_results q ON q.run_id = t.run_id AND q.query_id = t.query_id
-               WHERE list_contains($runs, r.run_id) AND t.drift
-               ORDER BY 1, 6, 10""", {"runs": list(run_ids)}).df()
+               SELECT r.*, 'drift term', t.query_id, c.query, t.term, t.term || ' — ' || coalesce(t.reason, ''),
+                      c.position, 2
+               FROM term_rows t JOIN c ON c.run_id = t.run_id AND c.query_id = t.query_id
+               JOIN r ON r.run_id = t.run_id WHERE t.drift
+               ORDER BY run_id, rank, position, term""", {"runs": list(run_ids)}).df()
