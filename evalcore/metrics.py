@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from dataclasses import dataclass, field
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 __all__ = [
     "normalize_term",
@@ -15,6 +16,7 @@ __all__ = [
     "match_terms",
     "MacroMicro",
     "aggregate_scores",
+    "aggregate_columns",
 ]
 
 EPSILON = 1e-9
@@ -122,21 +124,21 @@ def aggregate_scores(rows: Iterable[tuple[float, float, float, float, int, int, 
 
     Empty input gives zeros, never a division error.
     """
-    n = 0
-    sp = sr = sf = sd = 0.0
-    tp = fp = fn = 0
-    for p, r, f, d, a, b, c in rows:
-        n += 1
-        sp += p
-        sr += r
-        sf += f
-        sd += d
-        tp += a
-        fp += b
-        fn += c
-    micro_p = safe_ratio(tp, tp + fp)
-    micro_r = safe_ratio(tp, tp + fn)
-    return MacroMicro(
-        safe_ratio(sp, n), safe_ratio(sr, n), safe_ratio(sf, n), safe_ratio(sd, n),
-        micro_p, micro_r, f1_score(micro_p, micro_r), tp, fp, fn,
-    )
+    columns = list(zip(*rows)) or [()] * 7
+    return aggregate_columns(*columns)
+
+
+def aggregate_columns(precision: Sequence[float], recall: Sequence[float], f1: Sequence[float],
+                      drift: Sequence[float], tp: Sequence[int], fp: Sequence[int], fn: Sequence[int]) -> MacroMicro:
+    """Rule 7 over per-query columns. Means use math.fsum (exactly rounded, so the result
+    does not depend on summation order: both scoring engines agree to the last bit)."""
+    n = len(precision)
+    total_tp, total_fp, total_fn = int(sum(tp)), int(sum(fp)), int(sum(fn))
+    micro_p = safe_ratio(total_tp, total_tp + total_fp)
+    micro_r = safe_ratio(total_tp, total_tp + total_fn)
+
+    def mean(values: Sequence[float]) -> float:
+        return safe_ratio(math.fsum(values), n)
+
+    return MacroMicro(mean(precision), mean(recall), mean(f1), mean(drift),
+                      micro_p, micro_r, f1_score(micro_p, micro_r), total_tp, total_fp, total_fn)

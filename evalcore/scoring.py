@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .columnar import ScoreFacts
 from .drift import DriftCandidate, DriftJudge
 from .io import GeneratedSet, GoldenSet, PreparedItem
 from .metrics import TermMatch, f1_score, format_pair, match_terms, meets, safe_ratio
 from .models import Thresholds
 
-__all__ = ["QueryScore", "score_golden_set"]
+__all__ = ["QueryScore", "score_golden_set", "score_facts"]
 
 NO_GOLDEN_NOTE = "no golden terms provided"
 EMPTY_LIST: list = []  # shared; never appended to (see QueryScore)
@@ -140,3 +141,29 @@ def score_golden_set(golden: GoldenSet, generated: GeneratedSet, thresholds: Thr
     for score, match in zip(scores, matches):
         _finish(score, match, thresholds)
     return scores
+
+
+def score_facts(scores: list[QueryScore]) -> ScoreFacts:
+    """The gate's per-query columns from Python-scored queries."""
+    import numpy as np
+    import pyarrow as pa
+
+    def column(values, dtype) -> np.ndarray:
+        return np.fromiter(values, dtype=dtype, count=len(scores))
+
+    return ScoreFacts(
+        query_ids=pa.array([s.query_id for s in scores], pa.string()),
+        n_expected=column((len(s.expected) for s in scores), np.int64),
+        n_generated=column((len(s.generated) for s in scores), np.int64),
+        recall=column((s.recall for s in scores), np.float64),
+        critical=column((s.critical for s in scores), bool),
+        passed=column((s.passed for s in scores), bool),
+        errored=column((s.error is not None for s in scores), bool),
+        n_drift=column((len(s.drift_terms) for s in scores), np.int64),
+        term_drift_score=column((s.term_drift_score for s in scores), np.float64),
+        n_unjudged=column((len(s.unjudged_terms) for s in scores), np.int64),
+        n_forbidden=column((sum(1 for t in s.drift_terms if s.drift_reasons.get(t) == "forbidden term")
+                            for s in scores), np.int64),
+        n_underweight=column((sum(1 for r in s.failure_reasons if r.startswith("underweight:"))
+                              for s in scores), np.int64),
+    )

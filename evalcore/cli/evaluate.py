@@ -95,10 +95,10 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
 
 def print_summary(run: EvaluationRun, stored_in: str | None) -> None:
     agg = run.aggregate
-    click.echo(f"run {run.evaluation_id}  ({len(run.scores)} queries, drift judge {run.judge.name})")
+    click.echo(f"run {run.evaluation_id}  ({run.total} queries, drift judge {run.judge.name})")
     click.echo(f"  macro P {agg.macro_precision:.3f}  R {agg.macro_recall:.3f}  F1 {agg.macro_f1:.3f}  "
                f"drift {agg.macro_drift:.3f}   micro F1 {agg.micro_f1:.3f}")
-    click.echo(f"  passed {run.passed}  failed {len(run.scores) - run.passed}  errored {run.errored}")
+    click.echo(f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}")
     click.echo(f"  {run.regression.summary}")
     click.echo(f"gate: {run.gate.decision.upper()}")
     for reason in run.gate.reasons:

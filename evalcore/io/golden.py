@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 from pydantic import ValidationError
 
+from ..hashing import combine, golden_item_digest
 from ..metrics import normalize_term
 from ..models import GoldenItem
 from .reading import _Collector, _pydantic_problems, _read_text, jsonl_lines
@@ -38,11 +38,11 @@ class GoldenSet:
 
 
 
-def _canonical(query_id: str, query: str, context: dict, expected: list[tuple[str, float]],
-               forbidden: list[str], critical: bool) -> bytes:
-    """The canonical JSON of one parsed golden item (for the content hash)."""
-    ctx = sorted((k, v) for k, v in context.items() if v is not None)
-    return orjson.dumps([query_id, query, ctx, expected, forbidden, critical])
+def _digest(query_id: str, query: str, context: dict, expected: list[tuple[str, float]],
+            forbidden: list[str], critical: bool) -> str:
+    """The content digest of one parsed golden item (see evalcore.hashing)."""
+    return golden_item_digest(query_id, query, context.get("domain"), context.get("intent"),
+                              expected, forbidden, critical)
 
 
 def _prepare(query_id: str, query: str, context: dict, expected_raw: list[tuple[str, float]],
@@ -141,7 +141,7 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
     text = _read_text(path, "golden set")
     items: list[PreparedItem] = []
     first_line: dict[str, int] = {}
-    digest = hashlib.sha256()
+    digests: list[str] = []
     loads = orjson.loads  # strict JSON (no NaN), and about twice as fast as json.loads
     for lineno, raw in enumerate(jsonl_lines(text), start=1):
         if not raw or raw.isspace():
@@ -166,10 +166,10 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
         prepared = _prepare(*fields, lineno, sink, domain_context)
         if prepared is not None:
             items.append(prepared)
-            digest.update(_canonical(*fields))
+            digests.append(_digest(*fields))
     if not sink.problems and not items:
         sink.add(1, "golden set", "no golden queries in the file; add one JSON object per line")
     sink.raise_if_any()
-    return GoldenSet(str(path), items, digest.hexdigest())
+    return GoldenSet(str(path), items, combine(digests))
 
 

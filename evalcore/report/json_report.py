@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import orjson
@@ -55,15 +58,13 @@ def build_report(run: EvaluationRun, rows: bool = True) -> dict:
     """The report as plain data, ready for JSON; rows follow the golden set's order."""
     agg = run.aggregate
     reg = run.regression
-    status = reg.status
-    base_f1 = reg.baseline_f1
     return {
         "evaluation_id": run.evaluation_id,
         "timestamp": run.timestamp,
         "summary": {
-            "total_queries": len(run.scores),
+            "total_queries": run.total,
             "passed": run.passed,
-            "failed": len(run.scores) - run.passed,
+            "failed": run.total - run.passed,
             "aggregate_precision": agg.macro_precision,
             "aggregate_recall": agg.macro_recall,
             "aggregate_f1": agg.macro_f1,
@@ -71,8 +72,7 @@ def build_report(run: EvaluationRun, rows: bool = True) -> dict:
             "regression_detected": reg.detected,
             "errored": run.errored,
         },
-        "per_query_results": [query_row(s, status.get(s.query_id), base_f1.get(s.query_id))
-                              if status else query_row(s) for s in run.scores] if rows else [],
+        "per_query_results": (_python_rows(run) if run.engine is None else _columnar_rows(run)) if rows else [],
         "regression_analysis": {
             "regression_detected": reg.detected,
             "regressed_queries": reg.regressed,
@@ -121,12 +121,66 @@ _ROWS_MARK = "__evalcore_rows__"
 CHUNK_ROWS = 20_000
 
 
+def _python_rows(run: EvaluationRun) -> list[dict]:
+    status, base_f1 = run.regression.status, run.regression.baseline_f1
+    return [query_row(s, status.get(s.query_id), base_f1.get(s.query_id)) if status else query_row(s)
+            for s in run.scores]
+
+
+# query_row's keys, in its order, from the columnar engine's tables (see evalcore.columnar).
+_COLUMNAR_ROWS = """
+SELECT q.query_id, q.query AS original_query, q.generated_terms, q.expected_terms, q.true_positives,
+       q.false_positives, q.false_negatives, q.precision, q.recall, q.f1, q.term_drift_score, q.drift_terms,
+       q.passed, q.failure_reasons, q.critical, q.domain, q.notes,
+       map(q.generated_terms, q.generated_weights) AS weights, map(q.drift_terms, q.drift_reasons) AS drift_reasons,
+       q.unjudged_terms, NULL::VARCHAR AS error{side}
+FROM q{join} ORDER BY q.pos"""
+
+
+def _columnar_rows_file(run: EvaluationRun) -> Path:
+    """The per-query rows as one JSON array in a temporary file, written by DuckDB."""
+    engine = run.engine
+    side = "".join(f", s.{c}" for c in engine.side_columns)
+    join = " LEFT JOIN side s USING (query_id)" if engine.side_columns else ""
+    fd, name = tempfile.mkstemp(prefix="evalcore-rows-", suffix=".json")
+    os.close(fd)
+    path = Path(name)
+    con = engine.con.cursor()  # its own connection: runs beside the store's insert
+    try:
+        con.execute(f"COPY ({_COLUMNAR_ROWS.format(side=side, join=join)}) TO '{name}' (FORMAT json, ARRAY true)")
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    finally:
+        con.close()
+    return path
+
+
+def _columnar_rows(run: EvaluationRun) -> list[dict]:
+    path = _columnar_rows_file(run)
+    try:
+        return orjson.loads(path.read_bytes())
+    finally:
+        path.unlink(missing_ok=True)
+
+
 def iter_report_json(run: EvaluationRun) -> Iterator[bytes]:
     """The JSON report of a run as byte chunks, so a million-query report never sits in
-    memory whole. Byte-for-byte the same document as report_json(build_report(run))."""
+    memory whole. The same document as report_json(build_report(run))."""
     head = build_report(run, rows=False)
     head["per_query_results"] = _ROWS_MARK
     before, after = to_json(head).split(to_json(_ROWS_MARK), 1)
+    if run.engine is not None:
+        path = _columnar_rows_file(run)
+        try:
+            yield before
+            with path.open("rb") as rows:
+                while chunk := rows.read(1 << 22):
+                    yield chunk  # DuckDB's array: JSON with tabs and newlines between rows
+            yield after
+        finally:
+            path.unlink(missing_ok=True)
+        return
     yield before + b"["
     status, base_f1 = run.regression.status, run.regression.baseline_f1
     for start in range(0, len(run.scores), CHUNK_ROWS):

@@ -110,6 +110,25 @@ def _is_lock_error(exc: Exception) -> bool:
     return "lock" in text or "conflicting" in text
 
 
+def attach(con: duckdb.DuckDBPyConnection, path: str, alias: str) -> None:
+    """ATTACH the store file for writing, retried while another process holds it."""
+    deadline = time.monotonic() + _timeout()
+    delay = 0.05
+    quoted = "'" + path.replace("'", "''") + "'"
+    while True:
+        try:
+            con.execute(f"ATTACH {quoted} AS {alias}")
+            return
+        except (duckdb.IOException, duckdb.ConnectionException) as exc:
+            if not _is_lock_error(exc):
+                raise UsageError(f"cannot open store {path}: {exc}") from None
+            if time.monotonic() >= deadline:
+                raise StoreBusyError(f"store busy: {path} is locked by another process "
+                                     f"(waited {_timeout():.0f} s); try again") from None
+        time.sleep(delay)
+        delay = min(delay * 2, 0.5)
+
+
 def _open(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
     deadline = time.monotonic() + _timeout()
     delay = 0.05

@@ -12,7 +12,7 @@ import pyarrow as pa
 from .. import __version__
 from ..errors import UnknownRunError
 from ..regression import Baseline, BaselineRow
-from .connection import connect
+from .connection import attach, connect, ensure_store
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,7 +42,7 @@ def _run_row(run: EvaluationRun) -> list:
         run.domains, run.high_risk_domains, run.domain_context, run.judge.name,
         json.dumps(run.judge.config(), sort_keys=True), run.author,
         __version__, reg.baseline_id, run.gate.decision, run.gate.reasons,
-        len(run.scores), run.passed, len(run.scores) - run.passed, run.errored,
+        run.total, run.passed, run.total - run.passed, run.errored,
         agg.macro_precision, agg.macro_recall, agg.macro_f1, agg.macro_drift,
         agg.micro_precision, agg.micro_recall, agg.micro_f1, agg.tp, agg.fp, agg.fn,
         reg.detected, reg.regressed, reg.improved, reg.added, reg.removed, reg.summary,
@@ -126,8 +126,74 @@ def _query_table(run: EvaluationRun, start: int, stop: int) -> pa.Table:
     return pa.table(columns)
 
 
+def _insert_judge_log(con, run: EvaluationRun, prefix: str = "") -> None:
+    log = getattr(run.judge, "log", None)
+    if not log:
+        return
+    con.register("_evalcore_log", pa.table({
+        "run_id": [run.evaluation_id] * len(log), "query_id": [e["query_id"] for e in log],
+        "judge": [run.judge.name] * len(log),
+        "prompt": [json.dumps(e["prompt"], ensure_ascii=False) for e in log],
+        "reply": pa.array([e["reply"] for e in log], pa.string()),
+        "verdicts": pa.array([None if e["verdicts"] is None else json.dumps(e["verdicts"])
+                              for e in log], pa.string()),
+        "error": pa.array([e["error"] for e in log], pa.string())}))
+    con.execute(f"INSERT INTO {prefix}judge_log SELECT * FROM _evalcore_log")
+    con.unregister("_evalcore_log")
+
+
+# The columnar engine's tables go to the store without leaving DuckDB: g (golden), t (one
+# row per query and term) and q (one row per query), plus `side` when a baseline was given.
+_COLUMNAR_QUERIES = """
+INSERT INTO store.query_results BY NAME
+SELECT $run AS run_id, q.pos::INTEGER AS position, q.query_id, q.query, q.domain, q.critical, q.precision,
+       q.recall, q.f1, q.term_drift_score, q.passed, q.failure_reasons, q.notes, NULL AS error,
+       q.n_generated, q.n_expected, q.n_tp, q.n_fp, q.n_fn, q.n_drift, {side}
+       q.generated_terms, q.generated_weights, q.expected_terms, q.expected_min_weights,
+       q.true_positives, q.drift_terms, q.drift_reasons, q.unjudged_terms
+FROM q {join}"""
+_COLUMNAR_TERMS = """
+INSERT INTO store.term_rows
+SELECT $run, g.query_id, t.term, CASE WHEN t.tp THEN 'TP' WHEN t.gk IS NOT NULL THEN 'FP' ELSE 'FN' END,
+       t.weight, t.min_weight, t.drift, t.unjudged, t.reason, t.gk, t.ek
+FROM t JOIN g ON g.pos = t.pos
+UNION ALL  -- an underweight term is a false positive and its expected twin a false negative
+SELECT $run, g.query_id, t.term, 'FN', t.weight, t.min_weight, false, false, NULL, NULL, t.ek
+FROM t JOIN g ON g.pos = t.pos WHERE t.ek IS NOT NULL AND t.gk IS NOT NULL AND NOT t.tp"""
+
+
+def _save_columnar(db_path: str | Path, run: EvaluationRun) -> None:
+    engine = run.engine
+    ensure_store(db_path)  # create and migrate with the store's own connection first
+    con = engine.con.cursor()
+    try:
+        attach(con, str(db_path), "store")
+        try:
+            con.execute("BEGIN TRANSACTION")
+            con.execute(f"INSERT INTO store.runs ({', '.join(RUN_INSERT_COLUMNS)}) "
+                        f"VALUES ({', '.join('?' * len(RUN_INSERT_COLUMNS))})", _run_row(run))
+            side = engine.side_columns
+            picked = ", ".join(f"s.{c}" for c in side)
+            con.execute(_COLUMNAR_QUERIES.format(side=picked + "," if side else "",
+                                                 join="LEFT JOIN side s USING (query_id)" if side else ""),
+                        {"run": run.evaluation_id})
+            con.execute(_COLUMNAR_TERMS, {"run": run.evaluation_id})
+            _insert_judge_log(con, run, "store.")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        finally:
+            con.execute("DETACH store")
+    finally:
+        con.close()
+
+
 def save_run(db_path: str | Path, run: EvaluationRun) -> None:
     """Store the run, its per-query rows and per-term rows in one transaction."""
+    if run.engine is not None:
+        _save_columnar(db_path, run)
+        return
     with connect(db_path, write=True) as con:
         con.execute("BEGIN TRANSACTION")
         try:
@@ -139,17 +205,7 @@ def save_run(db_path: str | Path, run: EvaluationRun) -> None:
                 con.execute("INSERT INTO query_results BY NAME SELECT * FROM _evalcore_queries")
                 con.unregister("_evalcore_queries")
                 del table
-            log = getattr(run.judge, "log", None)
-            if log:
-                con.register("_evalcore_log", pa.table({
-                    "run_id": [run.evaluation_id] * len(log), "query_id": [e["query_id"] for e in log],
-                    "judge": [run.judge.name] * len(log),
-                    "prompt": [json.dumps(e["prompt"], ensure_ascii=False) for e in log],
-                    "reply": pa.array([e["reply"] for e in log], pa.string()),
-                    "verdicts": pa.array([None if e["verdicts"] is None else json.dumps(e["verdicts"])
-                                          for e in log], pa.string()),
-                    "error": pa.array([e["error"] for e in log], pa.string())}))
-                con.execute("INSERT INTO judge_log SELECT * FROM _evalcore_log")
+            _insert_judge_log(con, run)
             con.execute(_INSERT_GENERATED_TERMS, [run.evaluation_id])
             con.execute(_INSERT_MISSED_TERMS, [run.evaluation_id])
             con.execute("COMMIT")

@@ -1,0 +1,236 @@
+"""The columnar engine against the Python scorer, its reference implementation.
+
+Both engines score the same files; their reports, stored rows and hashes must be equal
+(floats to the last bit). Input the engine cannot vouch for must fall back to the Python
+loaders, which name the problem.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evalcore.columnar import Fallback, score_files
+from evalcore.config import Settings
+from evalcore.drift import NoDriftJudge
+from evalcore.evaluation import evaluate
+from evalcore.metrics import format_pair
+from evalcore.models import Thresholds
+from evalcore.report import build_report, iter_report_json
+from evalcore.store import save_run
+
+EXPECTED = ["heart attack", "Heart  Attack", "MI", "mi", "ＭＩ", "myocardial infarction", "cafe\u0301", "CAFÉ",
+            "\tstroke ", "cva", "Straße", "STRASSE", "a/b <b>", "x'; DROP TABLE runs; --"]
+FORBIDDEN = ["panic attack", "Panic Attack", "ｂａｎａｎａ", "banana"]
+OTHER = ["angina", "chest pain", "Ölpest", "renal", "   spaced   out  "]
+WEIGHTS = [0, 1, 0.0, 0.3, 0.5, 0.7, 1.0, 0.123456789, 1 / 3, 2 / 3, 0.6]
+
+weights = st.sampled_from(WEIGHTS)
+expected_entry = st.one_of(st.builds(lambda t: {"term": t}, st.sampled_from(EXPECTED)),
+                           st.builds(lambda t, w: {"term": t, "min_weight": w}, st.sampled_from(EXPECTED), weights))
+generated_entry = st.one_of(st.sampled_from(EXPECTED + FORBIDDEN + OTHER),
+                            st.builds(lambda t, w: {"term": t, "weight": w},
+                                      st.sampled_from(EXPECTED + FORBIDDEN + OTHER), weights),
+                            st.builds(lambda t: {"term": t}, st.sampled_from(EXPECTED + OTHER)))
+context = st.one_of(st.none(), st.just({}), st.builds(lambda d: {"domain": d}, st.sampled_from(
+    ["medical", "Legal", "ＭＥＤＩＣＡＬ", "e-commerce", None, ""])),
+    st.builds(lambda d, i: {"domain": d, "intent": i}, st.sampled_from(["legal", "Ärzte"]),
+              st.sampled_from(["lookup", None])))
+
+
+@st.composite
+def dataset(draw):
+    n = draw(st.integers(1, 8))
+    golden, generated = [], []
+    for i in range(n):
+        row = {"query_id": f"q{i}", "query": draw(st.sampled_from(["heart attack", "Herzinfarkt ", "<i>mi</i>"])),
+               "expected_expansions": draw(st.lists(expected_entry, max_size=5))}
+        ctx = draw(context)
+        if ctx is not None:
+            row["context"] = ctx
+        if draw(st.booleans()):
+            row["forbidden_terms"] = draw(st.lists(st.sampled_from(FORBIDDEN), max_size=3))
+        if draw(st.booleans()):
+            row["critical"] = draw(st.booleans())
+        golden.append(row)
+        if draw(st.integers(0, 4)):  # sometimes no line at all: an empty expansion
+            generated.append({"query_id": f"q{i}", "terms": draw(st.lists(generated_entry, max_size=7))})
+    draw(st.randoms()).shuffle(generated)
+    thresholds = {"precision_min": draw(st.sampled_from([0.0, 0.5, 0.6, 2 / 3, 1.0])),
+                  "recall_min": draw(st.sampled_from([0.0, 0.5, 0.6, 1.0])),
+                  "drift_min": draw(st.sampled_from([0.5, 0.8, 1.0]))}
+    return golden, generated, thresholds
+
+
+def _write(folder: Path, name: str, rows: list, bom: bool = False) -> Path:
+    path = folder / name
+    text = "".join(json.dumps(r, ensure_ascii=bool(len(name) % 2)) + "\n" for r in rows)
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode())
+    return path
+
+
+def _both(monkeypatch, golden: Path, generated: Path, thresholds: Path | None, llm_settings=None, **kw):
+    runs = []
+    for engine in ("python", "columnar"):
+        monkeypatch.setenv("EVALCORE_ENGINE", engine)
+        runs.append(evaluate(golden, generated, thresholds_path=thresholds, settings=llm_settings or Settings(),
+                             author="t", **kw))
+    return runs
+
+
+def _report(run) -> dict:
+    report = json.loads(b"".join(iter_report_json(run)))
+    for key in ("evaluation_id", "timestamp"):
+        report.pop(key)
+    return report
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=dataset(), bom=st.booleans())
+def test_columnar_engine_equals_python_reference(tmp_path_factory, monkeypatch, data, bom):
+    folder = tmp_path_factory.mktemp("x")
+    golden_rows, generated_rows, thresholds = data
+    golden = _write(folder, "golden.jsonl", golden_rows, bom)
+    generated = _write(folder, "gen.jsonl", generated_rows)
+    limits = folder / "t.json"
+    limits.write_text(json.dumps(thresholds))
+    reference, columnar = _both(monkeypatch, golden, generated, limits, drift_judge="none")
+    assert reference.engine is None and columnar.engine is not None  # no fallback on valid input
+    assert _report(columnar) == _report(reference)
+    assert build_report(columnar)["per_query_results"] == build_report(reference)["per_query_results"]
+    assert columnar.content_hash == reference.content_hash
+
+
+def _stored(db: Path) -> tuple[list, list]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        queries = con.execute("SELECT * EXCLUDE (run_id) FROM query_results ORDER BY position").fetchall()
+        terms = con.execute("SELECT * EXCLUDE (run_id) FROM term_rows ORDER BY ALL").fetchall()
+    return queries, terms
+
+
+def test_columnar_store_rows_equal_python_store_rows(tmp_path, monkeypatch):
+    golden = _write(tmp_path, "golden.jsonl", [
+        {"query_id": "q1", "query": "heart attack", "context": {"domain": "medical"},
+         "expected_expansions": [{"term": "MI", "min_weight": 0.5}, {"term": "myocardial infarction"}],
+         "forbidden_terms": ["panic attack"], "critical": True},
+        {"query_id": "q2", "query": "stroke", "expected_expansions": []},
+        {"query_id": "q3", "query": "angina", "expected_expansions": [{"term": "chest pain"}]}])
+    generated = _write(tmp_path, "gen.jsonl", [
+        {"query_id": "q1", "terms": [{"term": "mi", "weight": 0.3}, "Myocardial  Infarction", "Panic Attack"]},
+        {"query_id": "q2", "terms": ["cva"]}])
+    reference, columnar = _both(monkeypatch, golden, generated, None, drift_judge="none")
+    save_run(tmp_path / "p.duckdb", reference)
+    save_run(tmp_path / "c.duckdb", columnar)
+    assert _stored(tmp_path / "c.duckdb") == _stored(tmp_path / "p.duckdb")
+    queries, terms = _stored(tmp_path / "c.duckdb")
+    assert ("q1", "mi", "FP", 0.3, 0.5, False, False, None, 0, 0) in terms  # underweight: FP ...
+    assert ("q1", "mi", "FN", 0.3, 0.5, False, False, None, None, 0) in terms  # ... and its FN twin
+    assert ("q1", "panic attack", "FP", 1.0, None, True, False, "forbidden term", 2, None) in terms
+
+
+def test_columnar_with_baseline_and_llm_judge_equals_python(tmp_path, monkeypatch):
+    """Unjudged terms (an LLM that never answers usefully) and a baseline run."""
+    from llm_server import LoopbackLLM
+
+    golden = _write(tmp_path, "golden.jsonl", [
+        {"query_id": f"q{i}", "query": "heart attack", "context": {"domain": "medical"},
+         "expected_expansions": [{"term": "MI"}, {"term": "myocardial infarction"}]} for i in range(6)])
+    generated = _write(tmp_path, "gen.jsonl", [
+        {"query_id": f"q{i}", "terms": ["mi", "banana"] if i % 2 else ["mi", "myocardial infarction"]}
+        for i in range(6)])
+    server = LoopbackLLM()
+    try:
+        server.default = ("text", "not json")
+        llm = Settings(llm={"base_url": server.url, "model": "judge-model", "max_tries": 1, "backoff": 0.01})
+        monkeypatch.setenv("EVALCORE_ENGINE", "python")
+        base = evaluate(golden, generated, drift_judge="none", settings=llm, author="t")
+        from evalcore.regression import Baseline, BaselineRow
+        baseline = Baseline("base", "test", {s.query_id: BaselineRow(s.f1 + 0.2 * (i % 3) - 0.2, i % 2 == 0,
+                                                                     s.precision, s.recall)
+                                             for i, s in enumerate(base.scores)})
+        reference, columnar = _both(monkeypatch, golden, generated, None, drift_judge="llm", baseline=baseline,
+                                    llm_settings=llm)
+    finally:
+        server.close()
+    assert columnar.engine is not None
+    report = _report(columnar)
+    assert report == _report(reference)
+    assert report["per_query_results"][1]["unjudged_terms"] == ["banana"]
+    assert report["per_query_results"][1]["regression_status"] in {"regressed", "improved", "unchanged"}
+    assert any("could not be judged" in r for r in report["gate"]["reasons"]) or report["gate"]["decision"] == "fail"
+
+
+BAD_LINES = [
+    ('{"query_id": 7, "query": "a", "expected_expansions": []}', "number as query_id"),
+    ('{"query_id": "q1", "query": "  ", "expected_expansions": []}', "blank query"),
+    ('{"query_id": "q1", "query": "\\u3000", "expected_expansions": []}', "ideographic space query"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [{"term": "x", "min_weight": "0.5"}]}', "string weight"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [{"term": "x", "min_weight": true}]}', "bool weight"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [{"term": "x", "min_weight": null}]}', "null weight"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [{"term": "x", "min_weight": 1.5}]}', "weight > 1"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [{"term": " \\t "}]}', "term empty after normalising"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [{"term": "x"}], "forbidden_terms": ["X"]}',
+     "expected and forbidden"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [], "context": null}', "null context"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [], "critical": "yes"}', "string critical"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": {}}', "object as list"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": []} {"query_id": "q2"}', "two objects on a line"),
+    ('[1, 2]', "not an object"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [', "malformed"),
+]
+
+
+@pytest.mark.parametrize("line,why", BAD_LINES, ids=[b[1] for b in BAD_LINES])
+def test_engine_falls_back_on_golden_it_cannot_vouch_for(tmp_path, line, why):
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"query_id": "q0", "query": "a", "expected_expansions": []}\n' + line + "\n")
+    generated = _write(tmp_path, "gen.jsonl", [])
+    with pytest.raises(Fallback):
+        score_files(golden, generated, Thresholds(), NoDriftJudge())
+
+
+BAD_GENERATED = [
+    ('{"query_id": "q9", "terms": []}', "unknown query_id"),
+    ('{"query_id": "q0", "terms": []}\n{"query_id": "q0", "terms": []}', "duplicate query_id"),
+    ('{"query_id": "q0", "terms": [{"term": "x", "weight": true}]}', "bool weight"),
+    ('{"query_id": "q0", "terms": [{"term": "x", "weight": null}]}', "null weight"),
+    ('{"query_id": "q0", "terms": [{"term": 5}]}', "number term"),
+    ('{"query_id": "q0", "terms": [""]}', "empty term"),
+    ('{"query_id": "q0"}', "terms missing"),
+    ('{"q0": ["x"]}', "mapping form"),
+    ('{\n "q0": ["x"]\n}', "pretty mapping form"),
+]
+
+
+@pytest.mark.parametrize("text,why", BAD_GENERATED, ids=[b[1] for b in BAD_GENERATED])
+def test_engine_falls_back_on_generated_it_cannot_vouch_for(tmp_path, text, why):
+    golden = _write(tmp_path, "golden.jsonl", [{"query_id": "q0", "query": "a", "expected_expansions": []}])
+    generated = tmp_path / "gen.jsonl"
+    generated.write_text(text + "\n")
+    with pytest.raises(Fallback):
+        score_files(golden, generated, Thresholds(), NoDriftJudge())
+
+
+def test_not_utf8_falls_back_and_cli_names_the_line(tmp_path):
+    golden = tmp_path / "golden.jsonl"
+    golden.write_bytes(b'{"query_id": "q0", "query": "caf\xe9", "expected_expansions": []}\n')
+    with pytest.raises(Fallback):
+        score_files(golden, _write(tmp_path, "gen.jsonl", []), Thresholds(), NoDriftJudge())
+
+
+@given(value=st.floats(0, 1), limit=st.floats(0, 1))
+@settings(max_examples=300, deadline=None)
+def test_sql_fmt_pair_matches_python(value, limit):
+    from evalcore.columnar import _connect
+
+    con = _connect()
+    try:
+        shown = con.execute("SELECT fmt_pair(?::DOUBLE, ?::DOUBLE)", [value, limit]).fetchall()[0][0]
+    finally:
+        con.close()
+    assert shown == " < ".join(format_pair(value, limit))
