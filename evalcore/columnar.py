@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -193,16 +194,18 @@ def _load_golden(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     _bad(con, "golden lines not plainly valid", "SELECT count(*) FILTER (WHERE NOT ok) FROM g1")
     if con.execute("SELECT count(DISTINCT query_id) FROM g1").fetchall()[0][0] != total:
         raise Fallback("golden set: duplicate query_id")
-    con.execute(f"""CREATE TABLE e1 AS SELECT pos, k, raw, w, ok, {_term_sql('raw')} AS term FROM (
-        SELECT pos, k, x[1]->>'$' AS raw, coalesce(TRY_CAST(x[2] AS DOUBLE), 0.0::DOUBLE) AS w,
-            coalesce(json_type(e) = 'OBJECT' AND json_type(x[1]) = 'VARCHAR' AND x[1]->>'$' <> ''
-                AND (x[2] IS NULL OR (json_type(x[2]) IN {_NUMBER_TYPES}
-                     AND TRY_CAST(x[2] AS DOUBLE) BETWEEN 0 AND 1)), false) AS ok
-        FROM (SELECT pos, e, k, json_extract(e, ['$.term', '$.min_weight']) AS x
+    con.execute(f"""CREATE TABLE e1 AS SELECT pos, k, raw, w, ok, {_term_sql('raw')} AS term,
+                                      lp(raw) || CAST(w AS VARCHAR) || ';' AS hs FROM (
+        SELECT pos, k, v[2] AS raw, coalesce(TRY_CAST(v[3] AS DOUBLE), 0.0::DOUBLE) AS w,
+            coalesce(ty[1] = 'OBJECT' AND ty[2] = 'VARCHAR' AND v[2] <> ''
+                AND (ty[3] IS NULL OR (ty[3] IN {_NUMBER_TYPES} AND TRY_CAST(v[3] AS DOUBLE) BETWEEN 0 AND 1)),
+                false) AS ok
+        FROM (SELECT pos, k, json_type(e, ['$', '$.term', '$.min_weight']) AS ty,
+                     json_extract_string(e, ['$', '$.term', '$.min_weight']) AS v
               FROM (SELECT rowid AS pos, unnest(ee_list) AS e, unnest(range(len(ee_list))) AS k
                     FROM g1 WHERE len(ee_list) > 0)))""")
     _bad(con, "expected expansions not plainly valid", "SELECT count(*) FILTER (WHERE NOT ok) FROM e1")
-    con.execute(f"""CREATE TABLE f1 AS SELECT pos, k, raw, ok, {_term_sql('raw')} AS term FROM (
+    con.execute(f"""CREATE TABLE f1 AS SELECT pos, k, raw, ok, {_term_sql('raw')} AS term, lp(raw) AS hs FROM (
         SELECT pos, k, f->>'$' AS raw, coalesce(json_type(f) = 'VARCHAR', false) AS ok
         FROM (SELECT rowid AS pos, unnest(ft_list) AS f, unnest(range(len(ft_list))) AS k
               FROM g1 WHERE len(ft_list) > 0))""")
@@ -211,31 +214,67 @@ def _load_golden(con: duckdb.DuckDBPyConnection, path: Path) -> int:
 
 
 def _load_generated(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    if _check_file(path) == 0:
-        con.execute("CREATE TABLE c1 (pos BIGINT, k BIGINT, raw VARCHAR, w DOUBLE, term VARCHAR)")
+    lines = _check_file(path)
+    if lines == 0:
+        con.execute("CREATE TABLE c0 (qid VARCHAR, ok BOOLEAN)")
+        con.execute("CREATE TABLE c1 (qid VARCHAR, k BIGINT, raw VARCHAR, w DOUBLE, term VARCHAR)")
         return
-    total = _read(con, path, "c0", """
-        coalesce(jt = 'OBJECT' AND json_type(x[1]) = 'VARCHAR' AND x[1]->>'$' <> ''
-                 AND json_type(x[2]) = 'ARRAY', false) AS ok,
-        x[1]->>'$' AS query_id, json_extract(x[2], '$[*]') AS tl""", ["$.query_id", "$.terms"])
-    _bad(con, "generated lines not plainly valid", "SELECT count(*) FILTER (WHERE NOT ok) FROM c0")
-    matched, distinct = con.execute("SELECT count(g1.query_id), count(DISTINCT c0.query_id) FROM c0 "
-                                    "LEFT JOIN (SELECT query_id FROM g1) g1 USING (query_id)").fetchall()[0]
-    if matched != total or distinct != total:
-        raise Fallback("generated: query_id duplicated or not in the golden set")
-    con.execute(f"""CREATE TABLE c1 AS SELECT pos, k, raw, w, ok, {_term_sql('raw')} AS term FROM (
-        SELECT pos, k,
-            CASE WHEN json_type(t) = 'VARCHAR' THEN t->>'$' ELSE x[1]->>'$' END AS raw,
-            CASE WHEN json_type(t) = 'VARCHAR' THEN 1.0::DOUBLE
-                 ELSE coalesce(TRY_CAST(x[2] AS DOUBLE), 1.0::DOUBLE) END AS w,
-            coalesce(json_type(t) = 'VARCHAR' OR (json_type(t) = 'OBJECT' AND json_type(x[1]) = 'VARCHAR'
-                AND (x[2] IS NULL OR (json_type(x[2]) IN {_NUMBER_TYPES}
-                     AND TRY_CAST(x[2] AS DOUBLE) BETWEEN 0 AND 1))), false) AS ok
-        FROM (SELECT pos, t, k, json_extract(t, ['$.term', '$.weight']) AS x
-              FROM (SELECT g1.rowid AS pos, unnest(c0.tl) AS t, unnest(range(len(c0.tl))) AS k
-                    FROM c0 JOIN g1 USING (query_id) WHERE len(c0.tl) > 0)))""")
-    con.execute("DROP TABLE c0")
+    # Both fields are required, so an explicit null and a missing key are equally wrong here
+    # and the typed reader (one parse per line) can stand in for read_json_objects.
+    reader = (f"read_json({_quote(str(path))}, format='newline_delimited', records=true, "
+              "columns={query_id: 'JSON', terms: 'JSON'})")
+    con.execute(f"""CREATE TABLE c0 AS SELECT query_id->>'$' AS qid,
+        coalesce(json_type(query_id) = 'VARCHAR' AND query_id->>'$' <> '' AND json_type(terms) = 'ARRAY', false) AS ok
+        FROM {reader}""")
+    total, bad, distinct = con.execute("SELECT count(*), count(*) FILTER (WHERE NOT ok), count(DISTINCT qid) "
+                                       "FROM c0").fetchall()[0]
+    if total != lines or bad or distinct != total:
+        raise Fallback("generated: a line not plainly valid, or a duplicate query_id")
+    con.execute(f"""CREATE TABLE c1 AS SELECT qid, k, raw, w, ok, {_term_sql('raw')} AS term FROM (
+        SELECT qid, k, CASE WHEN ty[1] = 'VARCHAR' THEN v[1] ELSE v[2] END AS raw,
+            CASE WHEN ty[1] = 'VARCHAR' THEN 1.0::DOUBLE ELSE coalesce(TRY_CAST(v[3] AS DOUBLE), 1.0::DOUBLE) END AS w,
+            coalesce(ty[1] = 'VARCHAR' OR (ty[1] = 'OBJECT' AND ty[2] = 'VARCHAR'
+                AND (ty[3] IS NULL OR (ty[3] IN {_NUMBER_TYPES} AND TRY_CAST(v[3] AS DOUBLE) BETWEEN 0 AND 1))),
+                false) AS ok
+        FROM (SELECT qid, k, json_type(t, ['$', '$.term', '$.weight']) AS ty,
+                     json_extract_string(t, ['$', '$.term', '$.weight']) AS v
+              FROM (SELECT query_id->>'$' AS qid, unnest(tl) AS t, unnest(range(len(tl))) AS k
+                    FROM (SELECT query_id, json_extract(terms, '$[*]') AS tl FROM {reader})
+                    WHERE len(tl) > 0)))""")
     _bad(con, "generated terms not plainly valid", "SELECT count(*) FILTER (WHERE NOT ok) FROM c1")
+
+
+def _link_generated(con: duckdb.DuckDBPyConnection) -> None:
+    """Every generated query_id must be a golden one (the lines were read beside the golden set)."""
+    _bad(con, "generated query_ids not in the golden set",
+         "SELECT count(*) FROM c0 ANTI JOIN (SELECT query_id FROM g1) g1 ON g1.query_id = c0.qid")
+    con.execute("DROP TABLE c0")
+
+
+def _parallel(con: duckdb.DuckDBPyConnection, *jobs) -> list:
+    """Run jobs on their own cursors at once: many steps scan one row group, which DuckDB
+    gives one thread, so two independent chains keep both cores busy."""
+    results: list = [None] * len(jobs)
+    errors: list[BaseException] = []
+
+    def run(index: int) -> None:
+        cursor = con.cursor()
+        try:
+            results[index] = jobs[index](cursor)
+        except BaseException as exc:  # re-raised below, in the caller's thread
+            errors.append(exc)
+        finally:
+            cursor.close()
+
+    threads = [threading.Thread(target=run, args=(i,), name=f"evalcore-engine-{i}") for i in range(1, len(jobs))]
+    for thread in threads:
+        thread.start()
+    run(0)
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise next((e for e in errors if isinstance(e, Fallback)), errors[0])
+    return results
 
 
 def _normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None) -> None:
@@ -265,33 +304,30 @@ def _normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None) -> No
 
 def _golden_hash(con: duckdb.DuckDBPyConnection) -> str:
     """evalcore.hashing.golden_item_digest in SQL, over the parsed (raw) values."""
-    digests = con.execute("""
+    digests = con.execute(f"""
         SELECT string_agg(h, '' ORDER BY pos) FROM (
-            SELECT rowid AS pos, sha256(lp(query_id) || lp(query) || opt(domain_raw) || opt(intent)
-                || len(ee_list) || ':' || array_to_string(list_transform(ee_list, lambda e: lp(e->>'$.term')
-                       || CAST(coalesce(TRY_CAST(e->'$.min_weight' AS DOUBLE), 0.0::DOUBLE) AS VARCHAR) || ';'), '')
-                || len(ft_list) || ':' || array_to_string(list_transform(ft_list, lambda f: lp(f->>'$')), '')
-                || CASE WHEN critical THEN 'T' ELSE 'F' END) AS h
-            FROM g1)""").fetchall()[0][0]
+            SELECT g1.rowid AS pos, sha256(lp(g1.query_id) || lp(g1.query) || opt(g1.domain_raw) || opt(g1.intent)
+                || len(g1.ee_list) || ':' || coalesce(ex.s, '') || len(g1.ft_list) || ':' || coalesce(fx.s, '')
+                || CASE WHEN g1.critical THEN 'T' ELSE 'F' END) AS h
+            FROM g1
+            LEFT JOIN ({_in_order('e1', 'hs')}) ex ON ex.pos = g1.rowid
+            LEFT JOIN ({_in_order('f1', 'hs')}) fx ON fx.pos = g1.rowid)""").fetchall()[0][0]
     return hashlib.sha256(digests.encode()).hexdigest()
 
 
-def _generated_hash(con: duckdb.DuckDBPyConnection) -> str:
-    """evalcore.hashing.generated_item_digest in SQL, over the merged, normalised terms."""
-    digests = con.execute("""
-        SELECT string_agg(h, '' ORDER BY pos) FROM (
-            SELECT pos, sha256(lp(query_id) || len(generated_terms) || ':'
-                || array_to_string(list_transform(list_zip(generated_terms, generated_weights),
-                       lambda p: lp(p[1]) || CAST(p[2] AS VARCHAR) || ';'), '') || '-') AS h
-            FROM q)""").fetchall()[0][0]
-    return hashlib.sha256(digests.encode()).hexdigest()
+def _in_order(table: str, column: str) -> str:
+    """Per pos, `column` concatenated in k order. list() aggregates of one GROUP BY see the
+    rows in the same order, so list_grade_up of the k list reorders the values list."""
+    return (f"SELECT pos, array_to_string(list_select(list({column}), list_grade_up(list(k))), '') AS s "
+            f"FROM {table} GROUP BY pos")
 
 
 def _match(con: duckdb.DuckDBPyConnection) -> None:
     """Rules 1–2: merge duplicates (highest weight, first position), then match."""
     con.execute("CREATE TABLE em AS SELECT pos, term, max(w) AS min_weight, min(k) AS ek FROM e1 GROUP BY pos, term")
     con.execute("CREATE TABLE fm AS SELECT DISTINCT pos, term FROM f1")
-    con.execute("CREATE TABLE cm AS SELECT pos, term, max(w) AS weight, min(k) AS gk FROM c1 GROUP BY pos, term")
+    con.execute("CREATE TABLE cm AS SELECT g.pos, c1.term, max(c1.w) AS weight, min(c1.k) AS gk "
+                "FROM c1 JOIN g ON g.query_id = c1.qid GROUP BY g.pos, c1.term")
     _bad(con, "terms both expected and forbidden", "SELECT count(*) FROM em JOIN fm USING (pos, term)")
     con.execute("""CREATE TABLE t1 AS
         SELECT coalesce(em.pos, cm.pos) AS pos, coalesce(em.term, cm.term) AS term, em.min_weight, em.ek,
@@ -299,16 +335,20 @@ def _match(con: duckdb.DuckDBPyConnection) -> None:
                fm.term IS NOT NULL AND cm.gk IS NOT NULL AS forbidden
         FROM em FULL OUTER JOIN cm ON em.pos = cm.pos AND em.term = cm.term
         LEFT JOIN fm ON fm.pos = coalesce(em.pos, cm.pos) AND fm.term = coalesce(em.term, cm.term)""", [EPSILON])
-    for name in ("cm", "fm"):
-        con.execute(f"DROP TABLE {name}")
+    con.execute("DROP TABLE fm")
 
 
-def _judge(con: duckdb.DuckDBPyConnection, judge: DriftJudge) -> None:
+def _judge(con: duckdb.DuckDBPyConnection, judge: DriftJudge, total: int) -> None:
     """Rule 5: forbidden terms always drift; the judge decides the other false positives
-    whose text is not expected."""
+    whose text is not expected. Table t comes out sorted by pos when it will be scored in
+    several chunks, so each chunk reads only its own row groups."""
+    order = ""
+    if total > CHUNK:
+        con.execute("SET preserve_insertion_order = true")
+        order = " ORDER BY pos"
     if judge.name == "none":
-        con.execute("""CREATE TABLE t AS SELECT *, forbidden AS drift, false AS unjudged,
-                       CASE WHEN forbidden THEN 'forbidden term' END AS reason FROM t1""")
+        con.execute(f"""CREATE TABLE t AS SELECT *, forbidden AS drift, false AS unjudged,
+                       CASE WHEN forbidden THEN 'forbidden term' END AS reason FROM t1{order}""")
         con.execute("DROP TABLE t1")
         return
     rows = con.execute("""
@@ -326,48 +366,71 @@ def _judge(con: duckdb.DuckDBPyConnection, judge: DriftJudge) -> None:
         "verdict": pa.array([v.drift for v in verdicts], pa.bool_()),
         "why": pa.array([v.reason for v in verdicts], pa.string()),
     }))
-    con.execute("""CREATE TABLE t AS
+    con.execute(f"""CREATE TABLE t AS
         SELECT t1.*, t1.forbidden OR coalesce(v.verdict, false) AS drift,
                v.pos IS NOT NULL AND v.verdict IS NULL AS unjudged,
                CASE WHEN t1.forbidden THEN 'forbidden term' WHEN v.verdict THEN v.why END AS reason
-        FROM t1 LEFT JOIN _verdicts_arrow v ON v.pos = t1.pos AND v.term = t1.term""")
+        FROM t1 LEFT JOIN _verdicts_arrow v ON v.pos = t1.pos AND v.term = t1.term{order.replace('pos', 't1.pos')}""")
     con.unregister("_verdicts_arrow")
     con.execute("DROP TABLE t1")
 
 
-_BY_GENERATED = "list_transform(list_filter(gen, lambda r: {cond}), lambda r: r.{field})"
-_BY_EXPECTED = "list_transform(list_filter(exp, lambda r: {cond}), lambda r: r.{field})"
+CHUNK = 131_072
+"""Queries scored per statement: big enough for DuckDB's vectors, small enough that the
+list aggregates stay in cache (a million queries at once is twice as slow per query)."""
 
 
-def _score(con: duckdb.DuckDBPyConnection, thresholds: Thresholds) -> None:
-    """Rules 3, 4 and 6 per query, in one pass over the term rows."""
-    gen = lambda cond, fld: _BY_GENERATED.format(cond=cond, field=fld)  # noqa: E731
-    exp = lambda cond, fld: _BY_EXPECTED.format(cond=cond, field=fld)  # noqa: E731
+def _score(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, total: int) -> None:
+    """Rules 3, 4 and 6 per query, in one pass over the term rows.
+
+    Lists are aggregated unordered and put in generated (gk) or expected (ek) order with
+    list_grade_up: every list() of one GROUP BY sees the rows in the same order (the same
+    FILTER selects the same rows), and plain lists are far cheaper than ORDER BY inside
+    the aggregate.
+    """
     p, r, d = float(thresholds.precision_min), float(thresholds.recall_min), float(thresholds.drift_min)
-    con.execute(f"""CREATE TABLE q AS
+    on_gen = "FILTER (WHERE gk IS NOT NULL)"
+    on_exp = "FILTER (WHERE ek IS NOT NULL)"
+    sql = f"""
     WITH a AS (
         SELECT pos,
-            list_sort(list({{'gk': gk, 'term': term, 'weight': weight, 'tp': tp, 'drift': drift,
-                'reason': reason, 'unjudged': unjudged}}) FILTER (WHERE gk IS NOT NULL)) AS gen,
-            list_sort(list({{'ek': ek, 'term': term, 'weight': weight, 'min_weight': min_weight, 'tp': tp}})
-                FILTER (WHERE ek IS NOT NULL)) AS exp,
+            list(gk) {on_gen} AS gk, list(term) {on_gen} AS g_term, list(weight) {on_gen} AS g_weight,
+            list(NOT tp) {on_gen} AS g_fp, list(drift) {on_gen} AS g_drift, list(reason) {on_gen} AS g_reason,
+            list(unjudged) {on_gen} AS g_unjudged,
+            list(ek) {on_exp} AS ek, list(term) {on_exp} AS e_term, list(min_weight) {on_exp} AS e_min,
+            list(tp) {on_exp} AS e_tp, list(NOT tp) {on_exp} AS e_fn,
+            list(CASE WHEN gk IS NOT NULL AND NOT tp
+                      THEN 'underweight: ' || term || ' ' || fmt_pair(weight, min_weight) END) {on_exp} AS e_under,
             count(*) FILTER (WHERE forbidden) AS n_forbidden
-        FROM t GROUP BY pos),
+        FROM t WHERE pos >= $lo AND pos < $hi GROUP BY pos),
+    o AS (
+        SELECT pos, list_grade_up(gk) AS go, list_grade_up(ek) AS eo, * EXCLUDE (pos, gk, ek) FROM a),
+    s AS (
+        SELECT pos, list_select(g_term, go) AS generated_terms, list_select(g_weight, go) AS generated_weights,
+            list_where(list_select(g_term, go), list_select(g_fp, go)) AS false_positives,
+            list_where(list_select(g_term, go), list_select(g_drift, go)) AS drift_terms,
+            list_where(list_select(g_reason, go), list_select(g_drift, go)) AS drift_reasons,
+            list_where(list_select(g_term, go), list_select(g_unjudged, go)) AS unjudged_terms,
+            list_select(e_term, eo) AS expected_terms, list_select(e_min, eo) AS expected_min_weights,
+            list_where(list_select(e_term, eo), list_select(e_tp, eo)) AS true_positives,
+            list_where(list_select(e_term, eo), list_select(e_fn, eo)) AS false_negatives,
+            list_filter(list_select(e_under, eo), lambda u: u IS NOT NULL) AS underweight, n_forbidden
+        FROM o),
     b AS (
         SELECT g.pos, g.query_id, g.query, g.domain, g.critical,
-            coalesce({gen('true', 'term')}, []) AS generated_terms,
-            coalesce({gen('true', 'weight')}, []) AS generated_weights,
-            coalesce({exp('true', 'term')}, []) AS expected_terms,
-            coalesce({exp('true', 'min_weight')}, []) AS expected_min_weights,
-            coalesce({exp('r.tp', 'term')}, []) AS true_positives,
-            coalesce({gen('NOT r.tp', 'term')}, []) AS false_positives,
-            coalesce({exp('NOT r.tp', 'term')}, []) AS false_negatives,
-            coalesce({gen('r.drift', 'term')}, []) AS drift_terms,
-            coalesce({gen('r.drift', 'reason')}, []) AS drift_reasons,
-            coalesce({gen('r.unjudged', 'term')}, []) AS unjudged_terms,
-            coalesce(list_filter(exp, lambda r: NOT r.tp AND r.weight IS NOT NULL), []) AS underweight,
-            coalesce(a.n_forbidden, 0) AS n_forbidden
-        FROM g LEFT JOIN a ON a.pos = g.pos),
+            coalesce(s.generated_terms, []) AS generated_terms,
+            coalesce(s.generated_weights, []) AS generated_weights,
+            coalesce(s.expected_terms, []) AS expected_terms,
+            coalesce(s.expected_min_weights, []) AS expected_min_weights,
+            coalesce(s.true_positives, []) AS true_positives,
+            coalesce(s.false_positives, []) AS false_positives,
+            coalesce(s.false_negatives, []) AS false_negatives,
+            coalesce(s.drift_terms, []) AS drift_terms,
+            coalesce(s.drift_reasons, []) AS drift_reasons,
+            coalesce(s.unjudged_terms, []) AS unjudged_terms,
+            coalesce(s.underweight, []) AS underweight,
+            coalesce(s.n_forbidden, 0) AS n_forbidden
+        FROM (SELECT * FROM g WHERE pos >= $lo AND pos < $hi) g LEFT JOIN s ON s.pos = g.pos),
     c AS (
         SELECT *, len(generated_terms) AS n_generated, len(expected_terms) AS n_expected,
             len(true_positives) AS n_tp, len(false_positives) AS n_fp, len(false_negatives) AS n_fn,
@@ -387,17 +450,26 @@ def _score(con: duckdb.DuckDBPyConnection, thresholds: Thresholds) -> None:
         n_generated > 0 AND precision >= $p - $eps AND recall >= $r - $eps AND term_drift_score >= $d - $eps
             AS passed,
         list_concat(list_concat(list_concat(list_concat(
-            CASE WHEN n_generated = 0 THEN ['empty expansion'] ELSE []::VARCHAR[] END,
-            list_transform(underweight, lambda u: 'underweight: ' || u.term || ' ' || fmt_pair(u.weight, u.min_weight))),
+            CASE WHEN n_generated = 0 THEN ['empty expansion'] ELSE []::VARCHAR[] END, underweight),
             CASE WHEN precision >= $p - $eps THEN []::VARCHAR[] ELSE ['precision ' || fmt_pair(precision, $p)] END),
             CASE WHEN recall >= $r - $eps THEN []::VARCHAR[] ELSE ['recall ' || fmt_pair(recall, $r)] END),
             CASE WHEN term_drift_score >= $d - $eps THEN []::VARCHAR[]
                  ELSE ['term_drift_score ' || fmt_pair(term_drift_score, $d)] END) AS failure_reasons,
-        CASE WHEN n_expected = 0 THEN ['no golden terms provided'] ELSE []::VARCHAR[] END AS notes
-    FROM d ORDER BY pos""", {"p": p, "r": r, "d": d, "eps": EPSILON})
+        CASE WHEN n_expected = 0 THEN ['no golden terms provided'] ELSE []::VARCHAR[] END AS notes,
+        -- evalcore.hashing.generated_item_digest of the merged, normalised terms
+        sha256(lp(query_id) || n_generated || ':' || array_to_string(list_transform(
+            list_zip(generated_terms, generated_weights), lambda p: lp(p[1]) || CAST(p[2] AS VARCHAR) || ';'), '')
+            || '-') AS generated_digest
+    FROM d ORDER BY pos"""
+    # q is kept in golden-set order (rows are inserted sorted, and insertion order is kept)
+    # so the report's rows stream out of it without another sort.
+    con.execute("SET preserve_insertion_order = true")
+    for lo in range(0, total, CHUNK):
+        params = {"p": p, "r": r, "d": d, "eps": EPSILON, "lo": lo, "hi": lo + CHUNK}
+        con.execute(("CREATE TABLE q AS " if lo == 0 else "INSERT INTO q ") + sql, params)
 
 
-def _collect(con: duckdb.DuckDBPyConnection, total: int, hashes: tuple[str, str]) -> ColumnarScores:
+def _collect(con: duckdb.DuckDBPyConnection, total: int, golden_hash: str) -> ColumnarScores:
     arrays = con.execute("""SELECT precision, recall, f1, term_drift_score, n_tp, n_fp, n_fn, n_expected,
                             n_generated, critical, passed, n_drift, n_unjudged, n_forbidden, n_underweight
                             FROM q ORDER BY pos""").fetchnumpy()
@@ -409,7 +481,9 @@ def _collect(con: duckdb.DuckDBPyConnection, total: int, hashes: tuple[str, str]
                        arrays["n_forbidden"], arrays["n_underweight"])
     domains = [r[0] for r in con.execute("SELECT DISTINCT domain FROM g WHERE domain IS NOT NULL "
                                          "ORDER BY domain").fetchall()]
-    return ColumnarScores(con, total, hashes[0], hashes[1], domains, arrays["precision"], arrays["recall"],
+    digests = "".join(con.sql("SELECT generated_digest FROM q").to_arrow_table().column(0).to_pylist())
+    generated_hash = hashlib.sha256(digests.encode()).hexdigest()  # q is in golden-set order
+    return ColumnarScores(con, total, golden_hash, generated_hash, domains, arrays["precision"], arrays["recall"],
                           arrays["f1"], arrays["term_drift_score"], arrays["n_tp"], arrays["n_fp"],
                           arrays["n_fn"], facts)
 
@@ -419,17 +493,20 @@ def score_files(golden_path: str | Path, generated_path: str | Path, thresholds:
     """Load, validate and score both files in DuckDB; Fallback when the input is not plainly valid."""
     con = _connect()
     try:
-        total = _load_golden(con, Path(golden_path))
-        _load_generated(con, Path(generated_path))
+        (total, golden_hash), _ = _parallel(
+            con, lambda cur: (_load_golden(cur, Path(golden_path)), _golden_hash(cur)),
+            lambda cur: _load_generated(cur, Path(generated_path)))
+        _link_generated(con)
         _normalise(con, domain_context)
-        golden_hash = _golden_hash(con)
         _match(con)
         for name in ("e1", "f1", "c1", "g1"):
             con.execute(f"DROP TABLE {name}")
-        _judge(con, judge)
+
+        con.execute("DROP TABLE cm")
+        _judge(con, judge, total)
         con.execute("DROP TABLE em")
-        _score(con, thresholds)
-        return _collect(con, total, (golden_hash, _generated_hash(con)))
+        _score(con, thresholds, total)
+        return _collect(con, total, golden_hash)
     except duckdb.Error as exc:
         con.close()
         raise Fallback(f"DuckDB: {exc}") from None

@@ -175,10 +175,10 @@ class PerQueryResult(BaseModel):
     """Normalised context.domain."""
     notes: list[str] = []
     """Informational remarks such as `no golden terms provided`."""
-    weights: dict[str, float] = {}
-    """Generated weight per normalised term."""
-    drift_reasons: dict[str, str] = {}
-    """Why each drift term is drift."""
+    weights: list[float] = []
+    """The generated weight of each term of `generated_terms`, in the same order."""
+    drift_reasons: list[str] = []
+    """Why each term of `drift_terms` is drift, in the same order."""
     unjudged_terms: list[str] = []
     """False positives the drift judge could not decide."""
     error: str | None = None

@@ -40,8 +40,8 @@ def query_row(s: QueryScore, status: str | None = None, baseline_f1: float | Non
         "critical": s.critical,
         "domain": s.domain,
         "notes": s.notes,
-        "weights": s.generated,
-        "drift_reasons": s.drift_reasons,
+        "weights": list(s.generated.values()),
+        "drift_reasons": [s.drift_reasons[t] for t in s.drift_terms],
         "unjudged_terms": s.unjudged_terms,
         "error": s.error,
     }
@@ -132,9 +132,9 @@ _COLUMNAR_ROWS = """
 SELECT q.query_id, q.query AS original_query, q.generated_terms, q.expected_terms, q.true_positives,
        q.false_positives, q.false_negatives, q.precision, q.recall, q.f1, q.term_drift_score, q.drift_terms,
        q.passed, q.failure_reasons, q.critical, q.domain, q.notes,
-       map(q.generated_terms, q.generated_weights) AS weights, map(q.drift_terms, q.drift_reasons) AS drift_reasons,
+       q.generated_weights AS weights, q.drift_reasons,
        q.unjudged_terms, NULL::VARCHAR AS error{side}
-FROM q{join} ORDER BY q.pos"""
+FROM q{join}{order}"""
 
 
 def _columnar_rows_file(run: EvaluationRun) -> Path:
@@ -147,7 +147,10 @@ def _columnar_rows_file(run: EvaluationRun) -> Path:
     path = Path(name)
     con = engine.con.cursor()  # its own connection: runs beside the store's insert
     try:
-        con.execute(f"COPY ({_COLUMNAR_ROWS.format(side=side, join=join)}) TO '{name}' (FORMAT json, ARRAY true)")
+        # q is stored in golden-set order and DuckDB keeps insertion order, so only a join needs a sort
+        order = " ORDER BY q.pos" if join else ""
+        con.execute(f"COPY ({_COLUMNAR_ROWS.format(side=side, join=join, order=order)}) TO '{name}' "
+                    "(FORMAT json, ARRAY true)")
     except BaseException:
         path.unlink(missing_ok=True)
         raise
