@@ -13,10 +13,13 @@ is the reference implementation. Tests hold the two engines to the same reports 
 
 from __future__ import annotations
 
+import codecs
 import hashlib
-import math
 import os
+import shutil
+import tempfile
 import threading
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,25 +118,27 @@ def _quote(path: str) -> str:
     return "'" + path.replace("'", "''") + "'"
 
 
-def _count_lines(data: bytes) -> int:
-    """Non-blank lines, as evalcore.io.jsonl_lines would see them."""
-    return sum(1 for line in data.split(b"\n") if line.strip())
-
-
 def _check_file(path: Path) -> int:
-    """The file's non-blank line count; Fallback for anything the JSON reader may treat
-    differently from the Python loader (not UTF-8, glob characters in the name...)."""
+    """The file's non-blank line count (as evalcore.io.jsonl_lines sees lines); Fallback for
+    anything the JSON reader may treat differently from the Python loader (bytes that are
+    not UTF-8, glob characters in the name...). Reads in blocks: memory stays flat."""
     if any(ch in str(path) for ch in "*?[{"):
         raise Fallback(f"{path}: glob characters in the file name")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    lines, tail = 0, b""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            while block := handle.read(1 << 23):
+                decoder.decode(block)
+                parts = (tail + block).split(b"\n")
+                tail = parts.pop()
+                lines += sum(1 for part in parts if part.strip())
+        decoder.decode(b"", final=True)
     except OSError as exc:
         raise Fallback(str(exc)) from None
-    try:
-        data.decode("utf-8")
     except UnicodeDecodeError:
         raise Fallback(f"{path}: not UTF-8") from None
-    return _count_lines(data)
+    return lines + (1 if tail.strip() else 0)
 
 
 def _bad(con: duckdb.DuckDBPyConnection, what: str, sql: str, params: list | None = None) -> None:
@@ -143,10 +148,15 @@ def _bad(con: duckdb.DuckDBPyConnection, what: str, sql: str, params: list | Non
 
 
 def _connect() -> duckdb.DuckDBPyConnection:
+    """A private in-memory database; what exceeds the memory limit spills to a temporary
+    folder of its own (DuckDB's default would be `.tmp` in the user's working directory)."""
+    spill = tempfile.mkdtemp(prefix="evalcore-engine-")
     con = duckdb.connect(":memory:", config={
         "preserve_insertion_order": True,
         "memory_limit": os.environ.get("EVALCORE_ENGINE_MEMORY", "2GB"),
+        "temp_directory": spill,
     })
+    weakref.finalize(con, shutil.rmtree, spill, True)
     for macro in _MACROS:
         con.execute(macro)
     return con
@@ -513,7 +523,3 @@ def score_files(golden_path: str | Path, generated_path: str | Path, thresholds:
     except BaseException:
         con.close()
         raise
-
-
-def fsum(values: np.ndarray) -> float:
-    return math.fsum(values.tolist())

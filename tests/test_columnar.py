@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from evalcore.columnar import Fallback, score_files
 from evalcore.config import Settings
 from evalcore.drift import NoDriftJudge
+from evalcore.embeddings import packaged_model_available
 from evalcore.evaluation import evaluate
 from evalcore.metrics import format_pair
 from evalcore.models import Thresholds
@@ -91,15 +92,15 @@ def _report(run) -> dict:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=dataset(), bom=st.booleans())
-def test_columnar_engine_equals_python_reference(tmp_path_factory, monkeypatch, data, bom):
+@given(data=dataset(), bom=st.booleans(), domain=st.sampled_from([None, "Medical", "ＬＥＧＡＬ records", ""]))
+def test_columnar_engine_equals_python_reference(tmp_path_factory, monkeypatch, data, bom, domain):
     folder = tmp_path_factory.mktemp("x")
     golden_rows, generated_rows, thresholds = data
     golden = _write(folder, "golden.jsonl", golden_rows, bom)
     generated = _write(folder, "gen.jsonl", generated_rows)
     limits = folder / "t.json"
     limits.write_text(json.dumps(thresholds))
-    reference, columnar = _both(monkeypatch, golden, generated, limits, drift_judge="none")
+    reference, columnar = _both(monkeypatch, golden, generated, limits, drift_judge="none", domain_context=domain)
     assert reference.engine is None and columnar.engine is not None  # no fallback on valid input
     assert _report(columnar) == _report(reference)
     assert build_report(columnar)["per_query_results"] == build_report(reference)["per_query_results"]
@@ -234,3 +235,22 @@ def test_sql_fmt_pair_matches_python(value, limit):
     finally:
         con.close()
     assert shown == " < ".join(format_pair(value, limit))
+
+
+@pytest.mark.skipif(not packaged_model_available(), reason="embedding extra not installed")
+def test_columnar_with_embedding_judge_equals_python(tmp_path, monkeypatch):
+    """The default judge: candidates go out of DuckDB, verdicts come back in."""
+    golden = _write(tmp_path, "golden.jsonl", [
+        {"query_id": "q1", "query": "heart attack", "context": {"domain": "medical"},
+         "expected_expansions": [{"term": "myocardial infarction"}, {"term": "MI"}], "forbidden_terms": ["panic attack"]},
+        {"query_id": "q2", "query": "breach of contract", "context": {"domain": "legal"},
+         "expected_expansions": [{"term": "contract violation"}]}])
+    generated = _write(tmp_path, "gen.jsonl", [
+        {"query_id": "q2", "terms": ["contract violation", "banana bread", "breach of agreement"]},
+        {"query_id": "q1", "terms": ["MI", "cardiac arrest", "banana", "panic attack", {"term": "mi", "weight": 0.2}]}])
+    reference, columnar = _both(monkeypatch, golden, generated, None, drift_judge="embedding")
+    assert columnar.engine is not None
+    report = _report(columnar)
+    assert report == _report(reference)
+    drift = {r["query_id"]: r["drift_terms"] for r in report["per_query_results"]}
+    assert "banana" in drift["q1"] and "panic attack" in drift["q1"] and "banana bread" in drift["q2"]
