@@ -428,10 +428,13 @@ def test_gate_exits_with_the_stored_decision(stored, key, code, decision):
 # ---------------------------------------------------------------- help
 
 def test_every_command_has_help_with_an_example(cwd):
-    assert set(main.commands) >= {"evaluate", "runs", "show", "compare", "gate"}
-    for name in main.commands:
+    names = main.list_commands(None)
+    assert set(names) >= {"evaluate", "runs", "show", "compare", "gate"}
+    for name in names:
+        assert main.get_command(None, name).name == name
         result = run(name, "--help")
         assert result.exit_code == 0, name
         assert "Example" in result.stdout, f"`evalcore {name} --help` has no Example"
     top = run("--help")
     assert top.exit_code == 0 and "Example" in top.stdout
+    assert all(f"  {name} " in top.stdout for name in names)  # every lazily loaded command is listed

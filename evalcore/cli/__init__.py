@@ -2,20 +2,37 @@
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
 from .. import __version__
-from .drift import drift_group
-from .evaluate import evaluate_command
-from .harness import harness_command
-from .prompt_eval import prompt_eval_group
-from .signoff import audit_group, signoff_command, users_group
-from .runs import compare_command, demo_command, gate_command, runs_command, show_command
 
 __all__ = ["main"]
 
+# Each command's module loads only when the command runs (or help lists it), so
+# `evalcore evaluate` does not pay for the sign-off, harness or calibration imports.
+COMMANDS = {
+    "evaluate": ("evaluate", "evaluate_command"), "runs": ("runs", "runs_command"),
+    "show": ("runs", "show_command"), "compare": ("runs", "compare_command"), "gate": ("runs", "gate_command"),
+    "demo": ("runs", "demo_command"), "drift": ("drift", "drift_group"), "users": ("signoff", "users_group"),
+    "signoff": ("signoff", "signoff_command"), "audit": ("signoff", "audit_group"),
+    "harness": ("harness", "harness_command"), "prompt-eval": ("prompt_eval", "prompt_eval_group"),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attr = COMMANDS[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="evalcore")
 def main() -> None:
     """Score LLM query expansions against a golden set, compare with a baseline, gate CI.
@@ -28,8 +45,3 @@ def main() -> None:
     """
 
 
-
-for _command in (evaluate_command, runs_command, show_command, compare_command, gate_command,
-                 demo_command, drift_group, users_group, signoff_command, audit_group,
-                 harness_command, prompt_eval_group):
-    main.add_command(_command)

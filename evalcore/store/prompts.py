@@ -8,11 +8,13 @@ newest run. A run stored without a prompt version is labelled by its eval_id.
 from __future__ import annotations
 
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .connection import connect
+
+if TYPE_CHECKING:  # pandas loads on first use: `evaluate` never needs it
+    import pandas as pd
 
 __all__ = ["RUN_COLUMNS", "RESULT_COLUMNS", "save_prompt_eval", "list_prompt_evals", "prompt_eval_datasets",
            "prompt_eval_versions", "prompt_eval_scores", "prompt_eval_matrix", "prompt_eval_results",
@@ -108,6 +110,8 @@ def prompt_eval_matrix(db_path: str | Path, dataset_hash: str) -> pd.DataFrame:
     """Scores as case_index (rows) x prompt version (columns, oldest first); NaN where unscored."""
     long = prompt_eval_scores(db_path, dataset_hash)
     if long.empty:
+        import pandas as pd
+
         return pd.DataFrame(index=pd.Index([], name="case_index", dtype="int64"))
     order = list(dict.fromkeys(long["version"]))
     matrix = long.pivot(index="case_index", columns="version", values="score").reindex(columns=order)
