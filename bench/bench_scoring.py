@@ -4,7 +4,10 @@ Synthetic golden sets of 100k and 1M queries, ~8 expected and ~10 generated term
 drift judge `none` (SPEC §7). Prints wall time and peak RSS of the evaluate process beside
 the issue's goals (100k ≤ 4 s; 1M ≤ 40 s and ≤ 4 GB).
 
-Usage: python bench/bench_scoring.py [--sizes 100000,1000000] [--keep DIR]
+`evaluate` scores with the columnar DuckDB engine; `--engine python` measures the Python
+reference scorer instead.
+
+Usage: python bench/bench_scoring.py [--sizes 100000,1000000] [--keep DIR] [--engine columnar|python]
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ def make_data(n: int, folder: Path, seed: int = 0) -> tuple[Path, Path]:
     return golden, generated
 
 
-def run_evaluate(golden: Path, generated: Path, folder: Path) -> tuple[float, float, int]:
+def run_evaluate(golden: Path, generated: Path, folder: Path, engine: str) -> tuple[float, float, int]:
     db = folder / "bench.duckdb"
     db.unlink(missing_ok=True)
     exe = Path(sys.executable).with_name("evalcore")
@@ -62,7 +65,7 @@ def run_evaluate(golden: Path, generated: Path, folder: Path) -> tuple[float, fl
            "--drift-judge", "none", "--json", str(folder / "report.json"), "--db", str(db), "--quiet"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "EVALCORE_ENGINE": engine})
     wall = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     if proc.returncode not in (0, 1, 3):
@@ -75,23 +78,27 @@ def run_evaluate(golden: Path, generated: Path, folder: Path) -> tuple[float, fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="100000,1000000")
-    parser.add_argument("--keep", help="keep generated data in this folder")
+    parser.add_argument("--keep", help="keep generated data in this folder (reused when present)")
+    parser.add_argument("--engine", choices=("columnar", "python"), default="columnar")
     args = parser.parse_args()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_scoring-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
         for n in (int(s) for s in args.sizes.split(",")):
-            golden, generated = make_data(n, folder)
-            wall, peak, code = run_evaluate(golden, generated, folder)
+            golden, generated = folder / f"golden-{n}.jsonl", folder / f"generated-{n}.jsonl"
+            if not (args.keep and golden.exists() and generated.exists()):
+                golden, generated = make_data(n, folder)
+            wall, peak, code = run_evaluate(golden, generated, folder, args.engine)
             goal_s, goal_mb = GOALS.get(n, (None, None))
             goal = f"goal ≤ {goal_s:.0f} s" if goal_s else "no goal"
             if goal_mb:
                 goal += f", ≤ {goal_mb:.0f} MB"
             ratio = f" ({wall / goal_s:.2f}× the goal)" if goal_s else ""
-            print(f"bench_scoring n={n:>9,}  wall {wall:6.2f} s  peak RSS {peak:7.0f} MB  "
+            print(f"bench_scoring engine={args.engine} n={n:>9,}  wall {wall:6.2f} s  peak RSS {peak:7.0f} MB  "
                   f"exit {code}  [{goal}]{ratio}", flush=True)
-            for f in (golden, generated):
-                f.unlink()
+            if not args.keep:
+                for f in (golden, generated):
+                    f.unlink()
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
