@@ -438,3 +438,18 @@ def test_every_command_has_help_with_an_example(cwd):
     top = run("--help")
     assert top.exit_code == 0 and "Example" in top.stdout
     assert all(f"  {name} " in top.stdout for name in names)  # every lazily loaded command is listed
+
+
+@pytest.mark.parametrize("line,field", [
+    ('{"query_id": "q1", "terms": ["mi",]}', "json"),
+    ('{"query_id": "q1", "terms": ["mi"], "score": NaN}', "json"),
+    ('{"query_id": "q1", "terms": ' + "[" * 2000 + "]" * 2000 + "}", "json"),
+])
+def test_json_that_only_a_lenient_parser_accepts_is_an_input_error(cwd, line, field):
+    """Whichever engine scores, the CLI rejects what strict JSON rejects, naming the line."""
+    write_lines(Path("golden.jsonl"), [dumps(golden_row("q1", "heart attack", ["mi"]))])
+    Path("generated.jsonl").write_text(line + "\n", encoding="utf-8")
+    result = run("evaluate", "--golden", "golden.jsonl", "--generated", "generated.jsonl", "--no-store",
+                 "--drift-judge", "none")
+    assert result.exit_code == 2, result.output
+    assert f"generated.jsonl:1: {field}:" in result.stderr and "Traceback" not in result.output

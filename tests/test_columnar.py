@@ -183,6 +183,22 @@ BAD_LINES = [
     ('{"query_id": "q1", "query": "a", "expected_expansions": []} {"query_id": "q2"}', "two objects on a line"),
     ('[1, 2]', "not an object"),
     ('{"query_id": "q1", "query": "a", "expected_expansions": [', "malformed"),
+    # DuckDB's reader forgives these; the Python loader (orjson) does not
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [{"term": "mi"},],}', "trailing commas"),
+    ('\f{"query_id": "q1", "query": "a", "expected_expansions": []}', "form feed before the object"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [], "score": NaN}', "NaN in an unknown key"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [], "score": 1e400}', "number out of range"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [], "x": ' + "[" * 1100 + "]" * 1100 + "}",
+     "nesting deeper than 1024"),
+    # duplicate keys: orjson keeps the last value, DuckDB's json_extract the first
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [], "critical": true, "critical": false}',
+     "duplicate key"),
+    ('{"query_id": "q1", "query": "a", "context": {"domain": "retail", "domain": "medical"}, '
+     '"expected_expansions": []}', "duplicate key in context"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [{"term": "mi", "term": "x"}]}',
+     "duplicate key in an expected term"),
+    ('{"query_id": "q1", "query": "a", "expected_expansions": [{"term": "mi", "min_weight": -0.0}]}',
+     "negative zero"),
 ]
 
 
@@ -205,6 +221,12 @@ BAD_GENERATED = [
     ('{"query_id": "q0"}', "terms missing"),
     ('{"q0": ["x"]}', "mapping form"),
     ('{\n "q0": ["x"]\n}', "pretty mapping form"),
+    ('{"query_id": "q0", "terms": ["mi",]}', "trailing comma"),
+    ('\v{"query_id": "q0", "terms": ["mi"]}', "vertical tab before the object"),
+    ('{"query_id": "q0", "terms": ["mi"], "score": NaN}', "NaN in an unknown key"),
+    ('{"query_id": "q0", "terms": [{"term": "mi", "weight": 0.1, "weight": 0.9}]}', "duplicate weight key"),
+    ('{"query_id": "q0", "terms": [{"term": "a", "weight": -0.0}, {"term": "A", "weight": 0.0}]}',
+     "negative zero"),
 ]
 
 
@@ -254,3 +276,13 @@ def test_columnar_with_embedding_judge_equals_python(tmp_path, monkeypatch):
     assert report == _report(reference)
     drift = {r["query_id"]: r["drift_terms"] for r in report["per_query_results"]}
     assert "banana" in drift["q1"] and "panic attack" in drift["q1"] and "banana bread" in drift["q2"]
+
+
+def test_a_path_starting_with_tilde_is_read_literally(tmp_path, monkeypatch):
+    """DuckDB expands a leading ~; the engine must read the file the user named."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "~").mkdir()
+    _write(tmp_path / "~", "golden.jsonl", [{"query_id": "q0", "query": "a", "expected_expansions": [{"term": "mi"}]}])
+    _write(tmp_path / "~", "gen.jsonl", [{"query_id": "q0", "terms": ["mi"]}])
+    scored = score_files("~/golden.jsonl", "~/gen.jsonl", Thresholds(), NoDriftJudge())
+    assert scored.total == 1 and scored.facts.passed.tolist() == [True]

@@ -102,7 +102,7 @@ def _load_mapping(text: str, golden_ids: set[str], sink: _Collector) -> dict[str
 def _looks_like_mapping(text: str) -> bool:
     try:
         whole = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested too deeply: the line-by-line parser says where
         return False
     # One JSONL line is an object too; a mapping's values are lists, never a query_id string.
     return isinstance(whole, dict) and "query_id" not in whole
