@@ -110,31 +110,14 @@ def _is_lock_error(exc: Exception) -> bool:
     return "lock" in text or "conflicting" in text
 
 
-def attach(con: duckdb.DuckDBPyConnection, path: str, alias: str) -> None:
-    """ATTACH the store file for writing, retried while another process holds it."""
-    deadline = time.monotonic() + _timeout()
-    delay = 0.05
-    quoted = "'" + path.replace("'", "''") + "'"
-    while True:
-        try:
-            con.execute(f"ATTACH {quoted} AS {alias}")
-            return
-        except (duckdb.IOException, duckdb.ConnectionException) as exc:
-            if not _is_lock_error(exc):
-                raise UsageError(f"cannot open store {path}: {exc}") from None
-            if time.monotonic() >= deadline:
-                raise StoreBusyError(f"store busy: {path} is locked by another process "
-                                     f"(waited {_timeout():.0f} s); try again") from None
-        time.sleep(delay)
-        delay = min(delay * 2, 0.5)
-
-
-def _open(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
+def _retry_while_locked(path: str, open_store):
+    """open_store() until it succeeds; a lock held by another process is retried for
+    EVALCORE_STORE_TIMEOUT seconds, then reported as a busy store."""
     deadline = time.monotonic() + _timeout()
     delay = 0.05
     while True:
         try:
-            return duckdb.connect(path, read_only=read_only)
+            return open_store()
         except (duckdb.IOException, duckdb.ConnectionException) as exc:
             if not _is_lock_error(exc):
                 raise UsageError(f"cannot open store {path}: {exc}") from None
@@ -143,6 +126,16 @@ def _open(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
                                      f"(waited {_timeout():.0f} s); try again") from None
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
+
+
+def attach(con: duckdb.DuckDBPyConnection, path: str, alias: str) -> None:
+    """ATTACH the store file for writing to another DuckDB database (the columnar engine's)."""
+    quoted = "'" + path.replace("'", "''") + "'"
+    _retry_while_locked(path, lambda: con.execute(f"ATTACH {quoted} AS {alias}"))
+
+
+def _open(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
+    return _retry_while_locked(path, lambda: duckdb.connect(path, read_only=read_only))
 
 
 def _migrate(con: duckdb.DuckDBPyConnection) -> None:
