@@ -286,3 +286,33 @@ def test_a_path_starting_with_tilde_is_read_literally(tmp_path, monkeypatch):
     _write(tmp_path / "~", "gen.jsonl", [{"query_id": "q0", "terms": ["mi"]}])
     scored = score_files("~/golden.jsonl", "~/gen.jsonl", Thresholds(), NoDriftJudge())
     assert scored.total == 1 and scored.facts.passed.tolist() == [True]
+
+
+def test_columnar_run_on_a_busy_store_times_out_and_writes_nothing(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from evalcore.errors import StoreBusyError
+    from evalcore.store import list_runs
+
+    golden = _write(tmp_path, "golden.jsonl", [{"query_id": "q0", "query": "a", "expected_expansions": [{"term": "mi"}]}])
+    generated = _write(tmp_path, "gen.jsonl", [{"query_id": "q0", "terms": ["mi"]}])
+    monkeypatch.setenv("EVALCORE_ENGINE", "columnar")
+    run = evaluate(golden, generated, drift_judge="none", settings=Settings(), author="t")
+    assert run.engine is not None
+    db = tmp_path / "s.duckdb"
+    save_run(db, run)
+    holder = subprocess.Popen([sys.executable, "-c", f"import duckdb,time; c=duckdb.connect({str(db)!r}); "
+                               "print('locked', flush=True); time.sleep(30)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        monkeypatch.setenv("EVALCORE_STORE_TIMEOUT", "1")
+        again = evaluate(golden, generated, drift_judge="none", settings=Settings(), author="t")
+        with pytest.raises(StoreBusyError, match="store busy"):
+            save_run(db, again)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert len(list_runs(db)) == 1
+    save_run(db, again)  # once the lock is gone the same run stores normally
+    assert len(list_runs(db)) == 2
