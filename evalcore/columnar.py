@@ -16,6 +16,8 @@ from __future__ import annotations
 import codecs
 import hashlib
 import os
+import re
+import secrets
 import shutil
 import tempfile
 import threading
@@ -29,6 +31,7 @@ import orjson
 import pyarrow as pa
 
 from .drift import DriftCandidate, DriftJudge
+from .errors import EvalcoreError, UsageError
 from .metrics import EPSILON, normalize_term
 from .models import Thresholds
 
@@ -54,6 +57,10 @@ _MACROS = [
 
 class Fallback(Exception):
     """The engine cannot vouch for this input; use the Python loaders and scorer."""
+
+
+class EngineError(EvalcoreError):
+    """The engine failed after the drift judge ran: falling back would judge twice."""
 
 
 @dataclass(slots=True)
@@ -168,15 +175,21 @@ def _bad(con: duckdb.DuckDBPyConnection, what: str, sql: str, params: list | Non
         raise Fallback(f"{count} {what}")
 
 
+def _memory_limit() -> str:
+    value = os.environ.get("EVALCORE_ENGINE_MEMORY", "2GB")
+    if not re.fullmatch(r"\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)", value.strip(), re.IGNORECASE):
+        raise UsageError(f"EVALCORE_ENGINE_MEMORY={value!r}: expected a size such as 2GB")
+    return value.strip()
+
+
 def _connect() -> duckdb.DuckDBPyConnection:
     """A private in-memory database; what exceeds the memory limit spills to a temporary
-    folder of its own (DuckDB's default would be `.tmp` in the user's working directory)."""
-    spill = tempfile.mkdtemp(prefix="evalcore-engine-")
+    folder of its own (DuckDB's default would be `.tmp` in the user's working directory),
+    which DuckDB creates when it first spills and which goes with the connection."""
+    limit = _memory_limit()
+    spill = os.path.join(tempfile.gettempdir(), f"evalcore-engine-{os.getpid()}-{secrets.token_hex(4)}")
     con = duckdb.connect(":memory:", config={
-        "preserve_insertion_order": True,
-        "memory_limit": os.environ.get("EVALCORE_ENGINE_MEMORY", "2GB"),
-        "temp_directory": spill,
-    })
+        "preserve_insertion_order": True, "memory_limit": limit, "temp_directory": spill})
     weakref.finalize(con, shutil.rmtree, spill, True)
     for macro in _MACROS:
         con.execute(macro)
@@ -222,7 +235,6 @@ def _load_golden(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         json_extract(x[4], '$[*]') AS ee_list,
         CASE WHEN x[5] IS NULL THEN []::JSON[] ELSE json_extract(x[5], '$[*]') END AS ft_list""",
         ["$.query_id", "$.query", "$.context", "$.expected_expansions", "$.forbidden_terms", "$.critical"])
-    con.execute("SET preserve_insertion_order = false")  # only g1's rowid needs the file's order
     _bad(con, "golden lines not plainly valid", "SELECT count(*) FILTER (WHERE NOT ok) FROM g1")
     if con.execute("SELECT count(DISTINCT query_id) FROM g1").fetchall()[0][0] != total:
         raise Fallback("golden set: duplicate query_id")
@@ -371,6 +383,12 @@ def _match(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE TABLE fm AS SELECT DISTINCT pos, term FROM f1")
     con.execute("CREATE TABLE cm AS SELECT g.pos, c1.term, max(c1.w) AS weight, min(c1.k) AS gk "
                 "FROM c1 JOIN g ON g.query_id = c1.qid GROUP BY g.pos, c1.term")
+    # ek/gk are first positions in the raw lists; where terms merged, renumber them as
+    # positions in the merged lists (what the store's exp_pos/gen_pos mean).
+    for merged, raw, key in (("em", "e1", "ek"), ("cm", "c1", "gk")):
+        if con.execute(f"SELECT (SELECT count(*) FROM {merged}) <> (SELECT count(*) FROM {raw})").fetchall()[0][0]:
+            con.execute(f"CREATE OR REPLACE TABLE {merged} AS SELECT * REPLACE "
+                        f"(row_number() OVER (PARTITION BY pos ORDER BY {key}) - 1 AS {key}) FROM {merged}")
     _bad(con, "terms both expected and forbidden", "SELECT count(*) FROM em JOIN fm USING (pos, term)")
     con.execute("""CREATE TABLE t1 AS
         SELECT coalesce(em.pos, cm.pos) AS pos, coalesce(em.term, cm.term) AS term, em.min_weight, em.ek,
@@ -535,6 +553,7 @@ def score_files(golden_path: str | Path, generated_path: str | Path, thresholds:
                 judge: DriftJudge, domain_context: str | None = None) -> ColumnarScores:
     """Load, validate and score both files in DuckDB; Fallback when the input is not plainly valid."""
     con = _connect()
+    judged = False
     try:
         golden, generated = _source(golden_path), _source(generated_path)
         # DuckDB loads both files while Python checks them for what DuckDB's reader forgives
@@ -544,6 +563,7 @@ def score_files(golden_path: str | Path, generated_path: str | Path, thresholds:
             lambda cur: (_check_file(golden), _check_file(generated)))
         if golden_lines == 0 or total != golden_lines or generated_total != generated_lines:
             raise Fallback("a line DuckDB read differently from the Python loader (or an empty golden set)")
+        con.execute("SET preserve_insertion_order = false")  # only g1's rowid needed the file's order
         _link_generated(con)
         _normalise(con, domain_context)
         _match(con)
@@ -551,6 +571,7 @@ def score_files(golden_path: str | Path, generated_path: str | Path, thresholds:
             con.execute(f"DROP TABLE {name}")
 
         con.execute("DROP TABLE cm")
+        judged = True  # past this point a fallback would ask the drift judge again
         _judge(con, judge, total)
         con.execute("DROP TABLE em")
         _score(con, thresholds, total)
@@ -560,6 +581,9 @@ def score_files(golden_path: str | Path, generated_path: str | Path, thresholds:
         raise
     except Exception as exc:  # DuckDB refused the input, or an engine fault: the reference decides
         con.close()
+        if judged and judge.name != "none":
+            raise EngineError(f"scoring failed after drift judging ({type(exc).__name__}: {exc}); "
+                              "set EVALCORE_ENGINE=python to score with the Python engine") from exc
         raise Fallback(f"{type(exc).__name__}: {exc}") from None
     except BaseException:
         con.close()

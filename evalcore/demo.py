@@ -55,6 +55,7 @@ def seed_demo(db_path: str | Path, data_dir: str | Path = "data/demo") -> list[D
                            drift_judge=None, name=f"{domain} demo", prompt_version=version,
                            author=DEMO_AUTHOR, cache_db=db_path)
             run_id, created = _store_once(db_path, run)
+            run.close()
             out.append(DemoRun(domain, version, run_id, run.gate.decision, created))
             if baseline is None:
                 baseline = load_baseline(db_path, run_id)

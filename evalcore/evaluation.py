@@ -16,6 +16,7 @@ import pyarrow as pa
 from . import __version__
 from .columnar import ColumnarScores, Fallback, ScoreFacts, score_files
 from .config import Settings, load_settings
+from .errors import UsageError
 from .drift import DriftJudge, resolve_judge
 from .hashing import combine, generated_item_digest
 from .gate import decide_gate, recommend
@@ -58,10 +59,20 @@ class EvaluationRun:
     facts: ScoreFacts | None = None
     engine: ColumnarScores | None = None
     """The columnar engine's tables (in-memory DuckDB), when it scored the run."""
+    fallback: str | None = None
+    """Why the columnar engine handed this input to the Python engine, if it did."""
+
+    def close(self) -> None:
+        """Free the columnar engine's memory; store and report the run before closing it."""
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
 
     @property
     def scores(self) -> list[QueryScore]:
         if self.scored is None:
+            if self.engine is None:
+                raise RuntimeError("the run was closed before its per-query scores were read")
             self.scored = _materialise(self.engine)
         return self.scored
 
@@ -248,7 +259,10 @@ def _evaluate_columnar(scored: ColumnarScores, golden_path: str | Path, generate
 
 def columnar_enabled() -> bool:
     """EVALCORE_ENGINE=python forces the Python scorer (the reference implementation)."""
-    return os.environ.get("EVALCORE_ENGINE", "columnar") != "python"
+    value = os.environ.get("EVALCORE_ENGINE", "columnar").strip().lower() or "columnar"
+    if value not in ("columnar", "python"):
+        raise UsageError(f"EVALCORE_ENGINE={value!r}: expected columnar or python")
+    return value == "columnar"
 
 
 def evaluate(golden_path: str | Path, generated_path: str | Path, *,
@@ -265,17 +279,20 @@ def evaluate(golden_path: str | Path, generated_path: str | Path, *,
     thresholds = load_thresholds(thresholds_path)
     judge = resolve_judge(drift_judge, settings, cache_db, domain_context)
     labels = {"name": name, "prompt_version": prompt_version, "domain_context": domain_context, "author": author}
+    fallback = None
     if columnar_enabled():
         try:
             scored = score_files(golden_path, generated_path, thresholds, judge, domain_context)
-        except Fallback:
-            pass  # the Python loaders name every problem, or score what the engine would not vouch for
+        except Fallback as exc:  # the Python loaders name every problem, or score what the engine would not vouch for
+            fallback = str(exc)
         else:
             return _evaluate_columnar(scored, golden_path, generated_path, thresholds, judge, baseline,
                                       settings, repeats_from, **labels)
     golden = load_golden_set(golden_path, domain_context)
     generated = load_generated(generated_path, {item.query_id for item in golden.items})
     repeats = repeats_from(golden.content_hash, prompt_version) if repeats_from and prompt_version else None
-    return evaluate_loaded(golden, generated, thresholds, judge=judge, baseline=baseline,
-                           settings=settings, name=name, prompt_version=prompt_version,
-                           domain_context=domain_context, author=author, repeats=repeats)
+    run = evaluate_loaded(golden, generated, thresholds, judge=judge, baseline=baseline,
+                          settings=settings, name=name, prompt_version=prompt_version,
+                          domain_context=domain_context, author=author, repeats=repeats)
+    run.fallback = fallback
+    return run

@@ -453,3 +453,13 @@ def test_json_that_only_a_lenient_parser_accepts_is_an_input_error(cwd, line, fi
                  "--drift-judge", "none")
     assert result.exit_code == 2, result.output
     assert f"generated.jsonl:1: {field}:" in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("variable,value", [("EVALCORE_ENGINE", "duckdb"), ("EVALCORE_ENGINE_MEMORY", "lots")])
+def test_bad_engine_settings_are_usage_errors(cwd, monkeypatch, variable, value):
+    write_lines(Path("golden.jsonl"), [dumps(golden_row("q1", "heart attack", ["mi"]))])
+    write_lines(Path("generated.jsonl"), [dumps({"query_id": "q1", "terms": ["mi"]})])
+    monkeypatch.setenv(variable, value)
+    result = run("evaluate", "--golden", "golden.jsonl", "--generated", "generated.jsonl", "--no-store",
+                 "--drift-judge", "none")
+    assert result.exit_code == 2 and variable in result.stderr and "Traceback" not in result.output

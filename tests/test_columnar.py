@@ -8,6 +8,7 @@ loaders, which name the problem.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import duckdb
@@ -105,6 +106,9 @@ def test_columnar_engine_equals_python_reference(tmp_path_factory, monkeypatch, 
     assert _report(columnar) == _report(reference)
     assert build_report(columnar)["per_query_results"] == build_report(reference)["per_query_results"]
     assert columnar.content_hash == reference.content_hash
+    save_run(folder / "p.duckdb", reference)
+    save_run(folder / "c.duckdb", columnar)
+    assert _stored(folder / "c.duckdb") == _stored(folder / "p.duckdb")
 
 
 def _stored(db: Path) -> tuple[list, list]:
@@ -123,7 +127,8 @@ def test_columnar_store_rows_equal_python_store_rows(tmp_path, monkeypatch):
         {"query_id": "q3", "query": "angina", "expected_expansions": [{"term": "chest pain"}]}])
     generated = _write(tmp_path, "gen.jsonl", [
         {"query_id": "q1", "terms": [{"term": "mi", "weight": 0.3}, "Myocardial  Infarction", "Panic Attack"]},
-        {"query_id": "q2", "terms": ["cva"]}])
+        {"query_id": "q2", "terms": ["CVA", "cva", {"term": "Cva", "weight": 0.4}, "stroke"]},
+        {"query_id": "q3", "terms": ["X", "x", "chest pain", "angina"]}])
     reference, columnar = _both(monkeypatch, golden, generated, None, drift_judge="none")
     save_run(tmp_path / "p.duckdb", reference)
     save_run(tmp_path / "c.duckdb", columnar)
@@ -132,6 +137,9 @@ def test_columnar_store_rows_equal_python_store_rows(tmp_path, monkeypatch):
     assert ("q1", "mi", "FP", 0.3, 0.5, False, False, None, 0, 0) in terms  # underweight: FP ...
     assert ("q1", "mi", "FN", 0.3, 0.5, False, False, None, None, 0) in terms  # ... and its FN twin
     assert ("q1", "panic attack", "FP", 1.0, None, True, False, "forbidden term", 2, None) in terms
+    # positions index the merged lists: "x" twice is one term, so "chest pain" is generated_terms[1]
+    assert ("q3", "chest pain", "TP", 1.0, 0.0, False, False, None, 1, 0) in terms
+    assert ("q2", "stroke", "FP", 1.0, None, False, False, None, 1, None) in terms
 
 
 def test_columnar_with_baseline_and_llm_judge_equals_python(tmp_path, monkeypatch):
@@ -202,13 +210,18 @@ BAD_LINES = [
 ]
 
 
+def _declines(golden: Path, generated: Path) -> None:
+    """The engine hands over on purpose, not because a query of its own failed."""
+    with pytest.raises(Fallback) as caught:
+        score_files(golden, generated, Thresholds(), NoDriftJudge())
+    assert not re.match(r"\w+(Error|Exception):", str(caught.value)), caught.value
+
+
 @pytest.mark.parametrize("line,why", BAD_LINES, ids=[b[1] for b in BAD_LINES])
 def test_engine_falls_back_on_golden_it_cannot_vouch_for(tmp_path, line, why):
     golden = tmp_path / "golden.jsonl"
     golden.write_text('{"query_id": "q0", "query": "a", "expected_expansions": []}\n' + line + "\n")
-    generated = _write(tmp_path, "gen.jsonl", [])
-    with pytest.raises(Fallback):
-        score_files(golden, generated, Thresholds(), NoDriftJudge())
+    _declines(golden, _write(tmp_path, "gen.jsonl", []))
 
 
 BAD_GENERATED = [
@@ -235,15 +248,13 @@ def test_engine_falls_back_on_generated_it_cannot_vouch_for(tmp_path, text, why)
     golden = _write(tmp_path, "golden.jsonl", [{"query_id": "q0", "query": "a", "expected_expansions": []}])
     generated = tmp_path / "gen.jsonl"
     generated.write_text(text + "\n")
-    with pytest.raises(Fallback):
-        score_files(golden, generated, Thresholds(), NoDriftJudge())
+    _declines(golden, generated)
 
 
 def test_not_utf8_falls_back_and_cli_names_the_line(tmp_path):
     golden = tmp_path / "golden.jsonl"
     golden.write_bytes(b'{"query_id": "q0", "query": "caf\xe9", "expected_expansions": []}\n')
-    with pytest.raises(Fallback):
-        score_files(golden, _write(tmp_path, "gen.jsonl", []), Thresholds(), NoDriftJudge())
+    _declines(golden, _write(tmp_path, "gen.jsonl", []))
 
 
 @given(value=st.floats(0, 1), limit=st.floats(0, 1))
@@ -316,3 +327,31 @@ def test_columnar_run_on_a_busy_store_times_out_and_writes_nothing(tmp_path, mon
     assert len(list_runs(db)) == 1
     save_run(db, again)  # once the lock is gone the same run stores normally
     assert len(list_runs(db)) == 2
+
+
+def test_a_fault_after_the_llm_judge_is_an_error_not_a_second_judging(tmp_path, monkeypatch):
+    """Falling back to the Python engine then would call the model again (SPEC §5: exact counts)."""
+    import duckdb as _duckdb
+
+    from evalcore import columnar
+    from evalcore.columnar import EngineError
+    from llm_server import LoopbackLLM
+
+    golden = _write(tmp_path, "golden.jsonl", [{"query_id": "q0", "query": "heart attack",
+                                                "expected_expansions": [{"term": "mi"}]}])
+    generated = _write(tmp_path, "gen.jsonl", [{"query_id": "q0", "terms": ["mi", "banana"]}])
+
+    def out_of_memory(*args, **kwargs):  # fault injection: the scoring step fails as under the memory cap
+        raise _duckdb.OutOfMemoryException("could not allocate block")
+
+    monkeypatch.setattr(columnar, "_score", out_of_memory)
+    monkeypatch.setenv("EVALCORE_ENGINE", "columnar")
+    server = LoopbackLLM()
+    try:
+        server.default = ("text", "not json")
+        llm = Settings(llm={"base_url": server.url, "model": "judge-model", "max_tries": 1, "backoff": 0.01})
+        with pytest.raises(EngineError, match="EVALCORE_ENGINE=python"):
+            evaluate(golden, generated, drift_judge="llm", settings=llm, author="t")
+        assert server.chat_calls == 1
+    finally:
+        server.close()

@@ -96,6 +96,8 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
 def print_summary(run: EvaluationRun, stored_in: str | None) -> None:
     agg = run.aggregate
     click.echo(f"run {run.evaluation_id}  ({run.total} queries, drift judge {run.judge.name})")
+    if run.fallback:
+        click.echo(f"  scored by the Python engine (the DuckDB engine declined: {run.fallback[:160]})")
     click.echo(f"  macro P {agg.macro_precision:.3f}  R {agg.macro_recall:.3f}  F1 {agg.macro_f1:.3f}  "
                f"drift {agg.macro_drift:.3f}   micro F1 {agg.micro_f1:.3f}")
     click.echo(f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}")

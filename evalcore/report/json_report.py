@@ -149,7 +149,8 @@ def _columnar_rows_file(run: EvaluationRun) -> Path:
     try:
         # q is stored in golden-set order and DuckDB keeps insertion order, so only a join needs a sort
         order = " ORDER BY q.pos" if join else ""
-        con.execute(f"COPY ({_COLUMNAR_ROWS.format(side=side, join=join, order=order)}) TO '{name}' "
+        target = "'" + name.replace("'", "''") + "'"
+        con.execute(f"COPY ({_COLUMNAR_ROWS.format(side=side, join=join, order=order)}) TO {target} "
                     "(FORMAT json, ARRAY true)")
     except BaseException:
         path.unlink(missing_ok=True)

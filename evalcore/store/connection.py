@@ -138,7 +138,7 @@ def _open(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
     return _retry_while_locked(path, lambda: duckdb.connect(path, read_only=read_only))
 
 
-def _migrate(con: duckdb.DuckDBPyConnection) -> None:
+def migrate(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at VARCHAR)")
     current = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchall()[0][0]
     for version, statements in MIGRATIONS:
@@ -165,14 +165,14 @@ def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBP
         # need little, so cap it to keep `evaluate`'s peak memory predictable.
         con.execute(f"SET memory_limit = '{_memory_limit()}'")
         if write:
-            _migrate(con)
+            migrate(con)
         else:
             version = con.execute(
                 "SELECT max(version) FROM schema_migrations").fetchall()[0][0] if _has_table(con, "schema_migrations") else 0
             if (version or 0) < SCHEMA_VERSION:
                 con.close()
                 con = _open(path, read_only=False)
-                _migrate(con)
+                migrate(con)
         yield con
     finally:
         con.close()

@@ -12,7 +12,7 @@ import pyarrow as pa
 from .. import __version__
 from ..errors import UnknownRunError
 from ..regression import Baseline, BaselineRow
-from .connection import attach, connect, ensure_store
+from .connection import attach, connect, migrate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -164,11 +164,14 @@ FROM t JOIN g ON g.pos = t.pos WHERE t.ek IS NOT NULL AND t.gk IS NOT NULL AND N
 
 def _save_columnar(db_path: str | Path, run: EvaluationRun) -> None:
     engine = run.engine
-    ensure_store(db_path)  # create and migrate with the store's own connection first
+    Path(str(db_path)).parent.mkdir(parents=True, exist_ok=True)
     con = engine.con.cursor()
     try:
-        attach(con, str(db_path), "store")
+        attach(con, str(db_path), "store")  # one wait for a busy store, like connect()
         try:
+            con.execute("USE store")  # create or migrate the store's schema, as connect() would
+            migrate(con)
+            con.execute("USE memory")
             con.execute("BEGIN TRANSACTION")
             con.execute(f"INSERT INTO store.runs ({', '.join(RUN_INSERT_COLUMNS)}) "
                         f"VALUES ({', '.join('?' * len(RUN_INSERT_COLUMNS))})", _run_row(run))
