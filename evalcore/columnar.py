@@ -3,7 +3,7 @@
 `evaluate` runs here: DuckDB's JSON reader parses both files on every core, terms are
 normalised once per row in SQL (non-ASCII terms once per distinct text, in Python), and
 TP/FP/FN, P/R/F1, drift and pass/fail come from joins and aggregates. Nothing is built
-per query in Python, so a million queries fit in a few GB and a few tens of seconds.
+per query in Python: a million queries score in about 2 GB (docs/performance.md).
 
 The engine accepts only input it can vouch for: any line that is not plainly valid raises
 `Fallback`, and the caller then runs the Python loaders (`evalcore.io`), which name the
@@ -43,7 +43,7 @@ _SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{20
 
 _MACROS = [
     # rule 1 for ASCII text: NFKC leaves it alone and casefold() is lower(); split() splits
-    # on these characters. Non-ASCII text is normalised in Python (see _normalise_non_ascii).
+    # on these characters. Non-ASCII text is normalised in Python (see _normalise).
     "CREATE MACRO norm_ascii(t) AS trim(regexp_replace(lower(t), '[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f ]+', ' ', 'g'), ' ')",
     "CREATE MACRO lp(t) AS strlen(t) || ':' || t",
     "CREATE MACRO opt(t) AS CASE WHEN t IS NULL THEN '-' ELSE lp(t) END",
@@ -207,7 +207,7 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path, table: str, columns: str, 
 
 def _term_sql(raw: str) -> str:
     """Rule 1 for ASCII text (NFKC leaves it alone, casefold() is lower(), split() splits on
-    these characters); NULL for non-ASCII text, which _normalise_non_ascii fills in."""
+    these characters); NULL for non-ASCII text, which _normalise fills in."""
     return (f"CASE WHEN strlen({raw}) <> length({raw}) THEN NULL "
             f"WHEN regexp_matches({raw}, '[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f]|  |^ | $') THEN norm_ascii({raw}) "
             f"ELSE lower({raw}) END")
