@@ -31,15 +31,13 @@ import orjson
 import pyarrow as pa
 
 from .drift import DriftCandidate, DriftJudge
+from .io.golden import _fast_fields
 from .errors import EvalcoreError, UsageError
 from .metrics import EPSILON, normalize_term
 from .models import Thresholds
 
 __all__ = ["Fallback", "ColumnarScores", "ScoreFacts", "score_files"]
 
-_NUMBER_TYPES = "('UBIGINT', 'BIGINT', 'DOUBLE')"
-# str.isspace() characters: a query made only of these is blank (what str.strip() removes).
-_SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}"
 
 _MACROS = [
     # rule 1 for ASCII text: NFKC leaves it alone and casefold() is lower(); split() splits
@@ -126,11 +124,38 @@ def _quote(path: str) -> str:
     return "'" + path.replace("'", "''") + "'"
 
 
-def _check_file(path: Path) -> int:
+def _plain_golden(obj: object) -> bool:
+    """What the Python loader accepts without pydantic (evalcore.io.golden._fast_fields),
+    with a query that is not blank: every type the typed DuckDB read below relies on."""
+    fields = _fast_fields(obj)
+    return fields is not None and bool(fields[1].strip())
+
+
+def _plain_generated(obj: object) -> bool:
+    """A JSONL generated line of the plainest valid kind (evalcore.io.generated rules)."""
+    if type(obj) is not dict:
+        return False
+    query_id, terms = obj.get("query_id"), obj.get("terms")
+    if type(query_id) is not str or not query_id or type(terms) is not list:
+        return False
+    for entry in terms:
+        kind = type(entry)
+        if kind is str:
+            continue
+        if kind is not dict:
+            return False
+        weight = entry.get("weight", 1.0)
+        if type(entry.get("term")) is not str or type(weight) not in (int, float) or not 0.0 <= weight <= 1.0:
+            return False
+    return True
+
+
+def _check_file(path: Path, plain) -> int:
     """The file's non-blank line count (as evalcore.io.jsonl_lines sees lines); Fallback for
-    anything DuckDB's lenient JSON reader would accept but the Python loader rejects: bytes
-    that are not UTF-8, and lines that are not strict JSON (trailing commas, NaN, numbers
-    out of range, white space other than JSON's, nesting deeper than 1024). Reads in
+    anything DuckDB's reader would take differently from the Python loader: bytes that are
+    not UTF-8, lines that are not strict JSON (DuckDB forgives trailing commas, NaN, numbers
+    out of range, form feeds, any nesting depth), and values of a type the typed read
+    would coerce (`"0.5"` as a weight, `123` as a query_id, an explicit null). Reads in
     blocks, keeping nothing: memory stays flat."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     loads = orjson.loads  # strict JSON, the parser the Python loaders use
@@ -146,11 +171,13 @@ def _check_file(path: Path) -> int:
                 tail = parts.pop()
                 for part in parts:
                     if part.strip():
-                        loads(part)
+                        if not plain(loads(part)):
+                            raise Fallback(f"{path}: line {lines + 1} is not plainly valid")
                         lines += 1
         decoder.decode(b"", final=True)
         if tail.strip():
-            loads(tail)
+            if not plain(loads(tail)):
+                raise Fallback(f"{path}: the last line is not plainly valid")
             lines += 1
     except OSError as exc:
         raise Fallback(str(exc)) from None
@@ -196,15 +223,6 @@ def _connect() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _read(con: duckdb.DuckDBPyConnection, path: Path, table: str, columns: str, paths: list[str]) -> int:
-    """One JSON object per line into `table` (rowid = line order among non-blank lines)."""
-    con.execute(f"""CREATE TABLE {table} AS SELECT {columns}
-                    FROM (SELECT json_type(json) AS jt, json_extract(json, {paths!r}) AS x,
-                                 json_keys(json) AS keys
-                          FROM read_json_objects({_quote(str(path))}, format='newline_delimited'))""")
-    return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
-
-
 def _term_sql(raw: str) -> str:
     """Rule 1 for ASCII text (NFKC leaves it alone, casefold() is lower(), split() splits on
     these characters); NULL for non-ASCII text, which _normalise fills in."""
@@ -218,43 +236,38 @@ def _term_sql(raw: str) -> str:
 _NEGATIVE_ZERO = "SELECT count(*) FROM {table} WHERE w = 0 AND starts_with(CAST(w AS VARCHAR), '-')"
 
 
+def _typed_read(con: duckdb.DuckDBPyConnection, path: Path, sql: str) -> None:
+    """Run a typed read; a line it refuses (repeated keys, a type it cannot transform) goes
+    to the Python loader."""
+    try:
+        con.execute(sql)
+    except duckdb.InvalidInputException as exc:
+        raise Fallback(f"{path}: DuckDB's typed reader refused a line ({str(exc).splitlines()[0][:120]})") from None
+
+
 def _load_golden(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    total = _read(con, path, "g1", f"""
-        coalesce(jt = 'OBJECT' AND len(keys) = len(list_distinct(keys))
-            AND json_type(x[1]) = 'VARCHAR' AND x[1]->>'$' <> ''
-            AND json_type(x[2]) = 'VARCHAR' AND regexp_matches(x[2]->>'$', '[^{_SPACE}]')
-            AND json_type(x[4]) = 'ARRAY'
-            AND (x[3] IS NULL OR (json_type(x[3]) = 'OBJECT'
-                 AND len(json_keys(x[3])) = len(list_distinct(json_keys(x[3])))
-                 AND coalesce(json_type(x[3], '$.domain') IN ('NULL', 'VARCHAR'), true)
-                 AND coalesce(json_type(x[3], '$.intent') IN ('NULL', 'VARCHAR'), true)))
-            AND (x[5] IS NULL OR json_type(x[5]) = 'ARRAY')
-            AND (x[6] IS NULL OR json_type(x[6]) = 'BOOLEAN'), false) AS ok,
-        x[1]->>'$' AS query_id, x[2]->>'$' AS query, x[3]->>'$.domain' AS domain_raw,
-        x[3]->>'$.intent' AS intent, coalesce(TRY_CAST(x[6] AS BOOLEAN), false) AS critical,
-        json_extract(x[4], '$[*]') AS ee_list,
-        CASE WHEN x[5] IS NULL THEN []::JSON[] ELSE json_extract(x[5], '$[*]') END AS ft_list""",
-        ["$.query_id", "$.query", "$.context", "$.expected_expansions", "$.forbidden_terms", "$.critical"])
-    _bad(con, "golden lines not plainly valid", "SELECT count(*) FILTER (WHERE NOT ok) FROM g1")
+    """Golden lines (g1, rowid = line order), expected (e1) and forbidden (f1) terms, read
+    typed: the Python check beside this read (_plain_golden) has vouched for every type, and
+    DuckDB's typed reader refuses duplicate keys and matches keys case-sensitively."""
+    _typed_read(con, path, f"""CREATE TABLE g1 AS SELECT query_id, query, context.domain AS domain_raw, context.intent AS intent,
+        coalesce(critical, false) AS critical, expected_expansions AS ee_list,
+        coalesce(forbidden_terms, []) AS ft_list
+        FROM read_json({_quote(str(path))}, format='newline_delimited', records=true, columns={{
+            query_id: 'VARCHAR', query: 'VARCHAR', context: 'STRUCT(domain VARCHAR, intent VARCHAR)',
+            expected_expansions: 'STRUCT(term VARCHAR, min_weight DOUBLE)[]', forbidden_terms: 'VARCHAR[]',
+            critical: 'BOOLEAN'}})""")
+    total = con.execute("SELECT count(*) FROM g1").fetchall()[0][0]
     if con.execute("SELECT count(DISTINCT query_id) FROM g1").fetchall()[0][0] != total:
         raise Fallback("golden set: duplicate query_id")
-    con.execute(f"""CREATE TABLE e1 AS SELECT pos, k, raw, w, ok, {_term_sql('raw')} AS term,
+    con.execute(f"""CREATE TABLE e1 AS SELECT pos, k, raw, w, {_term_sql('raw')} AS term,
                                       lp(raw) || CAST(w AS VARCHAR) || ';' AS hs FROM (
-        SELECT pos, k, v[2] AS raw, coalesce(TRY_CAST(v[3] AS DOUBLE), 0.0::DOUBLE) AS w,
-            coalesce(ty[1] = 'OBJECT' AND ty[2] = 'VARCHAR' AND v[2] <> '' AND len(keys) = len(list_distinct(keys))
-                AND (ty[3] IS NULL OR (ty[3] IN {_NUMBER_TYPES} AND TRY_CAST(v[3] AS DOUBLE) BETWEEN 0 AND 1)),
-                false) AS ok
-        FROM (SELECT pos, k, json_type(e, ['$', '$.term', '$.min_weight']) AS ty,
-                     json_extract_string(e, ['$', '$.term', '$.min_weight']) AS v, json_keys(e) AS keys
-              FROM (SELECT rowid AS pos, unnest(ee_list) AS e, unnest(range(len(ee_list))) AS k
-                    FROM g1 WHERE len(ee_list) > 0)))""")
-    _bad(con, "expected expansions not plainly valid", "SELECT count(*) FILTER (WHERE NOT ok) FROM e1")
+        SELECT pos, k, e.term AS raw, coalesce(e.min_weight, 0.0::DOUBLE) AS w
+        FROM (SELECT rowid AS pos, unnest(ee_list) AS e, unnest(range(len(ee_list))) AS k
+              FROM g1 WHERE len(ee_list) > 0))""")
     _bad(con, "negative zero min_weights", _NEGATIVE_ZERO.format(table="e1"))
-    con.execute(f"""CREATE TABLE f1 AS SELECT pos, k, raw, ok, {_term_sql('raw')} AS term, lp(raw) AS hs FROM (
-        SELECT pos, k, f->>'$' AS raw, coalesce(json_type(f) = 'VARCHAR', false) AS ok
-        FROM (SELECT rowid AS pos, unnest(ft_list) AS f, unnest(range(len(ft_list))) AS k
-              FROM g1 WHERE len(ft_list) > 0))""")
-    _bad(con, "forbidden terms not strings", "SELECT count(*) FILTER (WHERE NOT ok) FROM f1")
+    con.execute(f"""CREATE TABLE f1 AS SELECT pos, k, raw, {_term_sql('raw')} AS term, lp(raw) AS hs
+        FROM (SELECT rowid AS pos, unnest(ft_list) AS raw, unnest(range(len(ft_list))) AS k
+              FROM g1 WHERE len(ft_list) > 0)""")
     return total
 
 
@@ -268,33 +281,24 @@ def _load_generated(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     """Generated lines (c0) and terms (c1), keyed by query_id; returns the line count."""
     if _blank_file(path):  # nothing generated: every golden query has an empty expansion
         con.execute("CREATE TABLE c0 (qid VARCHAR, ok BOOLEAN)")
-        con.execute("CREATE TABLE c1 (qid VARCHAR, k BIGINT, raw VARCHAR, w DOUBLE, term VARCHAR)")
+        con.execute("CREATE TABLE c1 (qid VARCHAR, k BIGINT, raw VARCHAR, w DOUBLE, ok BOOLEAN, term VARCHAR)")
         return 0
-    # Both fields are required, so an explicit null and a missing key are equally wrong here
-    # and the typed reader (one parse per line) can stand in for read_json_objects.
+    # The Python check (_plain_generated) has vouched for every type; terms stay JSON
+    # because a list may mix strings and objects.
     reader = (f"read_json({_quote(str(path))}, format='newline_delimited', records=true, "
-              "columns={query_id: 'JSON', terms: 'JSON'})")
-    con.execute(f"""CREATE TABLE c0 AS SELECT query_id->>'$' AS qid,
-        coalesce(json_type(query_id) = 'VARCHAR' AND query_id->>'$' <> '' AND json_type(terms) = 'ARRAY', false) AS ok
-        FROM {reader}""")
-    total, bad, distinct = con.execute("SELECT count(*), count(*) FILTER (WHERE NOT ok), count(DISTINCT qid) "
-                                       "FROM c0").fetchall()[0]
-    if bad or distinct != total:
-        raise Fallback("generated: a line not plainly valid, or a duplicate query_id")
+              "columns={query_id: 'VARCHAR', terms: 'JSON[]'})")
+    _typed_read(con, path, f"CREATE TABLE c0 AS SELECT query_id AS qid FROM {reader}")
+    total, distinct = con.execute("SELECT count(*), count(DISTINCT qid) FROM c0").fetchall()[0]
+    if distinct != total:
+        raise Fallback("generated: a duplicate query_id")
     con.execute(f"""CREATE TABLE c1 AS SELECT qid, k, raw, w, ok, {_term_sql('raw')} AS term FROM (
-        SELECT qid, k, CASE WHEN ty[1] = 'VARCHAR' THEN v[1] ELSE v[2] END AS raw,
-            CASE WHEN ty[1] = 'VARCHAR' THEN 1.0::DOUBLE ELSE coalesce(TRY_CAST(v[3] AS DOUBLE), 1.0::DOUBLE) END AS w,
-            coalesce(ty[1] = 'VARCHAR' OR (ty[1] = 'OBJECT' AND ty[2] = 'VARCHAR'
-                AND len(keys) = len(list_distinct(keys))
-                AND (ty[3] IS NULL OR (ty[3] IN {_NUMBER_TYPES} AND TRY_CAST(v[3] AS DOUBLE) BETWEEN 0 AND 1))),
-                false) AS ok
-        FROM (SELECT qid, k, json_type(t, ['$', '$.term', '$.weight']) AS ty,
-                     json_extract_string(t, ['$', '$.term', '$.weight']) AS v,
-                     CASE WHEN json_type(t) = 'OBJECT' THEN json_keys(t) ELSE [] END AS keys
-              FROM (SELECT query_id->>'$' AS qid, unnest(tl) AS t, unnest(range(len(tl))) AS k
-                    FROM (SELECT query_id, json_extract(terms, '$[*]') AS tl FROM {reader})
-                    WHERE len(tl) > 0)))""")
-    _bad(con, "generated terms not plainly valid", "SELECT count(*) FILTER (WHERE NOT ok) FROM c1")
+        SELECT qid, k, coalesce(v[2], v[1]) AS raw, coalesce(TRY_CAST(v[3] AS DOUBLE), 1.0::DOUBLE) AS w,
+            -- json_extract_string keeps the first of two equal keys, orjson the last
+            v[2] IS NULL OR len(json_keys(t)) = len(list_distinct(json_keys(t))) AS ok
+        FROM (SELECT qid, k, t, json_extract_string(t, ['$', '$.term', '$.weight']) AS v
+              FROM (SELECT query_id AS qid, unnest(terms) AS t, unnest(range(len(terms))) AS k
+                    FROM {reader} WHERE len(terms) > 0)))""")
+    _bad(con, "generated term objects with repeated keys", "SELECT count(*) FILTER (WHERE NOT ok) FROM c1")
     _bad(con, "negative zero weights", _NEGATIVE_ZERO.format(table="c1"))
     return total
 
@@ -560,7 +564,7 @@ def score_files(golden_path: str | Path, generated_path: str | Path, thresholds:
         (total, golden_hash), generated_total, (golden_lines, generated_lines) = _parallel(
             con, lambda cur: (_load_golden(cur, golden), _golden_hash(cur)),
             lambda cur: _load_generated(cur, generated),
-            lambda cur: (_check_file(golden), _check_file(generated)))
+            lambda cur: (_check_file(golden, _plain_golden), _check_file(generated, _plain_generated)))
         if golden_lines == 0 or total != golden_lines or generated_total != generated_lines:
             raise Fallback("a line DuckDB read differently from the Python loader (or an empty golden set)")
         con.execute("SET preserve_insertion_order = false")  # only g1's rowid needed the file's order
