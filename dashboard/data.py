@@ -28,89 +28,55 @@ def store_exists() -> bool:
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
-def _runs(db: str) -> pd.DataFrame:
-    return store.runs_overview(db)
+def _read(name: str, db: str, *args):
+    """Every cached read: evalcore.store.<name>(db, *args), cached per name, store and arguments."""
+    return getattr(store, name)(db, *args)
+
+
+def cached(name: str, *args):
+    """evalcore.store.<name> on the current store, through the 5 s cache."""
+    return _read(name, db_path(), *args)
 
 
 def runs() -> pd.DataFrame:
     """Every run, newest first; empty when there is no store yet."""
     if not store_exists():
         return pd.DataFrame(columns=["run_id", "name", "prompt_version", "gate_decision", "golden_hash"])
-    return _runs(db_path())
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _trend(db: str, golden_hash: str) -> pd.DataFrame:
-    return store.metric_trend(db, golden_hash)
+    return cached("runs_overview")
 
 
 def trend(golden_hash: str) -> pd.DataFrame:
-    return _trend(db_path(), golden_hash)
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _headline(db: str, run_id: str, baseline_id: str) -> dict:
-    return store.compare_headline(db, run_id, baseline_id)
+    return cached("metric_trend", golden_hash)
 
 
 def headline(run_id: str, baseline_id: str) -> dict:
-    return _headline(db_path(), run_id, baseline_id)
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _page(db: str, run_id: str, baseline_id: str, flt: store.CompareFilter, offset: int, limit: int):
-    return store.compare_page(db, run_id, baseline_id, flt, offset, limit)
+    return cached("compare_headline", run_id, baseline_id)
 
 
 def compare_page(run_id: str, baseline_id: str, flt: store.CompareFilter, offset: int, limit: int):
-    return _page(db_path(), run_id, baseline_id, flt, offset, limit)
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _points(db: str, run_id: str, baseline_id: str):
-    return store.compare_points(db, run_id, baseline_id)
+    return cached("compare_page", run_id, baseline_id, flt, offset, limit)
 
 
 def points(run_id: str, baseline_id: str):
-    return _points(db_path(), run_id, baseline_id)
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _domains(db: str, run_id: str) -> list[str]:
-    return store.compare_domains(db, run_id)
+    return cached("compare_points", run_id, baseline_id)
 
 
 def domains(run_id: str) -> list[str]:
-    return _domains(db_path(), run_id)
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _history(db: str, query_id: str) -> pd.DataFrame:
-    return store.query_history(db, query_id)
+    return cached("compare_domains", run_id)
 
 
 def history(query_id: str) -> pd.DataFrame:
-    return _history(db_path(), query_id)
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _query_ids(db: str, text: str) -> pd.DataFrame:
-    return store.find_query_ids(db, text)
+    return cached("query_history", query_id)
 
 
 def query_ids(text: str = "") -> pd.DataFrame:
     if not store_exists():
         return pd.DataFrame(columns=["query_id", "query", "runs"])
-    return _query_ids(db_path(), text)
-
-
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _flagged(db: str, run_ids: tuple[str, ...]) -> pd.DataFrame:
-    return store.flagged_items(db, list(run_ids))
+    return cached("find_query_ids", text)
 
 
 def flagged(run_ids: list[str]) -> pd.DataFrame:
-    return _flagged(db_path(), tuple(run_ids))
+    return cached("flagged_items", list(run_ids))
 
 
 def dashboard_url() -> str:

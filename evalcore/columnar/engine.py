@@ -98,10 +98,6 @@ class ColumnarScores:
         self.con.close()
 
 
-def _quote(path: str) -> str:
-    return "'" + path.replace("'", "''") + "'"
-
-
 def _bad(con: duckdb.DuckDBPyConnection, what: str, sql: str, params: list | None = None) -> None:
     count = con.execute(sql, params or []).fetchall()[0][0]
     if count:

@@ -13,7 +13,8 @@ import pyarrow as pa
 
 from ..io.golden import _fast_fields
 from ..metrics import normalize_term
-from .engine import Fallback, _bad, _quote
+from ..store.connection import sql_literal
+from .engine import Fallback, _bad
 
 def _plain_golden(obj: object) -> bool:
     """What the Python loader accepts without pydantic (evalcore.io.golden._fast_fields),
@@ -116,7 +117,7 @@ def _load_golden(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     _typed_read(con, path, f"""CREATE TABLE g1 AS SELECT query_id, query, context.domain AS domain_raw, context.intent AS intent,
         coalesce(critical, false) AS critical, expected_expansions AS ee_list,
         coalesce(forbidden_terms, []) AS ft_list
-        FROM read_json({_quote(str(path))}, format='newline_delimited', records=true, columns={{
+        FROM read_json({sql_literal(str(path))}, format='newline_delimited', records=true, columns={{
             query_id: 'VARCHAR', query: 'VARCHAR', context: 'STRUCT(domain VARCHAR, intent VARCHAR)',
             expected_expansions: 'STRUCT(term VARCHAR, min_weight DOUBLE)[]', forbidden_terms: 'VARCHAR[]',
             critical: 'BOOLEAN'}})""")
@@ -149,7 +150,7 @@ def _load_generated(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         return 0
     # The Python check (_plain_generated) has vouched for every type; terms stay JSON
     # because a list may mix strings and objects.
-    reader = (f"read_json({_quote(str(path))}, format='newline_delimited', records=true, "
+    reader = (f"read_json({sql_literal(str(path))}, format='newline_delimited', records=true, "
               "columns={query_id: 'VARCHAR', terms: 'JSON[]'})")
     _typed_read(con, path, f"CREATE TABLE c0 AS SELECT query_id AS qid FROM {reader}")
     total, distinct = con.execute("SELECT count(*), count(DISTINCT qid) FROM c0").fetchall()[0]

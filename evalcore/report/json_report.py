@@ -12,6 +12,7 @@ import orjson
 from pydantic_core import to_json
 
 from .. import __version__
+from ..store.connection import sql_literal
 
 if TYPE_CHECKING:
     from ..evaluation import EvaluationRun
@@ -149,8 +150,7 @@ def _columnar_rows_file(run: EvaluationRun) -> Path:
     try:
         # q is stored in golden-set order and DuckDB keeps insertion order, so only a join needs a sort
         order = " ORDER BY q.pos" if join else ""
-        target = "'" + name.replace("'", "''") + "'"
-        con.execute(f"COPY ({_COLUMNAR_ROWS.format(side=side, join=join, order=order)}) TO {target} "
+        con.execute(f"COPY ({_COLUMNAR_ROWS.format(side=side, join=join, order=order)}) TO {sql_literal(name)} "
                     "(FORMAT json, ARRAY true)")
     except BaseException:
         path.unlink(missing_ok=True)

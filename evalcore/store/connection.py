@@ -128,10 +128,15 @@ def _retry_while_locked(path: str, open_store):
             delay = min(delay * 2, 0.5)
 
 
+def sql_literal(text: str) -> str:
+    """A string as a SQL literal, for the places DuckDB takes no bound parameter (file paths
+    of ATTACH, COPY and table functions)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 def attach(con: duckdb.DuckDBPyConnection, path: str, alias: str) -> None:
     """ATTACH the store file for writing to another DuckDB database (the columnar engine's)."""
-    quoted = "'" + path.replace("'", "''") + "'"
-    _retry_while_locked(path, lambda: con.execute(f"ATTACH {quoted} AS {alias}"))
+    _retry_while_locked(path, lambda: con.execute(f"ATTACH {sql_literal(path)} AS {alias}"))
 
 
 def _open(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
