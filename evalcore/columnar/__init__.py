@@ -21,11 +21,11 @@ import duckdb
 from ..drift import DriftJudge
 from ..models import Thresholds
 from .engine import ColumnarScores, EngineError, Fallback, ScoreFacts, _connect
-from .loading import (_check_file, _golden_hash, _link_generated, _load_generated, _load_golden, _normalise,
-                      _plain_generated, _plain_golden, _source)
-from .scoring import CHUNK, _collect, _judge, _match, _score
+from .loading import (_check_file, _link_generated, _load_generated, _load_golden, _normalise, _plain_generated,
+                      _plain_golden, _source)
+from .scoring import _collect, _judge, _match, _score
 
-__all__ = ["Fallback", "EngineError", "ColumnarScores", "ScoreFacts", "score_files", "CHUNK"]
+__all__ = ["Fallback", "EngineError", "ColumnarScores", "ScoreFacts", "score_files"]
 
 
 def _parallel(con: duckdb.DuckDBPyConnection, *jobs) -> list:
@@ -63,23 +63,18 @@ def score_files(golden_path: str | Path, generated_path: str | Path, thresholds:
         golden, generated = _source(golden_path), _source(generated_path)
         # DuckDB loads both files while Python checks them for what DuckDB's reader forgives
         (total, golden_hash), generated_total, (golden_lines, generated_lines) = _parallel(
-            con, lambda cur: (_load_golden(cur, golden), _golden_hash(cur)),
-            lambda cur: _load_generated(cur, generated),
+            con, lambda cur: _load_golden(cur, golden), lambda cur: _load_generated(cur, generated),
             lambda cur: (_check_file(golden, _plain_golden), _check_file(generated, _plain_generated)))
         if golden_lines == 0 or total != golden_lines or generated_total != generated_lines:
             raise Fallback("a line DuckDB read differently from the Python loader (or an empty golden set)")
-        con.execute("SET preserve_insertion_order = false")  # only g1's rowid needed the file's order
         _link_generated(con)
-        _normalise(con, domain_context)
-        _match(con)
-        for name in ("e1", "f1", "c1", "g1"):
+        reordered = _normalise(con, domain_context)
+        for name in ("g1", "c0"):
             con.execute(f"DROP TABLE {name}")
-
-        con.execute("DROP TABLE cm")
+        _match(con)
         judged = True  # past this point a fallback would ask the drift judge again
-        _judge(con, judge, total)
-        con.execute("DROP TABLE em")
-        _score(con, thresholds, total)
+        verdicts = _judge(con, judge)
+        _score(con, thresholds, verdicts, reordered)
         return _collect(con, total, golden_hash)
     except Fallback:
         con.close()

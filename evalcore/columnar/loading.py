@@ -9,7 +9,6 @@ from pathlib import Path
 
 import duckdb
 import orjson
-import pyarrow as pa
 
 from ..io.golden import _fast_fields
 from ..metrics import normalize_term
@@ -96,11 +95,6 @@ def _term_sql(raw: str) -> str:
             f"ELSE lower({raw}) END")
 
 
-# -0.0 and 0.0 are equal, so which one a merge keeps is up to DuckDB; the Python loader keeps
-# the first seen, and the hashes see the sign. Rare enough to leave to the Python loader.
-_NEGATIVE_ZERO = "SELECT count(*) FROM {table} WHERE w = 0 AND starts_with(CAST(w AS VARCHAR), '-')"
-
-
 def _typed_read(con: duckdb.DuckDBPyConnection, path: Path, sql: str) -> None:
     """Run a typed read; a line it refuses (repeated keys, a type it cannot transform) goes
     to the Python loader."""
@@ -110,10 +104,10 @@ def _typed_read(con: duckdb.DuckDBPyConnection, path: Path, sql: str) -> None:
         raise Fallback(f"{path}: DuckDB's typed reader refused a line ({str(exc).splitlines()[0][:120]})") from None
 
 
-def _load_golden(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """Golden lines (g1, rowid = line order), expected (e1) and forbidden (f1) terms, read
-    typed: the Python check beside this read (_plain_golden) has vouched for every type, and
-    DuckDB's typed reader refuses duplicate keys and matches keys case-sensitively."""
+def _load_golden(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[int, str]:
+    """Golden lines (g1, rowid = line order) read typed: the Python check beside this read
+    (_plain_golden) has vouched for every type, and DuckDB's typed reader refuses duplicate
+    keys and matches keys case-sensitively. Returns the line count and the golden hash."""
     _typed_read(con, path, f"""CREATE TABLE g1 AS SELECT query_id, query, context.domain AS domain_raw, context.intent AS intent,
         coalesce(critical, false) AS critical, expected_expansions AS ee_list,
         coalesce(forbidden_terms, []) AS ft_list
@@ -121,19 +115,25 @@ def _load_golden(con: duckdb.DuckDBPyConnection, path: Path) -> int:
             query_id: 'VARCHAR', query: 'VARCHAR', context: 'STRUCT(domain VARCHAR, intent VARCHAR)',
             expected_expansions: 'STRUCT(term VARCHAR, min_weight DOUBLE)[]', forbidden_terms: 'VARCHAR[]',
             critical: 'BOOLEAN'}})""")
-    total = con.execute("SELECT count(*) FROM g1").fetchall()[0][0]
-    if con.execute("SELECT count(DISTINCT query_id) FROM g1").fetchall()[0][0] != total:
+    total, distinct = con.execute("SELECT count(*), count(DISTINCT query_id) FROM g1").fetchall()[0]
+    if distinct != total:
         raise Fallback("golden set: duplicate query_id")
-    con.execute(f"""CREATE TABLE e1 AS SELECT pos, k, raw, w, {_term_sql('raw')} AS term,
-                                      lp(raw) || CAST(w AS VARCHAR) || ';' AS hs FROM (
-        SELECT pos, k, e.term AS raw, coalesce(e.min_weight, 0.0::DOUBLE) AS w
-        FROM (SELECT rowid AS pos, unnest(ee_list) AS e, unnest(range(len(ee_list))) AS k
-              FROM g1 WHERE len(ee_list) > 0))""")
-    _bad(con, "negative zero min_weights", _NEGATIVE_ZERO.format(table="e1"))
-    con.execute(f"""CREATE TABLE f1 AS SELECT pos, k, raw, {_term_sql('raw')} AS term, lp(raw) AS hs
-        FROM (SELECT rowid AS pos, unnest(ft_list) AS raw, unnest(range(len(ft_list))) AS k
-              FROM g1 WHERE len(ft_list) > 0)""")
-    return total
+    # evalcore.hashing.golden_item_digest over the parsed (raw) values. -0.0 and 0.0 are
+    # equal, so which one a merge of duplicates keeps is arbitrary while the hashes see the
+    # sign: rare enough to leave to the Python loader.
+    digests, negative_zero = con.execute("""
+        SELECT string_agg(h, '' ORDER BY pos), count(*) FILTER (WHERE negative_zero) FROM (
+            SELECT rowid AS pos, sha256(lp(query_id) || lp(query) || opt(domain_raw) || opt(intent)
+                || len(ee_list) || ':' || array_to_string(list_transform(ee_list, lambda x:
+                       lp(x.term) || CAST(coalesce(x.min_weight, 0.0::DOUBLE) AS VARCHAR) || ';'), '')
+                || len(ft_list) || ':' || array_to_string(list_transform(ft_list, lambda x: lp(x)), '')
+                || CASE WHEN critical THEN 'T' ELSE 'F' END) AS h,
+                list_bool_or(list_transform(ee_list, lambda x: x.min_weight = 0
+                             AND starts_with(CAST(x.min_weight AS VARCHAR), '-'))) AS negative_zero
+            FROM g1)""").fetchall()[0]
+    if negative_zero:
+        raise Fallback(f"{negative_zero} golden lines with a negative zero min_weight")
+    return total, hashlib.sha256((digests or "").encode()).hexdigest()
 
 
 def _blank_file(path: Path) -> bool:
@@ -143,28 +143,31 @@ def _blank_file(path: Path) -> bool:
 
 
 def _load_generated(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """Generated lines (c0) and terms (c1), keyed by query_id; returns the line count."""
+    """Generated lines (c0: query_id, and per term [raw JSON, term, weight] as text), keyed
+    by query_id; returns the line count."""
     if _blank_file(path):  # nothing generated: every golden query has an empty expansion
-        con.execute("CREATE TABLE c0 (qid VARCHAR, ok BOOLEAN)")
-        con.execute("CREATE TABLE c1 (qid VARCHAR, k BIGINT, raw VARCHAR, w DOUBLE, ok BOOLEAN, term VARCHAR)")
+        con.execute("CREATE TABLE c0 (qid VARCHAR, v VARCHAR[][])")
         return 0
     # The Python check (_plain_generated) has vouched for every type; terms stay JSON
-    # because a list may mix strings and objects.
+    # because a list may mix strings and objects. DuckDB hands each element over
+    # re-serialised (keys unescaped, no spaces), so a key occurs as `"term":` exactly.
     reader = (f"read_json({sql_literal(str(path))}, format='newline_delimited', records=true, "
               "columns={query_id: 'VARCHAR', terms: 'JSON[]'})")
-    _typed_read(con, path, f"CREATE TABLE c0 AS SELECT query_id AS qid FROM {reader}")
-    total, distinct = con.execute("SELECT count(*), count(DISTINCT qid) FROM c0").fetchall()[0]
+    _typed_read(con, path, f"""CREATE TABLE c0 AS SELECT query_id AS qid,
+        list_transform(terms, lambda x: json_extract_string(x, ['$', '$.term', '$.weight'])) AS v,
+        -- json_extract_string keeps the first of two equal keys, orjson the last
+        list_bool_or(list_transform(terms, lambda x: strlen(x) - strlen(replace(x, '"term":', '')) > 7
+                                    OR strlen(x) - strlen(replace(x, '"weight":', '')) > 9)) AS repeated
+        FROM {reader}""")
+    total, distinct, repeated = con.execute(
+        "SELECT count(*), count(DISTINCT qid), count(*) FILTER (WHERE repeated) FROM c0").fetchall()[0]
     if distinct != total:
         raise Fallback("generated: a duplicate query_id")
-    con.execute(f"""CREATE TABLE c1 AS SELECT qid, k, raw, w, ok, {_term_sql('raw')} AS term FROM (
-        SELECT qid, k, coalesce(v[2], v[1]) AS raw, coalesce(TRY_CAST(v[3] AS DOUBLE), 1.0::DOUBLE) AS w,
-            -- json_extract_string keeps the first of two equal keys, orjson the last
-            v[2] IS NULL OR len(json_keys(t)) = len(list_distinct(json_keys(t))) AS ok
-        FROM (SELECT qid, k, t, json_extract_string(t, ['$', '$.term', '$.weight']) AS v
-              FROM (SELECT query_id AS qid, unnest(terms) AS t, unnest(range(len(terms))) AS k
-                    FROM {reader} WHERE len(terms) > 0)))""")
-    _bad(con, "generated term objects with repeated keys", "SELECT count(*) FILTER (WHERE NOT ok) FROM c1")
-    _bad(con, "negative zero weights", _NEGATIVE_ZERO.format(table="c1"))
+    if repeated:
+        raise Fallback(f"generated: {repeated} lines with a repeated key in a term object")
+    # A weight the Python check let through and that reads with a sign is -0.0 (see above)
+    _bad(con, "generated lines with a negative zero weight",
+         "SELECT count(*) FROM c0 WHERE list_bool_or(list_transform(v, lambda x: starts_with(x[3], '-')))")
     return total
 
 
@@ -172,49 +175,71 @@ def _link_generated(con: duckdb.DuckDBPyConnection) -> None:
     """Every generated query_id must be a golden one (the lines were read beside the golden set)."""
     _bad(con, "generated query_ids not in the golden set",
          "SELECT count(*) FROM c0 ANTI JOIN (SELECT query_id FROM g1) g1 ON g1.query_id = c0.qid")
-    con.execute("DROP TABLE c0")
 
 
-def _normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None) -> None:
-    """Rule 1 for non-ASCII terms and domains: in Python, once per distinct text."""
-    non_ascii = [r[0] for r in con.execute("""
-        SELECT DISTINCT raw FROM (SELECT raw FROM e1 WHERE term IS NULL UNION ALL
-            SELECT raw FROM f1 WHERE term IS NULL UNION ALL SELECT raw FROM c1 WHERE term IS NULL UNION ALL
-            SELECT domain_raw FROM g1 WHERE domain_raw IS NOT NULL AND strlen(domain_raw) <> length(domain_raw))
-        """).fetchall()]
-    con.register("_nonascii_arrow", pa.table({"raw": pa.array(non_ascii, pa.string()),
-                                              "norm": pa.array([normalize_term(t) for t in non_ascii], pa.string())}))
-    con.execute("CREATE TABLE nonascii AS SELECT * FROM _nonascii_arrow")
-    con.unregister("_nonascii_arrow")
-    if non_ascii:
-        for table in ("e1", "f1", "c1"):
-            con.execute(f"UPDATE {table} SET term = n.norm FROM nonascii n WHERE {table}.term IS NULL "
-                        f"AND n.raw = {table}.raw")
+def _normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None) -> bool:
+    """Rule 1 on every list (table j: one row per golden query, in golden order, with its
+    expected terms et/ew, forbidden terms ft, and generated terms gt/gw). Non-ASCII text is
+    normalised in Python, once per distinct text; duplicates are merged (rule 1). True when
+    rows were updated, which may leave j out of golden order."""
     context = normalize_term(domain_context) if domain_context is not None else None
-    con.execute(f"""CREATE TABLE g AS SELECT x.rowid AS pos, x.query_id, x.query, x.intent, x.critical,
-                    nullif(CASE WHEN x.domain_raw IS NULL THEN ?
-                                ELSE coalesce(n.norm, {_term_sql('x.domain_raw')}) END, '') AS domain
-                    FROM g1 x LEFT JOIN nonascii n ON n.raw = x.domain_raw ORDER BY x.rowid""", [context])
-    _bad(con, "terms empty after normalisation", """
-        SELECT (SELECT count(*) FROM e1 WHERE term = '') + (SELECT count(*) FROM f1 WHERE term = '')
-             + (SELECT count(*) FROM c1 WHERE term = '')""")
+    con.execute("SET preserve_insertion_order = true")
+    con.execute(f"""CREATE TABLE j AS SELECT g1.rowid AS pos, g1.query_id, g1.query, g1.intent, g1.critical,
+            g1.domain_raw, nullif(CASE WHEN g1.domain_raw IS NULL THEN $context ELSE {_term_sql('g1.domain_raw')} END, '')
+                AS domain,
+            list_transform(g1.ee_list, lambda x: {_term_sql('x.term')}) AS et,
+            list_transform(g1.ee_list, lambda x: coalesce(x.min_weight, 0.0::DOUBLE)) AS ew,
+            list_transform(g1.ft_list, lambda x: {_term_sql('x')}) AS ft,
+            coalesce(list_transform(c0.v, lambda x: {_term_sql('coalesce(x[2], x[1])')}), []::VARCHAR[]) AS gt,
+            coalesce(list_transform(c0.v, lambda x: coalesce(TRY_CAST(x[3] AS DOUBLE), 1.0::DOUBLE)), []::DOUBLE[]) AS gw
+        FROM g1 LEFT JOIN c0 ON c0.qid = g1.query_id ORDER BY g1.rowid""", {"context": context})
+    reordered = _non_ascii(con)  # DuckDB updates a row of lists by moving it to the end
+    _bad(con, "terms empty after normalisation",
+         "SELECT count(*) FROM j WHERE list_contains(et, '') OR list_contains(ft, '') OR list_contains(gt, '')")
+    # rule 1: terms equal after normalisation are one, in first-seen order, keeping the
+    # highest (min_)weight; positions (the store's exp_pos/gen_pos) are in the merged lists
+    duplicated = con.execute("SELECT count(*) FILTER (WHERE list_unique(et) <> len(et)), "
+                             "count(*) FILTER (WHERE list_unique(gt) <> len(gt)) FROM j").fetchall()[0]
+    for (terms, weights), count in zip((("et", "ew"), ("gt", "gw")), duplicated):
+        if not count:
+            continue
+        reordered = True
+        con.execute(f"""UPDATE j SET {terms} = list_filter({terms}, lambda x, i: list_position({terms}, x) = i),
+            {weights} = list_transform(list_filter(range(1, len({terms}) + 1), lambda i: list_position({terms}, {terms}[i]) = i),
+                lambda i: list_max(list_transform(list_filter(range(1, len({terms}) + 1), lambda k: {terms}[k] = {terms}[i]),
+                                                  lambda k: {weights}[k])))
+            WHERE list_unique({terms}) <> len({terms})""")
+    _bad(con, "terms both expected and forbidden", "SELECT count(*) FROM j WHERE list_has_any(et, ft)")
+    return reordered
 
 
-def _golden_hash(con: duckdb.DuckDBPyConnection) -> str:
-    """evalcore.hashing.golden_item_digest in SQL, over the parsed (raw) values."""
-    digests = con.execute(f"""
-        SELECT string_agg(h, '' ORDER BY pos) FROM (
-            SELECT g1.rowid AS pos, sha256(lp(g1.query_id) || lp(g1.query) || opt(g1.domain_raw) || opt(g1.intent)
-                || len(g1.ee_list) || ':' || coalesce(ex.s, '') || len(g1.ft_list) || ':' || coalesce(fx.s, '')
-                || CASE WHEN g1.critical THEN 'T' ELSE 'F' END) AS h
-            FROM g1
-            LEFT JOIN ({_in_order('e1', 'hs')}) ex ON ex.pos = g1.rowid
-            LEFT JOIN ({_in_order('f1', 'hs')}) fx ON fx.pos = g1.rowid)""").fetchall()[0][0]
-    return hashlib.sha256((digests or "").encode()).hexdigest()
-
-
-def _in_order(table: str, column: str) -> str:
-    """Per pos, `column` concatenated in k order. list() aggregates of one GROUP BY see the
-    rows in the same order, so list_grade_up of the k list reorders the values list."""
-    return (f"SELECT pos, array_to_string(list_select(list({column}), list_grade_up(list(k))), '') AS s "
-            f"FROM {table} GROUP BY pos")
+def _non_ascii(con: duckdb.DuckDBPyConnection) -> bool:
+    """Fill in the terms and domains _term_sql left NULL (non-ASCII): in Python, once per
+    distinct text, for the rows that have any."""
+    con.execute("""CREATE TEMP TABLE fix AS SELECT j.pos, g1.ee_list, g1.ft_list, c0.v, j.domain_raw
+        FROM j JOIN g1 ON g1.rowid = j.pos LEFT JOIN c0 ON c0.qid = g1.query_id
+        WHERE list_count(j.et) <> len(j.et) OR list_count(j.ft) <> len(j.ft) OR list_count(j.gt) <> len(j.gt)
+           OR (j.domain_raw IS NOT NULL AND strlen(j.domain_raw) <> length(j.domain_raw))""")
+    if not con.execute("SELECT count(*) FROM fix").fetchall()[0][0]:
+        con.execute("DROP TABLE fix")
+        return False
+    non_ascii = [r[0] for r in con.execute("""
+        SELECT DISTINCT raw FROM (
+            SELECT unnest(list_transform(ee_list, lambda x: x.term)) AS raw FROM fix UNION ALL
+            SELECT unnest(ft_list) FROM fix UNION ALL
+            SELECT unnest(list_transform(v, lambda x: coalesce(x[2], x[1]))) FROM fix UNION ALL
+            SELECT domain_raw FROM fix WHERE domain_raw IS NOT NULL)
+        WHERE strlen(raw) <> length(raw)""").fetchall()]
+    normalised = [normalize_term(t) for t in non_ascii]
+    con.execute("CREATE TEMP TABLE nonascii AS SELECT map(?, ?) AS m", [non_ascii, normalised])
+    con.execute("""UPDATE j SET
+            et = list_transform(list_zip(f.ee_list, j.et), lambda x: coalesce(x[2], map_extract_value(n.m, x[1].term))),
+            ft = list_transform(list_zip(f.ft_list, j.ft), lambda x: coalesce(x[2], map_extract_value(n.m, x[1]))),
+            gt = list_transform(list_zip(coalesce(f.v, []::VARCHAR[][]), j.gt),
+                                lambda x: coalesce(x[2], map_extract_value(n.m, coalesce(x[1][2], x[1][1])))),
+            domain = CASE WHEN j.domain_raw IS NOT NULL AND strlen(j.domain_raw) <> length(j.domain_raw)
+                          THEN nullif(map_extract_value(n.m, j.domain_raw), '') ELSE j.domain END
+        FROM fix f, nonascii n WHERE f.pos = j.pos""")
+    con.execute("DROP TABLE fix")
+    con.execute("DROP TABLE nonascii")
+    return True

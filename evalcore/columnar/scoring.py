@@ -1,5 +1,10 @@
-"""Scoring for the columnar engine (SPEC §2 rules 1–6): merge, match, judge drift, and
-per-query P/R/F1, pass/fail and failure reasons, in chunks of queries."""
+"""Scoring for the columnar engine (SPEC §2 rules 2–6): per golden query, one row of lists
+(table j, see loading._normalise), matched, judged and scored with list functions: no
+row per term is ever built, so the work grows linearly with the number of queries.
+
+List positions are 1-based in SQL: `e_at[i]` is the position in `gt` of expected term i
+(NULL when not generated), `g_at[k]` the position in `et` of generated term k.
+"""
 
 from __future__ import annotations
 
@@ -11,124 +16,86 @@ import pyarrow as pa
 
 from ..drift import DriftCandidate, DriftJudge
 from ..metrics import EPSILON
-from ..models import Thresholds
-from .engine import ColumnarScores, ScoreFacts, _bad
+from .engine import ColumnarScores, ScoreFacts
+
 
 def _match(con: duckdb.DuckDBPyConnection) -> None:
-    """Rules 1–2: merge duplicates (highest weight, first position), then match."""
-    con.execute("CREATE TABLE em AS SELECT pos, term, max(w) AS min_weight, min(k) AS ek FROM e1 GROUP BY pos, term")
-    con.execute("CREATE TABLE fm AS SELECT DISTINCT pos, term FROM f1")
-    con.execute("CREATE TABLE cm AS SELECT g.pos, c1.term, max(c1.w) AS weight, min(c1.k) AS gk "
-                "FROM c1 JOIN g ON g.query_id = c1.qid GROUP BY g.pos, c1.term")
-    # ek/gk are first positions in the raw lists; where terms merged, renumber them as
-    # positions in the merged lists (what the store's exp_pos/gen_pos mean).
-    for merged, raw, key in (("em", "e1", "ek"), ("cm", "c1", "gk")):
-        if con.execute(f"SELECT (SELECT count(*) FROM {merged}) <> (SELECT count(*) FROM {raw})").fetchall()[0][0]:
-            con.execute(f"CREATE OR REPLACE TABLE {merged} AS SELECT * REPLACE "
-                        f"(row_number() OVER (PARTITION BY pos ORDER BY {key}) - 1 AS {key}) FROM {merged}")
-    _bad(con, "terms both expected and forbidden", "SELECT count(*) FROM em JOIN fm USING (pos, term)")
-    con.execute("""CREATE TABLE t1 AS
-        SELECT coalesce(em.pos, cm.pos) AS pos, coalesce(em.term, cm.term) AS term, em.min_weight, em.ek,
-               cm.weight, cm.gk, coalesce(cm.weight >= em.min_weight - ?, false) AS tp,
-               fm.term IS NOT NULL AND cm.gk IS NOT NULL AS forbidden
-        FROM em FULL OUTER JOIN cm ON em.pos = cm.pos AND em.term = cm.term
-        LEFT JOIN fm ON fm.pos = coalesce(em.pos, cm.pos) AND fm.term = coalesce(em.term, cm.term)""", [EPSILON])
-    con.execute("DROP TABLE fm")
+    """Rule 2 (table s): where each term sits in the other list, which are true positives,
+    and which generated terms are forbidden."""
+    con.execute("""CREATE TABLE s AS SELECT *,
+            list_transform(e_at, lambda a, i: a IS NOT NULL AND gw[a] >= ew[i] - $eps) AS e_tp,
+            list_transform(g_at, lambda a, i: a IS NOT NULL AND gw[i] >= ew[a] - $eps) AS g_tp
+        FROM (SELECT *, list_transform(et, lambda x: list_position(gt, x)) AS e_at,
+                        list_transform(gt, lambda x: list_position(et, x)) AS g_at,
+                        list_transform(gt, lambda x: list_contains(ft, x)) AS g_forb
+              FROM j)""", {"eps": EPSILON})
+    con.execute("DROP TABLE j")
 
 
-def _judge(con: duckdb.DuckDBPyConnection, judge: DriftJudge, total: int) -> None:
+def _judge(con: duckdb.DuckDBPyConnection, judge: DriftJudge) -> bool:
     """Rule 5: forbidden terms always drift; the judge decides the other false positives
-    whose text is not expected. Table t comes out sorted by pos when it will be scored in
-    several chunks, so each chunk reads only its own row groups."""
-    order = ""
-    if total > CHUNK:
-        con.execute("SET preserve_insertion_order = true")
-        order = " ORDER BY pos"
+    whose text is not expected. Leaves its verdicts per query in table vd (positions in
+    gt, 0-based); False when there is nothing to look up (judge `none`)."""
     if judge.name == "none":
-        con.execute(f"""CREATE TABLE t AS SELECT *, forbidden AS drift, false AS unjudged,
-                       CASE WHEN forbidden THEN 'forbidden term' END AS reason FROM t1{order}""")
-        con.execute("DROP TABLE t1")
-        return
+        return False
     rows = con.execute("""
-        SELECT t1.pos, g.query_id, g.query, t1.term, g.domain, g.intent, ex.terms
-        FROM t1 JOIN g ON g.pos = t1.pos
-        LEFT JOIN (SELECT pos, list(term ORDER BY ek) AS terms FROM em GROUP BY pos) ex ON ex.pos = t1.pos
-        WHERE t1.gk IS NOT NULL AND NOT t1.tp AND NOT t1.forbidden AND t1.ek IS NULL
-        ORDER BY t1.pos, t1.gk""").fetchall()
-    candidates = [DriftCandidate(qid, query, term, domain, intent, tuple(terms or ()))
-                  for _, qid, query, term, domain, intent, terms in rows]
+        SELECT pos, query_id, query, gt[k + 1], domain, intent, et, k FROM (
+            SELECT pos, query_id, query, domain, intent, et, gt,
+                   unnest(list_filter(range(len(gt)), lambda k: NOT g_tp[k + 1] AND NOT g_forb[k + 1]
+                                                                AND g_at[k + 1] IS NULL)) AS k
+            FROM s)
+        ORDER BY pos, k""").fetchall()
+    candidates = [DriftCandidate(qid, query, term, domain, intent, tuple(terms))
+                  for _, qid, query, term, domain, intent, terms, _ in rows]
     verdicts = judge.judge(candidates) if candidates else []
     con.register("_verdicts_arrow", pa.table({
         "pos": pa.array([r[0] for r in rows], pa.int64()),
-        "term": pa.array([r[3] for r in rows], pa.string()),
+        "k": pa.array([r[7] for r in rows], pa.int64()),
         "verdict": pa.array([v.drift for v in verdicts], pa.bool_()),
         "why": pa.array([v.reason for v in verdicts], pa.string()),
     }))
-    con.execute(f"""CREATE TABLE t AS
-        SELECT t1.*, t1.forbidden OR coalesce(v.verdict, false) AS drift,
-               v.pos IS NOT NULL AND v.verdict IS NULL AS unjudged,
-               CASE WHEN t1.forbidden THEN 'forbidden term' WHEN v.verdict THEN v.why END AS reason
-        FROM t1 LEFT JOIN _verdicts_arrow v ON v.pos = t1.pos AND v.term = t1.term{order.replace('pos', 't1.pos')}""")
+    con.execute("""CREATE TABLE vd AS SELECT pos, list(k) AS vk, list(verdict) AS vv, list(why) AS vw
+                   FROM _verdicts_arrow GROUP BY pos""")
     con.unregister("_verdicts_arrow")
-    con.execute("DROP TABLE t1")
+    return True
 
 
-CHUNK = 131_072
-"""Queries scored per statement: big enough for DuckDB's vectors, small enough that the
-list aggregates stay in cache (a million queries at once is twice as slow per query)."""
+def _drift_lists(verdicts: bool) -> str:
+    """Per generated term: drift, unjudged and the drift reason (SQL select items over s)."""
+    if not verdicts:
+        return ("g_forb AS g_drift, list_transform(gt, lambda x: false) AS g_unjudged, "
+                "list_transform(g_forb, lambda x: CASE WHEN x THEN 'forbidden term' END) AS g_reason")
+    at = "list_position(vd.vk, i - 1)"
+    return (f"list_transform(gt, lambda x, i: g_forb[i] OR coalesce(vd.vv[{at}], false)) AS g_drift, "
+            f"list_transform(gt, lambda x, i: coalesce({at} IS NOT NULL AND vd.vv[{at}] IS NULL, false)) AS g_unjudged, "
+            f"list_transform(gt, lambda x, i: CASE WHEN g_forb[i] THEN 'forbidden term' "
+            f"WHEN vd.vv[{at}] THEN vd.vw[{at}] END) AS g_reason")
 
 
-def _score(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, total: int) -> None:
-    """Rules 3, 4 and 6 per query, in one pass over the term rows.
-
-    Lists are aggregated unordered and put in generated (gk) or expected (ek) order with
-    list_grade_up: every list() of one GROUP BY sees the rows in the same order (the same
-    FILTER selects the same rows), and plain lists are far cheaper than ORDER BY inside
-    the aggregate.
-    """
+def _score(con: duckdb.DuckDBPyConnection, thresholds, verdicts: bool, reordered: bool) -> None:
+    """Rules 3, 4 and 6 per query (table q, in golden-set order, so the report's rows
+    stream out of it without another sort). Besides the report's columns, q keeps the
+    per-term lists the store's term rows unfold from (g_*, e_*)."""
     p, r, d = float(thresholds.precision_min), float(thresholds.recall_min), float(thresholds.drift_min)
-    on_gen = "FILTER (WHERE gk IS NOT NULL)"
-    on_exp = "FILTER (WHERE ek IS NOT NULL)"
+    join = " LEFT JOIN vd ON vd.pos = s.pos" if verdicts else ""
     sql = f"""
-    WITH a AS (
-        SELECT pos,
-            list(gk) {on_gen} AS gk, list(term) {on_gen} AS g_term, list(weight) {on_gen} AS g_weight,
-            list(NOT tp) {on_gen} AS g_fp, list(drift) {on_gen} AS g_drift, list(reason) {on_gen} AS g_reason,
-            list(unjudged) {on_gen} AS g_unjudged,
-            list(ek) {on_exp} AS ek, list(term) {on_exp} AS e_term, list(min_weight) {on_exp} AS e_min,
-            list(tp) {on_exp} AS e_tp, list(NOT tp) {on_exp} AS e_fn,
-            list(CASE WHEN gk IS NOT NULL AND NOT tp
-                      THEN 'underweight: ' || term || ' ' || fmt_pair(weight, min_weight) END) {on_exp} AS e_under,
-            count(*) FILTER (WHERE forbidden) AS n_forbidden
-        FROM t WHERE pos >= $lo AND pos < $hi GROUP BY pos),
-    o AS (
-        SELECT pos, list_grade_up(gk) AS go, list_grade_up(ek) AS eo, * EXCLUDE (pos, gk, ek) FROM a),
-    s AS (
-        SELECT pos, list_select(g_term, go) AS generated_terms, list_select(g_weight, go) AS generated_weights,
-            list_where(list_select(g_term, go), list_select(g_fp, go)) AS false_positives,
-            list_where(list_select(g_term, go), list_select(g_drift, go)) AS drift_terms,
-            list_where(list_select(g_reason, go), list_select(g_drift, go)) AS drift_reasons,
-            list_where(list_select(g_term, go), list_select(g_unjudged, go)) AS unjudged_terms,
-            list_select(e_term, eo) AS expected_terms, list_select(e_min, eo) AS expected_min_weights,
-            list_where(list_select(e_term, eo), list_select(e_tp, eo)) AS true_positives,
-            list_where(list_select(e_term, eo), list_select(e_fn, eo)) AS false_negatives,
-            list_filter(list_select(e_under, eo), lambda u: u IS NOT NULL) AS underweight, n_forbidden
-        FROM o),
+    WITH v AS (SELECT s.*, {_drift_lists(verdicts)} FROM s{join}),
     b AS (
-        SELECT g.pos, g.query_id, g.query, g.domain, g.critical,
-            coalesce(s.generated_terms, []) AS generated_terms,
-            coalesce(s.generated_weights, []) AS generated_weights,
-            coalesce(s.expected_terms, []) AS expected_terms,
-            coalesce(s.expected_min_weights, []) AS expected_min_weights,
-            coalesce(s.true_positives, []) AS true_positives,
-            coalesce(s.false_positives, []) AS false_positives,
-            coalesce(s.false_negatives, []) AS false_negatives,
-            coalesce(s.drift_terms, []) AS drift_terms,
-            coalesce(s.drift_reasons, []) AS drift_reasons,
-            coalesce(s.unjudged_terms, []) AS unjudged_terms,
-            coalesce(s.underweight, []) AS underweight,
-            coalesce(s.n_forbidden, 0) AS n_forbidden
-        FROM (SELECT * FROM g WHERE pos >= $lo AND pos < $hi) g LEFT JOIN s ON s.pos = g.pos),
+        SELECT pos, query_id, query, domain, critical,
+            gt AS generated_terms, gw AS generated_weights, et AS expected_terms, ew AS expected_min_weights,
+            list_where(et, e_tp) AS true_positives,
+            list_where(gt, list_transform(g_tp, lambda x: NOT x)) AS false_positives,
+            list_where(et, list_transform(e_tp, lambda x: NOT x)) AS false_negatives,
+            list_where(gt, g_drift) AS drift_terms, list_where(g_reason, g_drift) AS drift_reasons,
+            list_where(gt, g_unjudged) AS unjudged_terms,
+            list_filter(list_transform(e_at, lambda a, i: CASE WHEN a IS NOT NULL AND NOT e_tp[i]
+                THEN 'underweight: ' || et[i] || ' ' || fmt_pair(gw[a], ew[i]) END), lambda x: x IS NOT NULL)
+                AS underweight,
+            len(list_filter(g_forb, lambda x: x)) AS n_forbidden,
+            g_tp, g_drift, g_unjudged, g_reason,
+            list_transform(g_at, lambda a: a - 1) AS g_exp_pos, list_transform(g_at, lambda a: ew[a]) AS g_min_weight,
+            e_tp, list_transform(e_at, lambda a: gw[a]) AS e_weight
+        FROM v),
     c AS (
         SELECT *, len(generated_terms) AS n_generated, len(expected_terms) AS n_expected,
             len(true_positives) AS n_tp, len(false_positives) AS n_fp, len(false_negatives) AS n_fn,
@@ -156,28 +123,28 @@ def _score(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, total: int) -
         CASE WHEN n_expected = 0 THEN ['no golden terms provided'] ELSE []::VARCHAR[] END AS notes,
         -- evalcore.hashing.generated_item_digest of the merged, normalised terms
         sha256(lp(query_id) || n_generated || ':' || array_to_string(list_transform(
-            list_zip(generated_terms, generated_weights), lambda p: lp(p[1]) || CAST(p[2] AS VARCHAR) || ';'), '')
+            list_zip(generated_terms, generated_weights), lambda x: lp(x[1]) || CAST(x[2] AS VARCHAR) || ';'), '')
             || '-') AS generated_digest
-    FROM d ORDER BY pos"""
-    # q is kept in golden-set order (rows are inserted sorted, and insertion order is kept)
-    # so the report's rows stream out of it without another sort.
+    FROM d{" ORDER BY pos" if verdicts or reordered else ""}"""
+    # s is in golden-set order unless rows were updated; a join needs the sort too
     con.execute("SET preserve_insertion_order = true")
-    for lo in range(0, total, CHUNK):
-        params = {"p": p, "r": r, "d": d, "eps": EPSILON, "lo": lo, "hi": lo + CHUNK}
-        con.execute(("CREATE TABLE q AS " if lo == 0 else "INSERT INTO q ") + sql, params)
+    con.execute("CREATE TABLE q AS " + sql, {"p": p, "r": r, "d": d, "eps": EPSILON})
+    con.execute("DROP TABLE s")
+    if verdicts:
+        con.execute("DROP TABLE vd")
 
 
 def _collect(con: duckdb.DuckDBPyConnection, total: int, golden_hash: str) -> ColumnarScores:
     arrays = con.execute("""SELECT precision, recall, f1, term_drift_score, n_tp, n_fp, n_fn, n_expected,
                             n_generated, critical, passed, n_drift, n_unjudged, n_forbidden, n_underweight
-                            FROM q ORDER BY pos""").fetchnumpy()
+                            FROM q""").fetchnumpy()
     arrays = {k: np.asarray(v) for k, v in arrays.items()}
-    ids = con.sql("SELECT query_id FROM q ORDER BY pos").to_arrow_table().column(0).combine_chunks()
+    ids = con.sql("SELECT query_id FROM q").to_arrow_table().column(0).combine_chunks()
     facts = ScoreFacts(ids, arrays["n_expected"], arrays["n_generated"], arrays["recall"],
                        arrays["critical"].astype(bool), arrays["passed"].astype(bool), np.zeros(total, bool),
                        arrays["n_drift"], arrays["term_drift_score"], arrays["n_unjudged"],
                        arrays["n_forbidden"], arrays["n_underweight"])
-    domains = [r[0] for r in con.execute("SELECT DISTINCT domain FROM g WHERE domain IS NOT NULL "
+    domains = [r[0] for r in con.execute("SELECT DISTINCT domain FROM q WHERE domain IS NOT NULL "
                                          "ORDER BY domain").fetchall()]
     digests = "".join(con.sql("SELECT generated_digest FROM q").to_arrow_table().column(0).to_pylist())
     generated_hash = hashlib.sha256(digests.encode()).hexdigest()  # q is in golden-set order

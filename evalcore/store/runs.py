@@ -154,12 +154,16 @@ SELECT $run AS run_id, q.pos::INTEGER AS position, q.query_id, q.query, q.domain
 FROM q {join}"""
 _COLUMNAR_TERMS = """
 INSERT INTO store.term_rows
-SELECT $run, g.query_id, t.term, CASE WHEN t.tp THEN 'TP' WHEN t.gk IS NOT NULL THEN 'FP' ELSE 'FN' END,
-       t.weight, t.min_weight, t.drift, t.unjudged, t.reason, t.gk, t.ek
-FROM t JOIN g ON g.pos = t.pos
-UNION ALL  -- an underweight term is a false positive and its expected twin a false negative
-SELECT $run, g.query_id, t.term, 'FN', t.weight, t.min_weight, false, false, NULL, NULL, t.ek
-FROM t JOIN g ON g.pos = t.pos WHERE t.ek IS NOT NULL AND t.gk IS NOT NULL AND NOT t.tp"""
+SELECT $run, query_id, term, CASE WHEN tp THEN 'TP' ELSE 'FP' END, weight, min_weight, drift, unjudged, reason,
+       k, exp_pos
+FROM (SELECT query_id, unnest(generated_terms) AS term, unnest(generated_weights) AS weight, unnest(g_tp) AS tp,
+             unnest(g_min_weight) AS min_weight, unnest(g_drift) AS drift, unnest(g_unjudged) AS unjudged,
+             unnest(g_reason) AS reason, unnest(range(n_generated)) AS k, unnest(g_exp_pos) AS exp_pos FROM q)
+UNION ALL  -- expected terms not matched (an underweight term's expected twin among them)
+SELECT $run, query_id, term, 'FN', weight, min_weight, false, false, NULL, NULL, k
+FROM (SELECT query_id, unnest(expected_terms) AS term, unnest(e_weight) AS weight,
+             unnest(expected_min_weights) AS min_weight, unnest(e_tp) AS tp, unnest(range(n_expected)) AS k FROM q)
+WHERE NOT tp"""
 
 
 def _save_columnar(db_path: str | Path, run: EvaluationRun) -> None:
