@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evalcore import columnar as engine_module
 from evalcore.columnar import Fallback, score_files
 from evalcore.config import Settings
 from evalcore.drift import NoDriftJudge
@@ -93,8 +94,11 @@ def _report(run) -> dict:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=dataset(), bom=st.booleans(), domain=st.sampled_from([None, "Medical", "ＬＥＧＡＬ records", ""]))
-def test_columnar_engine_equals_python_reference(tmp_path_factory, monkeypatch, data, bom, domain):
+@given(data=dataset(), bom=st.booleans(), domain=st.sampled_from([None, "Medical", "ＬＥＧＡＬ records", ""]),
+       split=st.sampled_from([2, engine_module.SPLIT]))
+def test_columnar_engine_equals_python_reference(tmp_path_factory, monkeypatch, data, bom, domain, split):
+    """Also scored in two parts (as golden sets of engine_module.SPLIT queries or more are)."""
+    monkeypatch.setattr(engine_module, "SPLIT", split)
     folder = tmp_path_factory.mktemp("x")
     golden_rows, generated_rows, thresholds = data
     golden = _write(folder, "golden.jsonl", golden_rows, bom)
@@ -143,9 +147,10 @@ def test_columnar_store_rows_equal_python_store_rows(tmp_path, monkeypatch):
 
 
 def test_columnar_with_baseline_and_llm_judge_equals_python(tmp_path, monkeypatch):
-    """Unjudged terms (an LLM that never answers usefully) and a baseline run."""
+    """Unjudged terms (an LLM that never answers usefully) and a baseline run, in two parts."""
     from llm_server import LoopbackLLM
 
+    monkeypatch.setattr(engine_module, "SPLIT", 2)
     golden = _write(tmp_path, "golden.jsonl", [
         {"query_id": f"q{i}", "query": "heart attack", "context": {"domain": "medical"},
          "expected_expansions": [{"term": "MI"}, {"term": "myocardial infarction"}]} for i in range(6)])
@@ -272,7 +277,8 @@ def test_sql_fmt_pair_matches_python(value, limit):
 
 @pytest.mark.skipif(not packaged_model_available(), reason="embedding extra not installed")
 def test_columnar_with_embedding_judge_equals_python(tmp_path, monkeypatch):
-    """The default judge: candidates go out of DuckDB, verdicts come back in."""
+    """The default judge: candidates go out of DuckDB, verdicts come back in (two parts)."""
+    monkeypatch.setattr(engine_module, "SPLIT", 2)
     golden = _write(tmp_path, "golden.jsonl", [
         {"query_id": "q1", "query": "heart attack", "context": {"domain": "medical"},
          "expected_expansions": [{"term": "myocardial infarction"}, {"term": "MI"}], "forbidden_terms": ["panic attack"]},

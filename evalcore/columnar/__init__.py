@@ -23,7 +23,12 @@ from ..models import Thresholds
 from .engine import ColumnarScores, EngineError, Fallback, ScoreFacts, _connect
 from .loading import (_check_file, _link_generated, _load_generated, _load_golden, _normalise, _plain_generated,
                       _plain_golden, _source)
-from .scoring import _collect, _judge, _match, _score
+from .scoring import _collect, _judge, _score
+
+SPLIT = 16_384
+"""Golden sets at least this large are scored in two parts on two cursors: DuckDB gives a
+table scan one thread per row group (122,880 rows), so below a few row groups one
+statement would keep one core busy."""
 
 __all__ = ["Fallback", "EngineError", "ColumnarScores", "ScoreFacts", "score_files"]
 
@@ -68,13 +73,22 @@ def score_files(golden_path: str | Path, generated_path: str | Path, thresholds:
         if golden_lines == 0 or total != golden_lines or generated_total != generated_lines:
             raise Fallback("a line DuckDB read differently from the Python loader (or an empty golden set)")
         _link_generated(con)
-        reordered = _normalise(con, domain_context)
+        bounds = [0, total // 2, total] if total >= SPLIT else [0, total]
+        parts = [f"j{i}" for i in range(len(bounds) - 1)]
+        reordered = _parallel(con, *[
+            lambda cur, i=i: _normalise(cur, domain_context, parts[i], bounds[i], bounds[i + 1])
+            for i in range(len(parts))])
         for name in ("g1", "c0"):
             con.execute(f"DROP TABLE {name}")
-        _match(con)
         judged = True  # past this point a fallback would ask the drift judge again
-        verdicts = _judge(con, judge)
-        _score(con, thresholds, verdicts, reordered)
+        verdicts = _judge(con, judge, parts)
+        targets = ["q"] if len(parts) == 1 else [f"q{i}" for i in range(len(parts))]
+        _parallel(con, *[lambda cur, i=i: _score(cur, thresholds, verdicts, parts[i], targets[i], reordered[i])
+                         for i in range(len(parts))])
+        if len(targets) > 1:  # UNION ALL keeps its inputs' order: q reads in golden-set order
+            con.execute("CREATE VIEW q AS " + " UNION ALL ".join(f"SELECT * FROM {t}" for t in targets))
+        if verdicts:
+            con.execute("DROP TABLE vd")
         return _collect(con, total, golden_hash)
     except Fallback:
         con.close()

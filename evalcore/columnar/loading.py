@@ -177,14 +177,14 @@ def _link_generated(con: duckdb.DuckDBPyConnection) -> None:
          "SELECT count(*) FROM c0 ANTI JOIN (SELECT query_id FROM g1) g1 ON g1.query_id = c0.qid")
 
 
-def _normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None) -> bool:
-    """Rule 1 on every list (table j: one row per golden query, in golden order, with its
-    expected terms et/ew, forbidden terms ft, and generated terms gt/gw). Non-ASCII text is
+def _normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None, part: str, lo: int, hi: int) -> bool:
+    """Rule 1 on every list of golden lines lo..hi-1 (table `part`, like j: one row per
+    golden query, in golden order, with its expected terms et/ew, forbidden terms ft, and
+    generated terms gt/gw; queries are scored in parts so both cores work). Non-ASCII text is
     normalised in Python, once per distinct text; duplicates are merged (rule 1). True when
     rows were updated, which may leave j out of golden order."""
     context = normalize_term(domain_context) if domain_context is not None else None
-    con.execute("SET preserve_insertion_order = true")
-    con.execute(f"""CREATE TABLE j AS SELECT g1.rowid AS pos, g1.query_id, g1.query, g1.intent, g1.critical,
+    con.execute(f"""CREATE TABLE {part} AS SELECT g1.rowid AS pos, g1.query_id, g1.query, g1.intent, g1.critical,
             g1.domain_raw, nullif(CASE WHEN g1.domain_raw IS NULL THEN $context ELSE {_term_sql('g1.domain_raw')} END, '')
                 AS domain,
             list_transform(g1.ee_list, lambda x: {_term_sql('x.term')}) AS et,
@@ -192,54 +192,56 @@ def _normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None) -> bo
             list_transform(g1.ft_list, lambda x: {_term_sql('x')}) AS ft,
             coalesce(list_transform(c0.v, lambda x: {_term_sql('coalesce(x[2], x[1])')}), []::VARCHAR[]) AS gt,
             coalesce(list_transform(c0.v, lambda x: coalesce(TRY_CAST(x[3] AS DOUBLE), 1.0::DOUBLE)), []::DOUBLE[]) AS gw
-        FROM g1 LEFT JOIN c0 ON c0.qid = g1.query_id ORDER BY g1.rowid""", {"context": context})
-    reordered = _non_ascii(con)  # DuckDB updates a row of lists by moving it to the end
-    _bad(con, "terms empty after normalisation",
-         "SELECT count(*) FROM j WHERE list_contains(et, '') OR list_contains(ft, '') OR list_contains(gt, '')")
+        FROM g1 LEFT JOIN c0 ON c0.qid = g1.query_id WHERE g1.rowid >= $lo AND g1.rowid < $hi
+        ORDER BY g1.rowid""", {"context": context, "lo": lo, "hi": hi})
+    reordered = _non_ascii(con, part)  # DuckDB updates a row of lists by moving it to the end
+    _bad(con, "terms empty after normalisation", f"SELECT count(*) FROM {part} "
+         "WHERE list_contains(et, '') OR list_contains(ft, '') OR list_contains(gt, '')")
     # rule 1: terms equal after normalisation are one, in first-seen order, keeping the
     # highest (min_)weight; positions (the store's exp_pos/gen_pos) are in the merged lists
     duplicated = con.execute("SELECT count(*) FILTER (WHERE list_unique(et) <> len(et)), "
-                             "count(*) FILTER (WHERE list_unique(gt) <> len(gt)) FROM j").fetchall()[0]
+                             f"count(*) FILTER (WHERE list_unique(gt) <> len(gt)) FROM {part}").fetchall()[0]
     for (terms, weights), count in zip((("et", "ew"), ("gt", "gw")), duplicated):
         if not count:
             continue
         reordered = True
-        con.execute(f"""UPDATE j SET {terms} = list_filter({terms}, lambda x, i: list_position({terms}, x) = i),
+        con.execute(f"""UPDATE {part} SET {terms} = list_filter({terms}, lambda x, i: list_position({terms}, x) = i),
             {weights} = list_transform(list_filter(range(1, len({terms}) + 1), lambda i: list_position({terms}, {terms}[i]) = i),
                 lambda i: list_max(list_transform(list_filter(range(1, len({terms}) + 1), lambda k: {terms}[k] = {terms}[i]),
                                                   lambda k: {weights}[k])))
             WHERE list_unique({terms}) <> len({terms})""")
-    _bad(con, "terms both expected and forbidden", "SELECT count(*) FROM j WHERE list_has_any(et, ft)")
+    _bad(con, "terms both expected and forbidden", f"SELECT count(*) FROM {part} WHERE list_has_any(et, ft)")
     return reordered
 
 
-def _non_ascii(con: duckdb.DuckDBPyConnection) -> bool:
+def _non_ascii(con: duckdb.DuckDBPyConnection, j: str) -> bool:
     """Fill in the terms and domains _term_sql left NULL (non-ASCII): in Python, once per
     distinct text, for the rows that have any."""
-    con.execute("""CREATE TEMP TABLE fix AS SELECT j.pos, g1.ee_list, g1.ft_list, c0.v, j.domain_raw
-        FROM j JOIN g1 ON g1.rowid = j.pos LEFT JOIN c0 ON c0.qid = g1.query_id
+    fix, nonascii = f"fix_{j}", f"nonascii_{j}"
+    con.execute(f"""CREATE TEMP TABLE {fix} AS SELECT j.pos, g1.ee_list, g1.ft_list, c0.v, j.domain_raw
+        FROM {j} j JOIN g1 ON g1.rowid = j.pos LEFT JOIN c0 ON c0.qid = g1.query_id
         WHERE list_count(j.et) <> len(j.et) OR list_count(j.ft) <> len(j.ft) OR list_count(j.gt) <> len(j.gt)
            OR (j.domain_raw IS NOT NULL AND strlen(j.domain_raw) <> length(j.domain_raw))""")
-    if not con.execute("SELECT count(*) FROM fix").fetchall()[0][0]:
-        con.execute("DROP TABLE fix")
+    if not con.execute(f"SELECT count(*) FROM {fix}").fetchall()[0][0]:
+        con.execute(f"DROP TABLE {fix}")
         return False
-    non_ascii = [r[0] for r in con.execute("""
+    non_ascii = [r[0] for r in con.execute(f"""
         SELECT DISTINCT raw FROM (
-            SELECT unnest(list_transform(ee_list, lambda x: x.term)) AS raw FROM fix UNION ALL
-            SELECT unnest(ft_list) FROM fix UNION ALL
-            SELECT unnest(list_transform(v, lambda x: coalesce(x[2], x[1]))) FROM fix UNION ALL
-            SELECT domain_raw FROM fix WHERE domain_raw IS NOT NULL)
+            SELECT unnest(list_transform(ee_list, lambda x: x.term)) AS raw FROM {fix} UNION ALL
+            SELECT unnest(ft_list) FROM {fix} UNION ALL
+            SELECT unnest(list_transform(v, lambda x: coalesce(x[2], x[1]))) FROM {fix} UNION ALL
+            SELECT domain_raw FROM {fix} WHERE domain_raw IS NOT NULL)
         WHERE strlen(raw) <> length(raw)""").fetchall()]
     normalised = [normalize_term(t) for t in non_ascii]
-    con.execute("CREATE TEMP TABLE nonascii AS SELECT map(?, ?) AS m", [non_ascii, normalised])
-    con.execute("""UPDATE j SET
-            et = list_transform(list_zip(f.ee_list, j.et), lambda x: coalesce(x[2], map_extract_value(n.m, x[1].term))),
-            ft = list_transform(list_zip(f.ft_list, j.ft), lambda x: coalesce(x[2], map_extract_value(n.m, x[1]))),
-            gt = list_transform(list_zip(coalesce(f.v, []::VARCHAR[][]), j.gt),
+    con.execute(f"CREATE TEMP TABLE {nonascii} AS SELECT map(?, ?) AS m", [non_ascii, normalised])
+    con.execute(f"""UPDATE {j} SET
+            et = list_transform(list_zip(f.ee_list, {j}.et), lambda x: coalesce(x[2], map_extract_value(n.m, x[1].term))),
+            ft = list_transform(list_zip(f.ft_list, {j}.ft), lambda x: coalesce(x[2], map_extract_value(n.m, x[1]))),
+            gt = list_transform(list_zip(coalesce(f.v, []::VARCHAR[][]), {j}.gt),
                                 lambda x: coalesce(x[2], map_extract_value(n.m, coalesce(x[1][2], x[1][1])))),
-            domain = CASE WHEN j.domain_raw IS NOT NULL AND strlen(j.domain_raw) <> length(j.domain_raw)
-                          THEN nullif(map_extract_value(n.m, j.domain_raw), '') ELSE j.domain END
-        FROM fix f, nonascii n WHERE f.pos = j.pos""")
-    con.execute("DROP TABLE fix")
-    con.execute("DROP TABLE nonascii")
+            domain = CASE WHEN {j}.domain_raw IS NOT NULL AND strlen({j}.domain_raw) <> length({j}.domain_raw)
+                          THEN nullif(map_extract_value(n.m, {j}.domain_raw), '') ELSE {j}.domain END
+        FROM {fix} f, {nonascii} n WHERE f.pos = {j}.pos""")
+    con.execute(f"DROP TABLE {fix}")
+    con.execute(f"DROP TABLE {nonascii}")
     return True

@@ -19,32 +19,31 @@ from ..metrics import EPSILON
 from .engine import ColumnarScores, ScoreFacts
 
 
-def _match(con: duckdb.DuckDBPyConnection) -> None:
-    """Rule 2 (table s): where each term sits in the other list, which are true positives,
-    and which generated terms are forbidden."""
-    con.execute("""CREATE TABLE s AS SELECT *,
-            list_transform(e_at, lambda a, i: a IS NOT NULL AND gw[a] >= ew[i] - $eps) AS e_tp,
-            list_transform(g_at, lambda a, i: a IS NOT NULL AND gw[i] >= ew[a] - $eps) AS g_tp
+def _matched(source: str) -> str:
+    """Rule 2 over the rows of `source` (a table like j): where each term sits in the other
+    list, which terms are true positives, and which generated terms are forbidden."""
+    return f"""SELECT *, list_transform(e_at, lambda a, i: a IS NOT NULL AND gw[a] >= ew[i] - $eps) AS e_tp,
+                      list_transform(g_at, lambda a, i: a IS NOT NULL AND gw[i] >= ew[a] - $eps) AS g_tp
         FROM (SELECT *, list_transform(et, lambda x: list_position(gt, x)) AS e_at,
                         list_transform(gt, lambda x: list_position(et, x)) AS g_at,
                         list_transform(gt, lambda x: list_contains(ft, x)) AS g_forb
-              FROM j)""", {"eps": EPSILON})
-    con.execute("DROP TABLE j")
+              FROM {source})"""
 
 
-def _judge(con: duckdb.DuckDBPyConnection, judge: DriftJudge) -> bool:
+def _judge(con: duckdb.DuckDBPyConnection, judge: DriftJudge, parts: list[str]) -> bool:
     """Rule 5: forbidden terms always drift; the judge decides the other false positives
     whose text is not expected. Leaves its verdicts per query in table vd (positions in
     gt, 0-based); False when there is nothing to look up (judge `none`)."""
     if judge.name == "none":
         return False
-    rows = con.execute("""
+    source = " UNION ALL ".join(f"SELECT * FROM {part}" for part in parts)
+    rows = con.execute(f"""
         SELECT pos, query_id, query, gt[k + 1], domain, intent, et, k FROM (
             SELECT pos, query_id, query, domain, intent, et, gt,
                    unnest(list_filter(range(len(gt)), lambda k: NOT g_tp[k + 1] AND NOT g_forb[k + 1]
                                                                 AND g_at[k + 1] IS NULL)) AS k
-            FROM s)
-        ORDER BY pos, k""").fetchall()
+            FROM ({_matched(f'({source})')}))
+        ORDER BY pos, k""", {"eps": EPSILON}).fetchall()
     candidates = [DriftCandidate(qid, query, term, domain, intent, tuple(terms))
                   for _, qid, query, term, domain, intent, terms, _ in rows]
     verdicts = judge.judge(candidates) if candidates else []
@@ -72,14 +71,16 @@ def _drift_lists(verdicts: bool) -> str:
             f"WHEN vd.vv[{at}] THEN vd.vw[{at}] END) AS g_reason")
 
 
-def _score(con: duckdb.DuckDBPyConnection, thresholds, verdicts: bool, reordered: bool) -> None:
-    """Rules 3, 4 and 6 per query (table q, in golden-set order, so the report's rows
-    stream out of it without another sort). Besides the report's columns, q keeps the
-    per-term lists the store's term rows unfold from (g_*, e_*)."""
+def _score(con: duckdb.DuckDBPyConnection, thresholds, verdicts: bool, source: str, target: str,
+           reordered: bool) -> None:
+    """Rules 2–6 per query of table `source` (a part of j) into table `target`, in golden-set
+    order so the report's rows stream out of q without another sort. Besides the report's
+    columns, q keeps the per-term lists the store's term rows unfold from (g_*, e_*)."""
     p, r, d = float(thresholds.precision_min), float(thresholds.recall_min), float(thresholds.drift_min)
     join = " LEFT JOIN vd ON vd.pos = s.pos" if verdicts else ""
     sql = f"""
-    WITH v AS (SELECT s.*, {_drift_lists(verdicts)} FROM s{join}),
+    WITH s AS ({_matched(source)}),
+    v AS (SELECT s.*, {_drift_lists(verdicts)} FROM s{join}),
     b AS (
         SELECT pos, query_id, query, domain, critical,
             gt AS generated_terms, gw AS generated_weights, et AS expected_terms, ew AS expected_min_weights,
@@ -88,9 +89,11 @@ def _score(con: duckdb.DuckDBPyConnection, thresholds, verdicts: bool, reordered
             list_where(et, list_transform(e_tp, lambda x: NOT x)) AS false_negatives,
             list_where(gt, g_drift) AS drift_terms, list_where(g_reason, g_drift) AS drift_reasons,
             list_where(gt, g_unjudged) AS unjudged_terms,
-            list_filter(list_transform(e_at, lambda a, i: CASE WHEN a IS NOT NULL AND NOT e_tp[i]
-                THEN 'underweight: ' || et[i] || ' ' || fmt_pair(gw[a], ew[i]) END), lambda x: x IS NOT NULL)
-                AS underweight,
+            -- underweight: generated, expected, not a true positive (rare: only those rows format)
+            CASE WHEN list_count(e_at) = len(list_filter(e_tp, lambda x: x)) THEN []::VARCHAR[]
+                 ELSE list_filter(list_transform(e_at, lambda a, i: CASE WHEN a IS NOT NULL AND NOT e_tp[i]
+                     THEN 'underweight: ' || et[i] || ' ' || fmt_pair(gw[a], ew[i]) END), lambda x: x IS NOT NULL)
+                 END AS underweight,
             len(list_filter(g_forb, lambda x: x)) AS n_forbidden,
             g_tp, g_drift, g_unjudged, g_reason,
             list_transform(g_at, lambda a: a - 1) AS g_exp_pos, list_transform(g_at, lambda a: ew[a]) AS g_min_weight,
@@ -126,12 +129,9 @@ def _score(con: duckdb.DuckDBPyConnection, thresholds, verdicts: bool, reordered
             list_zip(generated_terms, generated_weights), lambda x: lp(x[1]) || CAST(x[2] AS VARCHAR) || ';'), '')
             || '-') AS generated_digest
     FROM d{" ORDER BY pos" if verdicts or reordered else ""}"""
-    # s is in golden-set order unless rows were updated; a join needs the sort too
-    con.execute("SET preserve_insertion_order = true")
-    con.execute("CREATE TABLE q AS " + sql, {"p": p, "r": r, "d": d, "eps": EPSILON})
-    con.execute("DROP TABLE s")
-    if verdicts:
-        con.execute("DROP TABLE vd")
+    # the part is in golden-set order unless rows were updated; a join needs the sort too
+    con.execute(f"CREATE TABLE {target} AS " + sql, {"p": p, "r": r, "d": d, "eps": EPSILON})
+    con.execute(f"DROP TABLE {source}")
 
 
 def _collect(con: duckdb.DuckDBPyConnection, total: int, golden_hash: str) -> ColumnarScores:
