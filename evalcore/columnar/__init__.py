@@ -1,9 +1,10 @@
 """The columnar scoring engine: SPEC §1.1–1.2 and §2 rules 1–6 as DuckDB SQL.
 
-`evaluate` runs here: DuckDB's JSON reader parses both files on every core, terms are
-normalised once per row in SQL (non-ASCII terms once per distinct text, in Python), and
-TP/FP/FN, P/R/F1, drift and pass/fail come from joins and aggregates. Nothing is built
-per query in Python: a million queries score in about 2 GB (docs/performance.md).
+`evaluate` runs here: DuckDB's JSON reader parses both files into one row per golden
+query holding its term lists; terms are normalised in SQL (non-ASCII terms once per
+distinct text, in Python), and TP/FP/FN, P/R/F1, drift and pass/fail come from list
+functions over each row. Nothing is built per query in Python: a million queries score
+in about 2 GB (docs/performance.md).
 
 The engine accepts only input it can vouch for: any line that is not plainly valid raises
 `Fallback`, and the caller then runs the Python loaders (`evalcore.io`), which name the
