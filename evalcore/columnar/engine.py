@@ -65,7 +65,7 @@ class ScoreFacts:
 
 @dataclass(slots=True)
 class ColumnarScores:
-    """A scored golden set held in an in-memory DuckDB database (tables g, t, q)."""
+    """A scored golden set held in an in-memory DuckDB database (q: a row per query, in golden order)."""
 
     con: duckdb.DuckDBPyConnection
     total: int

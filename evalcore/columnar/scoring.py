@@ -1,5 +1,5 @@
 """Scoring for the columnar engine (SPEC §2 rules 2–6): per golden query, one row of lists
-(table j, see loading._normalise), matched, judged and scored with list functions: no
+(a part of j, see loading._normalise), matched, judged and scored with list functions: no
 row per term is ever built, so the work grows linearly with the number of queries.
 
 List positions are 1-based in SQL: `e_at[i]` is the position in `gt` of expected term i
