@@ -232,7 +232,7 @@ class _Paired:
 def _evaluate_columnar(scored: ColumnarScores, golden_path: str | Path, generated_path: str | Path,
                        thresholds: Thresholds, judge: DriftJudge, baseline: Baseline | None,
                        settings: Settings, repeats_from, **labels) -> EvaluationRun:
-    golden = GoldenSet(str(golden_path), [], scored.golden_hash)
+    golden = GoldenSet(str(Path(golden_path)), [], scored.golden_hash)  # as the Python loader keeps it
     agg = aggregate_columns(scored.precision, scored.recall, scored.f1, scored.term_drift_score,
                             scored.n_tp, scored.n_fp, scored.n_fn)
     regression = compare_to_baseline(scored.rows() if baseline is not None else [], baseline,
@@ -253,7 +253,7 @@ def _evaluate_columnar(scored: ColumnarScores, golden_path: str | Path, generate
             side["noise_floor"] = pa.array([p.noise_floor for p in paired], pa.float64())
             side["within_noise"] = pa.array([p.within_noise for p in paired], pa.bool_())
         scored.set_side(pa.table(side))
-    return _decide(golden, str(generated_path), scored.generated_hash, thresholds, judge, baseline, settings,
+    return _decide(golden, str(Path(generated_path)), scored.generated_hash, thresholds, judge, baseline, settings,
                    scored.facts, agg, regression, scored.domains, statistics, engine=scored, **labels)
 
 

@@ -361,3 +361,14 @@ def test_a_fault_after_the_llm_judge_is_an_error_not_a_second_judging(tmp_path, 
         assert server.chat_calls == 1
     finally:
         server.close()
+
+
+def test_both_engines_record_the_input_paths_alike(tmp_path, monkeypatch):
+    """A path Path() tidies (`./`, `//`) is stored and reported the same by both engines."""
+    golden = _write(tmp_path, "golden.jsonl", [{"query_id": "q1", "query": "mi", "expected_expansions": [{"term": "mi"}]}])
+    generated = _write(tmp_path, "gen.jsonl", [{"query_id": "q1", "terms": ["mi"]}])
+    monkeypatch.chdir(tmp_path)
+    reference, columnar = _both(monkeypatch, "./golden.jsonl", ".//gen.jsonl", None, drift_judge="none")
+    assert columnar.engine is not None
+    assert (columnar.golden.path, columnar.generated_path) == (reference.golden.path, reference.generated_path)
+    assert (columnar.golden.path, columnar.generated_path) == ("golden.jsonl", "gen.jsonl")
