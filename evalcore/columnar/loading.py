@@ -185,13 +185,14 @@ def _normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None, part:
     rows were updated, which may leave j out of golden order."""
     context = normalize_term(domain_context) if domain_context is not None else None
     con.execute(f"""CREATE TABLE {part} AS SELECT g1.rowid AS pos, g1.query_id, g1.query, g1.intent, g1.critical,
-            g1.domain_raw, nullif(CASE WHEN g1.domain_raw IS NULL THEN $context ELSE {_term_sql('g1.domain_raw')} END, '')
-                AS domain,
+            g1.domain_raw,
+            nullif(CASE WHEN g1.domain_raw IS NULL THEN $context ELSE {_term_sql('g1.domain_raw')} END, '') AS domain,
             list_transform(g1.ee_list, lambda x: {_term_sql('x.term')}) AS et,
             list_transform(g1.ee_list, lambda x: coalesce(x.min_weight, 0.0::DOUBLE)) AS ew,
             list_transform(g1.ft_list, lambda x: {_term_sql('x')}) AS ft,
             coalesce(list_transform(c0.v, lambda x: {_term_sql('coalesce(x[2], x[1])')}), []::VARCHAR[]) AS gt,
-            coalesce(list_transform(c0.v, lambda x: coalesce(TRY_CAST(x[3] AS DOUBLE), 1.0::DOUBLE)), []::DOUBLE[]) AS gw
+            coalesce(list_transform(c0.v, lambda x: coalesce(TRY_CAST(x[3] AS DOUBLE), 1.0::DOUBLE)),
+                     []::DOUBLE[]) AS gw
         FROM g1 LEFT JOIN c0 ON c0.qid = g1.query_id WHERE g1.rowid >= $lo AND g1.rowid < $hi
         ORDER BY g1.rowid""", {"context": context, "lo": lo, "hi": hi})
     reordered = _non_ascii(con, part)  # DuckDB updates a row of lists by moving it to the end
@@ -205,10 +206,10 @@ def _normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None, part:
         if not count:
             continue
         reordered = True
+        first = f"list_filter(range(1, len({terms}) + 1), lambda i: list_position({terms}, {terms}[i]) = i)"
+        twins = f"list_filter(range(1, len({terms}) + 1), lambda k: {terms}[k] = {terms}[i])"
         con.execute(f"""UPDATE {part} SET {terms} = list_filter({terms}, lambda x, i: list_position({terms}, x) = i),
-            {weights} = list_transform(list_filter(range(1, len({terms}) + 1), lambda i: list_position({terms}, {terms}[i]) = i),
-                lambda i: list_max(list_transform(list_filter(range(1, len({terms}) + 1), lambda k: {terms}[k] = {terms}[i]),
-                                                  lambda k: {weights}[k])))
+            {weights} = list_transform({first}, lambda i: list_max(list_transform({twins}, lambda k: {weights}[k])))
             WHERE list_unique({terms}) <> len({terms})""")
     _bad(con, "terms both expected and forbidden", f"SELECT count(*) FROM {part} WHERE list_has_any(et, ft)")
     return reordered
@@ -217,7 +218,7 @@ def _normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None, part:
 def _non_ascii(con: duckdb.DuckDBPyConnection, j: str) -> bool:
     """Fill in the terms and domains _term_sql left NULL (non-ASCII): in Python, once per
     distinct text, for the rows that have any."""
-    fix, nonascii = f"fix_{j}", f"nonascii_{j}"
+    fix = f"fix_{j}"
     con.execute(f"""CREATE TEMP TABLE {fix} AS SELECT j.pos, g1.ee_list, g1.ft_list, c0.v, j.domain_raw
         FROM {j} j JOIN g1 ON g1.rowid = j.pos LEFT JOIN c0 ON c0.qid = g1.query_id
         WHERE list_count(j.et) <> len(j.et) OR list_count(j.ft) <> len(j.ft) OR list_count(j.gt) <> len(j.gt)
@@ -233,15 +234,14 @@ def _non_ascii(con: duckdb.DuckDBPyConnection, j: str) -> bool:
             SELECT domain_raw FROM {fix} WHERE domain_raw IS NOT NULL)
         WHERE strlen(raw) <> length(raw)""").fetchall()]
     normalised = [normalize_term(t) for t in non_ascii]
-    con.execute(f"CREATE TEMP TABLE {nonascii} AS SELECT map(?, ?) AS m", [non_ascii, normalised])
     con.execute(f"""UPDATE {j} SET
-            et = list_transform(list_zip(f.ee_list, {j}.et), lambda x: coalesce(x[2], map_extract_value(n.m, x[1].term))),
+            et = list_transform(list_zip(f.ee_list, {j}.et),
+                                lambda x: coalesce(x[2], map_extract_value(n.m, x[1].term))),
             ft = list_transform(list_zip(f.ft_list, {j}.ft), lambda x: coalesce(x[2], map_extract_value(n.m, x[1]))),
             gt = list_transform(list_zip(coalesce(f.v, []::VARCHAR[][]), {j}.gt),
                                 lambda x: coalesce(x[2], map_extract_value(n.m, coalesce(x[1][2], x[1][1])))),
             domain = CASE WHEN {j}.domain_raw IS NOT NULL AND strlen({j}.domain_raw) <> length({j}.domain_raw)
                           THEN nullif(map_extract_value(n.m, {j}.domain_raw), '') ELSE {j}.domain END
-        FROM {fix} f, {nonascii} n WHERE f.pos = {j}.pos""")
+        FROM {fix} f, (SELECT map($raw, $norm) AS m) n WHERE f.pos = {j}.pos""", {"raw": non_ascii, "norm": normalised})
     con.execute(f"DROP TABLE {fix}")
-    con.execute(f"DROP TABLE {nonascii}")
     return True

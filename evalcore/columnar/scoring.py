@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from ..drift import DriftCandidate, DriftJudge
 from ..metrics import EPSILON
+from ..models import Thresholds
 from .engine import ColumnarScores, ScoreFacts
 
 
@@ -66,12 +67,13 @@ def _drift_lists(verdicts: bool) -> str:
                 "list_transform(g_forb, lambda x: CASE WHEN x THEN 'forbidden term' END) AS g_reason")
     at = "list_position(vd.vk, i - 1)"
     return (f"list_transform(gt, lambda x, i: g_forb[i] OR coalesce(vd.vv[{at}], false)) AS g_drift, "
-            f"list_transform(gt, lambda x, i: coalesce({at} IS NOT NULL AND vd.vv[{at}] IS NULL, false)) AS g_unjudged, "
+            f"list_transform(gt, lambda x, i: coalesce({at} IS NOT NULL AND vd.vv[{at}] IS NULL, false))"
+            " AS g_unjudged, "
             f"list_transform(gt, lambda x, i: CASE WHEN g_forb[i] THEN 'forbidden term' "
             f"WHEN vd.vv[{at}] THEN vd.vw[{at}] END) AS g_reason")
 
 
-def _score(con: duckdb.DuckDBPyConnection, thresholds, verdicts: bool, source: str, target: str,
+def _score(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, verdicts: bool, source: str, target: str,
            reordered: bool) -> None:
     """Rules 2–6 per query of table `source` (a part of j) into table `target`, in golden-set
     order so the report's rows stream out of q without another sort. Besides the report's
