@@ -372,3 +372,28 @@ def test_both_engines_record_the_input_paths_alike(tmp_path, monkeypatch):
     assert columnar.engine is not None
     assert (columnar.golden.path, columnar.generated_path) == (reference.golden.path, reference.generated_path)
     assert (columnar.golden.path, columnar.generated_path) == ("golden.jsonl", "gen.jsonl")
+
+
+def test_a_large_set_is_scored_in_halves_and_stored_in_small_row_groups(tmp_path, monkeypatch):
+    """40,000 queries: past columnar.SPLIT (two halves on two cursors) and past the store's
+    write row-group size, so the run's rows fill several row groups (compressed on every
+    core as they are inserted). The report still equals the reference's."""
+    from evalcore.store.connection import WRITE_ROW_GROUP
+
+    n = 40_000
+    assert n >= engine_module.SPLIT and n > WRITE_ROW_GROUP
+    golden = _write(tmp_path, "golden.jsonl", [
+        {"query_id": f"q{i}", "query": f"query {i}", "expected_expansions": [{"term": f"t{i % 97}"}, {"term": "Common"}],
+         "forbidden_terms": ["bad"]} for i in range(n)])
+    generated = _write(tmp_path, "gen.jsonl", [
+        {"query_id": f"q{i}", "terms": ["common", "bad"] if i % 3 == 0 else [f"T{i % 97}", {"term": "x", "weight": 0.5}]}
+        for i in range(n)])
+    reference, columnar = _both(monkeypatch, golden, generated, None, drift_judge="none")
+    assert columnar.engine is not None
+    assert _report(columnar) == _report(reference)
+    save_run(tmp_path / "c.duckdb", columnar)
+    with duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True) as con:
+        groups = con.execute("SELECT count(DISTINCT row_group_id) FROM pragma_storage_info('query_results')").fetchall()
+        rows = con.execute("SELECT count(*), min(position), max(position) FROM query_results").fetchall()
+    assert groups[0][0] >= 2
+    assert rows[0] == (n, 0, n - 1)
