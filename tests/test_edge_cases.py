@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 
 import pytest
@@ -44,6 +45,32 @@ def test_unwritable_output_is_exit_2_and_stores_nothing(tmp_path, monkeypatch):
                                        "--json", "afile/o.json", "--drift-judge", "none"])
     assert result.exit_code == 2 and "cannot write --json afile/o.json" in result.stderr
     assert not (tmp_path / "s.duckdb").exists()
+
+
+@pytest.mark.parametrize("engine", ["columnar", "python"])
+def test_a_report_failing_midway_stores_nothing_and_writes_nothing(tmp_path, monkeypatch, engine):
+    """A full disk while the HTML report is written, after the JSON report and the store's
+    inserts: the store rolls back, no report file is left, exit 2 names the output."""
+    import duckdb
+
+    import evalcore.cli.evaluate as evaluate_cli
+
+    def disk_full(report):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(evaluate_cli, "render_html", disk_full)
+    monkeypatch.setenv("EVALCORE_ENGINE", engine)
+    monkeypatch.chdir(tmp_path)
+    write_jsonl(tmp_path / "g.jsonl", [golden_row("q1", "x", ["a"])])
+    write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": ["a"]}])
+    result = CliRunner().invoke(main, ["evaluate", "--golden", "g.jsonl", "--generated", "c.jsonl", "--db", "s.duckdb",
+                                       "--json", "o.json", "--html", "o.html", "--drift-judge", "none"])
+    assert result.exit_code == 2 and "cannot write --html o.html: No space left on device" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(("o.", ".o."))) == []
+    if (tmp_path / "s.duckdb").exists():
+        with duckdb.connect(str(tmp_path / "s.duckdb"), read_only=True) as con:
+            assert con.execute("SELECT count(*) FROM runs").fetchall()[0][0] == 0
+            assert con.execute("SELECT count(*) FROM query_results").fetchall()[0][0] == 0
 
 
 def test_baseline_report_with_bad_precision_is_an_input_error(tmp_path):

@@ -43,17 +43,30 @@ def dashboard_link(url: str, run_id: str, baseline_id: str | None) -> str:
     return f"{base}/?{urlencode({'run': run_id})}"
 
 
+class _ReportsFailed(Exception):
+    """The reports could not be written: the store's transaction rolls back."""
+
+
 def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | None], after_store=None) -> list[str]:
     """Store the run and write the requested reports, all or nothing (SPEC §5).
 
     Reports stream into temporary files while the store write runs in a thread (DuckDB
-    releases the GIL); the files are renamed into place only once the run is stored.
+    releases the GIL). The store commits only once every report is written and closed,
+    and the files are renamed into place only once the run is stored: a full disk while
+    writing a report leaves neither a stored run nor a report.
     """
     errors: list[BaseException] = []
+    written = threading.Event()
+    failed: list[bool] = []
+
+    def reports_written() -> None:  # the store's last step before COMMIT
+        written.wait()
+        if failed:
+            raise _ReportsFailed
 
     def store() -> None:
         try:
-            save_run(db, run)
+            save_run(db, run, before_commit=reports_written)
             if after_store is not None:
                 after_store(db, run)
         except BaseException as exc:  # re-raised in the caller's thread
@@ -72,18 +85,27 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
     writer = threading.Thread(target=store, name="evalcore-store") if db else None
     if writer:
         writer.start()
+    key = None
     try:
-        if "json" in files:
-            files["json"].write(iter_report_json(run))
-        if "html" in files or "junit" in files:
-            report = build_report(run)
-            for key, render in (("html", render_html), ("junit", render_junit)):
-                if key in files:
-                    files[key].write(render(report))
+        report = None
+        for key, item in files.items():
+            if key == "json":
+                item.write(iter_report_json(run))
+            else:
+                report = report or build_report(run)
+                item.write((render_html if key == "html" else render_junit)(report))
+            item.close()  # flushes: a full disk shows here, before the store commits
+    except OSError as exc:
+        failed.append(True)
+        raise UsageError(f"cannot write --{key} {paths[key]}: {exc.strerror or exc}") from None
+    except BaseException:
+        failed.append(True)
+        raise
     finally:
+        written.set()
         if writer:
             writer.join()
-        if errors or sys.exc_info()[0] is not None:
+        if errors or failed:
             for item in pending:
                 item.discard()
     if errors:

@@ -32,6 +32,10 @@ class PendingFile:
             for chunk in data:
                 self._handle.write(chunk)
 
+    def close(self) -> None:
+        """Flush and close the temporary file (where a full disk shows)."""
+        self._handle.close()
+
     def commit(self) -> None:
         self._handle.close()
         os.replace(self._tmp, self.path)

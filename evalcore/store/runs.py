@@ -166,7 +166,7 @@ FROM (SELECT query_id, unnest(expected_terms) AS term, unnest(e_weight) AS weigh
 WHERE NOT tp"""
 
 
-def _save_columnar(db_path: str | Path, run: EvaluationRun) -> None:
+def _save_columnar(db_path: str | Path, run: EvaluationRun, before_commit) -> None:
     engine = run.engine
     Path(str(db_path)).parent.mkdir(parents=True, exist_ok=True)
     con = engine.con.cursor()
@@ -189,6 +189,8 @@ def _save_columnar(db_path: str | Path, run: EvaluationRun) -> None:
                         {"run": run.evaluation_id})
             con.execute(_COLUMNAR_TERMS, {"run": run.evaluation_id})
             _insert_judge_log(con, run, "store.")
+            if before_commit is not None:
+                before_commit()
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -199,10 +201,11 @@ def _save_columnar(db_path: str | Path, run: EvaluationRun) -> None:
         con.close()
 
 
-def save_run(db_path: str | Path, run: EvaluationRun) -> None:
-    """Store the run, its per-query rows and per-term rows in one transaction."""
+def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None) -> None:
+    """Store the run, its per-query rows and per-term rows in one transaction.
+    before_commit() runs last inside it: if it raises, nothing is stored."""
     if run.engine is not None:
-        _save_columnar(db_path, run)
+        _save_columnar(db_path, run, before_commit)
         return
     with connect(db_path, write=True) as con:
         con.execute("BEGIN TRANSACTION")
@@ -218,6 +221,8 @@ def save_run(db_path: str | Path, run: EvaluationRun) -> None:
             _insert_judge_log(con, run)
             con.execute(_INSERT_GENERATED_TERMS, [run.evaluation_id])
             con.execute(_INSERT_MISSED_TERMS, [run.evaluation_id])
+            if before_commit is not None:
+                before_commit()
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
