@@ -19,6 +19,7 @@ from pathlib import Path
 
 from evalcore.drift import DriftCandidate, EmbeddingDriftJudge
 from evalcore.embeddings import CachedEmbedder, SentenceTransformerEmbedder
+from evalcore.store import StoredVectors
 
 WORDS = ("heart lung kidney liver bone blood brain skin nerve muscle joint artery vein cancer tumor "
          "infection fever pain ache injury fracture lawyer court judge contract lease tenant estate will "
@@ -58,7 +59,7 @@ def main() -> None:
     with store.connect(db, write=True):
         pass
     for label in ("first run", "second run (cache)"):
-        cached = CachedEmbedder(model, db)
+        cached = CachedEmbedder(model, StoredVectors(db))
         judge = EmbeddingDriftJudge(cached)
         start = time.perf_counter()
         verdicts = judge.judge(candidates)

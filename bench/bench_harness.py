@@ -57,7 +57,7 @@ async def bare_loop(url: str, prompts: list[str], concurrency: int) -> float:
 
 
 async def harness(url: str, items: GoldenSet, concurrency: int, db: Path) -> tuple[float, dict, int]:
-    client = AsyncLLMClient(LLMConfig(model="sut", base_url=url), concurrency, db)
+    client = AsyncLLMClient(LLMConfig(model="sut", base_url=url), concurrency, store.StoredReplies(db) if db else None)
     start = time.perf_counter()
     outputs = await run_prompt(items, PROMPT, client)
     await client.aclose()

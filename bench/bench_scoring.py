@@ -4,10 +4,7 @@ Synthetic golden sets of 100k and 1M queries, ~8 expected and ~10 generated term
 drift judge `none` (SPEC §7). Prints wall time and peak RSS of the evaluate process beside
 the issue's goals (100k ≤ 4 s; 1M ≤ 40 s and ≤ 4 GB).
 
-`evaluate` scores with the columnar DuckDB engine; `--engine python` measures the Python
-reference scorer instead.
-
-Usage: python bench/bench_scoring.py [--sizes 100000,1000000] [--keep DIR] [--engine columnar|python]
+Usage: python bench/bench_scoring.py [--sizes 100000,1000000] [--keep DIR] [--reference CHECKOUT] [--repeat N]
 """
 
 from __future__ import annotations
@@ -16,7 +13,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -57,29 +53,41 @@ def make_data(n: int, folder: Path, seed: int = 0) -> tuple[Path, Path]:
     return golden, generated
 
 
-def run_evaluate(golden: Path, generated: Path, folder: Path, engine: str) -> tuple[float, float, int]:
+def run_evaluate(golden: Path, generated: Path, folder: Path, source: str | None = None) -> tuple[float, float, int]:
+    """One `evaluate` process: wall seconds, its own peak RSS (MB) and exit code. `source`
+    is another checkout's folder to run instead of this one (the reference)."""
     db = folder / "bench.duckdb"
     db.unlink(missing_ok=True)
-    exe = Path(sys.executable).with_name("evalcore")
-    cmd = [str(exe), "evaluate", "--golden", str(golden), "--generated", str(generated),
+    cmd = [sys.executable, "-m", "evalcore", "evaluate", "--golden", str(golden), "--generated", str(generated),
            "--drift-judge", "none", "--json", str(folder / "report.json"), "--db", str(db), "--quiet"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    env = dict(os.environ, PYTHONPATH=source) if source else None
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "EVALCORE_ENGINE": engine})
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    if proc.returncode not in (0, 1, 3):
-        sys.exit(f"evaluate failed ({proc.returncode}): {proc.stderr}")
-    if peak_mb <= before / 1024:
-        peak_mb = float("nan")  # an earlier, larger child hides this one's peak
-    return wall, peak_mb, proc.returncode
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1, 3):
+        sys.exit(f"evaluate failed ({code}): {proc.stderr.read().decode()}")
+    return wall, usage.ru_maxrss / 1024, code
+
+
+def _line(label: str, n: int, wall: float, peak: float, code: int) -> str:
+    goal_s, goal_mb = GOALS.get(n, (None, None))
+    goal = f"goal ≤ {goal_s:.0f} s" if goal_s else "no goal"
+    if goal_mb:
+        goal += f", ≤ {goal_mb:.0f} MB"
+    ratio = f" ({wall / goal_s:.2f}× the goal)" if goal_s else ""
+    return (f"bench_scoring {label:<9} n={n:>9,}  wall {wall:6.2f} s  peak RSS {peak:7.0f} MB  "
+            f"exit {code}  [{goal}]{ratio}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--keep", help="keep generated data in this folder (reused when present)")
-    parser.add_argument("--engine", choices=("columnar", "python"), default="columnar")
+    parser.add_argument("--reference", help="another checkout (e.g. `git worktree add /tmp/before HEAD~1`) "
+                                            "measured on the same data, alternating with this one")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each, alternating [1]")
     args = parser.parse_args()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_scoring-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -88,14 +96,10 @@ def main() -> None:
             golden, generated = folder / f"golden-{n}.jsonl", folder / f"generated-{n}.jsonl"
             if not (args.keep and golden.exists() and generated.exists()):
                 golden, generated = make_data(n, folder)
-            wall, peak, code = run_evaluate(golden, generated, folder, args.engine)
-            goal_s, goal_mb = GOALS.get(n, (None, None))
-            goal = f"goal ≤ {goal_s:.0f} s" if goal_s else "no goal"
-            if goal_mb:
-                goal += f", ≤ {goal_mb:.0f} MB"
-            ratio = f" ({wall / goal_s:.2f}× the goal)" if goal_s else ""
-            print(f"bench_scoring engine={args.engine} n={n:>9,}  wall {wall:6.2f} s  peak RSS {peak:7.0f} MB  "
-                  f"exit {code}  [{goal}]{ratio}", flush=True)
+            for _ in range(args.repeat):
+                if args.reference:
+                    print(_line("reference", n, *run_evaluate(golden, generated, folder, args.reference)), flush=True)
+                print(_line("this", n, *run_evaluate(golden, generated, folder)), flush=True)
             if not args.keep:
                 for f in (golden, generated):
                     f.unlink()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evalcore.store import SORTS, STATUSES, CompareFilter
+from evalcore.comparison import SORTS, STATUSES, CompareFilter
 
 from . import data, ui
 
@@ -14,14 +14,12 @@ LIST_COLUMNS = ["gained_correct", "lost_correct", "new_wrong", "new_drift", "tp"
                 "base_tp", "base_fp", "base_fn", "drift_terms", "failure_reasons"]
 
 
-def render_intervals(stats: dict, run: dict) -> None:
+def render_intervals(stats: dict) -> None:
     """Mean per-query deltas with their 95% bootstrap intervals, p-values and the MDE."""
-    import json
-
     import plotly.graph_objects as go
 
     names = [("F1", stats["f1"]), ("precision", stats["precision"]), ("recall", stats["recall"])]
-    names += [(f"F1 · {d}", v) for d, v in stats["by_domain"].items()]
+    names += [(f"F1 · {d}", v["f1"]) for d, v in stats["by_domain"].items()]
     shown = [(n, v) for n, v in names if v["ci_low"] is not None]
     if not shown:
         st.caption("Too few paired queries for intervals.")
@@ -44,12 +42,10 @@ def render_intervals(stats: dict, run: dict) -> None:
     lines = [f"**{n}**: {v['mean_delta']:+.4f} [{v['ci_low']:+.4f}, {v['ci_high']:+.4f}], p = {v['p_value']:.4f}"
              + (f" (Holm {v['p_value_holm']:.4f})" if v.get("p_value_holm") is not None else "") for n, v in shown]
     cols[1].markdown("  \n".join(lines))
-    delta = json.loads(run.get("thresholds") or "{}").get("regression_delta", 0.1)
-    if stats.get("mde_f1") is not None:
-        text = f"Minimum detectable F1 change at this size: {stats['mde_f1']:.3f} (80% power)."
-        (cols[1].warning if stats["mde_f1"] > delta else cols[1].caption)(
-            text + (f" Larger than regression_delta {delta}: a change that size could go unnoticed."
-                    if stats["mde_f1"] > delta else ""))
+    if stats.get("mde_warning"):
+        cols[1].warning(f"Golden set too small: {stats['mde_warning']}.")
+    elif stats.get("mde_f1") is not None:
+        cols[1].caption(f"Minimum detectable F1 change at this size: {stats['mde_f1']:.3f} (80% power).")
 
 
 def filters_from_widgets(domains: list[str]) -> CompareFilter:

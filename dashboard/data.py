@@ -1,4 +1,5 @@
-"""The dashboard's only data access: cached calls into evalcore.store (no SQL here).
+"""The dashboard's only data access: cached calls into evalcore.store and evalcore.comparison
+(no SQL and no rule here).
 
 Caches expire within 5 s so runs recorded by the CLI appear (SPEC §5); every call opens
 and closes its own DuckDB connection inside evalcore.store. The store path is read at
@@ -13,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from evalcore import store
+from evalcore import comparison, store
 from evalcore.config import default_db_path, load_settings
 
 TTL = 5
@@ -49,16 +50,28 @@ def trend(golden_hash: str) -> pd.DataFrame:
     return cached("metric_trend", golden_hash)
 
 
+@st.cache_resource(ttl=TTL, max_entries=2, show_spinner=False)
+def _pair(db: str, run_id: str, baseline_id: str) -> comparison.PairedRuns:
+    """Both runs read and paired once per 5 s; the page's filters, sorts and pages run over it.
+    cache_resource hands out the object itself, not a copy (PairedRuns is immutable); two
+    entries bound the memory (about 75 MB for a 100k-query pair)."""
+    return comparison.pair_runs(db, run_id, baseline_id)
+
+
+def pair(run_id: str, baseline_id: str) -> comparison.PairedRuns:
+    return _pair(db_path(), run_id, baseline_id)
+
+
 def headline(run_id: str, baseline_id: str) -> dict:
-    return cached("compare_headline", run_id, baseline_id)
+    return pair(run_id, baseline_id).headline()
 
 
-def compare_page(run_id: str, baseline_id: str, flt: store.CompareFilter, offset: int, limit: int):
-    return cached("compare_page", run_id, baseline_id, flt, offset, limit)
+def compare_page(run_id: str, baseline_id: str, flt: comparison.CompareFilter, offset: int, limit: int):
+    return pair(run_id, baseline_id).page(flt, offset, limit)
 
 
 def points(run_id: str, baseline_id: str):
-    return cached("compare_points", run_id, baseline_id)
+    return pair(run_id, baseline_id).points()
 
 
 def domains(run_id: str) -> list[str]:
@@ -85,6 +98,7 @@ def dashboard_url() -> str:
 
 def clear() -> None:
     st.cache_data.clear()
+    _pair.clear()
 
 
 # ---------------------------------------------------------------- sign-off (never cached: decisions must be current)
@@ -136,18 +150,14 @@ def release_states(run_ids) -> dict[str, str]:
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def _pair_statistics(db: str, run_id: str, baseline_id: str) -> dict:
-    import numpy as np
+    from evalcore.models import Thresholds
+    from evalcore.stats import describe_pairs
 
-    from evalcore.stats import describe_delta, holm, mde
     deltas = store.paired_metrics(db, run_id, baseline_id)
-    out = {m: describe_delta(deltas[f"d_{m}"].to_numpy(dtype=float)).as_dict() for m in ("f1", "precision", "recall")}
-    domains = {d: describe_delta(g["d_f1"].to_numpy(dtype=float)).as_dict()
-               for d, g in deltas.dropna(subset=["domain"]).groupby("domain")}
-    adjusted = holm({d: v["p_value"] if v["p_value"] is not None else float("nan") for d, v in domains.items()})
-    out["by_domain"] = {d: dict(v, p_value_holm=adjusted[d]) for d, v in domains.items()}
-    value = mde(deltas["d_f1"].to_numpy(dtype=float)) if len(deltas) else float("nan")
-    out["mde_f1"] = None if np.isnan(value) else value
-    return out
+    delta = Thresholds.model_validate_json(store.get_run(db, run_id)["thresholds"] or "{}").regression_delta
+    return describe_pairs(deltas["d_f1"].to_numpy(dtype=float), deltas["d_precision"].to_numpy(dtype=float),
+                          deltas["d_recall"].to_numpy(dtype=float),
+                          [None if d is None or d != d else d for d in deltas["domain"]], delta)
 
 
 def pair_statistics(run_id: str, baseline_id: str) -> dict:

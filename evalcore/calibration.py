@@ -10,7 +10,7 @@ import numpy as np
 
 from .drift import DriftCandidate, EmbeddingDriftJudge
 from .errors import InputError, Problem
-from .metrics import f1_score, normalize_term, safe_ratio
+from .metrics import EPSILON, f1_score, normalize_term, safe_ratio
 
 __all__ = ["CalibrationRow", "CalibrationResult", "load_calibration", "roc_auc", "calibrate_embedding"]
 
@@ -86,7 +86,7 @@ def calibrate_embedding(judge: EmbeddingDriftJudge, rows: list[CalibrationRow]) 
     p, r, f = _prf(related < judge.threshold, drift)
     best_t, best_f = judge.threshold, -1.0
     for t in np.unique(np.round(related, 3)):
-        cand = _prf(related < t + 1e-9, drift)[2]
+        cand = _prf(related < t + EPSILON, drift)[2]
         if cand > best_f:
             best_t, best_f = float(t) + 0.001, cand
     return CalibrationResult(len(rows), int(drift.sum()), auc, judge.threshold, p, r, f,

@@ -11,10 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from .errors import UsageError
 
-__all__ = ["DriftCandidate", "DriftVerdict", "DriftJudge", "NoDriftJudge",
-           "JUDGE_NAMES", "resolve_judge"]
+__all__ = ["DriftCandidate", "DriftVerdict", "DriftJudge", "NoDriftJudge", "EmbeddingDriftJudge",
+           "JUDGE_NAMES", "DEFAULT_EMBEDDING_THRESHOLD", "embedding_available"]
 
 JUDGE_NAMES = ("none", "embedding", "llm")
 
@@ -134,26 +133,3 @@ class EmbeddingDriftJudge:
                                          f"({', '.join(parts)})" if related < self.threshold else
                                          f"related: similarity {related:.3f} ({', '.join(parts)})"))
         return verdicts
-
-
-def resolve_judge(name: str | None, settings=None, db_path=None,
-                  domain_context: str | None = None) -> DriftJudge:
-    """The judge for a CLI/config name; None picks the default (SPEC §2 rule 5):
-    `[drift] judge` from the settings, else embedding when installed, else none.
-    `db_path` is the store that caches embedding vectors (None: memory only)."""
-    drift_settings = dict(settings.drift) if settings is not None else {}
-    if name is None:
-        name = drift_settings.get("judge") or ("embedding" if embedding_available() else "none")
-    if name == "none":
-        return NoDriftJudge()
-    if name == "embedding":
-        from .embeddings import make_embedder
-        threshold = drift_settings.get("threshold", DEFAULT_EMBEDDING_THRESHOLD)
-        if type(threshold) not in (int, float) or not 0 <= threshold <= 1:
-            raise UsageError(f"[drift] threshold = {threshold!r}: expected a number in [0, 1]")
-        return EmbeddingDriftJudge(make_embedder(drift_settings, db_path), float(threshold), domain_context)
-    if name == "llm":
-        from .llm_judge import LLMDriftJudge
-        return LLMDriftJudge.from_settings(drift_settings, domain_context,
-                                           settings.llm if settings is not None else {})
-    raise UsageError(f"unknown drift judge '{name}' (choose from {', '.join(JUDGE_NAMES)})")

@@ -115,42 +115,50 @@ class OpenAIEmbedder:
         return _unit(np.asarray(rows))
 
 
+class VectorCache(Protocol):
+    """Where vectors outlive a run (the store's embedding cache, evalcore.store.StoredVectors)."""
+
+    def load(self, model: str, texts: list[str]) -> dict[str, np.ndarray]:
+        """Cached vectors of `texts` (absent ones are missing)."""
+
+    def save(self, model: str, texts: list[str], vectors: np.ndarray) -> None:
+        """Keep these vectors."""
+
+
 class CachedEmbedder:
-    """Wraps an embedder with a vector cache in the DuckDB store (or in memory without one).
+    """Wraps an embedder with a vector cache (or memory only, without one).
 
     `model_calls` counts calls into the wrapped embedder and `embedded` the texts sent, so a
     rerun over the same texts shows zero of both.
     """
 
-    def __init__(self, inner: Embedder, db_path: str | Path | None):
+    def __init__(self, inner: Embedder, cache: VectorCache | None):
         self.inner = inner
         self.model_id = inner.model_id
-        self.db_path = db_path
+        self.cache = cache
         self.memory: dict[str, np.ndarray] = {}
         self.model_calls = 0
         self.embedded = 0
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        from . import store
-
         unique = list(dict.fromkeys(t for t in texts if t not in self.memory))
-        if unique and self.db_path is not None and Path(str(self.db_path)).exists():
-            self.memory.update(store.load_vectors(self.db_path, self.model_id, unique))
+        if unique and self.cache is not None:
+            self.memory.update(self.cache.load(self.model_id, unique))
             unique = [t for t in unique if t not in self.memory]
         if unique:
             self.model_calls += 1
             self.embedded += len(unique)
             vectors = self.inner.embed(unique)
             self.memory.update(zip(unique, vectors))
-            if self.db_path is not None:
-                store.save_vectors(self.db_path, self.model_id, unique, vectors)
+            if self.cache is not None:
+                self.cache.save(self.model_id, unique, vectors)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([self.memory[t] for t in texts])
 
 
-def make_embedder(settings_drift: dict, db_path: str | Path | None) -> CachedEmbedder:
-    """The configured embedder (`[drift] backend/model/base_url`), cached in `db_path`."""
+def make_embedder(settings_drift: dict, cache: VectorCache | None) -> CachedEmbedder:
+    """The configured embedder (`[drift] backend/model/base_url`), with its vector cache."""
     backend = settings_drift.get("backend", "sentence-transformers")
     model = settings_drift.get("model", DEFAULT_MODEL)
     if backend == "sentence-transformers":
@@ -159,4 +167,4 @@ def make_embedder(settings_drift: dict, db_path: str | Path | None) -> CachedEmb
         inner = OpenAIEmbedder(model, settings_drift.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
     else:
         raise UsageError(f"[drift] backend = {backend!r}: choose sentence-transformers or openai")
-    return CachedEmbedder(inner, db_path)
+    return CachedEmbedder(inner, cache)

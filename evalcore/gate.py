@@ -1,7 +1,6 @@
 """Thresholds -> pass / fail / review (SPEC §2 rule 9), and rule-based recommendations.
 
-Both read `ScoreFacts`: per-query columns that either scoring engine provides, so the gate
-is decided by one implementation whichever engine scored the run.
+Both read `ScoreFacts`: the per-query columns the scorer leaves.
 """
 
 from __future__ import annotations
@@ -10,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .columnar import ScoreFacts
+from .scorer import ScoreFacts
 from .metrics import EPSILON, MacroMicro, meets
 from .models import Gate, Thresholds
 from .regression import RegressionResult

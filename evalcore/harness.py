@@ -190,7 +190,10 @@ async def run_callable(golden: GoldenSet, fn: Callable, concurrency: int = 8,
 
 
 def to_generated(outputs: list[HarnessOutput], source: str) -> tuple[GeneratedSet, dict[str, str]]:
-    """The outputs as generated expansions plus the errored items (scored empty, gate fails)."""
-    expansions = {o.query_id: o.terms for o in outputs if o.error is None}
+    """The outputs as generated expansions plus the errored items (scored empty, gate fails).
+
+    The terms are the parsed (normalised) ones; the scorer normalises them again, which
+    leaves them as they are."""
+    expansions = {o.query_id: list(o.terms.items()) for o in outputs if o.error is None}
     errors = {o.query_id: o.error for o in outputs if o.error is not None}
     return GeneratedSet(source, expansions), errors

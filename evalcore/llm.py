@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TypeVar
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from .errors import EvalcoreError
 
-__all__ = ["LLMConfig", "LLMCallError", "LLMClient", "AsyncLLMClient", "request_key"]
+__all__ = ["LLMConfig", "LLMCallError", "ReplyCache", "AsyncLLMClient", "request_key", "retry_delay",
+           "run_in_fresh_loop"]
 
 T = TypeVar("T")
 
@@ -53,64 +54,29 @@ class LLMConfig:
                    backoff=float(llm.get("backoff", 0.5)))
 
 
-@dataclass
-class LLMClient:
-    """A synchronous chat client with evalcore's retry policy; counts calls and tokens."""
+def retry_delay(config: LLMConfig, attempt: int, retry_after: str | None) -> float:
+    """evalcore's backoff: the server's Retry-After when it gives one (capped), else
+    exponential with jitter."""
+    if retry_after:
+        try:
+            return min(float(retry_after), config.max_backoff)
+        except ValueError:
+            pass
+    base = min(config.backoff * 2 ** attempt, config.max_backoff)
+    return base * (0.5 + random.random() / 2)
 
-    config: LLMConfig
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
 
-    def __post_init__(self):
-        from openai import OpenAI
+def run_in_fresh_loop(make: Callable[[], Awaitable[T]]) -> T:
+    """Runs a coroutine to completion from sync code, even when a loop is already running here."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
-        self._client = OpenAI(base_url=self.config.base_url, max_retries=0, timeout=self.config.timeout,
-                              api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
-
-    def _delay(self, attempt: int, retry_after: str | None) -> float:
-        if retry_after:
-            try:
-                return min(float(retry_after), self.config.max_backoff)
-            except ValueError:
-                pass
-        base = min(self.config.backoff * 2 ** attempt, self.config.max_backoff)
-        return base * (0.5 + random.random() / 2)
-
-    def chat(self, messages: list[dict], parse: Callable[[str], T], json_mode: bool = False) -> tuple[T, str]:
-        """Send `messages`, return (parse(reply), reply). Raises LLMCallError after the last try."""
-        import openai
-
-        last, last_reply = "no attempt", None
-        for attempt in range(self.config.max_tries):
-            retry_after = None
-            try:
-                self.calls += 1
-                kwargs = {"response_format": {"type": "json_object"}} if json_mode else {}
-                reply = self._client.chat.completions.create(
-                    model=self.config.model, messages=messages, temperature=self.config.temperature, **kwargs)
-                if reply.usage is not None:
-                    self.prompt_tokens += reply.usage.prompt_tokens or 0
-                    self.completion_tokens += reply.usage.completion_tokens or 0
-                text = (reply.choices[0].message.content or "") if reply.choices else ""
-                try:
-                    return parse(text), text
-                except ValueError as exc:
-                    last, last_reply = f"unparseable reply ({exc}): {text[:120]!r}", text
-            except openai.APITimeoutError:
-                last = f"timed out after {self.config.timeout:g} s"
-            except openai.APIStatusError as exc:
-                if exc.status_code != 429 and exc.status_code < 500:
-                    raise LLMCallError(f"HTTP {exc.status_code} from {self.config.base_url or 'OpenAI'}: "
-                                       f"{str(exc)[:200]}") from None
-                last = f"HTTP {exc.status_code}"
-                retry_after = exc.response.headers.get("retry-after")
-            except openai.APIConnectionError as exc:
-                last = f"connection failed: {exc}"
-            if attempt + 1 < self.config.max_tries:
-                self.sleep(self._delay(attempt, retry_after))
-        raise LLMCallError(f"{last} (after {self.config.max_tries} tries)", last_reply)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
 
 
 # ---------------------------------------------------------------- async client with a response cache
@@ -126,21 +92,31 @@ def request_key(base_url: str | None, model: str, messages: list[dict], params: 
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+class ReplyCache(Protocol):
+    """Where parseable replies outlive a run (the store's LLM cache, evalcore.store.StoredReplies)."""
+
+    def load(self, keys: list[str]) -> dict[str, str]:
+        """Cached replies for these request keys (absent keys are missing)."""
+
+    def save(self, entries: list[tuple[str, str, str, int, int]]) -> None:
+        """Keep (key, model, reply, prompt_tokens, completion_tokens) entries."""
+
+
 class AsyncLLMClient:
-    """Async chat calls with bounded concurrency, evalcore's retry policy and a DuckDB cache.
+    """Async chat calls with bounded concurrency, evalcore's retry policy and a reply cache.
 
     Only replies the caller could parse are cached, so a rerun retries exactly the items
     that errored; cached replies are flushed to the store about once a second, so a run
     that is interrupted (Ctrl-C, kill) resumes where it stopped.
     """
 
-    def __init__(self, config: LLMConfig, concurrency: int = 8, cache_db=None, sleep=None):
+    def __init__(self, config: LLMConfig, concurrency: int = 8, cache: ReplyCache | None = None, sleep=None):
         import asyncio
 
         from openai import AsyncOpenAI
 
         self.config = config
-        self.cache_db = cache_db
+        self.cache = cache
         self._client = AsyncOpenAI(base_url=config.base_url, max_retries=0, timeout=config.timeout,
                                    api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
         self._slots = asyncio.Semaphore(max(1, concurrency))
@@ -159,14 +135,13 @@ class AsyncLLMClient:
         """Load cached replies for these keys in one store query."""
         import asyncio
 
-        if self.cache_db is not None:
-            from . import store
-            self._cache.update(await asyncio.to_thread(store.load_llm_cache, self.cache_db, keys))
+        if self.cache is not None:
+            self._cache.update(await asyncio.to_thread(self.cache.load, keys))
 
     async def flush(self, force: bool = False) -> None:
         import asyncio
 
-        if self.cache_db is None or not self._pending:
+        if self.cache is None or not self._pending:
             return
         if not force and len(self._pending) < 256 and time.monotonic() - self._last_flush < 1.0:
             return
@@ -174,11 +149,10 @@ class AsyncLLMClient:
             batch, self._pending = self._pending, []
             self._last_flush = time.monotonic()
             if batch:
-                from . import store
-                await asyncio.to_thread(store.save_llm_cache, self.cache_db, batch)
+                await asyncio.to_thread(self.cache.save, batch)
 
     def _delay(self, attempt: int, retry_after: str | None) -> float:
-        return LLMClient._delay(self, attempt, retry_after)  # same policy as the sync client
+        return retry_delay(self.config, attempt, retry_after)
 
     async def chat(self, messages: list[dict], parse: Callable[[str], T], params: dict | None = None) -> tuple[T, str, bool]:
         """(parse(reply), reply, from_cache). Raises LLMCallError after the last try."""

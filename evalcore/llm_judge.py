@@ -8,15 +8,15 @@ stored with the run.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import defaultdict
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field, ValidationError
 
 from .drift import DriftCandidate, DriftVerdict
-from .llm import LLMCallError, LLMClient, LLMConfig
+from .llm import AsyncLLMClient, LLMCallError, LLMConfig, run_in_fresh_loop
 
 __all__ = ["LLMDriftJudge", "TermVerdict", "JudgeAnswer"]
 
@@ -62,8 +62,10 @@ class LLMDriftJudge:
 
     name = "llm"
 
-    def __init__(self, client: LLMClient, domain_context: str | None = None, concurrency: int = 8):
-        self.client = client
+    def __init__(self, llm: LLMConfig, domain_context: str | None = None, concurrency: int = 8, sleep=None):
+        self.llm = llm
+        self.sleep = sleep
+        """The async sleep between tries (None: asyncio.sleep); tests record the backoff with it."""
         self.domain_context = domain_context
         self.concurrency = concurrency
         self.log: list[dict] = []
@@ -72,10 +74,10 @@ class LLMDriftJudge:
     def from_settings(cls, drift: dict, domain_context: str | None = None, llm: dict | None = None) -> LLMDriftJudge:
         llm = dict(llm or {})
         config = LLMConfig.from_settings(llm, drift.get("model") if drift.get("judge") == "llm" else None)
-        return cls(LLMClient(config), domain_context, int(drift.get("concurrency", 8)))
+        return cls(config, domain_context, int(drift.get("concurrency", 8)))
 
     def config(self) -> dict:
-        c = self.client.config
+        c = self.llm
         return {"judge": "llm", "model": c.model, "base_url": c.base_url, "prompt": SYSTEM,
                 "domain_context": self.domain_context}
 
@@ -87,11 +89,12 @@ class LLMDriftJudge:
         return [{"role": "system", "content": SYSTEM},
                 {"role": "user", "content": json.dumps(payload, ensure_ascii=False)}]
 
-    def _judge_query(self, group: list[DriftCandidate]) -> dict[str, DriftVerdict]:
+    async def _judge_query(self, client: AsyncLLMClient, group: list[DriftCandidate]) -> dict[str, DriftVerdict]:
         messages = self._messages(group)
         entry = {"query_id": group[0].query_id, "prompt": messages, "reply": None, "verdicts": None, "error": None}
+        params = {"temperature": self.llm.temperature, "response_format": {"type": "json_object"}}
         try:
-            answer, raw = self.client.chat(messages, _parse, json_mode=True)
+            answer, raw, _ = await client.chat(messages, _parse, params)
         except LLMCallError as exc:
             entry["error"], entry["reply"] = str(exc), exc.reply
             self.log.append(entry)
@@ -110,6 +113,13 @@ class LLMDriftJudge:
         groups: dict[str, list[DriftCandidate]] = defaultdict(list)
         for c in candidates:
             groups[c.query_id].append(c)
-        with ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool:
-            results = dict(zip(groups, pool.map(self._judge_query, groups.values())))
+
+        async def all_queries() -> list[dict[str, DriftVerdict]]:
+            client = AsyncLLMClient(self.llm, self.concurrency, sleep=self.sleep)  # no cache: always asked
+            try:
+                return await asyncio.gather(*(self._judge_query(client, g) for g in groups.values()))
+            finally:
+                await client.aclose()
+
+        results = dict(zip(groups, run_in_fresh_loop(all_queries)))
         return [results[c.query_id][c.term] for c in candidates]

@@ -1,21 +1,23 @@
-"""Normalisation, TP/FP/FN and P/R/F1: each formula defined once (SPEC §2 rules 1–4, 7)."""
+"""The rules' building blocks, each defined once: normalisation (rule 1), ratios and F1
+with their zero denominators (rule 3), the threshold tolerance (rule 6), the numbers in
+failure reasons, macro and micro means (rule 7). The scorer's SQL (evalcore.scorer)
+applies them per query."""
 
 from __future__ import annotations
 
 import math
 import unicodedata
-from dataclasses import dataclass, field
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 __all__ = [
     "normalize_term",
     "format_pair",
     "safe_ratio",
     "f1_score",
-    "TermMatch",
-    "match_terms",
+    "meets",
+    "EPSILON",
     "MacroMicro",
-    "aggregate_scores",
     "aggregate_columns",
 ]
 
@@ -57,52 +59,6 @@ def format_pair(value: float, limit: float) -> tuple[str, str]:
     return repr(value), repr(limit)
 
 
-@dataclass(slots=True)
-class TermMatch:
-    """The term-level outcome of one query before drift judging."""
-
-    true_positives: list[str]
-    false_positives: list[str]
-    false_negatives: list[str]
-    underweight: list[tuple[str, float, float]] = field(default_factory=list)
-    """(term, generated weight, min_weight) for expected terms generated too weakly."""
-
-    @property
-    def precision(self) -> float:
-        return safe_ratio(len(self.true_positives),
-                          len(self.true_positives) + len(self.false_positives))
-
-    @property
-    def recall(self) -> float:
-        return safe_ratio(len(self.true_positives),
-                          len(self.true_positives) + len(self.false_negatives))
-
-
-def match_terms(expected: Mapping[str, float], generated: Mapping[str, float]) -> TermMatch:
-    """Rule 2 on normalised terms: expected term -> min_weight, generated term -> weight.
-
-    An expected term is matched when generated with weight ≥ min_weight (with EPSILON).
-    Lists keep the first-seen order of their source mapping.
-    """
-    tp: list[str] = []
-    fn: list[str] = []
-    underweight: list[tuple[str, float, float]] = []
-    for term, min_weight in expected.items():
-        weight = generated.get(term)
-        if weight is not None and meets(weight, min_weight):
-            tp.append(term)
-        else:
-            fn.append(term)
-            if weight is not None:
-                underweight.append((term, weight, min_weight))
-    if tp:
-        matched = set(tp)
-        fp = [t for t in generated if t not in matched]
-    else:
-        fp = list(generated)
-    return TermMatch(tp, fp, fn, underweight)
-
-
 @dataclass(frozen=True, slots=True)
 class MacroMicro:
     """Macro means over queries and micro (pooled) scores (rule 7)."""
@@ -119,19 +75,10 @@ class MacroMicro:
     fn: int
 
 
-def aggregate_scores(rows: Iterable[tuple[float, float, float, float, int, int, int]]) -> MacroMicro:
-    """rows: (precision, recall, f1, drift_score, tp, fp, fn) per golden query.
-
-    Empty input gives zeros, never a division error.
-    """
-    columns = list(zip(*rows)) or [()] * 7
-    return aggregate_columns(*columns)
-
-
 def aggregate_columns(precision: Sequence[float], recall: Sequence[float], f1: Sequence[float],
                       drift: Sequence[float], tp: Sequence[int], fp: Sequence[int], fn: Sequence[int]) -> MacroMicro:
     """Rule 7 over per-query columns. Means use math.fsum (exactly rounded, so the result
-    does not depend on summation order: both scoring engines agree to the last bit)."""
+    does not depend on summation order). Empty input gives zeros."""
     n = len(precision)
     total_tp, total_fp, total_fn = int(sum(tp)), int(sum(fp)), int(sum(fn))
     micro_p = safe_ratio(total_tp, total_tp + total_fp)

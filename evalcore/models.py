@@ -6,11 +6,16 @@ The report models are the source of the shipped JSON Schema
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
+    "Baseline",
+    "BaselineRow",
+    "QueryColumn",
+    "QUERY_COLUMNS",
     "ExpectedExpansion",
     "GoldenContext",
     "GoldenItem",
@@ -92,6 +97,101 @@ class Thresholds(BaseModel):
         if value not in (0, 1):
             raise ValueError("must be 0 or 1")
         return value
+
+
+# ---------------------------------------------------------------- a baseline run
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineRow:
+    """What the baseline stored for one query; used as stored, never rescored."""
+
+    f1: float
+    passed: bool
+    precision: float = 0.0
+    recall: float = 0.0
+    errored: bool = False
+
+
+@dataclass(slots=True)
+class Baseline:
+    """A baseline run: from the store or from a JSON report file."""
+
+    evaluation_id: str
+    source: str
+    rows: dict[str, BaselineRow]
+    golden_hash: str | None = None
+    content_hash: str | None = None
+
+    def fingerprint(self) -> str:
+        """SHA-256 over the stated content hash and every stored value the comparison uses,
+        so an edited baseline report can never carry over another run's sign-off."""
+        import hashlib
+        import json
+
+        rows = [[q, r.f1, r.passed, r.precision, r.recall, r.errored] for q, r in sorted(self.rows.items())]
+        canonical = json.dumps([self.content_hash, rows], separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+# ---------------------------------------------------------------- the per-query row
+
+
+@dataclass(frozen=True, slots=True)
+class QueryColumn:
+    """One column of the per-query result row: the scorer's table `q`, the store's
+    `query_results` and the JSON report's `per_query_results` all follow this list."""
+
+    name: str
+    """Column name in the scorer's table and in the store."""
+    sql_type: str
+    """Its DuckDB type."""
+    report: str | None
+    """Key in the JSON report's per-query entry; None when only the store keeps it."""
+    stored: bool = True
+    """False for report columns the store derives from others (false positives, false negatives)."""
+    comparison: bool = False
+    """Filled in only when the run has a baseline (regression status, noise floor)."""
+
+
+QUERY_COLUMNS: tuple[QueryColumn, ...] = (
+    QueryColumn("query_id", "VARCHAR", "query_id"),
+    QueryColumn("query", "VARCHAR", "original_query"),
+    QueryColumn("generated_terms", "VARCHAR[]", "generated_terms"),
+    QueryColumn("expected_terms", "VARCHAR[]", "expected_terms"),
+    QueryColumn("true_positives", "VARCHAR[]", "true_positives"),
+    QueryColumn("false_positives", "VARCHAR[]", "false_positives", stored=False),
+    QueryColumn("false_negatives", "VARCHAR[]", "false_negatives", stored=False),
+    QueryColumn("precision", "DOUBLE", "precision"),
+    QueryColumn("recall", "DOUBLE", "recall"),
+    QueryColumn("f1", "DOUBLE", "f1"),
+    QueryColumn("term_drift_score", "DOUBLE", "term_drift_score"),
+    QueryColumn("drift_terms", "VARCHAR[]", "drift_terms"),
+    QueryColumn("passed", "BOOLEAN", "passed"),
+    QueryColumn("failure_reasons", "VARCHAR[]", "failure_reasons"),
+    QueryColumn("critical", "BOOLEAN", "critical"),
+    QueryColumn("domain", "VARCHAR", "domain"),
+    QueryColumn("notes", "VARCHAR[]", "notes"),
+    QueryColumn("generated_weights", "DOUBLE[]", "weights"),
+    QueryColumn("drift_reasons", "VARCHAR[]", "drift_reasons"),
+    QueryColumn("unjudged_terms", "VARCHAR[]", "unjudged_terms"),
+    QueryColumn("error", "VARCHAR", "error"),
+    QueryColumn("regression_status", "VARCHAR", "regression_status", comparison=True),
+    QueryColumn("baseline_f1", "DOUBLE", "baseline_f1", comparison=True),
+    QueryColumn("noise_floor", "DOUBLE", "noise_floor", comparison=True),
+    QueryColumn("within_noise", "BOOLEAN", "within_noise", comparison=True),
+    QueryColumn("position", "INTEGER", None),
+    QueryColumn("expected_min_weights", "DOUBLE[]", None),
+    QueryColumn("n_generated", "INTEGER", None),
+    QueryColumn("n_expected", "INTEGER", None),
+    QueryColumn("n_tp", "INTEGER", None),
+    QueryColumn("n_fp", "INTEGER", None),
+    QueryColumn("n_fn", "INTEGER", None),
+    QueryColumn("n_drift", "INTEGER", None),
+)
+"""The per-query result row, defined once: report columns in the report's key order, then
+what only the store keeps. The comparison columns come from the baseline comparison, the
+rest from the scorer (tests/test_row_definition.py holds the three to this list)."""
 
 
 # ---------------------------------------------------------------- report contract

@@ -21,6 +21,7 @@ from pathlib import Path
 from .errors import UsageError
 from .evaluation import new_run_id, utc_now
 from .llm import AsyncLLMClient, LLMCallError, LLMConfig
+from .metrics import EPSILON
 from .prompt_models import (  # noqa: F401 (re-exported: the public API lives here)
     CaseResult,
     Dataset,
@@ -31,12 +32,12 @@ from .prompt_models import (  # noqa: F401 (re-exported: the public API lives he
     ScenarioIdeas,
     TestCase,
     EXTRA_CRITERIA_CAP,
-    _as_config,
-    _as_criteria,
-    _check_request,
-    _json_params,
-    _messages,
-    _parser,
+    as_config,
+    as_criteria,
+    check_request,
+    json_params,
+    system_messages,
+    reply_parser,
     cap_score,
     dataset_hash,
     load_dataset,
@@ -82,8 +83,8 @@ class PromptEvaluator:
 
     def __init__(self, config: LLMConfig | str, judge_config: LLMConfig | str | None = None, *,
                  base_url: str | None = None, concurrency: int = 8, cache_db: str | Path | None = None):
-        self.config = _as_config(config, base_url)
-        self.judge_config = self.config if judge_config is None else _as_config(
+        self.config = as_config(config, base_url)
+        self.judge_config = self.config if judge_config is None else as_config(
             judge_config, base_url or self.config.base_url)
         self.concurrency = max(1, int(concurrency))
         self.cache_db = cache_db
@@ -105,7 +106,7 @@ class PromptEvaluator:
         path = Path(output_file)
         if path.exists():
             return load_dataset(path)
-        _check_request(task_description, prompt_inputs_spec, num_cases)
+        check_request(task_description, prompt_inputs_spec, num_cases)
         task, spec = task_description.strip(), {k.strip(): v.strip() for k, v in prompt_inputs_spec.items()}
         client = await self._client(self.config)
         try:
@@ -118,11 +119,18 @@ class PromptEvaluator:
         write_atomically(path, dataset.model_dump_json(indent=2) + "\n")
         return dataset
 
+    def reply_cache(self):
+        """The store's LLM reply cache when `cache_db` is set (None: memory only)."""
+        if self.cache_db is None:
+            return None
+        from .store import StoredReplies
+        return StoredReplies(self.cache_db)
+
     async def _client(self, config: LLMConfig) -> AsyncLLMClient:
         if self.cache_db is not None:
             from .store.connection import ensure_store
             await asyncio.to_thread(ensure_store, self.cache_db)  # migrate before the first cache write
-        return AsyncLLMClient(config, self.concurrency, self.cache_db)
+        return AsyncLLMClient(config, self.concurrency, self.reply_cache())
 
     async def _ideas(self, client: AsyncLLMClient, task: str, spec: dict[str, str], n: int) -> list[str]:
         def enough(answer: ScenarioIdeas) -> list[str]:
@@ -131,11 +139,11 @@ class PromptEvaluator:
                 raise ValueError(f"expected {n} distinct ideas, got {len(unique)}")
             return unique[:n]
 
-        messages = _messages(IDEAS_SYSTEM, {"task_description": task, "prompt_inputs": spec, "number_of_ideas": n})
-        params = _json_params(client.config)
+        messages = system_messages(IDEAS_SYSTEM, {"task_description": task, "prompt_inputs": spec, "number_of_ideas": n})
+        params = json_params(client.config)
         await client.prefetch([client.key(messages, params)])
         try:
-            ideas, _, _ = await client.chat(messages, _parser(ScenarioIdeas, enough), params)
+            ideas, _, _ = await client.chat(messages, reply_parser(ScenarioIdeas, enough), params)
         except LLMCallError as exc:
             raise DatasetGenerationError(f"scenario ideas from {client.config.model}: {exc}") from None
         return ideas
@@ -149,11 +157,11 @@ class PromptEvaluator:
                 raise ValueError(f"prompt_inputs has {sorted(case.prompt_inputs)}, expected {sorted(names)}")
             return case
 
-        params = _json_params(client.config)
-        all_messages = [_messages(CASE_SYSTEM, {"task_description": task, "prompt_inputs": spec,
+        params = json_params(client.config)
+        all_messages = [system_messages(CASE_SYSTEM, {"task_description": task, "prompt_inputs": spec,
                                                 "scenario_idea": idea}) for idea in ideas]
         await client.prefetch([client.key(m, params) for m in all_messages])
-        parse = _parser(TestCase, exact_inputs)
+        parse = reply_parser(TestCase, exact_inputs)
         answers = await asyncio.gather(*(client.chat(m, parse, params) for m in all_messages), return_exceptions=True)
         failed = [(i, a) for i, a in enumerate(answers) if isinstance(a, BaseException)]
         for _, exc in failed:
@@ -188,7 +196,7 @@ class PromptEvaluator:
         if isinstance(pass_threshold, bool) or not isinstance(pass_threshold, (int, float)) or not 1 <= pass_threshold <= 10:
             raise UsageError(f"pass_threshold must be a number from 1 to 10, got {pass_threshold!r}")
         threshold = float(pass_threshold)
-        extras = _as_criteria(extra_criteria)
+        extras = as_criteria(extra_criteria)
         is_path = not isinstance(dataset_file, Dataset)
         dataset = load_dataset(dataset_file) if is_path else dataset_file
         outputs = await _run_all(run_prompt_function, dataset.cases, self.concurrency)
@@ -209,11 +217,11 @@ class PromptEvaluator:
 
     async def _judge_all(self, client: AsyncLLMClient, dataset: Dataset, outputs: list[tuple[str | None, str | None]],
                          extras: list[str], progress: Callable[[int, int], None] | None) -> list:
-        params = _json_params(client.config)
+        params = json_params(client.config)
         all_messages = [None if out is None else judge_messages(dataset, case, out, extras)
                         for case, (out, _) in zip(dataset.cases, outputs)]
         await client.prefetch([client.key(m, params) for m in all_messages if m is not None])
-        parse = _parser(JudgeVerdict)
+        parse = reply_parser(JudgeVerdict)
         done = 0
 
         async def one(messages):
@@ -232,7 +240,7 @@ class PromptEvaluator:
 
 def judge_messages(dataset: Dataset, case: TestCase, output: str, extra_criteria: list[str]) -> list[dict]:
     """Exactly what the judge sees for one case (documented in docs/prompt_eval.md)."""
-    return _messages(JUDGE_SYSTEM, {"task_description": dataset.task_description, "scenario": case.scenario,
+    return system_messages(JUDGE_SYSTEM, {"task_description": dataset.task_description, "scenario": case.scenario,
                                     "prompt_inputs": case.prompt_inputs, "solution_criteria": case.solution_criteria,
                                     "extra_criteria": extra_criteria, "output": output})
 
@@ -272,7 +280,7 @@ def _case_result(index: int, case: TestCase, output: str | None, error: str | No
         violated = verdict.violated_extra_criteria if extras else []
         score = cap_score(verdict.score, violated)
         base = base.model_copy(update={
-            "score": score, "judge_score": verdict.score, "passed": score >= threshold - 1e-9,
+            "score": score, "judge_score": verdict.score, "passed": score >= threshold - EPSILON,
             "reasoning": verdict.reasoning, "strengths": verdict.strengths, "weaknesses": verdict.weaknesses,
             "violated_extra_criteria": violated})
     return base

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, StringConstraints, ValidationError, field_validator
 
 from .errors import EvalcoreError, InputError, Problem, UsageError
-from .io import _read_text
+from .io import read_text
 from .llm import LLMConfig
 from .report.files import write_atomically
 
@@ -213,7 +213,7 @@ def _input_problems(dataset: Dataset, shown: str) -> list[Problem]:
 def load_dataset(path: str | Path) -> Dataset:
     """Read and validate a dataset file; InputError names the file and field of every problem."""
     shown = str(path)
-    text = _read_text(Path(path), "dataset")
+    text = read_text(Path(path), "dataset")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -236,7 +236,7 @@ def _strip_fence(text: str) -> str:
     return body.strip()
 
 
-def _parser(model: type[BaseModel], check: Callable[[Any], Any] | None = None) -> Callable[[str], Any]:
+def reply_parser(model: type[BaseModel], check: Callable[[Any], Any] | None = None) -> Callable[[str], Any]:
     """reply -> validated model; ValueError (so the client retries) on anything unusable."""
     def parse(text: str):
         try:
@@ -248,7 +248,7 @@ def _parser(model: type[BaseModel], check: Callable[[Any], Any] | None = None) -
     return parse
 
 
-def _check_request(task_description: str, prompt_inputs_spec: dict[str, str], num_cases: int) -> None:
+def check_request(task_description: str, prompt_inputs_spec: dict[str, str], num_cases: int) -> None:
     if not isinstance(task_description, str) or not task_description.strip():
         raise UsageError("task_description must be a non-empty text")
     if not isinstance(prompt_inputs_spec, dict) or not prompt_inputs_spec:
@@ -260,20 +260,20 @@ def _check_request(task_description: str, prompt_inputs_spec: dict[str, str], nu
         raise UsageError(f"num_cases must be a whole number of at least 1, got {num_cases!r}")
 
 
-def _as_config(config: LLMConfig | str, base_url: str | None) -> LLMConfig:
+def as_config(config: LLMConfig | str, base_url: str | None) -> LLMConfig:
     return config if isinstance(config, LLMConfig) else LLMConfig(model=config, base_url=base_url)
 
 
-def _as_criteria(extra: str | Sequence[str] | None) -> list[str]:
+def as_criteria(extra: str | Sequence[str] | None) -> list[str]:
     items = [extra] if isinstance(extra, str) else list(extra or [])
     return [c.strip() for c in items if c and c.strip()]
 
 
-def _json_params(config: LLMConfig) -> dict:
+def json_params(config: LLMConfig) -> dict:
     return {"temperature": config.temperature, "response_format": {"type": "json_object"}}
 
 
-def _messages(system: str, payload: dict) -> list[dict]:
+def system_messages(system: str, payload: dict) -> list[dict]:
     return [{"role": "system", "content": system},
             {"role": "user", "content": json.dumps(payload, ensure_ascii=False, indent=1, default=str)}]
 

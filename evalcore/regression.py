@@ -4,41 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from .metrics import EPSILON
+from .models import Baseline, BaselineRow
 
-__all__ = ["BaselineRow", "Baseline", "RegressionResult", "compare_to_baseline"]
-
-
-@dataclass(frozen=True, slots=True)
-class BaselineRow:
-    """What the baseline stored for one query; used as stored, never rescored."""
-
-    f1: float
-    passed: bool
-    precision: float = 0.0
-    recall: float = 0.0
-    errored: bool = False
-
-
-@dataclass(slots=True)
-class Baseline:
-    """A baseline run: from the store or from a JSON report file."""
-
-    evaluation_id: str
-    source: str
-    rows: dict[str, BaselineRow]
-    golden_hash: str | None = None
-    content_hash: str | None = None
-
-    def fingerprint(self) -> str:
-        """SHA-256 over the stated content hash and every stored value the comparison uses,
-        so an edited baseline report can never carry over another run's sign-off."""
-        import hashlib
-        import json
-
-        rows = [[q, r.f1, r.passed, r.precision, r.recall, r.errored] for q, r in sorted(self.rows.items())]
-        canonical = json.dumps([self.content_hash, rows], separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
+__all__ = ["BaselineRow", "Baseline", "RegressionResult", "compare_to_baseline", "pair_queries"]
 
 
 @dataclass(slots=True)
@@ -61,13 +35,59 @@ class RegressionResult:
         return bool(self.regressed)
 
 
-def _classify(f1: float, passed: bool, base: BaselineRow, delta: float) -> str:
-    change = f1 - base.f1
-    if -change > delta + EPSILON or (base.passed and not passed):
-        return "regressed"
-    if change > delta - EPSILON or (not base.passed and passed):
-        return "improved"
-    return "unchanged"
+# The rule, once (SPEC §2 rule 8), over the two sides' keys: `$worse` and `$better` carry the
+# 1e-9 tolerance in the query's favour. Rows come back in the current run's order, then the
+# removed queries in the baseline's.
+_RULE_SQL = """
+SELECT c.row AS current_row, b.row AS baseline_row,
+       CASE WHEN c.query_id IS NULL THEN 'removed'
+            WHEN b.query_id IS NULL THEN 'added'
+            WHEN b.f1 - c.f1 > $worse OR (b.passed AND NOT c.passed) THEN 'regressed'
+            WHEN c.f1 - b.f1 > $better OR (NOT b.passed AND c.passed) THEN 'improved'
+            ELSE 'unchanged' END AS status,
+       c.f1 - b.f1 AS delta_f1
+FROM current_keys c FULL OUTER JOIN baseline_keys b ON c.query_id = b.query_id
+ORDER BY c.row NULLS LAST, b.row
+"""
+
+
+def _keys(side: pa.Table) -> pa.Table:
+    return pa.table({"query_id": side.column("query_id"), "f1": side.column("f1"), "passed": side.column("passed"),
+                     "row": pa.array(np.arange(side.num_rows), pa.int64())})
+
+
+def pair_queries(current: pa.Table, baseline: pa.Table, regression_delta: float) -> pa.Table:
+    """The regression rule (SPEC §2 rule 8), the one implementation every comparison uses.
+
+    `current` and `baseline` hold one row per query with at least `query_id`, `f1` and
+    `passed`; any other columns are carried along. Returns one row per query on either side:
+    `query_id`, `status` (regressed / improved / unchanged / added / removed), `delta_f1`
+    (current − baseline, null for a one-sided query), then every other column of `current`
+    under its own name and of `baseline` prefixed `base_` (null on the side a query is
+    missing from); in `current`'s order, then the removed queries in `baseline`'s order.
+    """
+    clash = [n for n in current.column_names if n in ("status", "delta_f1") or n.startswith("base_")]
+    if clash:
+        raise ValueError(f"pair_queries: current's columns {clash} would clash with its output")
+    delta = float(regression_delta)
+    with duckdb.connect(":memory:") as con:
+        con.register("current_keys", _keys(current))
+        con.register("baseline_keys", _keys(baseline))
+        index = con.sql(_RULE_SQL, params={"worse": delta + EPSILON, "better": delta - EPSILON}).to_arrow_table()
+    # only the keys went through DuckDB; the other columns, lists included, are gathered by row
+    here, there = current.take(index.column("current_row")), baseline.take(index.column("baseline_row"))
+    columns = {"query_id": pc.coalesce(here.column("query_id"), there.column("query_id")),
+               "status": index.column("status"), "delta_f1": index.column("delta_f1")}
+    columns.update((n, here.column(n)) for n in current.column_names if n != "query_id")
+    columns.update((f"base_{n}", there.column(n)) for n in baseline.column_names if n != "query_id")
+    return pa.table(columns)
+
+
+def _baseline_table(baseline: Baseline) -> pa.Table:
+    rows = baseline.rows.values()
+    return pa.table({"query_id": pa.array(list(baseline.rows), pa.string()),
+                     "f1": pa.array([r.f1 for r in rows], pa.float64()),
+                     "passed": pa.array([r.passed for r in rows], pa.bool_())})
 
 
 def compare_to_baseline(rows: list[tuple[str, float, bool]], baseline: Baseline | None,
@@ -75,30 +95,36 @@ def compare_to_baseline(rows: list[tuple[str, float, bool]], baseline: Baseline 
     """rows: (query_id, f1, passed) of the current run, in golden-set order."""
     if baseline is None:
         return RegressionResult(None)
-    result = RegressionResult(baseline.evaluation_id)
-    deltas: list[float] = []
-    seen: set[str] = set()
-    for query_id, f1, passed in rows:
-        seen.add(query_id)
-        base = baseline.rows.get(query_id)
-        if base is None:
-            result.added.append(query_id)
-            result.status[query_id] = "added"
-            continue
-        result.baseline_f1[query_id] = base.f1
-        deltas.append(f1 - base.f1)
-        status = _classify(f1, passed, base, regression_delta)
-        result.status[query_id] = status
-        if status == "regressed":
-            result.regressed.append(query_id)
-        elif status == "improved":
-            result.improved.append(query_id)
-    result.removed = [q for q in baseline.rows if q not in seen]
+    ids = [r[0] for r in rows]
+    current = pa.table({"query_id": pa.array(ids, pa.string()), "f1": pa.array([r[1] for r in rows], pa.float64()),
+                        "passed": pa.array([r[2] for r in rows], pa.bool_())})
+    paired = pair_queries(current, _baseline_table(baseline), regression_delta)
+    status, query_id = paired.column("status"), paired.column("query_id")
+    result = RegressionResult(baseline.evaluation_id, **{
+        name: query_id.filter(pc.equal(status, name)).to_pylist()
+        for name in ("regressed", "improved", "added", "removed")})
+    deltas = _per_query(result, paired.slice(0, len(ids)), ids)  # the current run's rows come first
     result.golden_set_changed = (golden_hash is not None and baseline.golden_hash is not None
                                  and golden_hash != baseline.golden_hash)
-    result.mean_f1_delta = sum(deltas) / len(deltas) if deltas else None
+    result.mean_f1_delta = sum(deltas) / len(deltas) if deltas else None  # summed in golden order
     result.summary = _describe(result, len(deltas))
     return result
+
+
+def _per_query(result: RegressionResult, here: pa.Table, ids: list[str]) -> list[float]:
+    """Fill `status` and `baseline_f1` from the current run's paired rows; the F1 deltas of
+    the shared queries. The dicts are keyed by the caller's own id objects (hashes cached)
+    and share one string per status: at a million queries both matter."""
+    codes = pc.dictionary_encode(here.column("status")).combine_chunks()
+    names = np.array(codes.dictionary.to_pylist(), dtype=object)
+    result.status = dict(zip(ids, names[codes.indices.to_numpy()].tolist()))
+    shared = pc.not_equal(here.column("status"), "added").to_numpy(zero_copy_only=False)
+    if shared.all():  # the usual case: no query was added
+        result.baseline_f1 = dict(zip(ids, here.column("base_f1").to_pylist()))
+        return here.column("delta_f1").to_pylist()
+    shared_ids = np.array(ids, dtype=object)[shared].tolist()
+    result.baseline_f1 = dict(zip(shared_ids, here.column("base_f1").filter(shared).to_pylist()))
+    return here.column("delta_f1").filter(shared).to_pylist()
 
 
 def _describe(result: RegressionResult, paired: int) -> str:

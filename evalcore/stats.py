@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .metrics import EPSILON
 from .regression import Baseline
-from .scoring import QueryScore
 
-__all__ = ["RESAMPLES", "SEED", "MDE_FACTOR", "paired_deltas", "bootstrap_interval", "sign_flip_p_value",
-           "holm", "mde", "DeltaStats", "describe_delta", "compute_statistics", "mark_noise"]
+__all__ = ["RESAMPLES", "SEED", "MDE_FACTOR", "QueryMetrics", "paired_deltas", "bootstrap_interval", "sign_flip_p_value",
+           "holm", "mde", "DeltaStats", "describe_delta", "compute_statistics", "describe_pairs", "mark_noise"]
 
 RESAMPLES = 10_000
 SEED = 0
@@ -34,17 +34,30 @@ _BATCH_CELLS = 20_000_000  # draws per vectorised batch (memory bound)
 _EPS = np.finfo(np.float64).eps * 100
 
 
-def paired_deltas(scores: Sequence[QueryScore], baseline: Baseline, metric: str = "f1",
+@dataclass(frozen=True, slots=True)
+class QueryMetrics:
+    """What the paired statistics read of a run: per-query columns in golden-set order."""
+
+    query_ids: Sequence[str]
+    domains: Sequence[str | None]
+    precision: np.ndarray
+    recall: np.ndarray
+    f1: np.ndarray
+    errored: np.ndarray
+
+
+def paired_deltas(current: QueryMetrics, baseline: Baseline, metric: str = "f1",
                   domain: str | None = None) -> np.ndarray:
     """candidate − baseline per query on both sides, errored ones left out (golden order)."""
+    values = getattr(current, metric)
     out = []
-    for s in scores:
-        base = baseline.rows.get(s.query_id)
-        if base is None or base.errored or s.error is not None:
+    for i, query_id in enumerate(current.query_ids):
+        base = baseline.rows.get(query_id)
+        if base is None or base.errored or current.errored[i]:
             continue
-        if domain is not None and s.domain != domain:
+        if domain is not None and current.domains[i] != domain:
             continue
-        out.append(getattr(s, metric) - getattr(base, metric))
+        out.append(float(values[i]) - getattr(base, metric))
     return np.asarray(out, dtype=float)
 
 
@@ -223,17 +236,30 @@ def describe_delta(deltas: np.ndarray, resamples: int = RESAMPLES, seed: int = S
     return DeltaStats(mean, low, high, sign_flip_p_value(deltas, resamples, seed), len(deltas))
 
 
-def compute_statistics(scores: Sequence[QueryScore], baseline: Baseline, regression_delta: float,
+def compute_statistics(current: QueryMetrics, baseline: Baseline, regression_delta: float,
                        resamples: int = RESAMPLES, seed: int = SEED) -> dict:
-    """The report's `statistics` block (SPEC §6)."""
+    """The report's `statistics` block (SPEC §6) for a run against its baseline."""
+    pairs = [(i, current.domains[i]) for i, query_id in enumerate(current.query_ids)
+             if query_id in baseline.rows and not baseline.rows[query_id].errored and not current.errored[i]]
+    return describe_pairs(paired_deltas(current, baseline, "f1"), paired_deltas(current, baseline, "precision"),
+                          paired_deltas(current, baseline, "recall"), [d for _, d in pairs], regression_delta,
+                          sorted({d for d in current.domains if d}), resamples, seed)
+
+
+def describe_pairs(f1: np.ndarray, precision: np.ndarray, recall: np.ndarray, domains: Sequence[str | None],
+                   regression_delta: float, all_domains: Sequence[str] | None = None,
+                   resamples: int = RESAMPLES, seed: int = SEED) -> dict:
+    """The `statistics` block from paired per-query deltas (candidate − baseline, errored
+    queries left out) and each pair's domain; the one composition the report and the
+    dashboard's Compare page both show. `all_domains` lists the slices to describe
+    (default: the domains among the pairs)."""
     out: dict = {}
-    f1 = paired_deltas(scores, baseline, "f1")
-    for metric in ("f1", "precision", "recall"):
-        deltas = f1 if metric == "f1" else paired_deltas(scores, baseline, metric)
-        out[metric] = describe_delta(deltas, resamples, seed).as_dict()
-    domains = sorted({s.domain for s in scores if s.domain})
-    by_domain = {d: describe_delta(paired_deltas(scores, baseline, "f1", d), resamples, seed).as_dict()
-                 for d in domains}
+    for metric, deltas in (("f1", f1), ("precision", precision), ("recall", recall)):
+        out[metric] = describe_delta(np.asarray(deltas, dtype=float), resamples, seed).as_dict()
+    domain_of = np.asarray([d if d is not None else "" for d in domains], dtype=object)
+    f1 = np.asarray(f1, dtype=float)
+    slices = all_domains if all_domains is not None else sorted({d for d in domains if d})
+    by_domain = {d: describe_delta(f1[domain_of == d], resamples, seed).as_dict() for d in slices}
     adjusted = holm({d: (v["p_value"] if v["p_value"] is not None else float("nan")) for d, v in by_domain.items()})
     out["by_domain"] = {d: {"f1": dict(v, p_value_holm=None if math.isnan(adjusted[d]) else adjusted[d])}
                         for d, v in by_domain.items()}
@@ -247,21 +273,24 @@ def compute_statistics(scores: Sequence[QueryScore], baseline: Baseline, regress
     return out
 
 
-def mark_noise(scores: Sequence[QueryScore], baseline: Baseline, repeats: Sequence[Baseline]) -> dict:
+def mark_noise(current: QueryMetrics, baseline: Baseline,
+               repeats: Sequence[Baseline]) -> tuple[dict, list[float] | None, list[bool] | None]:
     """Noise floor per query: the largest F1 spread among runs of the same prompt version on
     the same golden set (the repeats and this run). A query whose |ΔF1| against the baseline
-    is within its floor is marked `within_noise`. Without repeats there is no floor."""
+    is within its floor is `within_noise`. Returns the summary and, per query, the floor
+    and the flag; without repeats there is no floor (None, None)."""
     if not repeats:
-        return {"repeat_runs": 0, "queries_with_variation": 0, "deltas_within_noise": 0, "mean_floor": None}
-    floors, within = [], 0
-    for s in scores:
-        values = [s.f1] + [r.rows[s.query_id].f1 for r in repeats if s.query_id in r.rows]
+        return ({"repeat_runs": 0, "queries_with_variation": 0, "deltas_within_noise": 0, "mean_floor": None},
+                None, None)
+    floors, flags = [], []
+    for i, query_id in enumerate(current.query_ids):
+        f1 = float(current.f1[i])
+        values = [f1] + [r.rows[query_id].f1 for r in repeats if query_id in r.rows]
         floor = max(values) - min(values)
-        s.noise_floor = floor
-        base = baseline.rows.get(s.query_id)
-        if base is not None and s.error is None and floor > 0 and abs(s.f1 - base.f1) <= floor + 1e-9:
-            s.within_noise = True
-            within += 1
+        base = baseline.rows.get(query_id)
+        flags.append(bool(base is not None and not current.errored[i] and floor > 0
+                          and abs(f1 - base.f1) <= floor + EPSILON))
         floors.append(floor)
-    return {"repeat_runs": len(repeats), "queries_with_variation": sum(1 for f in floors if f > 0),
-            "deltas_within_noise": within, "mean_floor": float(np.mean(floors)) if floors else None}
+    summary = {"repeat_runs": len(repeats), "queries_with_variation": sum(1 for f in floors if f > 0),
+               "deltas_within_noise": sum(flags), "mean_floor": float(np.mean(floors)) if floors else None}
+    return summary, floors, flags

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from types import SimpleNamespace
+
 from evalcore.config import Settings
 from evalcore.demo import seed_demo
 from evalcore.drift import NoDriftJudge
-from evalcore.evaluation import EvaluationRun, evaluate_loaded
+from evalcore.evaluation import EvaluationRun, evaluate
 from evalcore.io import load_generated, load_golden_set
 from evalcore.models import Thresholds
 
@@ -41,19 +43,49 @@ def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALCORE_STORE_TIMEOUT", "30")
 
 
+def query_rows(run: EvaluationRun) -> list[SimpleNamespace]:
+    """A run's per-query rows as objects: the report's keys, plus `query`, `generated`
+    (term -> weight), `expected` (term -> min_weight, from the scorer's table) and
+    `drift_reasons` as term -> reason."""
+    mins = [r[0] for r in run.queries.con.execute("SELECT expected_min_weights FROM q ORDER BY position").fetchall()]
+    out = []
+    for row, min_weights in zip(run.rows(), mins, strict=True):
+        out.append(SimpleNamespace(**{**row, "query": row["original_query"],
+                                      "generated": dict(zip(row["generated_terms"], row["weights"])),
+                                      "expected": dict(zip(row["expected_terms"], min_weights)),
+                                      "drift_reasons": dict(zip(row["drift_terms"], row["drift_reasons"]))}))
+    return out
+
+
+class ScoredRun:
+    """An EvaluationRun with its per-query rows read out (`scores`)."""
+
+    def __init__(self, run: EvaluationRun):
+        self.run = run
+        self.scores = query_rows(run)
+
+    def __getattr__(self, name):
+        return getattr(self.run, name)
+
+
 @pytest.fixture
 def score(tmp_path):
-    """score(golden_rows, generated_rows, **kw) -> EvaluationRun, through the real loaders."""
+    """score(golden_rows, generated_rows, **kw) -> ScoredRun, through the production path:
+    files on disk, evaluate(), the one scorer. `errors` (query_id -> reason) hands the
+    generated lines over as the harness does, with those items errored."""
     counter = iter(range(10_000))
 
     def run(golden_rows: list, generated_rows: list, thresholds: Thresholds | None = None,
-            baseline=None, judge=None, errors=None) -> EvaluationRun:
+            baseline=None, judge=None, errors=None) -> ScoredRun:
         n = next(counter)
-        golden = load_golden_set(write_jsonl(tmp_path / f"g{n}.jsonl", golden_rows))
-        generated = load_generated(write_jsonl(tmp_path / f"c{n}.jsonl", generated_rows),
-                                   {i.query_id for i in golden.items})
-        return evaluate_loaded(golden, generated, thresholds or Thresholds(), judge=judge or NoDriftJudge(),
-                               baseline=baseline, settings=Settings(), errors=errors, author="tester")
+        golden = write_jsonl(tmp_path / f"g{n}.jsonl", golden_rows)
+        generated = write_jsonl(tmp_path / f"c{n}.jsonl", generated_rows)
+        if errors:
+            ids = load_golden_set(golden).query_ids()
+            generated = load_generated(generated, ids).table(errors)
+        return ScoredRun(evaluate(golden, generated, thresholds=thresholds or Thresholds(),
+                                  drift_judge=judge or NoDriftJudge(), baseline=baseline, settings=Settings(),
+                                  author="tester", source="test"))
 
     return run
 

@@ -455,11 +455,26 @@ def test_json_that_only_a_lenient_parser_accepts_is_an_input_error(cwd, line, fi
     assert f"generated.jsonl:1: {field}:" in result.stderr and "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("variable,value", [("EVALCORE_ENGINE", "duckdb"), ("EVALCORE_ENGINE_MEMORY", "lots")])
-def test_bad_engine_settings_are_usage_errors(cwd, monkeypatch, variable, value):
+@pytest.mark.parametrize("variable,value", [("EVALCORE_ENGINE", "python"), ("EVALCORE_ENGINE_MEMORY", "lots")])
+def test_retired_engine_settings_warn_once_and_are_ignored(cwd, monkeypatch, variable, value):
     write_lines(Path("golden.jsonl"), [dumps(golden_row("q1", "heart attack", ["mi"]))])
     write_lines(Path("generated.jsonl"), [dumps({"query_id": "q1", "terms": ["mi"]})])
+    args = ("evaluate", "--golden", "golden.jsonl", "--generated", "generated.jsonl", "--no-store",
+            "--drift-judge", "none", "--json", "plain.json")
+    plain = run(*args)
     monkeypatch.setenv(variable, value)
+    result = run(*args[:-1], "set.json")
+    assert result.exit_code == plain.exit_code == 0  # one perfect query, no domain: pass
+    assert result.stderr.count(f"warning: {variable} is set but no longer read") == 1
+    assert variable not in plain.stderr
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("evaluation_id", "timestamp")}  # noqa: E731
+    assert strip(json.loads(Path("set.json").read_text())) == strip(json.loads(Path("plain.json").read_text()))
+
+
+def test_bad_memory_setting_is_a_usage_error(cwd, monkeypatch):
+    write_lines(Path("golden.jsonl"), [dumps(golden_row("q1", "heart attack", ["mi"]))])
+    write_lines(Path("generated.jsonl"), [dumps({"query_id": "q1", "terms": ["mi"]})])
+    monkeypatch.setenv("EVALCORE_DUCKDB_MEMORY", "lots")
     result = run("evaluate", "--golden", "golden.jsonl", "--generated", "generated.jsonl", "--no-store",
                  "--drift-judge", "none")
-    assert result.exit_code == 2 and variable in result.stderr and "Traceback" not in result.output
+    assert result.exit_code == 2 and "EVALCORE_DUCKDB_MEMORY" in result.stderr and "Traceback" not in result.output

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from evalcore import store
+from evalcore import comparison, store
 from evalcore.demo import seed_demo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +60,7 @@ def test_compare_deep_link_and_filters(db):
     rows = at.dataframe[0].value
     assert len(rows) == 48
     assert rows["status"].iloc[0] == "regressed"  # regressions first
-    head = store.compare_headline(db, run, base)
+    head = comparison.compare_headline(db, run, base)
     at.multiselect(key="cmp_status").set_value(["regressed"]).run()
     filtered = at.dataframe[0].value
     assert len(filtered) == head["regressed"] == 11

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from evalcore.config import Settings
-from evalcore.drift import DriftCandidate, EmbeddingDriftJudge, resolve_judge
+from evalcore.drift import DriftCandidate, EmbeddingDriftJudge
+from evalcore.judges import resolve_judge
 from evalcore.embeddings import CachedEmbedder, SentenceTransformerEmbedder, packaged_model_available
-from evalcore.llm import LLMClient, LLMConfig
+from evalcore.llm import LLMConfig
 from evalcore.llm_judge import LLMDriftJudge
+from evalcore.store import StoredVectors
 
 from conftest import golden_row
 from llm_server import LoopbackLLM
@@ -56,10 +58,10 @@ def test_vectors_are_cached_in_duckdb_across_runs(db):
 
     store.connect(db, write=True).__enter__()  # create the store file
     first = CountingEmbedder()
-    EmbeddingDriftJudge(CachedEmbedder(first, db)).judge([candidate("banana"), candidate("cardiac arrest")])
+    EmbeddingDriftJudge(CachedEmbedder(first, StoredVectors(db))).judge([candidate("banana"), candidate("cardiac arrest")])
     assert len(first.texts) == len(set(first.texts)) > 0  # each text once
     second = CountingEmbedder()  # a new process would start like this: empty memory
-    cached = CachedEmbedder(second, db)
+    cached = CachedEmbedder(second, StoredVectors(db))
     EmbeddingDriftJudge(cached).judge([candidate("banana"), candidate("cardiac arrest")])
     assert second.texts == [] and cached.model_calls == 0
     EmbeddingDriftJudge(cached).judge([candidate("kumquat")])
@@ -92,7 +94,7 @@ def llm():
 def llm_judge(server, **config) -> LLMDriftJudge:
     params = dict(model="judge-model", base_url=server.url, timeout=2.0, max_tries=3, backoff=0.01)
     params.update(config)
-    return LLMDriftJudge(LLMClient(LLMConfig(**params)), concurrency=2)
+    return LLMDriftJudge(LLMConfig(**params), concurrency=2)
 
 
 CANDIDATES = [candidate("banana"), candidate("cardiac arrest")]
@@ -126,7 +128,11 @@ def test_llm_judge_429_then_success_honours_retry_after(llm):
     llm.actions = [("status", 429, {"Retry-After": "0.2"}), ("json", GOOD)]
     judge = llm_judge(llm)
     slept = []
-    judge.client.sleep = lambda s: slept.append(s)
+
+    async def record(seconds):
+        slept.append(seconds)
+
+    judge.sleep = record
     banana, _ = judge.judge(CANDIDATES)
     assert banana.drift is True
     assert llm.chat_calls == 2 and slept == [0.2]

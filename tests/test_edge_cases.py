@@ -12,6 +12,7 @@ from evalcore.cli import main
 from evalcore.config import load_settings
 from evalcore.errors import InputError
 from evalcore.harness import parse_reply
+from evalcore.evaluation import evaluate
 from evalcore.io import load_baseline_report, load_generated, load_golden_set, load_thresholds
 from evalcore.metrics import format_pair
 
@@ -25,7 +26,10 @@ def test_unicode_line_separators_inside_strings_are_data(tmp_path):
     items = load_golden_set(golden).items
     assert [i.query_id for i in items] == ["q1", "q2"]
     generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": ["x\u2029y"]}])
-    assert load_generated(generated, {"q1", "q2"}).expansions == {"q1": {"x y": 1.0}}
+    assert load_generated(generated, {"q1", "q2"}).expansions == {"q1": [("x\u2029y", 1.0)]}
+    run = evaluate(golden, generated, drift_judge="none")
+    assert [r["generated_terms"] for r in run.rows()] == [["x y"], []]  # U+2029 is white space to split()
+    assert run.rows()[0]["original_query"] == "heart\u2028attack"
 
 
 def test_crlf_lines_keep_their_numbers(tmp_path):

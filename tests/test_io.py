@@ -18,6 +18,8 @@ from evalcore.evaluation import evaluate
 from evalcore.io import load_generated, load_golden_set, load_thresholds
 from evalcore.models import Thresholds
 
+from conftest import query_rows
+
 from helpers_io import PROBLEM_LINE, dumps, golden_row, write_lines
 
 OK = dumps(golden_row("q0", "sofa", ["couch"]))  # a valid line to put before the fault
@@ -151,6 +153,17 @@ def test_golden_set_problems_on_several_lines_are_all_reported(tmp_path):
 
 GOLDEN_IDS = {"q1", "q2"}
 GEN_OK = dumps({"query_id": "q1", "terms": ["mi"]})
+
+
+def scored_terms(tmp_path: Path, generated: Path) -> dict[str, dict[str, float]]:
+    """query_id -> generated term -> weight, as the scorer reads `generated` against a
+    golden set of GOLDEN_IDS (normalised and merged, rule 1)."""
+    golden = write_lines(tmp_path / "scored-golden.jsonl", [dumps(golden_row(q)) for q in sorted(GOLDEN_IDS)])
+    run = evaluate(golden, generated, drift_judge="none")
+    try:
+        return {row.query_id: row.generated for row in query_rows(run)}
+    finally:
+        run.close()
 
 GENERATED_BAD = [
     pytest.param([GEN_OK, dumps({"query_id": "zz", "terms": ["a"]})], 2, "query_id",
@@ -293,7 +306,11 @@ def test_bom_accepted_in_golden_set_and_does_not_change_content_hash(tmp_path):
     bom.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
     a, b = load_golden_set(plain), load_golden_set(bom)
     assert [i.query_id for i in b.items] == ["q1", "q2"]  # no "\ufeffq1"
-    assert a.content_hash == b.content_hash  # SPEC §4: encoding details do not change the hash
+    generated = write_lines(tmp_path / "generated.jsonl", [GEN_OK])
+    hashes = [evaluate(path, generated, drift_judge="none").golden_hash for path in (plain, bom)]
+    assert hashes[0] == hashes[1]  # SPEC §4: encoding details do not change the hash
+    changed = write_lines(tmp_path / "changed.jsonl", [dumps(golden_row("q1")), dumps(golden_row("q2", "stroke"))])
+    assert evaluate(changed, generated, drift_judge="none").golden_hash != hashes[0]
 
 
 @pytest.mark.parametrize("text", [
@@ -303,7 +320,7 @@ def test_bom_accepted_in_golden_set_and_does_not_change_content_hash(tmp_path):
 def test_bom_accepted_in_generated(tmp_path, text):
     path = tmp_path / "generated.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + text.encode())
-    assert load_generated(path, GOLDEN_IDS).expansions == {"q1": {"mi": 1.0}}
+    assert scored_terms(tmp_path, path)["q1"] == {"mi": 1.0}
 
 
 def test_blank_lines_are_skipped_but_counted(tmp_path):
@@ -311,7 +328,7 @@ def test_blank_lines_are_skipped_but_counted(tmp_path):
                        ["", dumps(golden_row("q1")), "   ", "\t", dumps(golden_row("q2", "stroke", ["cva"])), ""])
     assert [i.query_id for i in load_golden_set(path).items] == ["q1", "q2"]
     gen = write_lines(tmp_path / "generated.jsonl", ["", GEN_OK, "  ", ""])
-    assert load_generated(gen, GOLDEN_IDS).expansions == {"q1": {"mi": 1.0}}
+    assert scored_terms(tmp_path, gen) == {"q1": {"mi": 1.0}, "q2": {}}
     # a fault after blank lines is reported on its physical line (5)
     bad = write_lines(tmp_path / "bad.jsonl", [dumps(golden_row("q1")), "", "", "  ", "{oops"])
     with pytest.raises(InputError) as info:
@@ -321,7 +338,8 @@ def test_blank_lines_are_skipped_but_counted(tmp_path):
 
 def test_empty_terms_list_is_valid(tmp_path):
     path = write_lines(tmp_path / "generated.jsonl", [dumps({"query_id": "q1", "terms": []})])
-    assert load_generated(path, GOLDEN_IDS).expansions == {"q1": {}}
+    assert load_generated(path, GOLDEN_IDS).expansions == {"q1": []}
+    assert scored_terms(tmp_path, path)["q1"] == {}
 
 
 def test_empty_expected_expansions_is_valid(tmp_path):
@@ -334,12 +352,13 @@ def test_golden_query_without_generated_line_gets_empty_expansion(tmp_path):
                          [dumps(golden_row("q1")), dumps(golden_row("q2", "stroke", ["cva"]))])
     generated = write_lines(tmp_path / "generated.jsonl", [GEN_OK])  # nothing for q2
     run = evaluate(golden, generated, drift_judge="none")
-    q2 = next(s for s in run.scores if s.query_id == "q2")
+    rows = query_rows(run)
+    q2 = next(s for s in rows if s.query_id == "q2")
     # SPEC §2 rule 4: an empty expansion scores 0/0/0 and says so
     assert q2.generated == {}
     assert (q2.precision, q2.recall, q2.f1) == (0.0, 0.0, 0.0)
     assert "empty expansion" in q2.failure_reasons
-    assert [s.query_id for s in run.scores] == ["q1", "q2"]  # golden order
+    assert [s.query_id for s in rows] == ["q1", "q2"]  # golden order
 
 
 def test_mapping_form_equals_jsonl_form(tmp_path):
@@ -350,8 +369,8 @@ def test_mapping_form_equals_jsonl_form(tmp_path):
     mapping = tmp_path / "generated.json"
     mapping.write_text(json.dumps({"q1": ["MI", {"term": "myocardial infarction", "weight": 0.9}], "q2": []},
                                   indent=2), encoding="utf-8")
-    a = load_generated(jsonl, GOLDEN_IDS).expansions
-    b = load_generated(mapping, GOLDEN_IDS).expansions
+    a = scored_terms(tmp_path, jsonl)
+    b = scored_terms(tmp_path, mapping)
     assert a == b == {"q1": {"mi": 1.0, "myocardial infarction": 0.9}, "q2": {}}
     assert list(a["q1"]) == list(b["q1"])  # first-seen order too
 
@@ -360,7 +379,7 @@ def test_generated_terms_equal_after_normalisation_keep_highest_weight(tmp_path)
     # "MI", " mi " and "ＭＩ" are one term (rule 1); 1.0 from the plain string wins over 0.3
     path = write_lines(tmp_path / "generated.jsonl",
                        [dumps({"query_id": "q1", "terms": [{"term": " mi ", "weight": 0.3}, "ＭＩ", "Heart  Attack"]})])
-    assert load_generated(path, GOLDEN_IDS).expansions == {"q1": {"mi": 1.0, "heart attack": 1.0}}
+    assert scored_terms(tmp_path, path)["q1"] == {"mi": 1.0, "heart attack": 1.0}
 
 
 def _many_bad_lines(tmp_path: Path, n: int) -> Path:
@@ -387,4 +406,4 @@ def test_more_line_does_not_understate_the_number_of_problems(tmp_path):
         load_golden_set(path)
     more = info.value.lines()[-1]
     counted = re.search(r"(\d+) more", more)
-    assert counted is None or int(counted.group(1)) == 5, more
+    assert counted is not None and int(counted.group(1)) == 5, more

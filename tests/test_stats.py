@@ -101,11 +101,12 @@ def test_noise_floor_marks_deltas_of_repeated_runs(score):
     base = Baseline("base", "test", {"q1": BaselineRow(1.0, True), "q2": BaselineRow(1.0, True)})
     # an earlier run of the same prompt version scored q1 at 1.0: q1 varies by 1/3 between repeats
     repeat = Baseline("rep", "test", {"q1": BaselineRow(1.0, True), "q2": BaselineRow(1.0, True)})
-    from evalcore.stats import mark_noise
+    from evalcore.stats import QueryMetrics, mark_noise
     run = score(golden, generated, baseline=base)
-    info = mark_noise(run.scores, base, [repeat])
-    q1, q2 = run.scores
-    assert q1.noise_floor == pytest.approx(1 - 2 / 3) and q1.within_noise
-    assert q2.noise_floor == 0 and not q2.within_noise
+    metrics = QueryMetrics([s.query_id for s in run.scores], [s.domain for s in run.scores],
+                           np.array([s.precision for s in run.scores]), np.array([s.recall for s in run.scores]),
+                           np.array([s.f1 for s in run.scores]), np.array([False, False]))
+    info, floors, within = mark_noise(metrics, base, [repeat])
+    assert floors == [pytest.approx(1 - 2 / 3), 0.0] and within == [True, False]
     assert info == {"repeat_runs": 1, "queries_with_variation": 1, "deltas_within_noise": 1,
                     "mean_floor": pytest.approx((1 / 3) / 2)}

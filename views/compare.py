@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import data, ui
 from dashboard.compare_view import filters_from_widgets, render_intervals, render_rows
-from evalcore.store import STATUSES
+from evalcore.comparison import STATUSES
 
 st.title("Compare")
 runs = data.runs()
@@ -50,7 +50,7 @@ st.markdown(" · ".join(
       f"<span style='color:{ui.DRIFT_COLOR};font-weight:600'>{head['drift_terms'] or 0} drift terms</span>",
     unsafe_allow_html=True)
 
-render_intervals(data.pair_statistics(run_id, baseline_id), data.run_row(run_id))
+render_intervals(data.pair_statistics(run_id, baseline_id))
 
 points, total = data.points(run_id, baseline_id)
 charts = st.columns(2)

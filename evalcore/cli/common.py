@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import click
 
-from ..errors import EvalcoreError, InputError, StoreBusyError
+from ..errors import EvalcoreError, InputError
 
 EXIT_OK, EXIT_NOT_RELEASABLE, EXIT_INPUT, EXIT_AWAITING, EXIT_REFUSED = 0, 1, 2, 3, 4
 GATE_EXIT = {"pass": EXIT_OK, "fail": EXIT_NOT_RELEASABLE, "review": EXIT_AWAITING}
@@ -26,9 +26,7 @@ def run_cli(fn, *args, **kwargs):
         return fn(*args, **kwargs)
     except InputError as exc:
         fail(exc.lines())
-    except StoreBusyError as exc:
-        fail([f"error: {exc}"])
-    except EvalcoreError as exc:
+    except EvalcoreError as exc:  # StoreBusyError among them
         fail([f"error: {exc}"])
 
 

@@ -8,7 +8,8 @@ import click
 
 from ..calibration import calibrate_embedding, load_calibration
 from ..config import default_db_path, load_settings
-from ..drift import resolve_judge
+from ..judges import resolve_judge
+from ..store import StoredVectors
 from .common import db_option, run_cli
 
 __all__ = ["drift_group"]
@@ -36,7 +37,7 @@ def calibrate_command(data_path, threshold, db):
     settings = run_cli(load_settings)
     if threshold is not None:
         settings = replace(settings, drift={**settings.drift, "threshold": threshold})
-    judge = run_cli(resolve_judge, "embedding", settings, db or default_db_path())
+    judge = run_cli(resolve_judge, "embedding", settings, StoredVectors(db or default_db_path()))
     rows = run_cli(load_calibration, data_path)
     result = run_cli(calibrate_embedding, judge, rows)
     click.echo(f"drift judge: embedding ({judge.embedder.model_id})")

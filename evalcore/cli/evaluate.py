@@ -13,7 +13,7 @@ import click
 from ..config import default_db_path, load_settings
 from ..drift import JUDGE_NAMES
 from ..errors import UsageError
-from ..evaluation import EvaluationRun, evaluate
+from ..evaluation import EvaluationRun, evaluate, ignored_environment
 from ..io import load_baseline_report
 from ..regression import Baseline
 from ..report import PendingFile, build_report, iter_report_json, render_html, render_junit
@@ -21,7 +21,8 @@ from ..signoff import release_state
 from ..store import load_baseline, repeat_runs, save_run
 from .common import GATE_EXIT, db_option, run_cli
 
-__all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs"]
+__all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
+           "warn_ignored_environment"]
 
 
 def resolve_baseline(value: str | None, db: str) -> Baseline | None:
@@ -47,11 +48,12 @@ class _ReportsFailed(Exception):
     """The reports could not be written: the store's transaction rolls back."""
 
 
-def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | None], after_store=None) -> list[str]:
+def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | None],
+                  store_with: dict | None = None) -> list[str]:
     """Store the run and write the requested reports, all or nothing (SPEC §5).
 
     Reports stream into temporary files while the store write runs in a thread (DuckDB
-    releases the GIL). The store commits only once every report is written and closed,
+    releases the GIL); `store_with` are save_run's extra keywords (the harness's replies). The store commits only once every report is written and closed,
     and the files are renamed into place only once the run is stored: a full disk while
     writing a report leaves neither a stored run nor a report.
     """
@@ -66,9 +68,7 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
 
     def store() -> None:
         try:
-            save_run(db, run, before_commit=reports_written)
-            if after_store is not None:
-                after_store(db, run)
+            save_run(db, run, before_commit=reports_written, **(store_with or {}))
         except BaseException as exc:  # re-raised in the caller's thread
             errors.append(exc)
 
@@ -118,8 +118,6 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
 def print_summary(run: EvaluationRun, stored_in: str | None) -> None:
     agg = run.aggregate
     click.echo(f"run {run.evaluation_id}  ({run.total} queries, drift judge {run.judge.name})")
-    if run.fallback:
-        click.echo(f"  scored by the Python engine (the DuckDB engine declined: {run.fallback[:160]})")
     click.echo(f"  macro P {agg.macro_precision:.3f}  R {agg.macro_recall:.3f}  F1 {agg.macro_f1:.3f}  "
                f"drift {agg.macro_drift:.3f}   micro F1 {agg.micro_f1:.3f}")
     click.echo(f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}")
@@ -166,8 +164,9 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     db = db or default_db_path()
     gc.disable()  # a short-lived process building millions of objects; cycles are rare
     settings = run_cli(load_settings)
+    warn_ignored_environment()
     base = run_cli(resolve_baseline, baseline, db)
-    run = run_cli(evaluate, golden, generated, thresholds_path=thresholds, drift_judge=drift_judge,
+    run = run_cli(evaluate, golden, generated, thresholds=thresholds, drift_judge=drift_judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
                   domain_context=domain_context, author=author, cache_db=None if no_store else db,
                   repeats_from=None if not Path(db).exists() else
@@ -175,9 +174,16 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     finish(run, None if no_store else db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet)
 
 
-def finish(run: EvaluationRun, db: str | None, settings, paths: dict, quiet: bool, after_store=None) -> None:
+def warn_ignored_environment() -> None:
+    """One line per environment variable earlier versions read and this one ignores."""
+    for line in ignored_environment():
+        click.echo(f"warning: {line}", err=True)
+
+
+def finish(run: EvaluationRun, db: str | None, settings, paths: dict, quiet: bool,
+           store_with: dict | None = None) -> None:
     """Store, write reports, print, and exit with the release code (shared with `harness`)."""
-    outputs = run_cli(write_outputs, run, db, paths, after_store)
+    outputs = run_cli(write_outputs, run, db, paths, store_with)
     if quiet:
         click.echo(f"gate: {run.gate.decision}")
     else:

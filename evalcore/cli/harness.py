@@ -12,14 +12,15 @@ import click
 
 from .. import store
 from ..config import default_db_path, load_settings
-from ..drift import JUDGE_NAMES, resolve_judge
-from ..evaluation import evaluate_loaded
+from ..drift import JUDGE_NAMES
+from ..judges import resolve_judge
+from ..evaluation import evaluate
 from ..harness import load_callable, load_prompt, run_callable, run_prompt, to_generated
 from ..harness import prompt_version as prompt_version_of
 from ..io import load_golden_set, load_thresholds
 from ..llm import AsyncLLMClient, LLMConfig
 from .common import db_option, run_cli
-from .evaluate import finish, resolve_baseline
+from .evaluate import finish, resolve_baseline, warn_ignored_environment
 
 __all__ = ["harness_command"]
 
@@ -92,10 +93,12 @@ def harness_command(golden, prompt_file, model, base_url, callable_spec, concurr
     cache_db = None if no_store else db
     gc.disable()
     settings = run_cli(load_settings)
+    warn_ignored_environment()
     thresholds_model = run_cli(load_thresholds, thresholds)
     golden_set = run_cli(load_golden_set, golden, domain_context)
     base = run_cli(resolve_baseline, baseline, db)
-    judge = run_cli(resolve_judge, drift_judge, settings, cache_db, domain_context)
+    judge = run_cli(resolve_judge, drift_judge, settings, store.StoredVectors(cache_db) if cache_db else None,
+                    domain_context)
     usage: dict = {}
     if prompt_file:
         prompt = run_cli(load_prompt, prompt_file)
@@ -113,7 +116,7 @@ def harness_command(golden, prompt_file, model, base_url, callable_spec, concurr
         version = prompt_version or prompt_version_of(prompt, config.model, params)
 
         async def go():
-            client = AsyncLLMClient(config, concurrency, cache_db)
+            client = AsyncLLMClient(config, concurrency, store.StoredReplies(cache_db) if cache_db else None)
             try:
                 return await run_prompt(golden_set, prompt, client, domain_context, params,
                                         _bar("harness")), client.usage()
@@ -129,21 +132,16 @@ def harness_command(golden, prompt_file, model, base_url, callable_spec, concurr
         outputs = asyncio.run(run_callable(golden_set, fn, concurrency, _bar("harness")))
         source = f"harness:{callable_spec}"
     generated, errors = to_generated(outputs, source)
-    run = run_cli(evaluate_loaded, golden_set, generated, thresholds_model, judge=judge, baseline=base,
-                  settings=settings, errors=errors, name=name, prompt_version=version,
-                  domain_context=domain_context, author=author,
-                  repeats=store.repeat_runs(cache_db, golden_set.content_hash, version) if cache_db else None)
+    run = run_cli(evaluate, golden, generated.table(errors), thresholds=thresholds_model, drift_judge=judge,
+                  baseline=base, settings=settings, name=name, prompt_version=version,
+                  domain_context=domain_context, author=author, cache_db=cache_db, source=source,
+                  repeats_from=(lambda golden_hash, v: store.repeat_runs(cache_db, golden_hash, v)) if cache_db else None)
     if not quiet:
         click.echo(f"harness: {len(outputs)} queries, {len(errors)} errored"
                    + (f", {usage['calls']} calls, {usage['cache_hits']} from cache, "
                       f"{usage['prompt_tokens'] + usage['completion_tokens']} tokens" if usage else ""))
-
-    def after_store(db_path, stored_run) -> None:
-        store.save_harness_outputs(db_path, stored_run.evaluation_id, [
-            {"query_id": o.query_id, "prompt": o.prompt, "reply": o.reply, "terms": list(o.terms), "error": o.error}
-            for o in outputs])
-        if usage:
-            store.save_usage(db_path, stored_run.evaluation_id, usage)
-
-    finish(run, cache_db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet, after_store)
-
+    replies = store.harness_output_rows(run.evaluation_id, [
+        {"query_id": o.query_id, "prompt": o.prompt, "reply": o.reply, "terms": list(o.terms), "error": o.error}
+        for o in outputs])
+    finish(run, cache_db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet,
+           {"extra_rows": {"harness_outputs": replies}, "usage": usage or None})

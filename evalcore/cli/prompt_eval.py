@@ -16,9 +16,10 @@ import click
 
 from ..config import default_db_path, load_settings
 from ..errors import InputError, Problem, UsageError
+from ..metrics import EPSILON
 from ..harness import load_callable
 from ..harness import prompt_version as prompt_version_of
-from ..io import _read_text
+from ..io import read_text
 from ..llm import AsyncLLMClient, LLMConfig
 from ..prompt_eval import PromptEvalResults, PromptEvaluator, dataset_hash, load_dataset
 from ..store.prompts import find_dataset_hash, prompt_eval_datasets, prompt_eval_scores, prompt_eval_versions
@@ -93,7 +94,7 @@ def generate_command(task, inputs, num_cases, out, model, base_url, concurrency,
 def load_template(path: str | Path, input_names: set[str]) -> str:
     """A prompt file whose {placeholders} are all dataset inputs; InputError names the line otherwise."""
     shown = str(path)
-    text = _read_text(Path(path), "prompt")
+    text = read_text(Path(path), "prompt")
     try:
         fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
     except ValueError as exc:
@@ -116,7 +117,7 @@ def _nonempty(text: str) -> str:
 async def _run_template(evaluator: PromptEvaluator, template: str, sut: LLMConfig, dataset_file: str,
                         **kwargs) -> PromptEvalResults:
     """The template filled with each case's inputs, sent to the model under test (cached, retried)."""
-    client = AsyncLLMClient(sut, evaluator.concurrency, evaluator.cache_db)
+    client = AsyncLLMClient(sut, evaluator.concurrency, evaluator.reply_cache())
     params = {"temperature": sut.temperature}
     dataset = load_dataset(dataset_file)
     await client.prefetch([client.key([{"role": "user", "content": template.format(**c.prompt_inputs)}], params)
@@ -196,7 +197,7 @@ def run_command(dataset, prompt_file, callable_spec, model, judge_model, base_ur
     if results.summary.errored:
         click.echo(f"warning: {results.summary.errored} case(s) errored and were not scored (see the note column)",
                    err=True)
-    if min_pass_rate is not None and results.summary.pass_rate < min_pass_rate - 1e-9:
+    if min_pass_rate is not None and results.summary.pass_rate < min_pass_rate - EPSILON:
         fail([f"pass rate {results.summary.pass_rate:.0%} is below --min-pass-rate {min_pass_rate:.0%}"],
              EXIT_BELOW_MIN)
 

@@ -9,7 +9,8 @@ import click
 from ..config import default_db_path
 from ..demo import seed_demo
 from ..signoff import release_state
-from ..store import CompareFilter, compare_page, drift_terms, get_run, list_runs, query_rows
+from ..comparison import CompareFilter, compare_page
+from ..store import drift_terms, get_run, list_runs, query_rows
 from .common import db_option, format_table, run_cli
 
 __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "demo_command"]

@@ -18,7 +18,7 @@ T = TypeVar("T")
 Row = tuple[str, str, str]  # (prediction, reference, input)
 
 DEFAULT_CONCURRENCY = 8
-_SHOWN_REPLY = 200  # characters of a bad judge reply quoted in the error
+SHOWN_REPLY = 200  # characters of a bad judge reply quoted in the error
 
 
 class EvaluatorError(EvalcoreError, ValueError):
@@ -71,24 +71,24 @@ def _row(index: int, row: dict | tuple) -> Row:
             _text(values[2], "input", index))
 
 
-def _rows(rows: Iterable[dict | tuple]) -> list[Row]:
+def as_rows(rows: Iterable[dict | tuple]) -> list[Row]:
     """Every row checked before any is scored, so a bad row costs no judge calls."""
     return [_row(i, row) for i, row in enumerate(rows)]
 
 
-def _check_threshold(value: Any, low: float, high: float, meaning: str) -> float:
+def check_threshold(value: Any, low: float, high: float, meaning: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not low <= value <= high:
         raise EvaluatorError(f"threshold = {value!r}: expected {meaning} in [{low:g}, {high:g}]")
     return float(value)
 
 
-def _check_concurrency(concurrency: int) -> int:
+def check_concurrency(concurrency: int) -> int:
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise EvaluatorError(f"concurrency = {concurrency!r}: expected a whole number of at least 1")
     return concurrency
 
 
-async def _gather(items: list[Row], concurrency: int, score: Callable[[Row], Awaitable[T]]) -> list[T]:
+async def gather_limited(items: list[Row], concurrency: int, score: Callable[[Row], Awaitable[T]]) -> list[T]:
     """Scores in input order, at most `concurrency` at a time; the first error cancels the rest
     and is raised as itself (not wrapped in an ExceptionGroup, as a TaskGroup would)."""
     gate = asyncio.Semaphore(concurrency)
@@ -105,16 +105,6 @@ async def _gather(items: list[Row], concurrency: int, score: Callable[[Row], Awa
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
-
-
-def _run_in_fresh_loop(make: Callable[[], Awaitable[T]]) -> T:
-    """Runs a coroutine to completion from sync code, even when a loop is already running here."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(make())
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(make())).result()
 
 
 class Evaluator(ABC):
@@ -138,7 +128,7 @@ class Evaluator(ABC):
     def evaluate_dataset(self, rows: Iterable[dict | tuple],
                          concurrency: int = DEFAULT_CONCURRENCY) -> list[EvalResult]:
         """Scores every row on up to `concurrency` threads; results in input order."""
-        items, workers = _rows(rows), _check_concurrency(concurrency)
+        items, workers = as_rows(rows), check_concurrency(concurrency)
         if workers == 1 or len(items) <= 1:
             return [self.evaluate(*item) for item in items]
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -147,16 +137,16 @@ class Evaluator(ABC):
     async def aevaluate_dataset(self, rows: Iterable[dict | tuple],
                                 concurrency: int = DEFAULT_CONCURRENCY) -> list[EvalResult]:
         """Async twin of `evaluate_dataset`: at most `concurrency` rows in flight."""
-        items, limit = _rows(rows), _check_concurrency(concurrency)
-        return await _gather(items, limit, lambda item: self.aevaluate(*item))
+        items, limit = as_rows(rows), check_concurrency(concurrency)
+        return await gather_limited(items, limit, lambda item: self.aevaluate(*item))
 
 
 # -- deterministic evaluators -----------------------------------------------------------------
 
-_PASS = EvalResult(score=1.0, passed=True)
+PASS_RESULT = EvalResult(score=1.0, passed=True)
 
 
-def _fail(reason: str) -> EvalResult:
+def fail_result(reason: str) -> EvalResult:
     return EvalResult(score=0.0, passed=False, reasoning=reason)
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .base import (DEFAULT_CONCURRENCY, Evaluator, EvalResult, EvaluatorError, _check_concurrency, 
-                   _check_threshold, _rows)
+from .base import (DEFAULT_CONCURRENCY, Evaluator, EvalResult, EvaluatorError, check_concurrency, 
+                   check_threshold, as_rows)
 
 
 
@@ -38,7 +38,7 @@ class EmbeddingDistanceEvaluator(Evaluator):
         if embed is None:
             raise EvaluatorError(f"embedder {embedder!r:.80}: expected an object with embed(texts) or a callable")
         self.embedder = embedder
-        self.threshold = _check_threshold(threshold, -1.0, 1.0, "a cosine similarity")
+        self.threshold = check_threshold(threshold, -1.0, 1.0, "a cosine similarity")
         self._embed: Callable[[list[str]], Any] = embed
 
     def _unit_rows(self, texts: list[str]) -> np.ndarray:
@@ -64,8 +64,8 @@ class EmbeddingDistanceEvaluator(Evaluator):
 
     def evaluate_dataset(self, rows: Iterable[dict | tuple],
                          concurrency: int = DEFAULT_CONCURRENCY) -> list[EvalResult]:
-        items = _rows(rows)
-        _check_concurrency(concurrency)
+        items = as_rows(rows)
+        check_concurrency(concurrency)
         if not items:
             return []
         texts = list(dict.fromkeys(t for prediction, reference, _ in items for t in (prediction, reference)))

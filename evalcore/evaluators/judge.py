@@ -9,11 +9,10 @@ import string
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from ..llm import LLMCallError
+from ..llm import LLMCallError, run_in_fresh_loop
 
-from .base import (_SHOWN_REPLY, DEFAULT_CONCURRENCY, EvalResult, Evaluator, EvaluatorError,
-                   EvaluatorParseError, Row, T, _check_concurrency, _check_threshold, _gather, _rows,
-                   _run_in_fresh_loop)
+from .base import (SHOWN_REPLY, DEFAULT_CONCURRENCY, EvalResult, Evaluator, EvaluatorError,
+                   EvaluatorParseError, Row, T, check_concurrency, check_threshold, gather_limited, as_rows)
 
 
 # -- LLM judge ------------------------------------------------------------------------------------
@@ -49,7 +48,7 @@ def parse_judge_score(reply: str) -> float:
         value = float(match.group())
         if 0.0 <= value <= 10.0:
             return value / 10.0
-    shown = reply if len(reply) <= _SHOWN_REPLY else reply[:_SHOWN_REPLY] + "…"
+    shown = reply if len(reply) <= SHOWN_REPLY else reply[:SHOWN_REPLY] + "…"
     raise EvaluatorParseError(f"the judge's reply has no score between 0 and 10: {shown!r}; "
                               "ask the judge to start its reply with a number from 0 to 10", reply)
 
@@ -106,7 +105,7 @@ class LLMJudgeEvaluator(Evaluator):
         self.client = client
         self.model = model
         self.template = DEFAULT_JUDGE_TEMPLATE if template is None else _check_template(template)
-        self.threshold = _check_threshold(threshold, 0.0, 1.0, "a score")
+        self.threshold = check_threshold(threshold, 0.0, 1.0, "a score")
         self.temperature = temperature
         self._async = _is_async_client(client)
 
@@ -146,7 +145,7 @@ class LLMJudgeEvaluator(Evaluator):
             async with self.client.copy(http_client=openai.DefaultAsyncHttpxClient()) as client:
                 return await run(client)
 
-        return _run_in_fresh_loop(main)
+        return run_in_fresh_loop(main)
 
     def evaluate(self, prediction: str, reference: str = "", input: str = "") -> EvalResult:
         import openai
@@ -169,5 +168,5 @@ class LLMJudgeEvaluator(Evaluator):
                          concurrency: int = DEFAULT_CONCURRENCY) -> list[EvalResult]:
         if not self._async:
             return super().evaluate_dataset(rows, concurrency)
-        items, limit = _rows(rows), _check_concurrency(concurrency)
-        return self._on_private_loop(lambda client: _gather(items, limit, lambda row: self._ajudge(client, row)))
+        items, limit = as_rows(rows), check_concurrency(concurrency)
+        return self._on_private_loop(lambda client: gather_limited(items, limit, lambda row: self._ajudge(client, row)))

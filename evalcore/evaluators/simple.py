@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from .base import _PASS, Evaluator, EvalResult, EvaluatorError, _fail
+from .base import PASS_RESULT, Evaluator, EvalResult, EvaluatorError, fail_result
 
 
 class ExactMatchEvaluator(Evaluator):
@@ -27,7 +27,7 @@ class ExactMatchEvaluator(Evaluator):
     def evaluate(self, prediction: str, reference: str = "", input: str = "") -> EvalResult:
         same = (prediction == reference if self.case_sensitive
                 else prediction.casefold() == reference.casefold())
-        return _PASS if same else _fail(f"expected {reference!r}, got {prediction!r}")
+        return PASS_RESULT if same else fail_result(f"expected {reference!r}, got {prediction!r}")
 
 
 def _reject_constant(name: str) -> None:
@@ -46,10 +46,10 @@ class JsonValidityEvaluator(Evaluator):
         try:
             json.loads(prediction, parse_constant=_reject_constant)
         except ValueError as exc:  # JSONDecodeError is a ValueError
-            return _fail(f"Invalid JSON: {exc}")
+            return fail_result(f"Invalid JSON: {exc}")
         except RecursionError:
-            return _fail("Invalid JSON: nested too deeply")
-        return _PASS
+            return fail_result("Invalid JSON: nested too deeply")
+        return PASS_RESULT
 
 
 class RegexMatchEvaluator(Evaluator):
@@ -69,6 +69,6 @@ class RegexMatchEvaluator(Evaluator):
 
     def evaluate(self, prediction: str, reference: str = "", input: str = "") -> EvalResult:
         if self.pattern.search(prediction):
-            return _PASS
-        return _fail(f"no match for pattern {self.pattern.pattern!r}")
+            return PASS_RESULT
+        return fail_result(f"no match for pattern {self.pattern.pattern!r}")
 

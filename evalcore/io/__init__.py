@@ -1,14 +1,17 @@
-"""Load and validate input files into models, with line-numbered problems (SPEC §1, §5).
+"""Load and validate input files, with line-numbered problems (SPEC §1, §5).
 
 Every loader collects problems as `FILE:LINE: FIELD: message` and raises one
-`InputError` holding them; nothing is returned half-parsed.
+`InputError` holding them; nothing is returned half-parsed. The scorer reads what these
+loaders vouch for, or their parse handed over as Arrow (`GoldenSet.table`,
+`GeneratedSet.table`).
 """
 
 
-from .generated import GeneratedSet, load_generated
-from .golden import GoldenSet, PreparedItem, load_golden_set
-from .reading import BOM, MAX_SCANNED, _read_text, jsonl_lines, toml_error_line  # noqa: F401 (shared reader)
+from .generated import GENERATED_SCHEMA, GeneratedSet, load_generated
+from .golden import GOLDEN_SCHEMA, GoldenSet, PreparedItem, load_golden_set, plain_golden_fields
+from .reading import BOM, MAX_SCANNED, jsonl_lines, read_text, toml_error_line
 from .records import load_baseline_report, load_thresholds
 
-__all__ = ["PreparedItem", "GoldenSet", "GeneratedSet", "load_golden_set", "load_generated", "load_thresholds",
-           "load_baseline_report", "jsonl_lines", "toml_error_line", "BOM", "MAX_SCANNED"]
+__all__ = ["PreparedItem", "GoldenSet", "GeneratedSet", "GOLDEN_SCHEMA", "GENERATED_SCHEMA", "load_golden_set",
+           "load_generated", "load_thresholds", "load_baseline_report", "plain_golden_fields", "jsonl_lines",
+           "read_text", "toml_error_line", "BOM", "MAX_SCANNED"]

@@ -8,25 +8,45 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+import pyarrow as pa
 
 from ..metrics import normalize_term
-from .reading import _Collector, _line_of, _read_text, jsonl_lines
+from .reading import ProblemCollector, line_of, read_text, jsonl_lines
+
+
+GENERATED_SCHEMA = pa.schema([
+    ("query_id", pa.string()), ("terms", pa.list_(pa.string())), ("weights", pa.list_(pa.float64())),
+    ("error", pa.string())])
+"""Generated expansions as the scorer reads them: per query the terms and weights as
+given (aligned lists), and the reason an item could not be produced (else null)."""
 
 
 @dataclass(slots=True)
 class GeneratedSet:
-    """Generated expansions: query_id -> normalised term -> highest weight."""
+    """Validated generated expansions: query_id -> [(term, weight)] as given."""
 
     path: str
-    expansions: dict[str, dict[str, float]]
+    expansions: dict[str, list[tuple[str, float]]]
+
+    def table(self, errors: dict[str, str] | None = None) -> pa.Table:
+        """GENERATED_SCHEMA rows; `errors` marks errored items, which have no terms (SPEC §5:
+        an errored item is scored as an empty expansion)."""
+        errors = errors or {}
+        ids = list(self.expansions) + [q for q in errors if q not in self.expansions]
+        kept = [() if q in errors else self.expansions.get(q, ()) for q in ids]
+        return pa.table({
+            "query_id": ids,
+            "terms": [[t for t, _ in entries] for entries in kept],
+            "weights": [[w for _, w in entries] for entries in kept],
+            "error": [errors.get(q) for q in ids]}, schema=GENERATED_SCHEMA)
 
 
 
-def _parse_terms(terms: object, line: int, prefix: str, sink: _Collector) -> dict[str, float] | None:
+def _parse_terms(terms: object, line: int, prefix: str, sink: ProblemCollector) -> list[tuple[str, float]] | None:
     if not isinstance(terms, list):
         sink.add(line, prefix, "must be a list of terms")
         return None
-    out: dict[str, float] = {}
+    out: list[tuple[str, float]] = []
     for i, entry in enumerate(terms):
         where = f"{prefix}[{i}]"
         if type(entry) is str:
@@ -47,14 +67,11 @@ def _parse_terms(terms: object, line: int, prefix: str, sink: _Collector) -> dic
         else:
             sink.add(line, where, "must be a string or an object {\"term\", \"weight\"}")
             continue
-        norm = normalize_term(term)
-        if not norm:
+        if not normalize_term(term):
             sink.add(line, where if type(entry) is str else f"{where}.term",
                      "is empty after normalisation")
             continue
-        previous = out.get(norm)
-        if previous is None or weight > previous:
-            out[norm] = float(weight)
+        out.append((term, float(weight)))
     return out
 
 
@@ -75,21 +92,21 @@ class _DuplicateKey(ValueError):
         self.is_query_id = is_query_id
 
 
-def _load_mapping(text: str, golden_ids: set[str], sink: _Collector) -> dict[str, dict[str, float]]:
+def _load_mapping(text: str, golden_ids: set[str], sink: ProblemCollector) -> dict[str, list[tuple[str, float]]]:
     try:
         mapping = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
     except _DuplicateKey as exc:
         needle = json.dumps(exc.key)
-        first = _line_of(text, needle)
-        second = _line_of(text[text.find(needle) + 1:], needle) + first - 1
+        first = line_of(text, needle)
+        second = line_of(text[text.find(needle) + 1:], needle) + first - 1
         if exc.is_query_id:
             sink.add(second, "query_id", f"duplicate query_id '{exc.key}' (first on line {first})")
         else:
             sink.add(second, "json", f"duplicate key '{exc.key}' in one object (first on line {first})")
         return {}
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, list[tuple[str, float]]] = {}
     for qid, terms in mapping.items():
-        line = _line_of(text, json.dumps(qid))
+        line = line_of(text, json.dumps(qid))
         if qid not in golden_ids:
             sink.add(line, "query_id", f"'{qid}' is not in the golden set")
             continue
@@ -111,14 +128,14 @@ def _looks_like_mapping(text: str) -> bool:
 def load_generated(path: str | Path, golden_ids: set[str]) -> GeneratedSet:
     """Parse generated expansions: JSONL lines or one mapping object (SPEC §1.2)."""
     path = Path(path)
-    sink = _Collector(str(path))
-    text = _read_text(path, "generated expansions")
+    sink = ProblemCollector(str(path))
+    text = read_text(path, "generated expansions")
     stripped = text.lstrip()
     if stripped.startswith("{") and _looks_like_mapping(text):
         expansions = _load_mapping(text, golden_ids, sink)
         sink.raise_if_any()
         return GeneratedSet(str(path), expansions)
-    expansions: dict[str, dict[str, float]] = {}
+    expansions: dict[str, list[tuple[str, float]]] = {}
     first_line: dict[str, int] = {}
     loads = orjson.loads
     for lineno, raw in enumerate(jsonl_lines(text), start=1):

@@ -1,4 +1,4 @@
-"""The golden set (SPEC §1.1): parsed, validated, normalised and hashed."""
+"""The golden set (SPEC §1.1): parsed and validated, every problem named by line and field."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+import pyarrow as pa
 from pydantic import ValidationError
 
-from ..hashing import combine, golden_item_digest
 from ..metrics import normalize_term
 from ..models import GoldenItem
-from .reading import _Collector, _pydantic_problems, _read_text, jsonl_lines
+from .reading import ProblemCollector, pydantic_problems, read_text, jsonl_lines
 
 
 @dataclass(slots=True)
@@ -28,25 +28,39 @@ class PreparedItem:
     critical: bool
 
 
+GOLDEN_SCHEMA = pa.schema([
+    ("query_id", pa.string()), ("query", pa.string()), ("domain_raw", pa.string()), ("intent", pa.string()),
+    ("critical", pa.bool_()),
+    ("expected", pa.list_(pa.struct([("term", pa.string()), ("min_weight", pa.float64())]))),
+    ("forbidden", pa.list_(pa.string()))])
+"""A golden set as the scorer reads it: one row per item, every value as parsed."""
+
+
 @dataclass(slots=True)
 class GoldenSet:
-    """A validated golden set and the hash of its parsed content."""
+    """A validated golden set: its items prepared (normalised), and as parsed."""
 
     path: str
     items: list[PreparedItem]
-    content_hash: str
+    parsed: list[tuple]
+    """Per item (query_id, query, context, [(term, min_weight)], [forbidden], critical) as parsed."""
 
+    def query_ids(self) -> set[str]:
+        return {item.query_id for item in self.items}
 
-
-def _digest(query_id: str, query: str, context: dict, expected: list[tuple[str, float]],
-            forbidden: list[str], critical: bool) -> str:
-    """The content digest of one parsed golden item (see evalcore.hashing)."""
-    return golden_item_digest(query_id, query, context.get("domain"), context.get("intent"),
-                              expected, forbidden, critical)
+    def table(self) -> pa.Table:
+        """The items as parsed, in file order (GOLDEN_SCHEMA): what the scorer scores."""
+        rows = self.parsed
+        return pa.table({
+            "query_id": [r[0] for r in rows], "query": [r[1] for r in rows],
+            "domain_raw": [r[2].get("domain") for r in rows], "intent": [r[2].get("intent") for r in rows],
+            "critical": [r[5] for r in rows],
+            "expected": [[{"term": t, "min_weight": w} for t, w in r[3]] for r in rows],
+            "forbidden": [r[4] for r in rows]}, schema=GOLDEN_SCHEMA)
 
 
 def _prepare(query_id: str, query: str, context: dict, expected_raw: list[tuple[str, float]],
-             forbidden_raw: list[str], critical: bool, line: int, sink: _Collector,
+             forbidden_raw: list[str], critical: bool, line: int, sink: ProblemCollector,
              domain_context: str | None) -> PreparedItem | None:
     ok = True
     if not query.strip():
@@ -85,11 +99,12 @@ _NO_TERMS: frozenset[str] = frozenset()
 _NUMBER = (int, float)
 
 
-def _fast_fields(obj: object) -> tuple | None:
+def plain_golden_fields(obj: object) -> tuple | None:
     """The fields of a well-formed golden line, or None to let pydantic explain.
 
     Accepts only what the GoldenItem model accepts too, so pydantic stays the validator
-    of record and this path merely skips building models for the common case.
+    of record and this path merely skips building models for the common case. The scorer
+    reads a file directly only when this accepts every line.
     """
     if type(obj) is not dict:
         return None
@@ -137,11 +152,11 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
     Raises InputError listing every problem found (up to a screenful).
     """
     path = Path(path)
-    sink = _Collector(str(path))
-    text = _read_text(path, "golden set")
+    sink = ProblemCollector(str(path))
+    text = read_text(path, "golden set")
     items: list[PreparedItem] = []
     first_line: dict[str, int] = {}
-    digests: list[str] = []
+    parsed: list[tuple] = []
     loads = orjson.loads  # strict JSON (no NaN), and about twice as fast as json.loads
     for lineno, raw in enumerate(jsonl_lines(text), start=1):
         if not raw or raw.isspace():
@@ -149,14 +164,14 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
         if sink.full:
             break
         try:
-            fields = _fast_fields(loads(raw))
+            fields = plain_golden_fields(loads(raw))
         except ValueError:
             fields = None
         if fields is None:
             try:
                 fields = _model_fields(GoldenItem.model_validate_json(raw))
             except ValidationError as exc:
-                _pydantic_problems(exc, sink, lineno)
+                pydantic_problems(exc, sink, lineno)
                 continue
         qid = fields[0]
         if qid in first_line:
@@ -166,10 +181,10 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
         prepared = _prepare(*fields, lineno, sink, domain_context)
         if prepared is not None:
             items.append(prepared)
-            digests.append(_digest(*fields))
+            parsed.append(fields)
     if not sink.problems and not items:
         sink.add(1, "golden set", "no golden queries in the file; add one JSON object per line")
     sink.raise_if_any()
-    return GoldenSet(str(path), items, combine(digests))
+    return GoldenSet(str(path), items, parsed)
 
 

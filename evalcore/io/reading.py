@@ -14,7 +14,7 @@ BOM = "\ufeff"
 MAX_SCANNED = 10_000
 
 
-class _Collector:
+class ProblemCollector:
     """Gathers problems; stops parsing once there are more than enough to show."""
 
     def __init__(self, path: str):
@@ -34,7 +34,7 @@ class _Collector:
             raise InputError(self.problems)
 
 
-def _read_text(path: Path, label: str) -> str:
+def read_text(path: Path, label: str) -> str:
     """UTF-8 text with a leading BOM removed; undecodable bytes are an input error."""
     shown = str(path)
     try:
@@ -80,7 +80,7 @@ def _field_path(loc: tuple) -> str:
     return out or "json"
 
 
-def _pydantic_problems(exc: ValidationError, sink: _Collector, line: int) -> None:
+def pydantic_problems(exc: ValidationError, sink: ProblemCollector, line: int) -> None:
     for err in exc.errors(include_url=False):
         kind = err["type"]
         if kind == "json_invalid":
@@ -96,7 +96,7 @@ def _pydantic_problems(exc: ValidationError, sink: _Collector, line: int) -> Non
             sink.add(line, _field_path(err["loc"]), f"{err['msg'].lower()} (got {got})")
 
 
-def _line_of(text: str, needle: str) -> int:
+def line_of(text: str, needle: str) -> int:
     index = text.find(needle)
     return text.count("\n", 0, index) + 1 if index >= 0 else 1
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..models import Thresholds
-from ..regression import Baseline
-from .reading import _Collector, _line_of, _read_text, toml_error_line
+from ..models import Baseline
+from .reading import ProblemCollector, line_of, read_text, toml_error_line
 
 
 def load_thresholds(path: str | Path | None) -> Thresholds:
@@ -18,8 +18,8 @@ def load_thresholds(path: str | Path | None) -> Thresholds:
     if path is None:
         return Thresholds()
     path = Path(path)
-    sink = _Collector(str(path))
-    text = _read_text(path, "thresholds")
+    sink = ProblemCollector(str(path))
+    text = read_text(path, "thresholds")
     try:
         if path.suffix.lower() == ".toml":
             data = tomllib.loads(text)
@@ -37,7 +37,7 @@ def load_thresholds(path: str | Path | None) -> Thresholds:
     except ValidationError as exc:
         for err in exc.errors(include_url=False):
             key = str(err["loc"][0]) if err["loc"] else "thresholds"
-            line = _line_of(text, f'"{key}"') if path.suffix.lower() != ".toml" else _line_of(text, key)
+            line = line_of(text, f'"{key}"') if path.suffix.lower() != ".toml" else line_of(text, key)
             if err["type"] == "extra_forbidden":
                 known = ", ".join(Thresholds.model_fields)
                 sink.add(line, key, f"unknown threshold (known: {known})")
@@ -51,11 +51,11 @@ def load_thresholds(path: str | Path | None) -> Thresholds:
 
 def load_baseline_report(path: str | Path) -> Baseline:
     """A JSON report file as a baseline (SPEC §2 rule 8): its stored values, used as they are."""
-    from ..regression import BaselineRow
+    from ..models import BaselineRow
 
     path = Path(path)
-    sink = _Collector(str(path))
-    text = _read_text(path, "baseline report")
+    sink = ProblemCollector(str(path))
+    text = read_text(path, "baseline report")
     try:
         report = json.loads(text)
     except ValueError as exc:
@@ -76,7 +76,7 @@ def load_baseline_report(path: str | Path) -> Baseline:
             if any(type(row.get(k, 0.0)) not in (int, float) for k in ("precision", "recall")):
                 raise TypeError
         except (KeyError, TypeError):
-            sink.add(_line_of(text, '"per_query_results"'), f"per_query_results[{i}]",
+            sink.add(line_of(text, '"per_query_results"'), f"per_query_results[{i}]",
                      "needs query_id (string), f1 (number), passed (boolean) and numeric precision/recall")
             if sink.full:
                 break

@@ -6,6 +6,8 @@ import json
 from html import escape
 from typing import TYPE_CHECKING
 
+from ..metrics import EPSILON
+
 if TYPE_CHECKING:
     from ..prompt_eval import CaseResult, PromptEvalResults
 
@@ -43,7 +45,7 @@ def badge_class(score: float | None, pass_threshold: float) -> str:
     """score-high at or above the threshold, score-low at 3 or below, score-mid between, score-none unscored."""
     if score is None:
         return "score-none"
-    if score >= pass_threshold - 1e-9:  # the same comparison as CaseResult.passed
+    if score >= pass_threshold - EPSILON:  # the same comparison as CaseResult.passed
         return "score-high"
     return "score-low" if score <= 3 else "score-mid"
 

@@ -12,20 +12,21 @@ from .connection import MIGRATIONS, SCHEMA_VERSION, connect, ensure_store
 from .runs import (drift_terms, find_run_by_content, get_run, judge_log,
                    list_runs, load_baseline, paired_metrics, query_rows, repeat_runs, save_run,
                    term_rows)
-from .llm import harness_outputs, load_llm_cache, save_harness_outputs, save_llm_cache, save_usage
+from .llm import StoredReplies, harness_output_rows, harness_outputs, load_llm_cache, save_llm_cache
 from .prompts import (find_dataset_hash, list_prompt_evals, prompt_eval_datasets, prompt_eval_matrix,
                       prompt_eval_results, prompt_eval_scores, prompt_eval_versions, save_prompt_eval)
-from .vectors import load_vectors, save_vectors
-from .views import (SORTS, STATUSES, CompareFilter, compare_domains, compare_headline, compare_page, compare_points,
-                    find_query_ids, flagged_items, metric_trend, query_history, runs_overview)
+from .vectors import StoredVectors, load_vectors, save_vectors
+from .views import (StoredPair, compare_domains, comparison_rows, find_query_ids, flagged_items, metric_trend,
+                    query_history, runs_overview)
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "connect", "ensure_store", "drift_terms",
            "find_run_by_content", "get_run", "judge_log", "list_runs", "load_baseline", "query_rows",
-           "save_run", "term_rows", "load_vectors", "save_vectors", "CompareFilter", "compare_domains",
-           "compare_headline", "compare_page", "compare_points", "find_query_ids", "flagged_items",
-           "metric_trend", "query_history", "runs_overview", "SORTS", "STATUSES", "append_audit",
+           "save_run", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredPair", "comparison_rows",
+           "compare_domains", "find_query_ids", "flagged_items",
+           "metric_trend", "query_history", "runs_overview", "append_audit",
            "audit_records", "decisions_for", "get_user", "insert_user", "list_users", "update_user",
-           "AUDIT_COLUMNS", "audit_head", "harness_outputs", "load_llm_cache", "save_harness_outputs",
-           "save_llm_cache", "save_usage", "paired_metrics", "repeat_runs", "find_dataset_hash",
+           "AUDIT_COLUMNS", "audit_head", "harness_outputs", "load_llm_cache", "harness_output_rows",
+           "save_llm_cache", "paired_metrics", "repeat_runs", "find_dataset_hash",
            "list_prompt_evals", "prompt_eval_datasets", "prompt_eval_matrix", "prompt_eval_results",
            "prompt_eval_scores", "prompt_eval_versions", "save_prompt_eval"]
+

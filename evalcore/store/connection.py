@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import StoreBusyError, UsageError
+from ..sql import sql_literal
 
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, [
@@ -126,12 +127,6 @@ def _retry_while_locked(path: str, open_store):
                                      f"(waited {_timeout():.0f} s); try again") from None
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
-
-
-def sql_literal(text: str) -> str:
-    """A string as a SQL literal, for the places DuckDB takes no bound parameter (file paths
-    of ATTACH, COPY and table functions)."""
-    return "'" + text.replace("'", "''") + "'"
 
 
 WRITE_ROW_GROUP = 32_768

@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from .connection import connect
 
-__all__ = ["load_llm_cache", "save_llm_cache", "save_harness_outputs", "harness_outputs", "save_usage"]
+__all__ = ["load_llm_cache", "save_llm_cache", "harness_output_rows", "harness_outputs", "StoredReplies"]
 
 
 def load_llm_cache(db_path: str | Path, keys: list[str]) -> dict[str, str]:
@@ -34,18 +34,15 @@ def save_llm_cache(db_path: str | Path, entries: list[tuple[str, str, str, int, 
                     "CAST(current_timestamp AS VARCHAR) FROM _evalcore_cache")
 
 
-def save_harness_outputs(db_path: str | Path, run_id: str, rows: list[dict]) -> None:
-    """Prompt, raw reply, parsed terms and error per query of a harness run."""
-    if not rows:
-        return
-    table = pa.table({"run_id": [run_id] * len(rows), "query_id": [r["query_id"] for r in rows],
-                      "prompt": pa.array([r.get("prompt") for r in rows], pa.string()),
-                      "reply": pa.array([r.get("reply") for r in rows], pa.string()),
-                      "terms": pa.array([r.get("terms") for r in rows], pa.list_(pa.string())),
-                      "error": pa.array([r.get("error") for r in rows], pa.string())})
-    with connect(db_path, write=True) as con:
-        con.register("_evalcore_outputs", table)
-        con.execute("INSERT INTO harness_outputs SELECT * FROM _evalcore_outputs")
+def harness_output_rows(run_id: str, rows: list[dict]) -> pa.Table:
+    """Prompt, raw reply, parsed terms and error per query of a harness run, as the rows
+    save_run stores with the run (table harness_outputs)."""
+    return pa.table({"run_id": pa.array([run_id] * len(rows), pa.string()),
+                     "query_id": pa.array([r["query_id"] for r in rows], pa.string()),
+                     "prompt": pa.array([r.get("prompt") for r in rows], pa.string()),
+                     "reply": pa.array([r.get("reply") for r in rows], pa.string()),
+                     "terms": pa.array([r.get("terms") for r in rows], pa.list_(pa.string())),
+                     "error": pa.array([r.get("error") for r in rows], pa.string())})
 
 
 def harness_outputs(db_path: str | Path, run_id: str):
@@ -54,8 +51,14 @@ def harness_outputs(db_path: str | Path, run_id: str):
                            [run_id]).df()
 
 
-def save_usage(db_path: str | Path, run_id: str, usage: dict) -> None:
-    import json
+class StoredReplies:
+    """The LLM reply cache of one store file, as evalcore.llm.ReplyCache."""
 
-    with connect(db_path, write=True) as con:
-        con.execute("UPDATE runs SET usage = ? WHERE run_id = ?", [json.dumps(usage, sort_keys=True), run_id])
+    def __init__(self, db_path: str | Path):
+        self.db_path = db_path
+
+    def load(self, keys: list[str]) -> dict[str, str]:
+        return load_llm_cache(self.db_path, keys)
+
+    def save(self, entries: list[tuple[str, str, str, int, int]]) -> None:
+        save_llm_cache(self.db_path, entries)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from itertools import accumulate, chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,15 +10,13 @@ import pyarrow as pa
 
 from .. import __version__
 from ..errors import UnknownRunError
-from ..regression import Baseline, BaselineRow
+from ..models import QUERY_COLUMNS, Baseline, BaselineRow
 from .connection import attach, connect, migrate
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..evaluation import EvaluationRun
-
-CHUNK_QUERIES = 100_000
 
 # ---------------------------------------------------------------- writing
 
@@ -37,8 +34,8 @@ RUN_INSERT_COLUMNS = (
 def _run_row(run: EvaluationRun) -> list:
     agg, reg = run.aggregate, run.regression
     return [
-        run.evaluation_id, run.timestamp, run.name, run.prompt_version, run.golden.path,
-        run.generated_path, run.golden.content_hash, run.generated_hash, run.content_hash,
+        run.evaluation_id, run.timestamp, run.name, run.prompt_version, run.golden_path,
+        run.generated_path, run.golden_hash, run.generated_hash, run.content_hash,
         run.domains, run.high_risk_domains, run.domain_context, run.judge.name,
         json.dumps(run.judge.config(), sort_keys=True), run.author,
         __version__, reg.baseline_id, run.gate.decision, run.gate.reasons,
@@ -51,130 +48,77 @@ def _run_row(run: EvaluationRun) -> list:
     ]
 
 
-# Term rows are derived in DuckDB from the list columns, so Python never loops per term.
-_INSERT_GENERATED_TERMS = """
-INSERT INTO term_rows
-SELECT run_id, query_id, term,
-       CASE WHEN list_contains(true_positives, term) THEN 'TP' ELSE 'FP' END,
-       weight, expected_min_weights[list_position(expected_terms, term)],
-       list_contains(drift_terms, term), list_contains(unjudged_terms, term),
-       drift_reasons[list_position(drift_terms, term)], gen_pos,
-       list_position(expected_terms, term) - 1
-FROM (SELECT run_id, query_id, true_positives, expected_terms, expected_min_weights, drift_terms,
-             unjudged_terms, drift_reasons, unnest(generated_terms) AS term,
-             unnest(generated_weights) AS weight,
-             unnest(range(len(generated_terms))) AS gen_pos
-      FROM query_results WHERE run_id = ?)"""
-_INSERT_MISSED_TERMS = """
-INSERT INTO term_rows
-SELECT run_id, query_id, term, 'FN', generated_weights[list_position(generated_terms, term)],
-       expected_min_weights[list_position(expected_terms, term)], false, false, NULL, NULL,
-       list_position(expected_terms, term) - 1
-FROM (SELECT run_id, query_id, generated_terms, generated_weights, expected_terms,
-             expected_min_weights,
-             unnest(list_filter(expected_terms, lambda t: NOT list_contains(true_positives, t))) AS term
-      FROM query_results WHERE run_id = ?)"""
+def _insert_table(con, target: str, table: pa.Table) -> None:
+    con.register("_evalcore_rows", table)
+    con.execute(f"INSERT INTO {target} BY NAME SELECT * FROM _evalcore_rows")
+    con.unregister("_evalcore_rows")
 
 
-def _list_column(lists: list, kind: pa.DataType) -> pa.Array:
-    """A list<kind> column from per-query iterables, built from one flat array plus offsets
-    (far faster in pyarrow than converting a list of lists)."""
-    offsets = pa.array(list(accumulate((len(x) for x in lists), initial=0)), pa.int32())
-    return pa.ListArray.from_arrays(offsets, pa.array(list(chain.from_iterable(lists)), kind))
-
-
-def _query_table(run: EvaluationRun, start: int, stop: int) -> pa.Table:
-    """One column at a time with comprehensions: no per-query Python bookkeeping."""
-    scores = run.scores[start:stop]
-    status, base_f1 = run.regression.status, run.regression.baseline_f1
-    text, floats = pa.string(), pa.float64()
-    columns = {
-        "run_id": pa.array([run.evaluation_id] * len(scores), text),
-        "position": pa.array(range(start, stop), pa.int32()),
-        "query_id": [s.query_id for s in scores],
-        "query": [s.query for s in scores],
-        "domain": pa.array([s.domain for s in scores], text),
-        "critical": [s.critical for s in scores],
-        "precision": [s.precision for s in scores],
-        "recall": [s.recall for s in scores],
-        "f1": [s.f1 for s in scores],
-        "term_drift_score": [s.term_drift_score for s in scores],
-        "passed": [s.passed for s in scores],
-        "error": pa.array([s.error for s in scores], text),
-        "n_generated": [len(s.generated) for s in scores],
-        "n_expected": [len(s.expected) for s in scores],
-        "n_tp": [len(s.true_positives) for s in scores],
-        "n_fp": [len(s.false_positives) for s in scores],
-        "n_fn": [len(s.false_negatives) for s in scores],
-        "n_drift": [len(s.drift_terms) for s in scores],
-        "regression_status": pa.array([status.get(s.query_id) for s in scores], text),
-        "noise_floor": pa.array([s.noise_floor for s in scores], pa.float64()),
-        "within_noise": pa.array([s.within_noise if s.noise_floor is not None else None for s in scores], pa.bool_()),
-        "baseline_f1": pa.array([base_f1.get(s.query_id) for s in scores], floats),
-        "failure_reasons": _list_column([s.failure_reasons for s in scores], text),
-        "notes": _list_column([s.notes for s in scores], text),
-        "generated_terms": _list_column([s.generated for s in scores], text),
-        "generated_weights": _list_column([s.generated.values() for s in scores], floats),
-        "expected_terms": _list_column([s.expected for s in scores], text),
-        "expected_min_weights": _list_column([s.expected.values() for s in scores], floats),
-        "true_positives": _list_column([s.true_positives for s in scores], text),
-        "drift_terms": _list_column([s.drift_terms for s in scores], text),
-        "drift_reasons": _list_column([[s.drift_reasons.get(t, "") for t in s.drift_terms]
-                                       for s in scores], text),
-        "unjudged_terms": _list_column([s.unjudged_terms for s in scores], text),
-    }
-    return pa.table(columns)
-
-
-def _insert_judge_log(con, run: EvaluationRun, prefix: str = "") -> None:
+def _judge_log(run: EvaluationRun) -> pa.Table | None:
     log = getattr(run.judge, "log", None)
     if not log:
-        return
-    con.register("_evalcore_log", pa.table({
+        return None
+    return pa.table({
         "run_id": [run.evaluation_id] * len(log), "query_id": [e["query_id"] for e in log],
         "judge": [run.judge.name] * len(log),
         "prompt": [json.dumps(e["prompt"], ensure_ascii=False) for e in log],
         "reply": pa.array([e["reply"] for e in log], pa.string()),
         "verdicts": pa.array([None if e["verdicts"] is None else json.dumps(e["verdicts"])
                               for e in log], pa.string()),
-        "error": pa.array([e["error"] for e in log], pa.string())}))
-    con.execute(f"INSERT INTO {prefix}judge_log SELECT * FROM _evalcore_log")
-    con.unregister("_evalcore_log")
+        "error": pa.array([e["error"] for e in log], pa.string())})
 
 
-# The columnar engine's tables go to the store without leaving DuckDB: g (golden), t (one
-# row per query and term) and q (one row per query), plus `side` when a baseline was given.
-_COLUMNAR_QUERIES = """
-INSERT INTO store.query_results BY NAME
-SELECT $run AS run_id, q.pos::INTEGER AS position, q.query_id, q.query, q.domain, q.critical, q.precision,
-       q.recall, q.f1, q.term_drift_score, q.passed, q.failure_reasons, q.notes, NULL AS error,
-       q.n_generated, q.n_expected, q.n_tp, q.n_fp, q.n_fn, q.n_drift, {side}
-       q.generated_terms, q.generated_weights, q.expected_terms, q.expected_min_weights,
-       q.true_positives, q.drift_terms, q.drift_reasons, q.unjudged_terms
-FROM q {join}"""
-_COLUMNAR_TERMS = """
+def _stored_columns(run: EvaluationRun) -> str:
+    """The stored per-query columns (evalcore.models.QUERY_COLUMNS) as select items."""
+    present = set(run.queries.comparison_columns)
+    items = []
+    for column in QUERY_COLUMNS:
+        if not column.stored:
+            continue
+        if column.comparison and column.name not in present:
+            items.append(f"NULL::{column.sql_type} AS {column.name}")
+        elif column.name == "position":
+            items.append("q.position::INTEGER AS position")
+        else:
+            items.append(column.name)
+    return ", ".join(items)
+
+
+# Term rows unfold from the scorer's per-term lists: one per generated term (TP or FP),
+# one per expected term not matched (FN; an underweight term's expected twin among them).
+_TERM_ROWS = """
 INSERT INTO store.term_rows
 SELECT $run, query_id, term, CASE WHEN tp THEN 'TP' ELSE 'FP' END, weight, min_weight, drift, unjudged, reason,
        k, exp_pos
-FROM (SELECT query_id, unnest(generated_terms) AS term, unnest(generated_weights) AS weight, unnest(g_tp) AS tp,
-             unnest(g_min_weight) AS min_weight, unnest(g_drift) AS drift, unnest(g_unjudged) AS unjudged,
-             unnest(g_reason) AS reason, unnest(range(n_generated)) AS k, unnest(g_exp_pos) AS exp_pos FROM q)
-UNION ALL  -- expected terms not matched (an underweight term's expected twin among them)
+FROM (SELECT query_id, unnest(generated_terms) AS term, unnest(generated_weights) AS weight,
+             unnest(generated_matched) AS tp, unnest(generated_min_weight) AS min_weight,
+             unnest(generated_drift) AS drift, unnest(generated_unjudged) AS unjudged,
+             unnest(generated_reason) AS reason, unnest(range(n_generated)) AS k,
+             unnest(generated_expected_pos) AS exp_pos FROM q)
+UNION ALL
 SELECT $run, query_id, term, 'FN', weight, min_weight, false, false, NULL, NULL, k
-FROM (SELECT query_id, unnest(expected_terms) AS term, unnest(e_weight) AS weight,
-             unnest(expected_min_weights) AS min_weight, unnest(e_tp) AS tp, unnest(range(n_expected)) AS k FROM q)
+FROM (SELECT query_id, unnest(expected_terms) AS term, unnest(expected_generated_weight) AS weight,
+             unnest(expected_min_weights) AS min_weight, unnest(expected_matched) AS tp,
+             unnest(range(n_expected)) AS k FROM q)
 WHERE NOT tp"""
 
 
-def _save_columnar(db_path: str | Path, run: EvaluationRun, before_commit) -> None:
-    engine = run.engine
+def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
+             extra_rows: dict[str, pa.Table] | None = None, usage: dict | None = None) -> None:
+    """Store the run, its per-query and per-term rows, `extra_rows` (table name -> Arrow
+    rows, e.g. the harness's replies) and the LLM `usage` in one transaction.
+    before_commit() runs last inside it: if it raises, nothing is stored.
+
+    The rows go from the scorer's in-memory DuckDB to the store without leaving DuckDB:
+    the store file is attached to it for the transaction (one wait for a busy store).
+    """
     Path(str(db_path)).parent.mkdir(parents=True, exist_ok=True)
-    con = engine.con.cursor()
+    con = run.queries.con.cursor()
     # rows go to the store in any order (readers sort by position): inserting in parallel
-    # is faster, and this session's setting leaves the report's ordered reads alone
+    # is faster, and this cursor's setting leaves the report's ordered reads alone
     con.execute("SET SESSION preserve_insertion_order = false")
     try:
-        attach(con, str(db_path), "store")  # one wait for a busy store, like connect()
+        attach(con, str(db_path), "store")
         try:
             con.execute("USE store")  # create or migrate the store's schema, as connect() would
             migrate(con)
@@ -182,13 +126,20 @@ def _save_columnar(db_path: str | Path, run: EvaluationRun, before_commit) -> No
             con.execute("BEGIN TRANSACTION")
             con.execute(f"INSERT INTO store.runs ({', '.join(RUN_INSERT_COLUMNS)}) "
                         f"VALUES ({', '.join('?' * len(RUN_INSERT_COLUMNS))})", _run_row(run))
-            side = engine.side_columns
-            picked = ", ".join(f"s.{c}" for c in side)
-            con.execute(_COLUMNAR_QUERIES.format(side=picked + "," if side else "",
-                                                 join="LEFT JOIN side s USING (query_id)" if side else ""),
+            con.execute(f"INSERT INTO store.query_results BY NAME SELECT $run AS run_id, "
+                        f"{_stored_columns(run)} FROM q"
+                        + (" LEFT JOIN comparison USING (query_id)" if run.queries.comparison_columns else ""),
                         {"run": run.evaluation_id})
-            con.execute(_COLUMNAR_TERMS, {"run": run.evaluation_id})
-            _insert_judge_log(con, run, "store.")
+            con.execute(_TERM_ROWS, {"run": run.evaluation_id})
+            extra = dict(extra_rows or {})
+            log = _judge_log(run)
+            if log is not None:
+                extra["judge_log"] = log
+            for table_name, rows in extra.items():
+                _insert_table(con, f"store.{table_name}", rows)
+            if usage is not None:
+                con.execute("UPDATE store.runs SET usage = ? WHERE run_id = ?",
+                            [json.dumps(usage, sort_keys=True), run.evaluation_id])
             if before_commit is not None:
                 before_commit()
             con.execute("COMMIT")
@@ -199,34 +150,6 @@ def _save_columnar(db_path: str | Path, run: EvaluationRun, before_commit) -> No
             con.execute("DETACH store")
     finally:
         con.close()
-
-
-def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None) -> None:
-    """Store the run, its per-query rows and per-term rows in one transaction.
-    before_commit() runs last inside it: if it raises, nothing is stored."""
-    if run.engine is not None:
-        _save_columnar(db_path, run, before_commit)
-        return
-    with connect(db_path, write=True) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(f"INSERT INTO runs ({', '.join(RUN_INSERT_COLUMNS)}) "  # constant column names
-                        f"VALUES ({', '.join('?' * len(RUN_INSERT_COLUMNS))})", _run_row(run))
-            for start in range(0, len(run.scores), CHUNK_QUERIES):
-                table = _query_table(run, start, min(len(run.scores), start + CHUNK_QUERIES))
-                con.register("_evalcore_queries", table)
-                con.execute("INSERT INTO query_results BY NAME SELECT * FROM _evalcore_queries")
-                con.unregister("_evalcore_queries")
-                del table
-            _insert_judge_log(con, run)
-            con.execute(_INSERT_GENERATED_TERMS, [run.evaluation_id])
-            con.execute(_INSERT_MISSED_TERMS, [run.evaluation_id])
-            if before_commit is not None:
-                before_commit()
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
 
 
 # ---------------------------------------------------------------- reading

@@ -38,3 +38,18 @@ def save_vectors(db_path: str | Path, model: str, texts: list[str], vectors) -> 
         con.register("_evalcore_vectors", table)
         con.execute("INSERT OR IGNORE INTO embedding_cache SELECT model, text, vector, "
                     "CAST(current_timestamp AS VARCHAR) FROM _evalcore_vectors")
+
+
+class StoredVectors:
+    """The embedding cache of one store file, as evalcore.embeddings.VectorCache."""
+
+    def __init__(self, db_path: str | Path):
+        self.db_path = db_path
+
+    def load(self, model: str, texts: list[str]) -> dict[str, "np.ndarray"]:
+        if not Path(str(self.db_path)).exists():
+            return {}
+        return load_vectors(self.db_path, model, texts)
+
+    def save(self, model: str, texts: list[str], vectors) -> None:
+        save_vectors(self.db_path, model, texts, vectors)

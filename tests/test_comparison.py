@@ -1,0 +1,134 @@
+"""Rule 8 has one implementation: the evaluation's compare_to_baseline and the dashboard's
+paged comparison of two stored runs must give every query the same status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evalcore import comparison, store
+from evalcore.metrics import EPSILON
+from evalcore.regression import Baseline, BaselineRow, compare_to_baseline, pair_queries
+
+TINY = EPSILON / 2   # inside the tolerance: counts in the query's favour
+OVER = EPSILON * 2   # beyond it
+
+# (base f1, base passed, f1, passed, regression_delta, status)
+CASES = [
+    (0.9, True, 0.8, True, 0.1, "unchanged"),             # dropped exactly delta (0.09999999999999998)
+    (0.9, True, 0.8 - TINY, True, 0.1, "unchanged"),      # dropped delta + 0.5e-9: within the tolerance
+    (0.9, True, 0.8 - OVER, True, 0.1, "regressed"),      # dropped delta + 2e-9
+    (0.9, True, 0.75, True, 0.1, "regressed"),            # dropped 0.15
+    (0.5, False, 0.6, False, 0.1, "improved"),            # rose exactly delta: an improvement
+    (0.5, False, 0.6 - TINY, False, 0.1, "improved"),     # rose delta − 0.5e-9: within the tolerance
+    (0.5, False, 0.6 - OVER, False, 0.1, "unchanged"),    # rose delta − 2e-9
+    (0.7, True, 0.75, False, 0.1, "regressed"),           # passed, fails now, though F1 rose
+    (0.3, True, 0.5, False, 0.1, "regressed"),            # passed, fails now: wins over a rise > delta
+    (0.7, False, 0.65, True, 0.1, "improved"),            # failed, passes now, small drop
+    (0.9, False, 0.7, True, 0.1, "regressed"),            # failed, passes now, but dropped 0.2
+    (0.8, True, 0.8, True, 0.1, "unchanged"),
+    (1.0, True, 0.0, False, 0.1, "regressed"),
+    (0.0, False, 1.0, True, 0.1, "improved"),
+    (0.5, True, 0.25, True, 0.25, "unchanged"),           # dropped exactly a delta of 0.25
+    (0.5, True, 0.25 - OVER, True, 0.25, "regressed"),
+    # delta 0: a drop inside the tolerance reads as a rise of exactly delta, i.e. improved
+    (0.5, True, 0.5 - TINY, True, 0.0, "improved"),
+    (0.5, True, 0.5 - OVER, True, 0.0, "regressed"),      # delta 0: any real drop
+    (0.5, False, 0.5 + OVER, False, 0.0, "improved"),
+]
+DELTAS = sorted({c[4] for c in CASES})
+
+
+def _insert_run(con, run_id: str, rows: list[tuple[str, float, bool]], thresholds: dict | None) -> None:
+    con.execute("INSERT INTO runs (run_id, created_at, content_hash, gate_decision, thresholds) "
+                "VALUES (?, '2026-01-01T00:00:00Z', ?, 'pass', ?)",
+                [run_id, run_id, None if thresholds is None else json.dumps(thresholds)])
+    for position, (query_id, f1, passed) in enumerate(rows):
+        con.execute("INSERT INTO query_results (run_id, position, query_id, query, f1, passed, generated_terms, "
+                    "expected_terms, true_positives, drift_terms, n_drift) VALUES (?, ?, ?, ?, ?, ?, [], [], [], [], 0)",
+                    [run_id, position, query_id, f"query {query_id}", f1, passed])
+
+
+def _sides(delta: float) -> tuple[list, list]:
+    """Baseline and candidate rows of every case with this delta, plus one query on each side only."""
+    cases = [(f"q{i}", c) for i, c in enumerate(CASES) if c[4] == delta]
+    base = [(q, c[0], c[1]) for q, c in cases] + [("only-in-baseline", 1.0, True)]
+    cand = [("only-in-candidate", 0.0, False)] + [(q, c[2], c[3]) for q, c in cases]
+    return base, cand
+
+
+@pytest.fixture
+def stored(db: Path) -> Path:
+    """A real store holding, per delta, a baseline run and a candidate run of the cases."""
+    store.ensure_store(db)
+    with store.connect(db, write=True) as con:
+        for delta in DELTAS:
+            base, cand = _sides(delta)
+            _insert_run(con, f"base-{delta}", base, {})
+            # the default delta (0.1) is also read when the run stored no regression_delta
+            _insert_run(con, f"cand-{delta}", cand, {} if delta == 0.1 else {"regression_delta": delta})
+    return db
+
+
+def _expected(delta: float) -> dict[str, str]:
+    out = {f"q{i}": c[5] for i, c in enumerate(CASES) if c[4] == delta}
+    return out | {"only-in-candidate": "added", "only-in-baseline": "removed"}
+
+
+@pytest.mark.parametrize("delta", DELTAS)
+def test_evaluation_and_dashboard_agree_at_the_boundaries(stored, delta):
+    base, cand = _sides(delta)
+    baseline = Baseline(f"base-{delta}", "test", {q: BaselineRow(f1, passed) for q, f1, passed in base})
+    evaluation = compare_to_baseline(cand, baseline, delta)
+    from_evaluation = evaluation.status | {q: "removed" for q in evaluation.removed}
+
+    df, total = comparison.compare_page(stored, f"cand-{delta}", f"base-{delta}",
+                                        comparison.CompareFilter(sort="golden order"), 0, None)
+    from_dashboard = dict(zip(df["query_id"], df["status"]))
+
+    assert from_dashboard == from_evaluation == _expected(delta)
+    assert total == len(base) + 1
+    head = comparison.compare_headline(stored, f"cand-{delta}", f"base-{delta}")
+    assert {s: head[s] for s in comparison.STATUSES} == {
+        s: sum(v == s for v in from_evaluation.values()) for s in comparison.STATUSES}
+
+
+def test_dashboard_filter_by_status_uses_the_same_statuses(stored):
+    wanted = comparison.CompareFilter(statuses=("regressed",))
+    df, total = comparison.compare_page(stored, "cand-0.1", "base-0.1", wanted, 0, None)
+    assert set(df["query_id"]) == {q for q, s in _expected(0.1).items() if s == "regressed"} and total == len(df)
+
+
+def test_compare_to_baseline_keeps_golden_order_and_its_figures():
+    rows = [("c", 0.5, True), ("new", 0.0, False), ("a", 0.2, False), ("b", 0.9, True)]
+    baseline = Baseline("base", "test", {"b": BaselineRow(0.9, True), "gone": BaselineRow(1.0, True),
+                                         "a": BaselineRow(0.5, True), "c": BaselineRow(0.3, False)})
+    result = compare_to_baseline(rows, baseline, 0.1)
+    assert list(result.status) == ["c", "new", "a", "b"]
+    assert result.status == {"c": "improved", "new": "added", "a": "regressed", "b": "unchanged"}
+    assert result.regressed == ["a"] and result.improved == ["c"]
+    assert result.added == ["new"] and result.removed == ["gone"]
+    assert result.baseline_f1 == {"c": 0.3, "a": 0.5, "b": 0.9}
+    assert result.mean_f1_delta == ((0.5 - 0.3) + (0.2 - 0.5) + (0.9 - 0.9)) / 3  # summed in golden order
+    assert result.summary.startswith("Against baseline base: 1 regressed, 1 improved, 1 unchanged of 3 shared")
+
+
+def test_pair_queries_refuses_columns_it_would_shadow():
+    import pyarrow as pa
+    side = pa.table({"query_id": ["q"], "f1": [1.0], "passed": [True]})
+    with pytest.raises(ValueError, match="status"):
+        pair_queries(side.append_column("status", pa.array(["x"])), side, 0.1)
+
+
+def test_stored_statuses_equal_the_dashboards_for_each_run_and_its_baseline(demo_store):
+    """What the evaluation stored (compare_to_baseline at scoring time) is what Compare shows."""
+    runs = store.runs_overview(demo_store)
+    pairs = [(r.run_id, r.baseline_id) for r in runs.itertuples() if isinstance(r.baseline_id, str)]
+    assert pairs
+    for run_id, baseline_id in pairs:
+        stored = store.query_rows(demo_store, run_id)
+        df, _ = comparison.compare_page(demo_store, run_id, baseline_id, comparison.CompareFilter(), 0, None)
+        shown = dict(zip(df["query_id"], df["status"]))
+        assert {q: shown[q] for q in stored["query_id"]} == dict(zip(stored["query_id"], stored["regression_status"]))
