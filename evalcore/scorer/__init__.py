@@ -64,24 +64,30 @@ def _parallel(con: duckdb.DuckDBPyConnection, *jobs) -> list:
     return results
 
 
-def _read_directly(con: duckdb.DuckDBPyConnection, golden_path: str | Path, generated: str | Path | pa.Table) -> int:
-    """Both inputs parsed by DuckDB while Python vouches for every line; HandOver otherwise."""
+def _read_golden_and_hash(con: duckdb.DuckDBPyConnection, golden: Path) -> tuple[int, str]:
+    return read_golden(con, golden), golden_hash(con)
+
+
+def _read_directly(con: duckdb.DuckDBPyConnection, golden_path: str | Path,
+                   generated: str | Path | pa.Table) -> tuple[int, str]:
+    """Both inputs parsed by DuckDB while Python vouches for every line; HandOver otherwise.
+    Returns the golden line count and the golden set's hash."""
     golden = source_path(golden_path)
     if isinstance(generated, pa.Table):
-        total, golden_lines = _parallel(con, lambda cur: read_golden(cur, golden),
-                                        lambda cur: vouch_for_file(golden, plain_golden))
+        (total, digest), golden_lines = _parallel(con, lambda cur: _read_golden_and_hash(cur, golden),
+                                                  lambda cur: vouch_for_file(golden, plain_golden))
         load_arrow(con, None, generated)
         generated_ok = True
     else:
         path = source_path(generated)
-        total, generated_total, (golden_lines, generated_lines) = _parallel(
-            con, lambda cur: read_golden(cur, golden), lambda cur: read_generated(cur, path),
+        (total, digest), generated_total, (golden_lines, generated_lines) = _parallel(
+            con, lambda cur: _read_golden_and_hash(cur, golden), lambda cur: read_generated(cur, path),
             lambda cur: (vouch_for_file(golden, plain_golden), vouch_for_file(path, plain_generated)))
         generated_ok = generated_total == generated_lines
     if golden_lines == 0 or total != golden_lines or not generated_ok:
         raise HandOver("a line DuckDB read differently from the Python validator (or an empty golden set)")
     check_links(con)
-    return total
+    return total, digest
 
 
 def _validate(golden_path: str | Path, generated: str | Path | pa.Table,
@@ -104,19 +110,19 @@ def score(golden_path: str | Path, generated: str | Path | pa.Table, thresholds:
     con = connect_scorer()
     try:
         try:
-            total = _read_directly(con, golden_path, generated)
+            total, digest = _read_directly(con, golden_path, generated)
             handed_over = False
         except HandOver:
             load_arrow(con, *_validate(golden_path, generated, domain_context))
             total = con.execute("SELECT count(*) FROM golden_lines").fetchall()[0][0]
+            digest = golden_hash(con)
             handed_over = True
         bounds = [0, total // 2, total] if total >= SPLIT else [0, total]
         parts = [f"normalised_{i}" for i in range(len(bounds) - 1)]
-        hash_job = [lambda cur: golden_hash(cur)]
         try:
-            *reordered, digest = _parallel(con, *[
+            reordered = _parallel(con, *[
                 lambda cur, i=i: normalise(cur, domain_context, parts[i], bounds[i], bounds[i + 1])
-                for i in range(len(parts))], *hash_job)
+                for i in range(len(parts))])
         except HandOver as exc:  # a term empty after normalisation, or both expected and forbidden
             if not handed_over:
                 _validate(golden_path, generated, domain_context)  # names the problem
