@@ -51,10 +51,11 @@ def test_unwritable_output_is_exit_2_and_stores_nothing(tmp_path, monkeypatch):
     assert not (tmp_path / "s.duckdb").exists()
 
 
-@pytest.mark.parametrize("engine", ["columnar", "python"])
-def test_a_report_failing_midway_stores_nothing_and_writes_nothing(tmp_path, monkeypatch, engine):
+@pytest.mark.parametrize("form", ["jsonl", "mapping"])
+def test_a_report_failing_midway_stores_nothing_and_writes_nothing(tmp_path, monkeypatch, form):
     """A full disk while the HTML report is written, after the JSON report and the store's
-    inserts: the store rolls back, no report file is left, exit 2 names the output."""
+    inserts: the store rolls back, no report file is left, exit 2 names the output. Both
+    routes into the scorer: read directly (JSONL) and handed over by the validator (mapping)."""
     import duckdb
 
     import evalcore.cli.evaluate as evaluate_cli
@@ -63,10 +64,12 @@ def test_a_report_failing_midway_stores_nothing_and_writes_nothing(tmp_path, mon
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(evaluate_cli, "render_html", disk_full)
-    monkeypatch.setenv("EVALCORE_ENGINE", engine)
     monkeypatch.chdir(tmp_path)
     write_jsonl(tmp_path / "g.jsonl", [golden_row("q1", "x", ["a"])])
-    write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": ["a"]}])
+    if form == "jsonl":
+        write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": ["a"]}])
+    else:
+        (tmp_path / "c.jsonl").write_text('{\n  "q1": ["a"]\n}\n', encoding="utf-8")
     result = CliRunner().invoke(main, ["evaluate", "--golden", "g.jsonl", "--generated", "c.jsonl", "--db", "s.duckdb",
                                        "--json", "o.json", "--html", "o.html", "--drift-judge", "none"])
     assert result.exit_code == 2 and "cannot write --html o.html: No space left on device" in result.stderr

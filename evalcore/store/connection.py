@@ -130,14 +130,14 @@ def _retry_while_locked(path: str, open_store):
 
 
 WRITE_ROW_GROUP = 32_768
-"""Rows per row group the columnar engine writes (DuckDB's default is 122,880; an ATTACH
+"""Rows per row group the scorer writes (DuckDB's default is 122,880; an ATTACH
 option for this session's appends, not a property of the file). A 100k-query run then
 fills several row groups, which DuckDB compresses on every core while inserting, rather
 than one row group compressed on one thread at commit (0.7 s; docs/performance.md)."""
 
 
 def attach(con: duckdb.DuckDBPyConnection, path: str, alias: str) -> None:
-    """ATTACH the store file for writing to another DuckDB database (the columnar engine's)."""
+    """ATTACH the store file for writing to another DuckDB database (the scorer's)."""
     _retry_while_locked(path, lambda: con.execute(
         f"ATTACH {sql_literal(path)} AS {alias} (ROW_GROUP_SIZE {WRITE_ROW_GROUP})"))
 
