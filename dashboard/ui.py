@@ -9,7 +9,6 @@ STATUS_COLORS = {"regressed": "#cf222e", "improved": "#1a7f37", "unchanged": "#8
                  "added": "#0969da", "removed": "#6e7781"}
 DRIFT_COLOR = "#8250df"
 GATE_COLORS = {"pass": "#1a7f37", "fail": "#cf222e", "review": "#9a6700"}
-GATE_ICONS = {"pass": "●", "fail": "●", "review": "●"}  # plain glyphs: render without emoji fonts
 
 
 def run_label(row) -> str:
@@ -27,10 +26,6 @@ def terms(values) -> str:
         return ", ".join(str(v) for v in values)
     except TypeError:  # None, NaN, pd.NA: a side of the pair without this query
         return ""
-
-
-def gate_badge(decision: str) -> str:
-    return decision.upper()
 
 
 def color_gate(value: str) -> str:

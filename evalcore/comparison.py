@@ -25,8 +25,7 @@ from .regression import pair_queries
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["STATUSES", "SORTS", "CompareFilter", "PairedRuns", "pair_runs", "compare_page", "compare_headline",
-           "compare_points"]
+__all__ = ["STATUSES", "SORTS", "CompareFilter", "PairedRuns", "pair_runs", "compare_page"]
 
 STATUSES = ("regressed", "improved", "unchanged", "added", "removed")
 SORTS = {
@@ -186,16 +185,5 @@ def pair_runs(db_path: str | Path, run_id: str, baseline_id: str) -> PairedRuns:
 
 def compare_page(db_path: str | Path, run_id: str, baseline_id: str, flt: CompareFilter,
                  offset: int = 0, limit: int | None = 50) -> tuple[pd.DataFrame, int]:
-    """PairedRuns.page of a freshly read pair (`evalcore compare`, tests)."""
+    """PairedRuns.page of a freshly read pair (`evalcore compare`)."""
     return pair_runs(db_path, run_id, baseline_id).page(flt, offset, limit)
-
-
-def compare_headline(db_path: str | Path, run_id: str, baseline_id: str) -> dict:
-    """PairedRuns.headline of a freshly read pair."""
-    return pair_runs(db_path, run_id, baseline_id).headline()
-
-
-def compare_points(db_path: str | Path, run_id: str, baseline_id: str,
-                   max_points: int = 5000) -> tuple[pd.DataFrame, int]:
-    """PairedRuns.points of a freshly read pair."""
-    return pair_runs(db_path, run_id, baseline_id).points(max_points)

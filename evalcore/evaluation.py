@@ -145,12 +145,12 @@ def content_hash(golden_hash: str, generated_hash: str, thresholds: Thresholds, 
 
 def _compare(scored: ScoredQueries, baseline: Baseline | None, thresholds: Thresholds,
              repeats: list[Baseline] | None) -> tuple[RegressionResult, dict | None]:
-    """Rule 8 and the paired statistics; the per-query comparison columns go beside q."""
+    """Rule 8 and the paired statistics; the per-query comparison columns go beside query_scores."""
     if baseline is None:
         return compare_to_baseline([], None, thresholds.regression_delta, scored.golden_hash), None
     from .stats import QueryMetrics, compute_statistics, mark_noise
 
-    rows = scored.con.execute("SELECT query_id, f1, passed FROM q").fetchall()
+    rows = scored.con.execute("SELECT query_id, f1, passed FROM query_scores").fetchall()
     regression = compare_to_baseline(rows, baseline, thresholds.regression_delta, scored.golden_hash)
     ids = [r[0] for r in rows]
     metrics = QueryMetrics(ids, scored.domain_column(), scored.precision, scored.recall, scored.f1,

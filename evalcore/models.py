@@ -139,7 +139,7 @@ class Baseline:
 
 @dataclass(frozen=True, slots=True)
 class QueryColumn:
-    """One column of the per-query result row: the scorer's table `q`, the store's
+    """One column of the per-query result row: the scorer's table `query_scores`, the store's
     `query_results` and the JSON report's `per_query_results` all follow this list."""
 
     name: str

@@ -47,7 +47,7 @@ def query_rows(run: EvaluationRun) -> list[SimpleNamespace]:
     """A run's per-query rows as objects: the report's keys, plus `query`, `generated`
     (term -> weight), `expected` (term -> min_weight, from the scorer's table) and
     `drift_reasons` as term -> reason."""
-    mins = [r[0] for r in run.queries.con.execute("SELECT expected_min_weights FROM q ORDER BY position").fetchall()]
+    mins = [r[0] for r in run.queries.con.execute("SELECT expected_min_weights FROM query_scores ORDER BY position").fetchall()]
     out = []
     for row, min_weights in zip(run.rows(), mins, strict=True):
         out.append(SimpleNamespace(**{**row, "query": row["original_query"],

@@ -90,7 +90,7 @@ def test_evaluation_and_dashboard_agree_at_the_boundaries(stored, delta):
 
     assert from_dashboard == from_evaluation == _expected(delta)
     assert total == len(base) + 1
-    head = comparison.compare_headline(stored, f"cand-{delta}", f"base-{delta}")
+    head = comparison.pair_runs(stored, f"cand-{delta}", f"base-{delta}").headline()
     assert {s: head[s] for s in comparison.STATUSES} == {
         s: sum(v == s for v in from_evaluation.values()) for s in comparison.STATUSES}
 

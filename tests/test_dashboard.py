@@ -60,7 +60,7 @@ def test_compare_deep_link_and_filters(db):
     rows = at.dataframe[0].value
     assert len(rows) == 48
     assert rows["status"].iloc[0] == "regressed"  # regressions first
-    head = comparison.compare_headline(db, run, base)
+    head = comparison.pair_runs(db, run, base).headline()
     at.multiselect(key="cmp_status").set_value(["regressed"]).run()
     filtered = at.dataframe[0].value
     assert len(filtered) == head["regressed"] == 11

@@ -398,3 +398,20 @@ def test_a_large_set_is_scored_in_halves_and_agrees(tmp_path):
         rows = con.execute("SELECT count(*), count(DISTINCT position), min(position), max(position), "
                            "bool_and(query_id = 'q' || position) FROM query_results").fetchall()
     assert rows[0] == (n, n, 0, n - 1, True)
+
+
+@pytest.mark.parametrize("golden_line", [
+    '{"query_id": "q0", "query": "a", "expected_expansions": []}',                         # read directly
+    '{"query_id": "q0", "query": "a", "critical": true, "critical": false, "expected_expansions": []}',  # handed over
+])
+def test_a_generated_table_for_unknown_queries_is_refused(tmp_path, golden_line):
+    """The harness's route: rows for query_ids the golden set does not have are a usage
+    error, whichever way the golden set is read, never silently dropped."""
+    from evalcore.errors import UsageError
+    from evalcore.io import GeneratedSet
+
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(golden_line + "\n", encoding="utf-8")
+    table = GeneratedSet("test", {"q0": [("a", 1.0)], "q9": [("b", 1.0)]}).table()
+    with pytest.raises(UsageError, match="1 query_ids not in the golden set"):
+        evaluate(golden, table, drift_judge="none", settings=Settings(), author="t", source="test")

@@ -22,7 +22,7 @@ def _run(tmp_path, baseline=None):
 
 def test_the_scorer_computes_every_column_of_the_row(tmp_path):
     run = _run(tmp_path)
-    scored = {r[0]: r[1] for r in run.queries.con.execute("DESCRIBE q").fetchall()}
+    scored = {r[0]: r[1] for r in run.queries.con.execute("DESCRIBE query_scores").fetchall()}
     for column in QUERY_COLUMNS:
         if column.comparison:
             continue

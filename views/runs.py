@@ -13,7 +13,7 @@ if runs.empty:
 
 states = data.release_states(runs["run_id"])
 table = runs.assign(
-    gate=runs["gate_decision"].map(ui.gate_badge),
+    gate=runs["gate_decision"].str.upper(),
     domains=runs["domains"].map(ui.terms),
     sign_off=runs["run_id"].map(states),
 )
@@ -50,7 +50,7 @@ chosen = st.selectbox("Run", runs["run_id"], key="runs_open",
                       if st.query_params.get("run") in set(runs["run_id"]) else 0,
                       format_func=lambda rid: ui.run_label(runs.set_index("run_id").loc[rid].to_dict() | {"run_id": rid}))
 row = runs.set_index("run_id").loc[chosen]
-st.markdown(f"**{ui.gate_badge(row['gate_decision'])}** · {row['total_queries']} queries · "
+st.markdown(f"**{row['gate_decision'].upper()}** · {row['total_queries']} queries · "
             f"F1 {row['aggregate_f1']:.3f} · drift judge `{row['drift_judge']}` · by `{row['author']}`")
 baseline = row["baseline_id"] if isinstance(row["baseline_id"], str) else None
 cols = st.columns(3)

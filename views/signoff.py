@@ -16,7 +16,7 @@ account = signoff_view.login()
 ids = list(runs["run_id"])
 wanted = st.query_params.get("run")
 by_id = runs.set_index("run_id")
-label = lambda rid: f"{ui.gate_badge(by_id.loc[rid, 'gate_decision'])} {ui.run_label(by_id.loc[rid].to_dict() | {'run_id': rid})}"  # noqa: E731
+label = lambda rid: f"{by_id.loc[rid, 'gate_decision'].upper()} {ui.run_label(by_id.loc[rid].to_dict() | {'run_id': rid})}"  # noqa: E731
 run_id = st.selectbox("Run", ids, index=ids.index(wanted) if wanted in ids else 0, format_func=label, key="so_run")
 if st.query_params.get("run") != run_id:
     st.query_params["run"] = run_id

@@ -22,7 +22,7 @@ import duckdb
 import pyarrow as pa
 
 from ..drift import DriftJudge
-from ..errors import EvalcoreError
+from ..errors import EvalcoreError, UsageError
 from ..io import GENERATED_SCHEMA, load_generated, load_golden_set
 from ..models import Thresholds
 from .database import ScoredQueries, ScoreFacts, connect_scorer
@@ -96,6 +96,10 @@ def _validate(golden_path: str | Path, generated: str | Path | pa.Table,
     as parsed, as Arrow."""
     golden = load_golden_set(golden_path, domain_context)
     if isinstance(generated, pa.Table):
+        unknown = set(generated.column("query_id").to_pylist()) - golden.query_ids()
+        if unknown:
+            raise UsageError(f"generated rows for {len(unknown)} query_ids not in the golden set "
+                             f"{golden_path}, e.g. {sorted(unknown)[0]!r}")
         return golden.table(), generated
     return golden.table(), load_generated(generated, golden.query_ids()).table()
 
@@ -131,11 +135,11 @@ def score(golden_path: str | Path, generated: str | Path | pa.Table, thresholds:
         for name in ("golden_lines", "generated_lines"):
             con.execute(f"DROP TABLE {name}")
         judged = judge_drift(con, judge, parts)
-        targets = ["q"] if len(parts) == 1 else [f"q{i}" for i in range(len(parts))]
+        targets = ["query_scores"] if len(parts) == 1 else [f"query_scores_{i}" for i in range(len(parts))]
         _parallel(con, *[lambda cur, i=i: score_part(cur, thresholds, judged, parts[i], targets[i], reordered[i])
                          for i in range(len(parts))])
-        if len(targets) > 1:  # UNION ALL keeps its inputs' order: q reads in golden-set order
-            con.execute("CREATE VIEW q AS " + " UNION ALL ".join(f"SELECT * FROM {t}" for t in targets))
+        if len(targets) > 1:  # UNION ALL keeps its inputs' order: query_scores reads in golden-set order
+            con.execute("CREATE VIEW query_scores AS " + " UNION ALL ".join(f"SELECT * FROM {t}" for t in targets))
         if judged:
             con.execute("DROP TABLE verdicts")
         return collect(con, total, digest)

@@ -71,7 +71,7 @@ class ScoreFacts:
 class ScoredQueries:
     """A scored golden set in the scorer's in-memory DuckDB database.
 
-    Table (or view) `q` holds one row per golden query in golden-set order, with every
+    Table (or view) `query_scores` holds one row per golden query in golden-set order, with every
     column of evalcore.models.QUERY_COLUMNS that the scorer computes, plus the per-term
     lists the store's term rows unfold from (g_*: per generated term, e_*: per expected
     term). Table `comparison`, when set, holds the baseline comparison's columns.
@@ -97,10 +97,10 @@ class ScoredQueries:
         return self.facts.query_ids.to_pylist()
 
     def domain_column(self) -> list[str | None]:
-        return self.con.sql("SELECT domain FROM q").to_arrow_table().column(0).to_pylist()
+        return self.con.sql("SELECT domain FROM query_scores").to_arrow_table().column(0).to_pylist()
 
     def errors(self) -> list[str | None]:
-        return self.con.sql("SELECT error FROM q").to_arrow_table().column(0).to_pylist()
+        return self.con.sql("SELECT error FROM query_scores").to_arrow_table().column(0).to_pylist()
 
     def set_comparison(self, table: pa.Table) -> None:
         """Attach the per-query comparison columns (keyed by query_id)."""
@@ -110,10 +110,11 @@ class ScoredQueries:
         self.comparison_columns = tuple(c for c in table.column_names if c != "query_id")
 
     def select_rows(self, columns: str) -> str:
-        """SQL reading `columns` (over q and, when set, the comparison c) in golden-set order."""
+        """SQL reading `columns` (over query_scores and, when set, the comparison) in golden-set order."""
         if not self.comparison_columns:
-            return f"SELECT {columns} FROM q"  # q is in golden-set order
-        return f"SELECT {columns} FROM q LEFT JOIN comparison c USING (query_id) ORDER BY q.position"
+            return f"SELECT {columns} FROM query_scores"  # query_scores is in golden-set order
+        return (f"SELECT {columns} FROM query_scores LEFT JOIN comparison USING (query_id) "
+                "ORDER BY query_scores.position")
 
     def close(self) -> None:
         self.con.close()

@@ -154,20 +154,20 @@ def score_part(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, judged: b
 
 
 def collect(con: duckdb.DuckDBPyConnection, total: int, golden_hash: str) -> ScoredQueries:
-    """The scored table q as the columns the gate, aggregates and hashes read."""
+    """The scored table query_scores as the columns the gate, aggregates and hashes read."""
     arrays = con.execute("""SELECT precision, recall, f1, term_drift_score, n_tp, n_fp, n_fn, n_expected,
                             n_generated, critical, passed, error IS NOT NULL AS errored, n_drift, n_unjudged,
-                            n_forbidden, n_underweight FROM q""").fetchnumpy()
+                            n_forbidden, n_underweight FROM query_scores""").fetchnumpy()
     arrays = {k: np.asarray(v) for k, v in arrays.items()}
-    ids = con.sql("SELECT query_id FROM q").to_arrow_table().column(0).combine_chunks()
+    ids = con.sql("SELECT query_id FROM query_scores").to_arrow_table().column(0).combine_chunks()
     facts = ScoreFacts(ids, arrays["n_expected"], arrays["n_generated"], arrays["recall"],
                        arrays["critical"].astype(bool), arrays["passed"].astype(bool), arrays["errored"].astype(bool),
                        arrays["n_drift"], arrays["term_drift_score"], arrays["n_unjudged"],
                        arrays["n_forbidden"], arrays["n_underweight"])
-    domains = [r[0] for r in con.execute("SELECT DISTINCT domain FROM q WHERE domain IS NOT NULL "
+    domains = [r[0] for r in con.execute("SELECT DISTINCT domain FROM query_scores WHERE domain IS NOT NULL "
                                          "ORDER BY domain").fetchall()]
-    digests = "".join(con.sql("SELECT generated_digest FROM q").to_arrow_table().column(0).to_pylist())
-    generated_hash = hashlib.sha256(digests.encode()).hexdigest()  # q is in golden-set order
+    digests = "".join(con.sql("SELECT generated_digest FROM query_scores").to_arrow_table().column(0).to_pylist())
+    generated_hash = hashlib.sha256(digests.encode()).hexdigest()  # query_scores is in golden-set order
     return ScoredQueries(con, total, golden_hash, generated_hash, domains, arrays["precision"], arrays["recall"],
                          arrays["f1"], arrays["term_drift_score"], arrays["n_tp"], arrays["n_fp"],
                          arrays["n_fn"], facts)

@@ -78,7 +78,7 @@ def _stored_columns(run: EvaluationRun) -> str:
         if column.comparison and column.name not in present:
             items.append(f"NULL::{column.sql_type} AS {column.name}")
         elif column.name == "position":
-            items.append("q.position::INTEGER AS position")
+            items.append("query_scores.position::INTEGER AS position")
         else:
             items.append(column.name)
     return ", ".join(items)
@@ -94,12 +94,12 @@ FROM (SELECT query_id, unnest(generated_terms) AS term, unnest(generated_weights
              unnest(generated_matched) AS tp, unnest(generated_min_weight) AS min_weight,
              unnest(generated_drift) AS drift, unnest(generated_unjudged) AS unjudged,
              unnest(generated_reason) AS reason, unnest(range(n_generated)) AS k,
-             unnest(generated_expected_pos) AS exp_pos FROM q)
+             unnest(generated_expected_pos) AS exp_pos FROM query_scores)
 UNION ALL
 SELECT $run, query_id, term, 'FN', weight, min_weight, false, false, NULL, NULL, k
 FROM (SELECT query_id, unnest(expected_terms) AS term, unnest(expected_generated_weight) AS weight,
              unnest(expected_min_weights) AS min_weight, unnest(expected_matched) AS tp,
-             unnest(range(n_expected)) AS k FROM q)
+             unnest(range(n_expected)) AS k FROM query_scores)
 WHERE NOT tp"""
 
 
@@ -127,7 +127,7 @@ def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
             con.execute(f"INSERT INTO store.runs ({', '.join(RUN_INSERT_COLUMNS)}) "
                         f"VALUES ({', '.join('?' * len(RUN_INSERT_COLUMNS))})", _run_row(run))
             con.execute(f"INSERT INTO store.query_results BY NAME SELECT $run AS run_id, "
-                        f"{_stored_columns(run)} FROM q"
+                        f"{_stored_columns(run)} FROM query_scores"
                         + (" LEFT JOIN comparison USING (query_id)" if run.queries.comparison_columns else ""),
                         {"run": run.evaluation_id})
             con.execute(_TERM_ROWS, {"run": run.evaluation_id})
