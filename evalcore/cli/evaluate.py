@@ -16,13 +16,13 @@ from ..errors import UsageError
 from ..evaluation import EvaluationRun, evaluate, ignored_environment
 from ..io import load_baseline_report
 from ..regression import Baseline
-from ..report import PendingFile, build_report, iter_report_json, render_html, render_junit
+from ..report import STDOUT, PendingFile, build_report, check_outputs, iter_report_json, render_html, render_junit
 from ..signoff import release_state
-from ..store import load_baseline, repeat_runs, save_run
+from ..store import check_store_path, load_baseline, repeat_runs, save_run
 from .common import GATE_EXIT, db_option, run_cli
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
-           "warn_ignored_environment"]
+           "warn_ignored_environment", "check_paths"]
 
 
 def resolve_baseline(value: str | None, db: str) -> Baseline | None:
@@ -115,18 +115,27 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
     return [str(item.path) for item in pending]
 
 
-def print_summary(run: EvaluationRun, stored_in: str | None) -> None:
+def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) -> None:
+    """The human summary (on standard error when a report goes to standard output)."""
     agg = run.aggregate
-    click.echo(f"run {run.evaluation_id}  ({run.total} queries, drift judge {run.judge.name})")
-    click.echo(f"  macro P {agg.macro_precision:.3f}  R {agg.macro_recall:.3f}  F1 {agg.macro_f1:.3f}  "
-               f"drift {agg.macro_drift:.3f}   micro F1 {agg.micro_f1:.3f}")
-    click.echo(f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}")
-    click.echo(f"  {run.regression.summary}")
-    click.echo(f"gate: {run.gate.decision.upper()}")
-    for reason in run.gate.reasons:
-        click.echo(f"  - {reason}")
+    lines = [f"run {run.evaluation_id}  ({run.total} queries, drift judge {run.judge.name})",
+             f"  macro P {agg.macro_precision:.3f}  R {agg.macro_recall:.3f}  F1 {agg.macro_f1:.3f}  "
+             f"drift {agg.macro_drift:.3f}   micro F1 {agg.micro_f1:.3f}",
+             f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}",
+             f"  {run.regression.summary}", f"gate: {run.gate.decision.upper()}"]
+    lines += [f"  - {reason}" for reason in run.gate.reasons]
     if stored_in:
-        click.echo(f"stored in {stored_in}")
+        lines.append(f"stored in {stored_in}")
+    for line in lines:
+        click.echo(line, err=err)
+
+
+def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], db: str | None) -> None:
+    """SPEC §5: refuse, before any work, an output that could destroy something (a device,
+    a FIFO, an input, the store, one file twice) and a --db that is not an evalcore store."""
+    run_cli(check_outputs, outputs, inputs, db)
+    if db is not None:
+        run_cli(check_store_path, db)
 
 
 @click.command("evaluate")
@@ -141,9 +150,12 @@ def print_summary(run: EvaluationRun, stored_in: str | None) -> None:
 @click.option("--name", help="A name for the run, shown in the dashboard.")
 @click.option("--prompt-version", help="Version label of the prompt under test.")
 @click.option("--author", help="Who created the run [default: the OS user]; may not approve it.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the JSON report here.")
-@click.option("--html", "html_out", type=click.Path(dir_okay=False), help="Write the HTML report here.")
-@click.option("--junit", "junit_out", type=click.Path(dir_okay=False), help="Write JUnit XML here.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the JSON report here (- for standard output).")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the HTML report here (- for standard output).")
+@click.option("--junit", "junit_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write JUnit XML here (- for standard output).")
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate line.")
@@ -162,6 +174,9 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     if db is not None and no_store:
         raise click.UsageError("--db and --no-store exclude each other")
     db = db or default_db_path()
+    check_paths({"json": json_out, "html": html_out, "junit": junit_out},
+                {"golden": golden, "generated": generated, "thresholds": thresholds,
+                 "baseline": baseline if baseline and Path(baseline).exists() else None}, None if no_store else db)
     gc.disable()  # a short-lived process building millions of objects; cycles are rare
     settings = run_cli(load_settings)
     warn_ignored_environment()
@@ -184,16 +199,18 @@ def finish(run: EvaluationRun, db: str | None, settings, paths: dict, quiet: boo
            store_with: dict | None = None) -> None:
     """Store, write reports, print, and exit with the release code (shared with `harness`)."""
     outputs = run_cli(write_outputs, run, db, paths, store_with)
+    err = STDOUT in paths.values()  # a report on standard output: the summary goes to standard error
     if quiet:
-        click.echo(f"gate: {run.gate.decision}")
+        click.echo(f"gate: {run.gate.decision}", err=err)
     else:
-        print_summary(run, db)
+        print_summary(run, db, err)
         for path in outputs:
-            click.echo(f"wrote {path}")
+            click.echo(f"wrote {'standard output' if path == STDOUT else path}", err=err)
         if db:
-            click.echo(f"dashboard: {dashboard_link(settings.dashboard_url, run.evaluation_id, run.regression.baseline_id)}")
+            click.echo(f"dashboard: {dashboard_link(settings.dashboard_url, run.evaluation_id, run.regression.baseline_id)}",
+                       err=err)
     if db is None or run.gate.decision != "review":
         sys.exit(GATE_EXIT[run.gate.decision])
     state = run_cli(release_state, db, run.evaluation_id)  # decisions on identical content still count
-    click.echo(f"sign-off: {state.status} ({'; '.join(state.reasons)})")
+    click.echo(f"sign-off: {state.status} ({'; '.join(state.reasons)})", err=err)
     sys.exit(state.exit_code)

@@ -7,6 +7,7 @@ import asyncio
 import gc
 import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -20,7 +21,7 @@ from ..harness import prompt_version as prompt_version_of
 from ..io import load_golden_set, load_thresholds
 from ..llm import AsyncLLMClient, LLMConfig
 from .common import db_option, run_cli
-from .evaluate import finish, resolve_baseline, warn_ignored_environment
+from .evaluate import check_paths, finish, resolve_baseline, warn_ignored_environment
 
 __all__ = ["harness_command"]
 
@@ -64,9 +65,12 @@ def _bar(label: str):
 @click.option("--name", help="A name for the run.")
 @click.option("--prompt-version", help="Version label [default: hash of prompt, model and parameters].")
 @click.option("--author", help="Who created the run [default: the OS user].")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False))
-@click.option("--html", "html_out", type=click.Path(dir_okay=False))
-@click.option("--junit", "junit_out", type=click.Path(dir_okay=False))
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the JSON report here (- for standard output).")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the HTML report here (- for standard output).")
+@click.option("--junit", "junit_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write JUnit XML here (- for standard output).")
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not record the run (the LLM cache is then in memory only).")
 @click.option("--quiet", "-q", is_flag=True)
@@ -91,6 +95,9 @@ def harness_command(golden, prompt_file, model, base_url, callable_spec, concurr
         raise click.UsageError("--db and --no-store exclude each other")
     db = db or default_db_path()
     cache_db = None if no_store else db
+    check_paths({"json": json_out, "html": html_out, "junit": junit_out},
+                {"golden": golden, "prompt": prompt_file, "thresholds": thresholds,
+                 "baseline": baseline if baseline and Path(baseline).exists() else None}, cache_db)
     gc.disable()
     settings = run_cli(load_settings)
     warn_ignored_environment()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -11,12 +13,16 @@ __all__ = ["PendingFile", "write_atomically"]
 
 
 class PendingFile:
-    """A temporary file beside `path`, renamed into place by commit(), removed by discard()."""
+    """A temporary file beside `path`, renamed into place by commit(), removed by discard().
+    For `-` the temporary file is private and commit() copies it to standard output."""
 
     def __init__(self, path: str | Path):
+        self.to_stdout = str(path) == "-"
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".partial", dir=self.path.parent)
+        if not self.to_stdout:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        folder = tempfile.gettempdir() if self.to_stdout else self.path.parent
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".partial", dir=folder)
         self._tmp = Path(tmp)
         umask = os.umask(0)
         os.umask(umask)
@@ -38,6 +44,14 @@ class PendingFile:
 
     def commit(self) -> None:
         self._handle.close()
+        if self.to_stdout:
+            try:
+                with self._tmp.open("rb") as source:
+                    shutil.copyfileobj(source, sys.stdout.buffer)
+                sys.stdout.buffer.flush()
+            finally:
+                self._tmp.unlink(missing_ok=True)
+            return
         os.replace(self._tmp, self.path)
 
     def discard(self) -> None:

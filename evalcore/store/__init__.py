@@ -8,7 +8,7 @@ other processes, so nothing holds one across calls. A busy store is retried for 
 
 from .audit import (AUDIT_COLUMNS, append_audit, audit_head, audit_records, decisions_for, get_user, insert_user,
                     list_users, update_user)
-from .connection import MIGRATIONS, SCHEMA_VERSION, connect, ensure_store
+from .connection import MIGRATIONS, SCHEMA_VERSION, check_store_path, connect, ensure_store
 from .runs import (drift_terms, find_run_by_content, get_run, judge_log,
                    list_runs, load_baseline, paired_metrics, query_rows, repeat_runs, save_run,
                    term_rows)
@@ -19,7 +19,7 @@ from .vectors import StoredVectors, load_vectors, save_vectors
 from .views import (StoredPair, compare_domains, comparison_rows, find_query_ids, flagged_items, metric_trend,
                     query_history, runs_overview)
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "connect", "ensure_store", "drift_terms",
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensure_store", "drift_terms",
            "find_run_by_content", "get_run", "judge_log", "list_runs", "load_baseline", "query_rows",
            "save_run", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredPair", "comparison_rows",
            "compare_domains", "find_query_ids", "flagged_items",

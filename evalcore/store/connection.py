@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -191,6 +192,38 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
                             [name]).fetchall()[0][0])
 
 
+
+
+DUCKDB_MAGIC = b"DUCK"
+"""DuckDB's file header carries this at offset 8."""
+
+
+def check_store_path(db_path: str | Path) -> None:
+    """UsageError unless `db_path` is absent (a new store) or an evalcore store: a DuckDB
+    file holding evalcore's schema_migrations (SPEC §5). Reads the header, then opens the
+    file read-only (a busy store is waited for, as everywhere)."""
+    path = str(db_path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"--db {path}: cannot use it ({exc.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"--db {path}: not a regular file; give a DuckDB store file (or postgresql://...)")
+    if st.st_size == 0:
+        raise UsageError(f"--db {path}: an empty file, not an evalcore store; remove it or give another path")
+    with open(path, "rb") as handle:
+        head = handle.read(16)
+    if head[8:12] != DUCKDB_MAGIC:
+        raise UsageError(f"--db {path}: not an evalcore store (not a DuckDB file); nothing was written to it")
+    con = _open(path, read_only=True)
+    try:
+        if not _has_table(con, "schema_migrations"):
+            raise UsageError(f"--db {path}: a DuckDB file but not an evalcore store (no schema_migrations); "
+                             "nothing was written to it")
+    finally:
+        con.close()
 
 
 def ensure_store(db_path: str | Path) -> None:

@@ -1,0 +1,66 @@
+"""Where outputs may go (SPEC §5): regular files or `-` (standard output), never an input,
+the store, a device, a FIFO or one file twice. Checked before any work, so a refused
+command destroys nothing."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..errors import UsageError
+
+__all__ = ["STDOUT", "check_outputs"]
+
+STDOUT = "-"
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of what the path names, links followed; None when it does not exist."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None],
+                  store: str | None = None) -> None:
+    """UsageError unless every output (flag -> path) is a regular file or `-`, none is an
+    input (flag -> path) or the store (the same file by device and inode, hard and
+    symbolic links included), no two outputs name one file and `-` is given once."""
+    given = {flag: path for flag, path in outputs.items() if path}
+    to_stdout = [flag for flag, path in given.items() if path == STDOUT]
+    if len(to_stdout) > 1:
+        raise UsageError(f"{' and '.join('--' + f for f in to_stdout)} both write to standard output (-): "
+                         "give all but one of them a file")
+    taken: dict[object, str] = {}
+    for flag, path in {**{f: p for f, p in inputs.items() if p}, **({"db": store} if store else {})}.items():
+        identity = _identity(path)
+        if identity is not None:
+            taken[identity] = f"--{flag} {path}"
+    for flag, path in given.items():
+        if path == STDOUT:
+            continue
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            raise UsageError(f"cannot write --{flag} {path}: {exc.strerror}") from None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise UsageError(f"--{flag} {path}: is {_kind(st.st_mode)}, not a regular file; reports are written "
+                             "only to regular files or - (standard output), and nothing there was replaced")
+        key = (st.st_dev, st.st_ino) if st is not None else os.path.realpath(Path(path).absolute())
+        if key in taken:
+            raise UsageError(f"--{flag} {path}: is the same file as {taken[key]}; "
+                             "write the report somewhere else (nothing was written)")
+        taken[key] = f"--{flag} {path}"
