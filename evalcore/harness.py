@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib
+import importlib.util
 import inspect
 import json
 import re
@@ -26,7 +27,7 @@ from .llm import AsyncLLMClient, LLMCallError
 from .metrics import normalize_term
 
 __all__ = ["HarnessOutput", "parse_reply", "terms_from_entries", "load_prompt", "prompt_version",
-           "run_prompt", "run_callable", "load_callable", "to_generated"]
+           "run_prompt", "run_callable", "load_callable", "callable_source", "to_generated"]
 
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n?(.*?)\n?\s*```\s*$", re.S)
 # bullets and numbering only: "E. coli" and "A. Lincoln" are terms, not list labels
@@ -146,6 +147,21 @@ async def run_prompt(golden: GoldenSet, prompt: str, client: AsyncLLMClient, dom
         return list(await asyncio.gather(*(one(i, t, m) for i, t, m in zip(golden.items, filled, messages))))
     finally:
         await client.flush(force=True)
+
+
+def callable_source(spec: str) -> str | None:
+    """The file a `module:function` expander would be loaded from, found without running
+    it (an input the reports must never overwrite); None when it cannot be told."""
+    module_name = spec.partition(":")[0]
+    if not module_name or "." in module_name:
+        return None
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        found = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        return None
+    return found.origin if found is not None and found.has_location else None
 
 
 def load_callable(spec: str) -> Callable:

@@ -102,3 +102,46 @@ def test_a_duckdb_file_of_another_application_is_refused(files):
     with duckdb.connect("s.duckdb", read_only=True) as con:
         tables = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
     assert tables == ["customers"]
+
+
+@pytest.mark.parametrize("target", ["x/../g.jsonl", "nope/../c.jsonl"])
+def test_a_path_through_a_missing_folder_still_names_the_input(files, target):
+    """`x/../g.jsonl` with no folder x: the same file as --golden once resolved."""
+    before = Path("g.jsonl").read_bytes(), Path("c.jsonl").read_bytes()
+    refused(evaluate("--json", target), f"--json {target}", "same file as")
+    assert (Path("g.jsonl").read_bytes(), Path("c.jsonl").read_bytes()) == before
+    assert not Path("x").exists() and not Path("nope").exists()
+
+
+@pytest.mark.parametrize("spelling", ["s.duckdb", "zz/../s.duckdb"])
+def test_a_report_on_a_store_not_created_yet_is_refused(files, spelling):
+    refused(evaluate("--json", spelling), "same file as --db s.duckdb")
+
+
+def test_a_report_on_the_store_named_by_the_environment_is_refused(files, monkeypatch):
+    monkeypatch.setenv("EVALCORE_DB", "env.duckdb")
+    result = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--golden", "g.jsonl", "--generated",
+                             "c.jsonl", "--drift-judge", "none", "--json", "env.duckdb"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "same file as --db env.duckdb" in result.stderr, result.stderr
+    assert not Path("env.duckdb").exists()
+
+
+def test_harness_never_overwrites_its_expander(files):
+    Path("expander.py").write_text("def expand(query, context):\n    return ['mi']\n", encoding="utf-8")
+    before = Path("expander.py").read_bytes()
+    result = subprocess.run([sys.executable, "-m", "evalcore", "harness", "--golden", "g.jsonl", "--callable",
+                             "expander:expand", "--no-store", "--drift-judge", "none", "--json", "expander.py"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "same file as --callable" in result.stderr, result.stderr
+    assert Path("expander.py").read_bytes() == before
+
+
+def test_a_report_through_a_symbolic_link_writes_the_file_it_names(files):
+    Path("target.json").write_text("old", encoding="utf-8")
+    os.symlink("target.json", "link.json")
+    result = evaluate("--json", "link.json")
+    assert result.returncode == 0, result.stderr
+    assert Path("link.json").is_symlink()  # the link is kept ...
+    assert json.loads(Path("target.json").read_text())["gate"]["decision"] == "pass"  # ... and its file written
+    assert "wrote link.json" in result.stdout

@@ -112,7 +112,7 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
         raise errors[0]
     for item in pending:
         item.commit()
-    return [str(item.path) for item in pending]
+    return [str(paths[key]) for key in files]  # as the user gave them
 
 
 def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) -> None:

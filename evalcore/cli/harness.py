@@ -16,7 +16,7 @@ from ..config import default_db_path, load_settings
 from ..drift import JUDGE_NAMES
 from ..judges import resolve_judge
 from ..evaluation import evaluate
-from ..harness import load_callable, load_prompt, run_callable, run_prompt, to_generated
+from ..harness import callable_source, load_callable, load_prompt, run_callable, run_prompt, to_generated
 from ..harness import prompt_version as prompt_version_of
 from ..io import load_golden_set, load_thresholds
 from ..llm import AsyncLLMClient, LLMConfig
@@ -97,6 +97,7 @@ def harness_command(golden, prompt_file, model, base_url, callable_spec, concurr
     cache_db = None if no_store else db
     check_paths({"json": json_out, "html": html_out, "junit": junit_out},
                 {"golden": golden, "prompt": prompt_file, "thresholds": thresholds,
+                 "callable": callable_source(callable_spec) if callable_spec else None,
                  "baseline": baseline if baseline and Path(baseline).exists() else None}, cache_db)
     gc.disable()
     settings = run_cli(load_settings)

@@ -18,7 +18,8 @@ class PendingFile:
 
     def __init__(self, path: str | Path):
         self.to_stdout = str(path) == "-"
-        self.path = Path(path)
+        # through a symbolic link, the file it names is written, never the link replaced
+        self.path = Path(path) if self.to_stdout else Path(os.path.realpath(Path(path).absolute()))
         if not self.to_stdout:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         folder = tempfile.gettempdir() if self.to_stdout else self.path.parent

@@ -23,20 +23,25 @@ def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def _identity(path: str) -> tuple[int, int] | None:
-    """(device, inode) of what the path names, links followed; None when it does not exist."""
+def _keys(path: str) -> set[object]:
+    """What names this file: its resolved path (links followed, `..` applied, whether or not
+    it exists yet) and, when it exists, its (device, inode)."""
+    resolved = os.path.realpath(Path(path).absolute())
+    keys: set[object] = {resolved}
     try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return st.st_dev, st.st_ino
+        st = os.stat(resolved)
+    except OSError:
+        return keys
+    keys.add((st.st_dev, st.st_ino))
+    return keys
 
 
 def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None],
                   store: str | None = None) -> None:
     """UsageError unless every output (flag -> path) is a regular file or `-`, none is an
-    input (flag -> path) or the store (the same file by device and inode, hard and
-    symbolic links included), no two outputs name one file and `-` is given once."""
+    input (flag -> path) or the store (the same file by device and inode or by resolved
+    path: hard and symbolic links and `..` included, a store not created yet too), no two
+    outputs name one file and `-` is given once."""
     given = {flag: path for flag, path in outputs.items() if path}
     to_stdout = [flag for flag, path in given.items() if path == STDOUT]
     if len(to_stdout) > 1:
@@ -44,14 +49,13 @@ def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | 
                          "give all but one of them a file")
     taken: dict[object, str] = {}
     for flag, path in {**{f: p for f, p in inputs.items() if p}, **({"db": store} if store else {})}.items():
-        identity = _identity(path)
-        if identity is not None:
-            taken[identity] = f"--{flag} {path}"
+        for key in _keys(path):
+            taken[key] = f"--{flag} {path}"
     for flag, path in given.items():
         if path == STDOUT:
             continue
         try:
-            st = os.stat(path)
+            st = os.stat(os.path.realpath(Path(path).absolute()))
         except FileNotFoundError:
             st = None
         except OSError as exc:
@@ -59,8 +63,10 @@ def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | 
         if st is not None and not stat.S_ISREG(st.st_mode):
             raise UsageError(f"--{flag} {path}: is {_kind(st.st_mode)}, not a regular file; reports are written "
                              "only to regular files or - (standard output), and nothing there was replaced")
-        key = (st.st_dev, st.st_ino) if st is not None else os.path.realpath(Path(path).absolute())
-        if key in taken:
-            raise UsageError(f"--{flag} {path}: is the same file as {taken[key]}; "
+        keys = _keys(path)
+        clash = next((taken[key] for key in keys if key in taken), None)
+        if clash is not None:
+            raise UsageError(f"--{flag} {path}: is the same file as {clash}; "
                              "write the report somewhere else (nothing was written)")
-        taken[key] = f"--{flag} {path}"
+        for key in keys:
+            taken[key] = f"--{flag} {path}"
