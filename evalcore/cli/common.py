@@ -58,3 +58,12 @@ def db_option(fn):
                         help="DuckDB store [default: $EVALCORE_DB, else data/evalcore.duckdb].")(fn)
 
 
+
+
+def report_options(fn):
+    """--json, --html and --junit: where the reports go (a regular file, or - for standard output)."""
+    for flag, dest, what in reversed((("--json", "json_out", "the JSON report"), ("--html", "html_out", "the HTML report"),
+                                      ("--junit", "junit_out", "JUnit XML"))):
+        fn = click.option(flag, dest, type=click.Path(dir_okay=False, allow_dash=True),
+                          help=f"Write {what} here (- for standard output).")(fn)
+    return fn

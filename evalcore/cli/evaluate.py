@@ -19,7 +19,7 @@ from ..regression import Baseline
 from ..report import STDOUT, PendingFile, build_report, check_outputs, iter_report_json, render_html, render_junit
 from ..signoff import release_state
 from ..store import check_store_path, load_baseline, repeat_runs, save_run
-from .common import GATE_EXIT, db_option, run_cli
+from .common import GATE_EXIT, db_option, report_options, run_cli
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
            "warn_ignored_environment", "check_paths"]
@@ -150,12 +150,7 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @click.option("--name", help="A name for the run, shown in the dashboard.")
 @click.option("--prompt-version", help="Version label of the prompt under test.")
 @click.option("--author", help="Who created the run [default: the OS user]; may not approve it.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the JSON report here (- for standard output).")
-@click.option("--html", "html_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the HTML report here (- for standard output).")
-@click.option("--junit", "junit_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write JUnit XML here (- for standard output).")
+@report_options
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate line.")

@@ -20,7 +20,7 @@ from ..harness import callable_source, load_callable, load_prompt, run_callable,
 from ..harness import prompt_version as prompt_version_of
 from ..io import load_golden_set, load_thresholds
 from ..llm import AsyncLLMClient, LLMConfig
-from .common import db_option, run_cli
+from .common import db_option, report_options, run_cli
 from .evaluate import check_paths, finish, resolve_baseline, warn_ignored_environment
 
 __all__ = ["harness_command"]
@@ -65,12 +65,7 @@ def _bar(label: str):
 @click.option("--name", help="A name for the run.")
 @click.option("--prompt-version", help="Version label [default: hash of prompt, model and parameters].")
 @click.option("--author", help="Who created the run [default: the OS user].")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the JSON report here (- for standard output).")
-@click.option("--html", "html_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the HTML report here (- for standard output).")
-@click.option("--junit", "junit_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write JUnit XML here (- for standard output).")
+@report_options
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not record the run (the LLM cache is then in memory only).")
 @click.option("--quiet", "-q", is_flag=True)
