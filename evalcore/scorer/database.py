@@ -93,14 +93,9 @@ class ScoredQueries:
     comparison_columns: tuple[str, ...] = ()
     """Columns of table `comparison` (keyed by query_id)."""
 
-    def query_ids(self) -> list[str]:
-        return self.facts.query_ids.to_pylist()
-
     def domain_column(self) -> list[str | None]:
+        """Each query's normalised domain, in golden-set order."""
         return self.con.sql("SELECT domain FROM query_scores").to_arrow_table().column(0).to_pylist()
-
-    def errors(self) -> list[str | None]:
-        return self.con.sql("SELECT error FROM query_scores").to_arrow_table().column(0).to_pylist()
 
     def set_comparison(self, table: pa.Table) -> None:
         """Attach the per-query comparison columns (keyed by query_id)."""
