@@ -47,7 +47,10 @@ FROM pairs"""
 
 # The rows a page shows, side by side with the term diff; over `picked`, the page's rows of
 # `pairs` with their place on the page.
-_SIDE_BY_SIDE = """
+_NEW_DRIFT = "list_filter(drift_terms, lambda t: NOT list_contains(coalesce(base_drift_terms, []), t))"
+"""Drift terms the baseline did not have."""
+
+_SIDE_BY_SIDE = f"""
 SELECT query_id, coalesce(query, base_query) AS query, coalesce(domain, base_domain) AS domain,
        coalesce(critical, base_critical, false) AS critical,
        base_precision, precision, base_recall, recall, base_f1, f1, delta_f1, base_passed, passed, status,
@@ -62,14 +65,14 @@ SELECT query_id, coalesce(query, base_query) AS query, coalesce(domain, base_dom
        list_filter(base_true_positives, lambda t: NOT list_contains(coalesce(true_positives, []), t)) AS lost_correct,
        list_filter(generated_terms, lambda t: NOT list_contains(true_positives, t)
                    AND NOT list_contains(coalesce(base_generated_terms, []), t)) AS new_wrong,
-       list_filter(drift_terms, lambda t: NOT list_contains(coalesce(base_drift_terms, []), t)) AS new_drift,
+       {_NEW_DRIFT} AS new_drift,
        coalesce(n_drift, 0) AS n_drift, failure_reasons, term_drift_score, base_term_drift_score
 FROM picked ORDER BY page_row
 """
 
 _HEADLINE = f"""WITH k AS ({_KEYS}),
     new_drift AS (SELECT count(*) AS n FROM pairs
-                  WHERE len(list_filter(drift_terms, lambda t: NOT list_contains(coalesce(base_drift_terms, []), t))) > 0)
+                  WHERE len({_NEW_DRIFT}) > 0)
     SELECT count(*) FILTER (status = 'regressed') AS regressed,
     count(*) FILTER (status = 'improved') AS improved, count(*) FILTER (status = 'unchanged') AS unchanged,
     count(*) FILTER (status = 'added') AS added, count(*) FILTER (status = 'removed') AS removed,

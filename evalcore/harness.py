@@ -149,14 +149,19 @@ async def run_prompt(golden: GoldenSet, prompt: str, client: AsyncLLMClient, dom
         await client.flush(force=True)
 
 
+def _importable_from_cwd() -> None:
+    """Expander modules are found in the current directory, as `python -m` would find them."""
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+
+
 def callable_source(spec: str) -> str | None:
     """The file a `module:function` expander would be loaded from, found without running
     it (an input the reports must never overwrite); None when it cannot be told."""
     module_name = spec.partition(":")[0]
     if not module_name or "." in module_name:
         return None
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
+    _importable_from_cwd()
     try:
         found = importlib.util.find_spec(module_name)
     except (ImportError, ValueError):
@@ -169,8 +174,7 @@ def load_callable(spec: str) -> Callable:
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise UsageError(f"--callable {spec!r}: expected module:function")
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
+    _importable_from_cwd()
     try:
         fn = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:

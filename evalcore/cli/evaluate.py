@@ -53,7 +53,8 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
     """Store the run and write the requested reports, all or nothing (SPEC §5).
 
     Reports stream into temporary files while the store write runs in a thread (DuckDB
-    releases the GIL); `store_with` are save_run's extra keywords (the harness's replies). The store commits only once every report is written and closed,
+    releases the GIL); `store_with` are save_run's extra keywords (the harness's replies).
+    The store commits only once every report is written and closed,
     and the files are renamed into place only once the run is stored: a full disk while
     writing a report leaves neither a stored run nor a report.
     """

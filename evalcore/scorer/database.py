@@ -4,7 +4,6 @@ what scoring leaves behind (ScoreFacts for the gate, ScoredQueries for the outpu
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import shutil
 import tempfile
@@ -15,9 +14,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from ..errors import UsageError
+from ..sql import duckdb_memory_limit
 
-__all__ = ["ScoreFacts", "ScoredQueries", "connect_scorer", "scorer_memory_limit"]
+__all__ = ["ScoreFacts", "ScoredQueries", "connect_scorer"]
 
 DEFAULT_MEMORY = "2GB"
 """The scorer's DuckDB memory cap unless EVALCORE_DUCKDB_MEMORY says otherwise; beyond it
@@ -73,8 +72,8 @@ class ScoredQueries:
 
     Table (or view) `query_scores` holds one row per golden query in golden-set order, with every
     column of evalcore.models.QUERY_COLUMNS that the scorer computes, plus the per-term
-    lists the store's term rows unfold from (g_*: per generated term, e_*: per expected
-    term). Table `comparison`, when set, holds the baseline comparison's columns.
+    lists the store's term rows unfold from (generated_*: per generated term, expected_*:
+    per expected term). Table `comparison`, when set, holds the baseline comparison's columns.
     """
 
     con: duckdb.DuckDBPyConnection
@@ -115,19 +114,11 @@ class ScoredQueries:
         self.con.close()
 
 
-def scorer_memory_limit() -> str:
-    """EVALCORE_DUCKDB_MEMORY (a size such as 2GB), else DEFAULT_MEMORY."""
-    value = os.environ.get("EVALCORE_DUCKDB_MEMORY", DEFAULT_MEMORY).strip()
-    if not re.fullmatch(r"\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)", value, re.IGNORECASE):
-        raise UsageError(f"EVALCORE_DUCKDB_MEMORY={value!r}: expected a size such as 2GB")
-    return value
-
-
 def connect_scorer() -> duckdb.DuckDBPyConnection:
     """A private in-memory database; what exceeds the memory limit spills to a temporary
     folder of its own (DuckDB's default would be `.tmp` in the user's working directory),
     which DuckDB creates when it first spills and which goes with the connection."""
-    limit = scorer_memory_limit()
+    limit = duckdb_memory_limit(DEFAULT_MEMORY)
     spill = os.path.join(tempfile.gettempdir(), f"evalcore-scorer-{os.getpid()}-{secrets.token_hex(4)}")
     con = duckdb.connect(":memory:", config={
         "preserve_insertion_order": True, "memory_limit": limit, "temp_directory": spill})

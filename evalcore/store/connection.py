@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import StoreBusyError, UsageError
-from ..sql import sql_literal
+from ..sql import duckdb_memory_limit, sql_literal
 
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, [
@@ -100,13 +100,6 @@ def _timeout() -> float:
     return float(os.environ.get("EVALCORE_STORE_TIMEOUT", "30"))
 
 
-def _memory_limit() -> str:
-    value = os.environ.get("EVALCORE_DUCKDB_MEMORY", "1GB")
-    if not value.replace(".", "").rstrip("KMGTiBkmgtib").isdigit():
-        raise UsageError(f"EVALCORE_DUCKDB_MEMORY={value!r}: expected a size such as 1GB")
-    return value
-
-
 def _is_lock_error(exc: Exception) -> bool:
     text = str(exc).lower()
     return "lock" in text or "conflicting" in text
@@ -172,7 +165,7 @@ def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBP
     try:
         # DuckDB's default buffer pool is 80% of RAM; writers here stream Arrow chunks and
         # need little, so cap it to keep `evaluate`'s peak memory predictable.
-        con.execute(f"SET memory_limit = '{_memory_limit()}'")
+        con.execute(f"SET memory_limit = '{duckdb_memory_limit('1GB')}'")
         if write:
             migrate(con)
         else:
