@@ -27,6 +27,8 @@ __all__ = ["ROLES", "SignoffRefused", "Account", "FlaggedItem", "ReleaseState", 
 ROLES = ("viewer", "engineer", "approver", "admin")
 CAN_APPROVE = {"approver", "admin"}
 CAN_REJECT = {"engineer", "approver", "admin"}
+CAN_RUN = {"engineer", "approver", "admin"}
+"""Roles that may run evaluations or the harness from the dashboard (SPEC §5)."""
 _SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
 
 
@@ -40,6 +42,7 @@ class Account:
     role: str
     domains: tuple[str, ...]
     disabled: bool
+    aliases: tuple[str, ...] = ()
 
     def covers(self, domain: str) -> bool:
         return not self.domains or domain in self.domains
