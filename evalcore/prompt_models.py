@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, StringConstraints, ValidationError, field_validator
 
 from .errors import EvalcoreError, InputError, Problem, UsageError
-from .io import read_text
+from .io import RepeatedKey, loads_strict, read_text
 from .llm import LLMConfig
 from .report.files import write_atomically
 
@@ -215,7 +215,9 @@ def load_dataset(path: str | Path) -> Dataset:
     shown = str(path)
     text = read_text(Path(path), "dataset")
     try:
-        data = json.loads(text)
+        data = loads_strict(text)
+    except RepeatedKey as exc:
+        raise InputError([Problem(shown, exc.line_in(text), exc.field, f"repeated key {exc.key!r}")]) from None
     except json.JSONDecodeError as exc:
         raise InputError([Problem(shown, exc.lineno, "json", f"malformed JSON ({exc.msg})")]) from None
     try:

@@ -143,7 +143,7 @@ def test_duplicate_key_inside_a_term_object_is_named_as_such(tmp_path):
     path.write_text('{"q1": [{"term": "a", "term": "b"}]}', encoding="utf-8")
     with pytest.raises(InputError) as info:
         load_generated(path, {"q1"})
-    assert info.value.problems[0].field == "json" and "duplicate key 'term'" in info.value.problems[0].message
+    assert str(info.value.problems[0]) == f"{path}:1: q1[0].term: repeated key 'term'"
 
 
 def test_one_line_jsonl_with_a_numeric_id_names_the_field(tmp_path):

@@ -7,11 +7,10 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
 import pyarrow as pa
 
 from ..metrics import normalize_term
-from .reading import ProblemCollector, line_of, read_text, jsonl_lines
+from .reading import ProblemCollector, RepeatedKey, jsonl_lines, line_of, loads_line, loads_strict, read_text
 
 
 GENERATED_SCHEMA = pa.schema([
@@ -75,34 +74,16 @@ def _parse_terms(terms: object, line: int, prefix: str, sink: ProblemCollector) 
     return out
 
 
-def _reject_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
-    seen: dict[str, object] = {}
-    for key, value in pairs:
-        if key in seen:
-            # the mapping's values are term lists; a term object's are strings and numbers
-            raise _DuplicateKey(key, all(isinstance(v, list) for _, v in pairs))
-        seen[key] = value
-    return seen
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str, is_query_id: bool):
-        super().__init__(key)
-        self.key = key
-        self.is_query_id = is_query_id
-
-
 def _load_mapping(text: str, golden_ids: set[str], sink: ProblemCollector) -> dict[str, list[tuple[str, float]]]:
     try:
-        mapping = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
-    except _DuplicateKey as exc:
-        needle = json.dumps(exc.key)
-        first = line_of(text, needle)
-        second = line_of(text[text.find(needle) + 1:], needle) + first - 1
-        if exc.is_query_id:
-            sink.add(second, "query_id", f"duplicate query_id '{exc.key}' (first on line {first})")
+        mapping = loads_strict(text)
+    except RepeatedKey as exc:
+        if exc.field == exc.key:  # a key of the mapping itself: a query_id given twice
+            needle = json.dumps(exc.key)
+            sink.add(exc.line_in(text), "query_id",
+                     f"duplicate query_id '{exc.key}' (first on line {line_of(text, needle)})")
         else:
-            sink.add(second, "json", f"duplicate key '{exc.key}' in one object (first on line {first})")
+            exc.add_to(sink, exc.line_in(text))
         return {}
     out: dict[str, list[tuple[str, float]]] = {}
     for qid, terms in mapping.items():
@@ -137,14 +118,16 @@ def load_generated(path: str | Path, golden_ids: set[str]) -> GeneratedSet:
         return GeneratedSet(str(path), expansions)
     expansions: dict[str, list[tuple[str, float]]] = {}
     first_line: dict[str, int] = {}
-    loads = orjson.loads
     for lineno, raw in enumerate(jsonl_lines(text), start=1):
         if not raw.strip():
             continue
         if sink.full:
             break
         try:
-            obj = loads(raw)
+            obj = loads_line(raw)
+        except RepeatedKey as exc:
+            exc.add_to(sink, lineno)
+            continue
         except ValueError as exc:
             sink.add(lineno, "json", f"malformed JSON ({exc})")
             continue

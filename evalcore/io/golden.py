@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
 import pyarrow as pa
 from pydantic import ValidationError
 
 from ..metrics import normalize_term
 from ..models import GoldenItem
-from .reading import ProblemCollector, pydantic_problems, read_text, jsonl_lines
+from .reading import ProblemCollector, RepeatedKey, jsonl_lines, loads_line, pydantic_problems, read_text
 
 
 @dataclass(slots=True)
@@ -157,15 +156,17 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
     items: list[PreparedItem] = []
     first_line: dict[str, int] = {}
     parsed: list[tuple] = []
-    loads = orjson.loads  # strict JSON (no NaN), and about twice as fast as json.loads
     for lineno, raw in enumerate(jsonl_lines(text), start=1):
         if not raw or raw.isspace():
             continue
         if sink.full:
             break
         try:
-            fields = plain_golden_fields(loads(raw))
-        except ValueError:
+            fields = plain_golden_fields(loads_line(raw))
+        except RepeatedKey as exc:
+            exc.add_to(sink, lineno)
+            continue
+        except ValueError:  # malformed: pydantic names the problem
             fields = None
         if fields is None:
             try:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from json.decoder import scanstring
 from pathlib import Path
 
+import orjson
 from pydantic import ValidationError
 
 from ..errors import InputError, Problem
@@ -101,3 +103,112 @@ def line_of(text: str, needle: str) -> int:
     return text.count("\n", 0, index) + 1 if index >= 0 else 1
 
 
+
+
+class RepeatedKey(Exception):
+    """A key repeated within one JSON object (SPEC §5: an input error, never last-one-wins).
+
+    Not a ValueError, so a reader's `except ValueError` for malformed JSON lets it through.
+    `field` is the key's path (`expected_expansions[1].term`); `offset` is where its repeat
+    starts in the text (-1 when unknown)."""
+
+    def __init__(self, key: str, field: str, offset: int):
+        super().__init__(f"{field}: repeated key {key!r}")
+        self.key, self.field, self.offset = key, field, offset
+
+    def line_in(self, text: str) -> int:
+        """The line of the repeat in `text` (the whole text the offset is in)."""
+        return text.count("\n", 0, self.offset) + 1 if self.offset >= 0 else 1
+
+    def add_to(self, sink: ProblemCollector, line: int) -> None:
+        sink.add(line, self.field, f"repeated key {self.key!r}")
+
+
+class _Repeat(Exception):
+    pass
+
+
+def _unique_pairs(pairs: list[tuple[str, object]]) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _Repeat
+    return out
+
+
+def loads_strict(text: str | bytes, **options) -> object:
+    """json.loads with a key repeated within any object, at any depth, an error: the one
+    strict loader every input reader uses (directly, or through loads_line). Raises
+    RepeatedKey naming the first repeat in the text, or json's ValueError when malformed."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_pairs, **options)
+    except _Repeat:
+        raise find_repeated_key(text if isinstance(text, str) else text.decode("utf-8")) from None
+
+
+def loads_line(raw: str | bytes) -> object:
+    """One JSONL line as strict JSON (orjson: no NaN, no trailing commas), a repeated key
+    raising RepeatedKey as in loads_strict. orjson keeps the last of two equal keys, so the
+    line is checked by unique_keys and, only when that cannot vouch, by loads_strict."""
+    obj = orjson.loads(raw)
+    if not unique_keys(raw, obj):
+        loads_strict(raw)  # raises RepeatedKey when there is one (else a false alarm: an escaped colon)
+    return obj
+
+
+def unique_keys(raw: str | bytes, obj: object) -> bool:
+    """True when the text `raw`, parsed as `obj`, repeats no key (False: it may).
+
+    Every key in the text carries one colon, and so does every colon inside a string; a
+    repeated key is dropped from `obj`, so re-serialised it has fewer colons than the text.
+    A colon written as an escape (\\u003a) would hide one: such text is never vouched for."""
+    if isinstance(raw, bytes):
+        return raw.count(b":") == orjson.dumps(obj).count(b":") and b"\\u003" not in raw
+    return raw.count(":") == orjson.dumps(obj).count(b":") and "\\u003" not in raw
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_SCALAR = re.compile(r"-?(?:Infinity|\d[\d.eE+-]*)|true|false|null|NaN")
+
+
+def find_repeated_key(text: str) -> RepeatedKey:
+    """The first key repeated within one object of `text`, by document order (called once
+    json has found there is one; the hook it calls does not know where)."""
+    try:
+        _walk(text, 0, "")
+    except RepeatedKey as found:
+        return found
+    except (IndexError, ValueError, RecursionError):
+        pass
+    return RepeatedKey("?", "json", -1)
+
+
+def _walk(text: str, pos: int, path: str) -> int:
+    """Skip one JSON value starting at or after `pos`, returning where it ends; raises
+    RepeatedKey at the first repeat inside it."""
+    pos = _SPACE.match(text, pos).end()
+    opener = text[pos]
+    if opener == '"':
+        return scanstring(text, pos + 1)[1]
+    if opener not in "{[":
+        return _SCALAR.match(text, pos).end()
+    closer, index, seen = ("}" if opener == "{" else "]"), 0, set()
+    pos = _SPACE.match(text, pos + 1).end()
+    if text[pos] == closer:
+        return pos + 1
+    while True:
+        if opener == "{":
+            pos = _SPACE.match(text, pos).end()
+            start = pos
+            key, pos = scanstring(text, pos + 1)
+            where = f"{path}.{key}" if path else key
+            if key in seen:
+                raise RepeatedKey(key, where, start)
+            seen.add(key)
+            pos = _SPACE.match(text, pos).end() + 1  # the colon
+        else:
+            where = f"{path}[{index}]"
+            index += 1
+        pos = _SPACE.match(text, _walk(text, pos, where)).end()
+        if text[pos] == closer:
+            return pos + 1
+        pos += 1  # the comma

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from ..models import Thresholds
 from ..models import Baseline
-from .reading import ProblemCollector, line_of, read_text, toml_error_line
+from .reading import ProblemCollector, RepeatedKey, line_of, loads_strict, read_text, toml_error_line
 
 
 def load_thresholds(path: str | Path | None) -> Thresholds:
@@ -24,7 +24,10 @@ def load_thresholds(path: str | Path | None) -> Thresholds:
         if path.suffix.lower() == ".toml":
             data = tomllib.loads(text)
         else:
-            data = json.loads(text)
+            data = loads_strict(text)  # a repeated key would loosen the gate silently
+    except RepeatedKey as exc:
+        exc.add_to(sink, exc.line_in(text))
+        sink.raise_if_any()
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         line = getattr(exc, "lineno", None) or toml_error_line(exc)
         sink.add(line, "json" if path.suffix.lower() != ".toml" else "toml", f"malformed file ({exc})")
@@ -57,7 +60,10 @@ def load_baseline_report(path: str | Path) -> Baseline:
     sink = ProblemCollector(str(path))
     text = read_text(path, "baseline report")
     try:
-        report = json.loads(text)
+        report = loads_strict(text)
+    except RepeatedKey as exc:
+        exc.add_to(sink, exc.line_in(text))
+        sink.raise_if_any()
     except ValueError as exc:
         sink.add(getattr(exc, "lineno", 1), "json", f"malformed JSON ({exc})")
         sink.raise_if_any()

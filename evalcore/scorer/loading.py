@@ -19,7 +19,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from ..io import GENERATED_SCHEMA, GOLDEN_SCHEMA, plain_golden_fields
+from ..io import GENERATED_SCHEMA, GOLDEN_SCHEMA, plain_golden_fields, unique_keys
 from ..metrics import normalize_term
 from ..sql import sql_literal
 
@@ -32,39 +32,58 @@ class HandOver(Exception):
     validator names the problem, or parses the input and hands it over as Arrow."""
 
 
-def plain_golden(obj: object) -> bool:
+def plain_golden(obj: object) -> int | None:
     """A golden line the Python validator accepts as it is (evalcore.io.plain_golden_fields),
-    with a query that is not blank: every type the typed DuckDB read below relies on."""
+    with a query that is not blank: every type the typed DuckDB read below relies on.
+    Returns how many keys its objects hold (a lower bound: keys nested in a value the
+    validator ignores are not counted), else None."""
     fields = plain_golden_fields(obj)
-    return fields is not None and bool(fields[1].strip())
+    if fields is None or not fields[1].strip():
+        return None
+    return len(obj) + len(fields[2]) + sum(map(len, obj["expected_expansions"]))
 
 
-def plain_generated(obj: object) -> bool:
-    """A JSONL generated line of the plainest valid kind (evalcore.io.generated rules)."""
+def plain_generated(obj: object) -> int | None:
+    """A JSONL generated line of the plainest valid kind (evalcore.io.generated rules): how
+    many keys its objects hold (a lower bound, as plain_golden), else None."""
     if type(obj) is not dict:
-        return False
+        return None
     query_id, terms = obj.get("query_id"), obj.get("terms")
     if type(query_id) is not str or not query_id or type(terms) is not list:
-        return False
+        return None
+    keys = len(obj)
     for entry in terms:
         kind = type(entry)
         if kind is str:
             continue
         if kind is not dict:
-            return False
+            return None
         weight = entry.get("weight", 1.0)
         if type(entry.get("term")) is not str or type(weight) not in (int, float) or not 0.0 <= weight <= 1.0:
-            return False
-    return True
+            return None
+        keys += len(entry)
+    return keys
+
+
+def _vouch_line(line: bytes, plain, loads) -> bool:
+    """One line plainly valid, with no key repeated in any of its objects. Each key in the
+    text carries a colon: when the line has no more colons than the keys `plain` counted,
+    none can be a repeat (a repeat is dropped from the parsed object, so the text would
+    have more). Otherwise (a colon inside a string) evalcore.io.unique_keys decides."""
+    obj = loads(line)
+    keys = plain(obj)
+    return keys is not None and (line.count(b":") == keys or unique_keys(line, obj))
 
 
 def vouch_for_file(path: Path, plain) -> int:
     """The file's non-blank line count (as evalcore.io.jsonl_lines sees lines); HandOver for
     anything DuckDB's reader would take differently from the Python validator: bytes that
     are not UTF-8, lines that are not strict JSON (DuckDB forgives trailing commas, NaN,
-    numbers out of range, form feeds, any nesting depth), and values of a type the typed
-    read would coerce (`"0.5"` as a weight, `123` as a query_id, an explicit null). Reads
-    in blocks, keeping nothing: memory stays flat."""
+    numbers out of range, form feeds, any nesting depth), a key repeated within any object
+    (DuckDB refuses a repeat of a key it reads, but keeps one of two keys it does not, and
+    orjson keeps the last), and values of a type the typed read would coerce (`"0.5"` as a
+    weight, `123` as a query_id, an explicit null). Reads in blocks, keeping nothing:
+    memory stays flat."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     loads = orjson.loads  # strict JSON, the parser the Python validator uses
     lines, tail, first = 0, b"", True
@@ -79,12 +98,12 @@ def vouch_for_file(path: Path, plain) -> int:
                 tail = parts.pop()
                 for part in parts:
                     if part.strip():
-                        if not plain(loads(part)):
+                        if not _vouch_line(part, plain, loads):
                             raise HandOver(f"{path}: line {lines + 1} is not plainly valid")
                         lines += 1
         decoder.decode(b"", final=True)
         if tail.strip():
-            if not plain(loads(tail)):
+            if not _vouch_line(tail, plain, loads):
                 raise HandOver(f"{path}: the last line is not plainly valid")
             lines += 1
     except OSError as exc:
@@ -115,8 +134,9 @@ def _typed_read(con: duckdb.DuckDBPyConnection, path: Path, sql: str) -> None:
 
 def read_golden(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     """golden_lines read typed from the file: the Python check beside this read (plain_golden)
-    has vouched for every type, and DuckDB's typed reader refuses duplicate keys and
-    matches keys case-sensitively. Returns the line count."""
+    has vouched for every type and for keys repeated anywhere (DuckDB's typed reader
+    refuses a repeat only of the keys it reads), and DuckDB matches keys case-sensitively.
+    Returns the line count."""
     _typed_read(con, path, f"""CREATE TABLE golden_lines AS SELECT query_id, query, context.domain AS domain_raw,
         context.intent AS intent, coalesce(critical, false) AS critical,
         list_transform(expected_expansions, lambda x: {{'term': x.term,
