@@ -1,9 +1,13 @@
 """The one place that talks to an OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama...).
 
 evalcore owns the retries (the client's own are off, so call counts are exact): timeouts,
-429 and 5xx are retried with exponential backoff and jitter, honouring Retry-After; a
-reply the caller cannot parse is retried the same way. Keys come only from the
-environment (OPENAI_API_KEY) and are never logged or stored.
+429 and 5xx, connection failures, a 200 whose body is not a JSON chat completion (an HTML
+page from a proxy, a truncated body) are retried with exponential backoff and jitter,
+honouring Retry-After; a reply the caller cannot parse is retried the same way. After the
+last try LLMCallError names the last fault and, when it differs, the first (SPEC §6:
+`HTTP 429 after 4 tries; first try: unparseable reply: empty reply`). Keys come only from
+the environment (OPENAI_API_KEY) and are never logged or stored: a key inside the base URL
+is redacted (evalcore.redact) in the cache key, the usage record and every message.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from .errors import EvalcoreError
+from .redact import redact_text, redact_url, url_secrets
 
-__all__ = ["LLMConfig", "LLMCallError", "ReplyCache", "AsyncLLMClient", "request_key", "retry_delay",
-           "run_in_fresh_loop"]
+__all__ = ["LLMConfig", "LLMCallError", "NotACompletion", "ReplyCache", "AsyncLLMClient", "completion_text",
+           "request_key", "retry_delay", "run_in_fresh_loop"]
 
 T = TypeVar("T")
 
@@ -43,6 +48,15 @@ class LLMConfig:
     backoff: float = 0.5
     max_backoff: float = 20.0
     temperature: float = 0.0
+
+    @property
+    def shown_url(self) -> str | None:
+        """The base URL as it may be stored or printed: credentials replaced by `***`."""
+        return redact_url(self.base_url)
+
+    def redact(self, text: str | None) -> str | None:
+        """`text` with this endpoint's credentials (URL and OPENAI_API_KEY) blanked."""
+        return redact_text(text, [*url_secrets(self.base_url), os.environ.get("OPENAI_API_KEY")])
 
     @classmethod
     def from_settings(cls, llm: dict, model: str | None = None) -> LLMConfig:
@@ -83,11 +97,12 @@ def run_in_fresh_loop(make: Callable[[], Awaitable[T]]) -> T:
 
 
 def request_key(base_url: str | None, model: str, messages: list[dict], params: dict) -> str:
-    """Cache key: endpoint, model, messages and parameters, as canonical JSON."""
+    """Cache key: endpoint (its credentials redacted: a new key keeps the cache), model,
+    messages and parameters, as canonical JSON."""
     import hashlib
     import json
 
-    canonical = json.dumps({"base_url": base_url, "model": model, "messages": messages, "params": params},
+    canonical = json.dumps({"base_url": redact_url(base_url), "model": model, "messages": messages, "params": params},
                            sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -156,8 +171,6 @@ class AsyncLLMClient:
 
     async def chat(self, messages: list[dict], parse: Callable[[str], T], params: dict | None = None) -> tuple[T, str, bool]:
         """(parse(reply), reply, from_cache). Raises LLMCallError after the last try."""
-        import openai
-
         params = dict(params or {"temperature": self.config.temperature})
         key = self.key(messages, params)
         cached = self._cache.get(key)
@@ -167,51 +180,116 @@ class AsyncLLMClient:
                 return parse(cached), cached, True
             except ValueError:
                 self.cache_hits -= 1  # a parser changed since: ask again
-        last, last_reply = "no attempt", None
+        first = last = last_reply = None
         for attempt in range(self.config.max_tries):
-            retry_after = None
             async with self._slots:
                 self.in_flight += 1
                 self.max_in_flight = max(self.max_in_flight, self.in_flight)
                 try:
                     self.calls += 1
-                    reply = await self._client.chat.completions.create(model=self.config.model, messages=messages,
-                                                                       **params)
-                    text = (reply.choices[0].message.content or "") if reply.choices else ""
-                    usage = reply.usage
-                    p_tok = (usage.prompt_tokens or 0) if usage else 0
-                    c_tok = (usage.completion_tokens or 0) if usage else 0
-                    self.prompt_tokens += p_tok
-                    self.completion_tokens += c_tok
-                    try:
-                        parsed = parse(text)
-                    except ValueError as exc:
-                        last, last_reply = f"unparseable reply ({exc}): {text[:120]!r}", text
-                    else:
-                        self._cache[key] = text
-                        self._pending.append((key, self.config.model, text, p_tok, c_tok))
-                        await self.flush()
-                        return parsed, text, False
-                except openai.APITimeoutError:
-                    last = f"timed out after {self.config.timeout:g} s"
-                except openai.APIStatusError as exc:
-                    if exc.status_code != 429 and exc.status_code < 500:
-                        raise LLMCallError(f"HTTP {exc.status_code}: {str(exc)[:200]}") from None
-                    last = f"HTTP {exc.status_code}"
-                    retry_after = exc.response.headers.get("retry-after")
-                except openai.APIConnectionError as exc:
-                    last = f"connection failed: {exc}"
+                    fault, retry_after, text, tokens = await self._try(messages, params)
                 finally:
                     self.in_flight -= 1
+            if fault is None:
+                try:
+                    parsed = parse(text)
+                except ValueError as exc:
+                    fault, last_reply = f"unparseable reply: {exc}", text
+                else:
+                    self._cache[key] = text
+                    self._pending.append((key, self.config.model, text, *tokens))
+                    await self.flush()
+                    return parsed, text, False
+            first, last = first or fault, fault
             if attempt + 1 < self.config.max_tries:
                 await self._sleep(self._delay(attempt, retry_after))
-        raise LLMCallError(f"{last} (after {self.config.max_tries} tries)", last_reply)
+        tries = self.config.max_tries
+        message = f"{last} after {tries} {'try' if tries == 1 else 'tries'}"
+        if first != last:
+            message += f"; first try: {first}"
+        raise LLMCallError(self.config.redact(message), last_reply)
+
+    async def _try(self, messages: list[dict], params: dict) -> tuple[str | None, str | None, str, tuple[int, int]]:
+        """One call: (fault or None, Retry-After, reply text, (prompt, completion) tokens). A
+        fault is retried; an HTTP error other than 429 and 5xx is not (LLMCallError at once)."""
+        import json
+
+        import openai
+
+        none = (0, 0)
+        try:
+            reply = await self._client.chat.completions.create(model=self.config.model, messages=messages, **params)
+        except openai.APITimeoutError:
+            return f"timed out ({self.config.timeout:g} s)", None, "", none
+        except openai.APIStatusError as exc:
+            if exc.status_code != 429 and exc.status_code < 500:
+                raise LLMCallError(self.config.redact(f"HTTP {exc.status_code}: {str(exc)[:200]}")) from None
+            return f"HTTP {exc.status_code}", exc.response.headers.get("retry-after"), "", none
+        except openai.APIConnectionError as exc:
+            return f"connection failed: {_cause(exc)}", None, "", none
+        except json.JSONDecodeError as exc:  # a JSON content type over a body that is not JSON
+            body = f"{_snippet(exc.doc)}: {exc.msg} (char {exc.pos})" if exc.doc.strip() else "empty"
+            return f"non-JSON response body ({body})", None, "", none
+        except openai.APIError as exc:  # anything else the client refuses, named as it says
+            return f"{type(exc).__name__}: {exc}", None, "", none
+        try:
+            text, tokens = completion_text(reply)
+        except NotACompletion as exc:
+            return str(exc), None, "", none
+        self.prompt_tokens += tokens[0]
+        self.completion_tokens += tokens[1]
+        return None, None, text, tokens
 
     def usage(self) -> dict:
-        return {"model": self.config.model, "base_url": self.config.base_url, "calls": self.calls,
+        return {"model": self.config.model, "base_url": self.config.shown_url, "calls": self.calls,
                 "cache_hits": self.cache_hits, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens}
 
     async def aclose(self) -> None:
         await self.flush(force=True)
         await self._client.close()
+
+
+class NotACompletion(EvalcoreError):
+    """A 200 whose body is not a chat completion (an HTML page, a truncated body, JSON of
+    another shape): a fault, retried like a 5xx; the message names what the body was."""
+
+
+def _snippet(text: str) -> str:
+    return repr(" ".join(text.split())[:60])
+
+
+def completion_text(reply: object) -> tuple[str, tuple[int, int]]:
+    """The first choice's text and (prompt, completion) tokens of a chat completion.
+
+    The openai client hands back the body as text when its content type is not JSON, and
+    builds a completion from any JSON without checking it: both end up here."""
+    if isinstance(reply, str):
+        return _raise(f"non-JSON response body ({_snippet(reply) if reply.strip() else 'empty'})")
+    choices = getattr(reply, "choices", None)
+    if not isinstance(choices, (list, tuple)):
+        return _raise("response body is not a chat completion (no choices)")
+    text = ""
+    if choices:
+        message = getattr(choices[0], "message", None)
+        content = getattr(message, "content", None) if message is not None else None
+        if message is None or not isinstance(content, (str, type(None))):
+            return _raise("response body is not a chat completion (no message text)")
+        text = content or ""
+    usage = getattr(reply, "usage", None)
+    tokens = tuple(value if type(value) is int else 0
+                   for value in (getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0)))
+    return text, tokens
+
+
+def _raise(message: str):
+    raise NotACompletion(message)
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost cause's message (`Connection refused`), not the client's 'Connection error.'"""
+    inner = exc
+    while inner.__cause__ is not None and inner.__cause__ is not inner:
+        inner = inner.__cause__
+    text = str(inner) or type(inner).__name__
+    return text if inner is exc else f"{text} ({type(inner).__name__})"

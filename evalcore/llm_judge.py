@@ -77,8 +77,10 @@ class LLMDriftJudge:
         return cls(config, domain_context, int(drift.get("concurrency", 8)))
 
     def config(self) -> dict:
+        """The judge as the run records it (stored, hashed into the content hash, shown):
+        the base URL with its credentials redacted."""
         c = self.llm
-        return {"judge": "llm", "model": c.model, "base_url": c.base_url, "prompt": SYSTEM,
+        return {"judge": "llm", "model": c.model, "base_url": c.shown_url, "prompt": SYSTEM,
                 "domain_context": self.domain_context}
 
     def _messages(self, group: list[DriftCandidate]) -> list[dict]:

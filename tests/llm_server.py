@@ -3,7 +3,9 @@
 Each test scripts its replies: a queue of actions consumed one per request to
 /v1/chat/completions — ("json", obj) / ("text", str) answer 200 with that content,
 ("status", code, headers) answers an error, ("sleep", seconds) stalls that long and then
-answers 500 (the client has timed out by then). Requests are recorded for assertions.
+answers 500 (the client has timed out by then), ("raw", code, content_type, body) answers
+exactly those bytes (an HTML page from a proxy, a truncated JSON body). Requests are
+recorded for assertions, with their Authorization header.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ class LoopbackLLM:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 with server.lock:
-                    server.requests.append({"path": self.path, "body": body})
+                    server.requests.append({"path": self.path, "body": body,
+                                            "authorization": self.headers.get("authorization")})
                     action = server.actions.pop(0) if server.actions else server.default
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
@@ -63,6 +66,10 @@ class LoopbackLLM:
                     return
                 if action[0] == "callable":
                     action = action[1](body)
+                if action[0] == "raw":
+                    self._send_bytes(action[1], action[2], action[3].encode() if isinstance(action[3], str)
+                                     else action[3])
+                    return
                 content = json.dumps(action[1]) if action[0] == "json" else action[1]
                 self._send(200, {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", "m"),
                                  "choices": [{"index": 0, "finish_reason": "stop",
@@ -70,9 +77,11 @@ class LoopbackLLM:
                                  "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
 
             def _send(self, code, payload, headers=None):
-                data = json.dumps(payload).encode()
+                self._send_bytes(code, "application/json", json.dumps(payload).encode(), headers)
+
+            def _send_bytes(self, code, content_type, data, headers=None):
                 self.send_response(code)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", content_type)
                 self.send_header("content-length", str(len(data)))
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)

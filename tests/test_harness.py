@@ -112,7 +112,7 @@ def test_garbage_reply_is_an_errored_item_and_rerun_retries_only_it(llm, files):
         return answer_by_query(body)
     llm.default = ("callable", flaky)
     result = harness(llm, golden, prompt, db, "--max-tries", "2", "--junit", "junit.xml")
-    assert result.exit_code == 1  # an incomplete evaluation never passes
+    assert result.exit_code == 5  # incomplete (SPEC §3): an evaluation with errored items never passes
     assert "1 errored" in result.output
     assert "<error" in open("junit.xml").read()
     run_id = store.list_runs(db)["run_id"].iloc[0]
@@ -129,7 +129,7 @@ def test_timeouts_become_errored_items(llm, files):
     golden, prompt, db = files
     llm.default = ("sleep", 1.0)
     result = harness(llm, golden, prompt, db, "--timeout", "0.2", "--max-tries", "1", "--json", "r.json")
-    assert result.exit_code == 1
+    assert result.exit_code == 5  # incomplete (SPEC §3)
     report = json.loads(open("r.json").read())
     assert report["summary"]["errored"] == 4
     assert all("timed out" in q["error"] for q in report["per_query_results"])
@@ -198,7 +198,7 @@ def test_python_callable_sync_and_async(files, tmp_path):
     report = json.loads(open("r.json").read())
     errored = [q for q in report["per_query_results"] if q["error"]]
     assert [q["query_id"] for q in errored] == ["q2"] and "model offline" in errored[0]["error"]
-    assert result.exit_code == 1
+    assert result.exit_code == 5  # incomplete (SPEC §3)
     result = CliRunner().invoke(main, ["harness", "--golden", str(golden), "--callable", "my_expander:aexpand",
                                        "--no-store", "--drift-judge", "none", "--json", "a.json"])
     report = json.loads(open("a.json").read())

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import re
 import string
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from ..llm import LLMCallError, run_in_fresh_loop
+from ..llm import LLMCallError, NotACompletion, completion_text, run_in_fresh_loop
 
 from .base import (SHOWN_REPLY, DEFAULT_CONCURRENCY, EvalResult, Evaluator, EvaluatorError,
                    EvaluatorParseError, Row, T, check_concurrency, check_threshold, gather_limited, as_rows)
@@ -78,11 +79,6 @@ def _is_async_client(client: Any) -> bool:
     return create is not None and inspect.iscoroutinefunction(inspect.unwrap(create))
 
 
-def _reply_text(completion: Any) -> str:
-    choices = getattr(completion, "choices", None) or []
-    return (choices[0].message.content or "") if choices else ""
-
-
 class LLMJudgeEvaluator(Evaluator):
     """Asks a chat model to rate the prediction 0–10; score = that number / 10, passes at ≥ `threshold`.
 
@@ -120,11 +116,18 @@ class LLMJudgeEvaluator(Evaluator):
             request["temperature"] = self.temperature
         return request
 
-    def _result(self, reply: str) -> EvalResult:
+    def _result(self, completion: Any) -> EvalResult:
+        try:
+            reply = completion_text(completion)[0]
+        except NotACompletion as exc:  # e.g. an HTML page from a proxy: not the judge's answer
+            raise LLMCallError(f"judge model {self.model!r}: {exc}") from None
         score = parse_judge_score(reply)
         return EvalResult(score=score, passed=score >= self.threshold, reasoning=reply)
 
     def _call_failed(self, exc: Exception) -> LLMCallError:
+        if isinstance(exc, json.JSONDecodeError):  # the client parses a JSON content type itself
+            return LLMCallError(f"judge model {self.model!r}: non-JSON response body "
+                                f"({exc.msg}, char {exc.pos})")
         return LLMCallError(f"judge model {self.model!r} could not be reached or refused the request: {exc}")
 
     async def _ajudge(self, client: Any, row: Row) -> EvalResult:
@@ -132,9 +135,9 @@ class LLMJudgeEvaluator(Evaluator):
 
         try:
             completion = await client.chat.completions.create(**self._request(*row))
-        except openai.APIError as exc:
+        except (openai.APIError, json.JSONDecodeError) as exc:
             raise self._call_failed(exc) from exc
-        return self._result(_reply_text(completion))
+        return self._result(completion)
 
     def _on_private_loop(self, run: Callable[[Any], Awaitable[T]]) -> T:
         import openai
@@ -155,9 +158,9 @@ class LLMJudgeEvaluator(Evaluator):
             return self._on_private_loop(lambda client: self._ajudge(client, row))
         try:
             completion = self.client.chat.completions.create(**self._request(*row))
-        except openai.APIError as exc:
+        except (openai.APIError, json.JSONDecodeError) as exc:
             raise self._call_failed(exc) from exc
-        return self._result(_reply_text(completion))
+        return self._result(completion)
 
     async def aevaluate(self, prediction: str, reference: str = "", input: str = "") -> EvalResult:
         if self._async:
