@@ -1,10 +1,12 @@
-"""evalcore dashboard: navigation and the shared sidebar only (one file per page in views/)."""
+"""evalcore dashboard: navigation and the shared sidebar (sign-in, store) only; one file per page in views/."""
 
 import streamlit as st
 
-from dashboard import data
+from dashboard import auth, busy, data, ui
+from evalcore.errors import StoreBusyError
 
 st.set_page_config(page_title="evalcore", page_icon=":material/manage_search:", layout="wide")
+busy.short_waits()
 
 PAGES = [
     st.Page("views/runs.py", title="Runs", icon=":material/list_alt:", default=True),
@@ -17,8 +19,13 @@ PAGES = [
 ]
 
 navigation = st.navigation(PAGES)
-with st.sidebar:
-    st.caption(f"Store: `{data.db_path()}`")
-    if st.button("Refresh data", help="Data refreshes by itself every 5 seconds"):
-        data.clear()
-navigation.run()
+busy_slot = st.empty()  # where "store busy" appears, above the page
+try:
+    with st.sidebar:
+        auth.sidebar()
+        st.caption(f"Store: {ui.literal(data.db_path())}")
+        if st.button("Refresh data", help="Data refreshes by itself every 5 seconds"):
+            data.clear()
+    navigation.run()
+except StoreBusyError as exc:
+    busy.notice(busy_slot, exc)

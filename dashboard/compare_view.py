@@ -19,13 +19,13 @@ def render_intervals(stats: dict) -> None:
     import plotly.graph_objects as go
 
     names = [("F1", stats["f1"]), ("precision", stats["precision"]), ("recall", stats["recall"])]
-    names += [(f"F1 · {d}", v["f1"]) for d, v in stats["by_domain"].items()]
+    names += [(f"F1 · {d}", v["f1"]) for d, v in stats["by_domain"].items()]  # domains come from data
     shown = [(n, v) for n, v in names if v["ci_low"] is not None]
     if not shown:
         st.caption("Too few paired queries for intervals.")
         return
     fig = go.Figure(go.Scatter(
-        x=[v["mean_delta"] for _, v in shown], y=[n for n, _ in shown], mode="markers",
+        x=[v["mean_delta"] for _, v in shown], y=[ui.chart_text(n) for n, _ in shown], mode="markers",
         marker=dict(size=10, color=[ui.STATUS_COLORS["regressed"] if v["ci_high"] < 0 else
                                     ui.STATUS_COLORS["improved"] if v["ci_low"] > 0 else ui.STATUS_COLORS["unchanged"]
                                     for _, v in shown]),
@@ -39,7 +39,7 @@ def render_intervals(stats: dict) -> None:
                       xaxis_title="mean per-query change with 95% bootstrap interval", yaxis_autorange="reversed")
     cols = st.columns([3, 2])
     cols[0].plotly_chart(fig, width="stretch")
-    lines = [f"**{n}**: {v['mean_delta']:+.4f} [{v['ci_low']:+.4f}, {v['ci_high']:+.4f}], p = {v['p_value']:.4f}"
+    lines = [f"**{ui.literal(n)}**: {v['mean_delta']:+.4f} [{v['ci_low']:+.4f}, {v['ci_high']:+.4f}], p = {v['p_value']:.4f}"
              + (f" (Holm {v['p_value_holm']:.4f})" if v.get("p_value_holm") is not None else "") for n, v in shown]
     cols[1].markdown("  \n".join(lines))
     if stats.get("mde_warning"):

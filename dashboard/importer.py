@@ -1,8 +1,14 @@
-"""Run an uploaded evaluation in a child `python -m evalcore evaluate` process.
+"""Run uploaded work in a child `python -m evalcore evaluate|harness` process.
 
-The dashboard never loads a model or holds the store open: the child does the work and
-the page shows its validation lines as they are. Uploads are kept (nothing a user gave us
-is lost) under data/uploads/<timestamp>/ beside the store.
+The dashboard never loads a model or holds the store open: the child does the work with
+the CLI's own validation and the page shows its lines as they are. Uploads live in a
+private temporary folder (mode 0700) that is removed when the child exits, whatever the
+outcome; the run itself stores what its pages need.
+
+Secrets stay home (SPEC §5): the harness child calls one configured endpoint by name
+(`--endpoint NAME`), and its environment carries that endpoint's key only: every other
+variable that looks like a secret (OPENAI_*, *KEY*, *TOKEN*, *SECRET*, *PASSWORD*, ...) and
+every other endpoint's key_env are left out.
 """
 
 from __future__ import annotations
@@ -10,14 +16,23 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
+import shutil
 import subprocess
 import sys
-import time
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import data
+from evalcore.config import Endpoint, load_settings
+
+from . import busy, data
+
+__all__ = ["ImportResult", "run_import", "run_harness", "child_env", "endpoint_key"]
+
+_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
 
 
 @dataclass
@@ -28,6 +43,16 @@ class ImportResult:
     problems: list[str] = field(default_factory=list)
 
 
+@contextmanager
+def private_folder() -> Iterator[Path]:
+    """A fresh folder only this user can read (mkdtemp makes it 0700), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="evalcore-import-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _save(upload, folder: Path, role: str) -> Path:
     """Keep the upload under its own name, prefixed by its role so two uploads never collide."""
     name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(upload.name).name) or "upload"
@@ -36,57 +61,93 @@ def _save(upload, folder: Path, role: str) -> Path:
     return path
 
 
-def _folder() -> tuple[Path, Path]:
-    db = Path(data.db_path())
-    folder = db.parent / "uploads" / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
-    folder.mkdir(parents=True, exist_ok=False)
-    return db, folder
+def endpoint_key(endpoint: Endpoint) -> str | None:
+    """The endpoint's key: its key_env from the environment, else from Streamlit secrets."""
+    if not endpoint.key_env:
+        return None
+    if os.environ.get(endpoint.key_env):
+        return os.environ[endpoint.key_env]
+    try:
+        import streamlit as st
+        value = st.secrets.get(endpoint.key_env)
+    except Exception:  # no secrets file
+        value = None
+    return str(value) if value else None
 
 
-def run_harness(golden, prompt, *, model: str, base_url: str = "", concurrency: int = 8, name: str = "",
-                judge: str | None = None, baseline: str | None = None, progress=None) -> ImportResult:
-    """`python -m evalcore harness` in a child process; `progress(done, total)` follows it live."""
-    db, folder = _folder()
-    report = folder / "report.json"
-    cmd = [sys.executable, "-m", "evalcore", "harness", "--golden", str(_save(golden, folder, "golden")),
-           "--prompt", str(_save(prompt, folder, "prompt")), "--model", model, "--concurrency", str(concurrency),
-           "--db", str(db), "--json", str(report)]
-    for flag, value in (("--base-url", base_url), ("--name", name), ("--drift-judge", judge), ("--baseline", baseline)):
-        if value:
-            cmd += [flag, value]
-    env = dict(os.environ, EVALCORE_PROGRESS="lines")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    problems = []
-    for line in proc.stderr:
-        line = line.rstrip("\n")
-        if line.startswith("progress ") and progress is not None:
-            done, total = line.split()[1].split("/")
-            progress(int(done), int(total))
-        elif line.strip() and not line.startswith("progress "):
-            problems.append(line)
-    output = proc.stdout.read()
-    proc.wait()
-    if proc.returncode == 2 or not report.exists():
-        return ImportResult(problems=problems or [f"harness exited {proc.returncode}"], output=output)
+def child_env(endpoint: Endpoint | None = None, settings=None) -> dict[str, str]:
+    """The child's environment. For the harness (an endpoint given): no secret but that
+    endpoint's own key. For evaluate: as the dashboard's, without the endpoints' keys and
+    EVALCORE_PASSWORD (its drift judge may use the server's own [llm] endpoint)."""
+    settings = settings or load_settings()
+    keys = {e.key_env for e in settings.endpoints.values() if e.key_env} | {"EVALCORE_PASSWORD"}
+    if endpoint is None:
+        env = {k: v for k, v in os.environ.items() if k not in keys}
+    else:
+        env = {k: v for k, v in os.environ.items()
+               if k not in keys and not k.startswith("OPENAI_") and not _SECRET.search(k)}
+        key = endpoint_key(endpoint)
+        if key and endpoint.key_env:
+            env[endpoint.key_env] = key
+    env["EVALCORE_STORE_TIMEOUT"] = busy.cli_wait()
+    return env
+
+
+def _result(report: Path, code: int, problems: list[str], output: str, what: str) -> ImportResult:
+    if code == 2 or not report.exists():
+        return ImportResult(problems=problems or [f"{what} exited {code}"], output=output)
     parsed = json.loads(report.read_text(encoding="utf-8"))
     return ImportResult(parsed["evaluation_id"], parsed["gate"]["decision"], output)
 
 
-def run_import(golden, generated, thresholds=None, *, name: str = "", prompt_version: str = "",
+def _flags(pairs) -> list[str]:
+    return [part for flag, value in pairs if value for part in (flag, value)]
+
+
+def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int = 8, name: str = "",
+                judge: str | None = None, baseline: str | None = None, progress=None) -> ImportResult:
+    """`python -m evalcore harness --endpoint NAME` in a child; `progress(done, total)` follows it."""
+    settings = load_settings()
+    chosen = settings.endpoints.get(endpoint)
+    if chosen is None:
+        return ImportResult(problems=[f"unknown endpoint '{endpoint}': it is not configured on this server"])
+    with private_folder() as folder:
+        report = folder / "report.json"
+        cmd = [sys.executable, "-m", "evalcore", "harness", "--endpoint", endpoint,
+               "--golden", str(_save(golden, folder, "golden")), "--prompt", str(_save(prompt, folder, "prompt")),
+               "--concurrency", str(concurrency), "--db", data.db_path(), "--json", str(report), "--author", author]
+        cmd += _flags((("--name", name), ("--drift-judge", judge), ("--baseline", baseline)))
+        env = child_env(chosen, settings) | {"EVALCORE_PROGRESS": "lines"}
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        output: list[str] = []
+        reader = threading.Thread(target=lambda: output.append(proc.stdout.read()), daemon=True)
+        reader.start()  # stdout drains beside stderr: neither pipe can fill and stall the child
+        problems = []
+        for line in proc.stderr:
+            line = line.rstrip("\n")
+            if line.startswith("progress "):
+                if progress is not None:
+                    done, total = line.split()[1].split("/")
+                    progress(int(done), int(total))
+            elif line.strip():
+                problems.append(line)
+        proc.wait()
+        reader.join()
+        return _result(report, proc.returncode, problems, "".join(output), "harness")
+
+
+def run_import(golden, generated, thresholds=None, *, author: str, name: str = "", prompt_version: str = "",
                judge: str | None = None, baseline: str | None = None) -> ImportResult:
-    db, folder = _folder()
-    report = folder / "report.json"
-    cmd = [sys.executable, "-m", "evalcore", "evaluate", "--golden", str(_save(golden, folder, "golden")),
-           "--generated", str(_save(generated, folder, "generated")), "--db", str(db), "--json", str(report)]
-    if thresholds is not None:
-        cmd += ["--thresholds", str(_save(thresholds, folder, "thresholds"))]
-    for flag, value in (("--name", name), ("--prompt-version", prompt_version), ("--drift-judge", judge),
-                        ("--baseline", baseline)):
-        if value:
-            cmd += [flag, value]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
-    if proc.returncode == 2 or not report.exists():
+    """`python -m evalcore evaluate` on the uploads, in a child process."""
+    with private_folder() as folder:
+        report = folder / "report.json"
+        cmd = [sys.executable, "-m", "evalcore", "evaluate", "--golden", str(_save(golden, folder, "golden")),
+               "--generated", str(_save(generated, folder, "generated")), "--db", data.db_path(),
+               "--json", str(report), "--author", author]
+        if thresholds is not None:
+            cmd += ["--thresholds", str(_save(thresholds, folder, "thresholds"))]
+        cmd += _flags((("--name", name), ("--prompt-version", prompt_version), ("--drift-judge", judge),
+                       ("--baseline", baseline)))
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=child_env())
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
-        return ImportResult(problems=lines or [f"evaluate exited {proc.returncode}"], output=proc.stdout)
-    parsed = json.loads(report.read_text(encoding="utf-8"))
-    return ImportResult(parsed["evaluation_id"], parsed["gate"]["decision"], proc.stdout)
+        return _result(report, proc.returncode, lines, proc.stdout, "evaluate")

@@ -1,4 +1,5 @@
-"""Sign-off page pieces: login, flagged items with acknowledgements, the decision form."""
+"""Sign-off page pieces: flagged items with acknowledgements, the decision form, the history
+(sign-in is the sidebar's: dashboard.auth)."""
 
 from __future__ import annotations
 
@@ -10,48 +11,8 @@ from evalcore import signoff as so
 from evalcore.errors import EvalcoreError
 from evalcore.report.record import render_record_html
 
-from . import data
-
-ACCOUNT_KEY = "so_account"
-
-
-def _oidc_available() -> bool:
-    try:
-        return "auth" in st.secrets
-    except (FileNotFoundError, KeyError, Exception):  # no secrets file at all
-        return False
-
-
-def login() -> so.Account | None:
-    """The signed-in account: a local account (name + password) or OIDC via st.login."""
-    if ACCOUNT_KEY in st.session_state:
-        account = st.session_state[ACCOUNT_KEY]
-        cols = st.columns([4, 1])
-        cols[0].caption(f"Signed in as **{account.name}** ({account.role}"
-                        f"{'; ' + ', '.join(account.domains) if account.domains else ''})")
-        if cols[1].button("Sign out", key="so_logout"):
-            del st.session_state[ACCOUNT_KEY]
-            st.rerun()
-        return account
-    if _oidc_available() and getattr(st, "user", None) is not None and st.user.is_logged_in:
-        try:
-            st.session_state[ACCOUNT_KEY] = so.current_account(data.db_path(), st.user.email)
-            st.rerun()
-        except so.SignoffRefused as exc:
-            st.error(f"{exc}: ask an admin to run `evalcore users add {st.user.email} --role approver`")
-    with st.form("so_login"):
-        st.markdown("**Sign in to record a decision**")
-        name = st.text_input("Account", key="so_name")
-        password = st.text_input("Password", type="password", key="so_password")
-        if st.form_submit_button("Sign in"):
-            try:
-                st.session_state[ACCOUNT_KEY] = so.authenticate(data.db_path(), name, password)
-                st.rerun()
-            except so.SignoffRefused as exc:
-                st.error(str(exc))
-    if _oidc_available():
-        st.button("Sign in with single sign-on", on_click=st.login, key="so_sso")
-    return None
+from . import auth, busy, data
+from .ui import literal
 
 
 def acknowledge(items: list[so.FlaggedItem], run_id: str, account: so.Account | None) -> set[str]:
@@ -62,7 +23,7 @@ def acknowledge(items: list[so.FlaggedItem], run_id: str, account: so.Account | 
     st.markdown(f"**{len(items)} flagged items** — acknowledge each after reviewing it:")
     done = set()
     for i, item in enumerate(items):
-        label = f"[{item.kind}] `{item.query_id}` {item.query} — {item.detail}"
+        label = literal(f"[{item.kind}] {item.query_id} · {item.query} — {item.detail}")
         who = account.name if account else "-"
         if st.checkbox(label, key=f"so_ack_{who}_{run_id}_{i}", disabled=account is None):
             done.add(item.key)
@@ -79,16 +40,20 @@ def decision_form(run: dict, account: so.Account, items: list[so.FlaggedItem], a
     reject = cols[1].button("Reject", disabled=not comment.strip() or account.role not in so.CAN_REJECT,
                             key="so_reject")
     for reason in blockers:
-        st.caption(f"Approve is disabled: {reason}")
+        st.caption(f"Approve is disabled: {literal(reason)}")
     if unacked and not blockers:
         st.caption(f"Approve is disabled until all {len(items)} flagged items are acknowledged ({unacked} left).")
     if approve or reject:
+        current = auth.recheck()  # the account as stored now, not as it was at sign-in
+        if current is None:
+            st.error("You are signed out: sign in again in the sidebar.")
+            return
         try:
-            record = so.decide_as(data.db_path(), run["run_id"], account, "approve" if approve else "reject",
-                                  comment, acknowledged=acked)
-            st.success(f"Recorded {record['decision']} (audit record {record['seq']}).")
+            record = busy.patiently(so.decide_as, data.db_path(), run["run_id"], current,
+                                    "approve" if approve else "reject", comment, acknowledged=acked)
+            st.success(f"Recorded {literal(record['decision'])} (audit record {record['seq']}).")
         except EvalcoreError as exc:
-            st.error(str(exc))
+            st.error(literal(str(exc)))
 
 
 def history(run: dict) -> None:
@@ -98,8 +63,9 @@ def history(run: dict) -> None:
         return
     for r in records:
         cols = st.columns([6, 1, 1])
-        on = "" if r["run_id"] == run["run_id"] else f" (on identical run `{r['run_id']}`)"
-        cols[0].markdown(f"**{r['decision']}** by `{r['actor']}` at {r['created_at']}{on} — {r['comment']}")
+        on = "" if r["run_id"] == run["run_id"] else f" (on identical run {literal(r['run_id'])})"
+        cols[0].markdown(f"**{literal(r['decision'])}** by {literal(r['actor'])} at {literal(r['created_at'])}{on}")
+        cols[0].text(r["comment"] or "")  # the comment as written, line breaks kept
         cols[1].download_button("JSON", json.dumps(r, indent=2, ensure_ascii=False), f"signoff-{r['seq']}.json",
                                 mime="application/json", key=f"so_json_{r['seq']}")
         cols[2].download_button("HTML", render_record_html(r), f"signoff-{r['seq']}.html", mime="text/html",

@@ -2,13 +2,51 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 import streamlit as st
+
+# Markdown is everywhere in Streamlit: st.markdown/caption/write/success/error/warning/info,
+# and the labels of expanders, checkboxes, buttons, tabs, metrics, radios and page links,
+# with GitHub Markdown, KaTeX ($...$), :emoji: and :colour[...] shortcodes. CommonMark lets a
+# backslash escape any ASCII punctuation, so escaping all of it shows every character as
+# typed. GFM autolinks (http://, www., a@b.c) are found in the text *after* escapes are
+# resolved, so a word joiner (U+2060, invisible and zero-width) breaks those three triggers.
+# Selectbox and multiselect options, st.text, st.code and dataframe cells are plain text
+# already and must not be escaped (the backslashes would show).
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_AUTOLINK = re.compile(r"(?i)(?<=https)(?=:)|(?<=http)(?=:)|(?<=www)(?=\.)|(?<=@)")
+_LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
+WORD_JOINER = "\u2060"
 
 # The same colour means the same thing on every page and chart.
 STATUS_COLORS = {"regressed": "#cf222e", "improved": "#1a7f37", "unchanged": "#8c959f",
                  "added": "#0969da", "removed": "#6e7781"}
 DRIFT_COLOR = "#8250df"
 GATE_COLORS = {"pass": "#1a7f37", "fail": "#cf222e", "review": "#9a6700"}
+
+
+def literal(value) -> str:
+    """`value` as Markdown that Streamlit shows exactly as typed: no emphasis, link, image,
+    HTML, LaTeX or shortcode ever renders. Use it for every value from data in any
+    Markdown context (see above); line breaks fold into one space (labels are one line)."""
+    text = "" if value is None else str(value)
+    text = _LINE_BREAKS.sub(" ", text)
+    text = _AUTOLINK.sub(WORD_JOINER, text)
+    return _PUNCTUATION.sub(r"\\\1", text)
+
+
+def chart_text(value) -> str:
+    """A value from data for Plotly text (ticks, legends, hover): Plotly renders <a>, <b>,
+    <br> and friends and decodes only &amp; &lt; &gt; (and numeric references), so escape
+    exactly those three."""
+    return html.escape("" if value is None else str(value), quote=False)
+
+
+def chart_column(series):
+    """chart_text over a pandas Series (category ticks, hover names, legends)."""
+    return series.map(lambda v: v if v is None or v != v else chart_text(v))
 
 
 def run_label(row) -> str:

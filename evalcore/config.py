@@ -7,16 +7,36 @@ file; command-line flags override both. Read at call time, never at import time.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import InputError, Problem
 
-__all__ = ["Settings", "load_settings", "default_db_path"]
+__all__ = ["Settings", "Endpoint", "load_settings", "default_db_path"]
 
 DEFAULT_DB = "data/evalcore.duckdb"
 KNOWN_KEYS = {"high_risk_domains", "approvals_required", "dashboard_url", "drift", "llm"}
+
+
+ENDPOINT_KEYS = {"base_url", "model", "key_env"}
+_ENDPOINT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One `[llm.endpoints.NAME]` table: an endpoint the dashboard may call, by name."""
+
+    name: str
+    """How the dashboard and `harness --endpoint` refer to it."""
+    base_url: str
+    """The OpenAI-compatible base URL (http or https, no key inside)."""
+    model: str
+    """The model asked for at that endpoint."""
+    key_env: str | None = None
+    """The environment variable holding this endpoint's key (none: the endpoint needs no key)."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +48,8 @@ class Settings:
     dashboard_url: str = "http://localhost:8501"
     drift: dict = field(default_factory=dict)
     llm: dict = field(default_factory=dict)
+    endpoints: dict[str, Endpoint] = field(default_factory=dict)
+    """`[llm.endpoints.NAME]`: the only endpoints the dashboard calls, by name (SPEC §1.4, §5)."""
     source: str | None = None
 
     def approvals_for(self, domain: str) -> int:
@@ -58,8 +80,12 @@ def load_settings() -> Settings:
             raise InputError([Problem(str(path), toml_error_line(exc), "toml", str(exc))]) from None
     text = path.read_text(encoding="utf-8-sig") if path is not None else ""
 
-    def problem(key: str, message: str) -> InputError:
+    def problem(key: str, message: str, after: str | None = None) -> InputError:
+        """The line of `key`; with `after` (a table's header), of its last part after that header."""
         index = text.find(key)
+        if after is not None and (start := text.find(after)) >= 0:
+            sub = text.find(key.rsplit(".", 1)[-1], start + len(after)) if key.count(".") > 2 else -1
+            index = sub if sub >= 0 else start
         line = text.count("\n", 0, index) + 1 if index >= 0 else 1
         return InputError([Problem(str(path), line, key, message)])
 
@@ -86,12 +112,46 @@ def load_settings() -> Settings:
     drift = dict(data.get("drift", {}))
     if os.environ.get("EVALCORE_DRIFT_JUDGE"):
         drift["judge"] = os.environ["EVALCORE_DRIFT_JUDGE"]
+    llm = dict(data.get("llm", {}))
+    endpoints = _endpoints(llm.pop("endpoints", {}), problem, text)
     return Settings(
         high_risk_domains=tuple(normalize_term(d) for d in domains),
         approvals_required={normalize_term(k): v for k, v in approvals.items()},
-        dashboard_url=url, drift=drift, llm=dict(data.get("llm", {})),
+        dashboard_url=url, drift=drift, llm=llm, endpoints=endpoints,
         source=str(path) if path else None,
     )
+
+
+def _endpoints(tables, problem, text: str) -> dict[str, Endpoint]:
+    """`[llm.endpoints.NAME]` tables -> Endpoints; anything unknown or mistyped is an InputError."""
+    if not isinstance(tables, dict):
+        raise problem("llm.endpoints", "must be tables: [llm.endpoints.NAME] with base_url, model, key_env")
+    out = {}
+    for name, table in tables.items():
+        where = f"llm.endpoints.{name}"
+        header = f"[{where}]" if f"[{where}]" in text else name
+        if not _ENDPOINT_NAME.fullmatch(name):
+            raise problem(where, "endpoint names are letters, digits, '.', '_' and '-' (at most 64)", header)
+        if not isinstance(table, dict):
+            raise problem(where, f"must be a table: [{where}] with base_url, model, key_env", header)
+        unknown = sorted(set(table) - ENDPOINT_KEYS)
+        if unknown:
+            raise problem(f"{where}.{unknown[0]}", f"unknown key (known: {', '.join(sorted(ENDPOINT_KEYS))})", header)
+        for key in ("base_url", "model"):
+            if key not in table:
+                raise problem(f"{where}.{key}", "required", header)
+        for key in ENDPOINT_KEYS & set(table):
+            if not isinstance(table[key], str) or not table[key].strip():
+                raise problem(f"{where}.{key}", "must be a non-empty string", header)
+        url = table["base_url"].strip()
+        if not re.match(r"https?://[^/@?#\s]+", url) or "@" in url.split("/", 3)[2] or re.search(r"[?#]", url):
+            raise problem(f"{where}.base_url", "must be an http(s) URL without user, password, query or fragment "
+                                                "(the key comes from key_env)", header)
+        key_env = table.get("key_env")
+        if key_env is not None and not _ENV_NAME.fullmatch(key_env):
+            raise problem(f"{where}.key_env", "must name an environment variable, such as VLLM_API_KEY", header)
+        out[name] = Endpoint(name, url, table["model"].strip(), key_env)
+    return out
 
 
 def default_db_path() -> str:

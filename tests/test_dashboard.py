@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,11 @@ def db(demo_store, tmp_path, monkeypatch) -> Path:
 def runs_by(db: Path) -> dict[tuple[str, str], str]:
     df = store.runs_overview(db)
     return {(r.name.split()[0], r.prompt_version): r.run_id for r in df.itertuples() if isinstance(r.name, str)}
+
+
+def shown(markdown: str) -> str:
+    """What a visitor reads from Markdown the dashboard escaped with ui.literal."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
 
 
 def page(name: str, **params) -> AppTest:
@@ -84,7 +91,7 @@ def test_compare_side_by_side_term_diff(db):
 def test_compare_unknown_id_says_so(db):
     at = page("compare", run="nope-123", baseline="nope-456")
     assert not at.exception
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = " ".join(shown(w.value) for w in at.warning)
     assert "nope-123" in warnings and "nope-456" in warnings
 
 
@@ -141,7 +148,8 @@ def test_import_bad_upload_reports_cli_lines_and_records_nothing(db):
     before = len(store.list_runs(db))
     golden = Upload("golden.jsonl", b'{"query_id": "q1", "query": "x", "expected_expansions": [{"term": "a"}]}\n'
                                     b'{"query_id": "q2", "query": 5, "expected_expansions": []}\n')
-    result = run_import(golden, Upload("gen.jsonl", b'{"query_id": "q1", "terms": ["a"]}\n'), judge="none")
+    result = run_import(golden, Upload("gen.jsonl", b'{"query_id": "q1", "terms": ["a"]}\n'), judge="none",
+                        author="carol")
     assert result.run_id is None
     assert len(result.problems) == 1 and result.problems[0].endswith("golden.jsonl:2: query: input should be a valid string (got 5)")
     assert len(store.list_runs(db)) == before
@@ -153,9 +161,18 @@ def test_import_good_upload_records_a_run(db):
     golden = Upload("golden.jsonl", b'{"query_id": "q1", "query": "sneakers", "context": {"domain": "ecommerce"}, '
                                     b'"expected_expansions": [{"term": "trainers"}]}\n')
     result = run_import(golden, Upload("gen.jsonl", b'{"query_id": "q1", "terms": ["trainers"]}\n'),
-                        name="uploaded", judge="none")
+                        name="uploaded", judge="none", author="carol")
     assert result.gate == "pass" and result.problems == []
     assert store.get_run(db, result.run_id)["name"] == "uploaded"
+    assert store.get_run(db, result.run_id)["author"] == "carol"
+
+
+def sign_in(at: AppTest, name: str, password: str) -> AppTest:
+    """Sign in through the sidebar form, as a visitor does."""
+    at.text_input(key="auth_name").input(name)
+    at.text_input(key="auth_password").input(password)
+    next(b for b in at.sidebar.button if b.label == "Sign in").click()
+    return at.run()
 
 
 def test_signoff_page_acknowledge_then_approve(db):
@@ -165,14 +182,13 @@ def test_signoff_page_acknowledge_then_approve(db):
     run_id = runs_by(db)[("medical", "v3")]
     at = page("signoff", run=run_id)
     assert not at.exception
-    assert "Audit chain: audit chain intact" in at.success[0].value
-    at.text_input(key="so_name").input("alice")
-    at.text_input(key="so_password").input("wrong-password")
-    at.button[0].click().run()  # the form's submit button
-    assert "wrong account name or password" in at.error[0].value
-    at.text_input(key="so_password").input("alice-password")
-    at.button[0].click().run()
-    assert any("Signed in as **alice**" in c.value for c in at.caption)
+    assert "Audit chain" in at.success[0].value and "intact" in at.success[0].value
+    sign_in(at, "alice", "wrong-password")
+    assert "wrong account name or password" in at.sidebar.error[0].value
+    assert at.text_input(key="auth_password").value == ""  # the password does not stay in the session
+    time.sleep(1.1)  # one failed try: the next may come after 1 s (SPEC §4)
+    sign_in(at, "alice", "alice-password")
+    assert any("Signed in as **alice**" in c.value for c in at.sidebar.caption)
     boxes = [c for c in at.checkbox if c.key.startswith("so_ack_")]
     assert len(boxes) == len(so.flagged_items(db, run_id)) > 0
     at.text_area(key=f"so_comment_{run_id}").input("reviewed the drift term").run()
@@ -191,10 +207,7 @@ def test_signoff_page_failed_run_never_approvable(db):
 
     so.add_user(db, "bob", "admin", "bob-password-1")
     run_id = runs_by(db)[("medical", "v2")]
-    at = page("signoff", run=run_id)
-    at.text_input(key="so_name").input("bob")
-    at.text_input(key="so_password").input("bob-password-1")
-    at.button[0].click().run()
+    at = sign_in(page("signoff", run=run_id), "bob", "bob-password-1")
     for box in (c for c in at.checkbox if c.key.startswith("so_ack_")):
         box.check()
     at.text_area(key=f"so_comment_{run_id}").input("<b>no</b>").run()
@@ -209,37 +222,115 @@ def test_signed_off_runs_leave_the_regressions_page(db):
 
     so.add_user(db, "alice", "approver", "alice-password", "medical")
     run_id = runs_by(db)[("medical", "v3")]
-    before = [e.label for e in page("regressions").expander]
+    before = [shown(e.label) for e in page("regressions").expander]
     assert any(run_id in label for label in before)
     so.decide(db, run_id, "alice", "alice-password", "approve", "fine", ack_all=True)
     from dashboard import data
     data.clear()
-    after = [e.label for e in page("regressions").expander]
+    after = [shown(e.label) for e in page("regressions").expander]
     assert not any(run_id in label for label in after)
     runs_table = page("runs").dataframe[0].value.set_index("run_id")
     assert runs_table.loc[run_id, "sign_off"] == "releasable"
 
 
-def test_harness_from_the_dashboard_reports_progress(db, tmp_path):
+def endpoints_config(tmp_path, monkeypatch, **endpoints) -> Path:
+    """An evalcore.toml with [llm.endpoints.NAME] tables (NAME=(base_url, key_env or None))."""
+    lines = ['[drift]\njudge = "none"\n']
+    for name, (url, key_env) in endpoints.items():
+        lines.append(f'[llm.endpoints.{name}]\nbase_url = "{url}"\nmodel = "sut-{name}"\n'
+                     + (f'key_env = "{key_env}"\n' if key_env else ""))
+    config = tmp_path / "evalcore.toml"
+    config.write_text("\n".join(lines), encoding="utf-8")
+    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
+    return config
+
+
+def test_harness_from_the_dashboard_reports_progress(db, tmp_path, monkeypatch):
     from dashboard.importer import run_harness
     from llm_server import LoopbackLLM
 
     server = LoopbackLLM()
     server.default = ("json", ["trainers", "running shoes"])
+    endpoints_config(tmp_path, monkeypatch, loop=(server.url, "LOOP_KEY"))
+    monkeypatch.setenv("LOOP_KEY", "sk-loop-1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-server-openai")  # must not go to the configured endpoint
     try:
         golden = Upload("golden.jsonl", b"".join(
             b'{"query_id": "q%d", "query": "sneakers %d", "context": {"domain": "ecommerce"}, '
             b'"expected_expansions": [{"term": "trainers"}, {"term": "running shoes"}]}\n' % (i, i) for i in range(12)))
         prompt = Upload("prompt.txt", b"Synonyms for {query} ({domain}), one per line")
         seen = []
-        result = run_harness(golden, prompt, model="sut", base_url=server.url, concurrency=3, judge="none",
+        result = run_harness(golden, prompt, endpoint="loop", author="carol", concurrency=3, judge="none",
                              progress=lambda done, total: seen.append((done, total)))
     finally:
         server.close()
     assert result.problems == [] and result.gate == "pass"
     assert seen[-1] == (12, 12) and [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert server.chat_calls == 12
-    assert store.get_run(db, result.run_id)["prompt_version"].startswith("p-")
+    assert {r["body"]["model"] for r in server.requests} == {"sut-loop"}
+    assert {r.get("authorization") for r in server.requests} == {"Bearer sk-loop-1"}
+    run = store.get_run(db, result.run_id)
+    assert run["prompt_version"].startswith("p-") and run["author"] == "carol"
+
+
+def test_import_uploads_live_in_a_private_folder_removed_afterwards(db, monkeypatch):
+    import stat
+
+    from dashboard import importer
+
+    folders = []
+    real = importer.private_folder
+
+    def spy():
+        manager = real()
+        folder = manager.__enter__()
+        folders.append((folder, stat.S_IMODE(folder.stat().st_mode)))
+
+        class Wrapped:
+            def __enter__(self):
+                return folder
+
+            def __exit__(self, *exc):
+                return manager.__exit__(*exc)
+        return Wrapped()
+
+    monkeypatch.setattr(importer, "private_folder", spy)
+    good = Upload("golden.jsonl", b'{"query_id": "q1", "query": "x", "expected_expansions": [{"term": "a"}]}\n')
+    ok = importer.run_import(good, Upload("gen.jsonl", b'{"query_id": "q1", "terms": ["a"]}\n'), judge="none",
+                             author="carol")
+    bad = importer.run_import(Upload("golden.jsonl", b"{not json\n"), Upload("gen.jsonl", b""), judge="none",
+                              author="carol")
+    assert ok.run_id and bad.problems
+    assert len(folders) == 2
+    for folder, mode in folders:
+        assert mode == 0o700 and not folder.exists()
+    assert not (db.parent / "uploads").exists()
+
+
+def test_harness_tab_without_endpoints_explains_how_to_configure(db):
+    at = page("import")
+    assert not at.exception
+    assert any("No endpoint is configured" in i.value for i in at.info)
+    assert not any(s.key == "har_endpoint" for s in at.selectbox)
+    assert not [t for t in at.text_input if t.key == "har_url"]  # no free-text URL, ever
+
+
+def test_import_needs_an_account_that_may_run(db, tmp_path, monkeypatch):
+    from evalcore import signoff as so
+
+    endpoints_config(tmp_path, monkeypatch, loop=("http://127.0.0.1:9/v1", None))
+    so.add_user(db, "victor", "viewer", "victor-password")
+    so.add_user(db, "erin", "engineer", "erin-password")
+    at = page("import")
+    assert any("Sign in" in i.value for i in at.info)
+    buttons = {b.label: b for b in at.button if b.label in ("Evaluate", "Run harness")}
+    assert set(buttons) == {"Evaluate", "Run harness"} and all(b.disabled for b in buttons.values())
+    at = sign_in(at, "victor", "victor-password")
+    assert any("viewer" in i.value for i in at.info)
+    assert all(b.disabled for b in at.button if b.label in ("Evaluate", "Run harness"))
+    at = sign_in(page("import"), "erin", "erin-password")
+    assert not any(b.disabled for b in at.button if b.label in ("Evaluate", "Run harness"))
+    assert at.selectbox(key="har_endpoint").options == ["loop · sut-loop"]
 
 
 def test_compare_pair_with_added_and_removed_queries(db, tmp_path):
@@ -260,3 +351,31 @@ def test_compare_pair_with_added_and_removed_queries(db, tmp_path):
     assert {"added", "removed"} <= set(rows["status"])
     same = page("compare", run=new_run, baseline=new_run)
     assert not same.exception and any("same run" in w.value for w in same.warning)
+
+
+def hold_store(db: Path, seconds: float):
+    """Another process that opens the store for writing and keeps it for `seconds`."""
+    import subprocess
+    import sys
+
+    code = ("import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); print('held', flush=True); "
+            "time.sleep(float(sys.argv[2])); con.close()")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(db), str(seconds)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_busy_store_says_so_then_recovers_by_itself(db):
+    from dashboard import data
+
+    data.clear()
+    holder = hold_store(db, 5)
+    try:
+        started = time.monotonic()
+        at = page("runs")
+        waited = time.monotonic() - started
+    finally:
+        holder.wait(timeout=30)
+    assert not at.exception
+    assert waited >= 4  # it kept retrying while the lock was held ...
+    assert len(at.dataframe[0].value) == 9  # ... and shows the page once the store is free, without a reload

@@ -19,7 +19,7 @@ label = lambda rid: ui.run_label(by_id.loc[rid].to_dict() | {"run_id": rid})  # 
 wanted_run, wanted_base = st.query_params.get("run"), st.query_params.get("baseline")
 for key, wanted in (("run", wanted_run), ("baseline", wanted_base)):
     if wanted and wanted not in by_id.index:
-        st.warning(f"Unknown {key} id `{wanted}` in the link: it is not in this store. Pick one below.")
+        st.warning(f"Unknown {key} id {ui.literal(wanted)} in the link: it is not in this store. Pick one below.")
 if wanted_run and wanted_run == wanted_base:
     st.warning("The link names the same run as candidate and baseline: pick another baseline below.")
 run_default = wanted_run if wanted_run in by_id.index else ids[0]
@@ -53,6 +53,7 @@ st.markdown(" · ".join(
 render_intervals(data.pair_statistics(run_id, baseline_id))
 
 points, total = data.points(run_id, baseline_id)
+points = points.assign(query=ui.chart_column(points["query"]), query_id=ui.chart_column(points["query_id"]))
 charts = st.columns(2)
 scatter = px.scatter(points, x="base_f1", y="f1", color="status", color_discrete_map=ui.STATUS_COLORS,
                      hover_name="query", hover_data={"query_id": True, "delta_f1": ":.3f"},

@@ -1,14 +1,20 @@
-"""Import: evaluate uploaded outputs, or run a prompt over a golden set (both in a child process)."""
+"""Import: evaluate uploaded outputs, or run a prompt at a configured endpoint (both in a child process)."""
 
 import streamlit as st
 
-from dashboard import data
+from dashboard import auth, data, ui
 from dashboard.importer import run_harness, run_import
+from evalcore.config import load_settings
 
 st.title("Import a run")
-st.caption("Work runs in a separate `evalcore` process with the CLI's validation; uploads are kept "
-           "under data/uploads/.")
+st.caption("Work runs in a separate `evalcore` process with the CLI's validation. Uploads stay in a private "
+           "temporary folder that is removed when it finishes; the run stores what its pages need.")
+account = auth.account()
+refusal = auth.run_refusal(account)
+if refusal:
+    st.info(refusal, icon=":material/lock:")
 runs = data.runs()
+endpoints = load_settings().endpoints
 evaluate_tab, harness_tab = st.tabs(["Evaluate generated expansions", "Run a prompt (harness)"])
 with evaluate_tab, st.form("import_form"):
     golden = st.file_uploader("Golden set (JSONL)", type=["jsonl", "json"], key="imp_golden")
@@ -19,17 +25,28 @@ with evaluate_tab, st.form("import_form"):
     version = cols[1].text_input("Prompt version", key="imp_version")
     judge = cols[2].selectbox("Drift judge", ["default", "embedding", "none"], key="imp_judge")
     baseline = st.selectbox("Baseline (optional)", [""] + list(runs["run_id"]), key="imp_base")
-    submitted = st.form_submit_button("Evaluate", type="primary")
-with harness_tab, st.form("harness_form"):
-    h_golden = st.file_uploader("Golden set (JSONL)", type=["jsonl", "json"], key="har_golden")
-    h_prompt = st.file_uploader("Prompt file with {query}, {domain}, {intent}", type=["txt", "md"], key="har_prompt")
-    cols = st.columns(3)
-    model = cols[0].text_input("Model", key="har_model")
-    base_url = cols[1].text_input("Base URL (empty: OPENAI_BASE_URL)", key="har_url")
-    concurrency = cols[2].number_input("Concurrency", 1, 256, 8, key="har_conc")
-    h_name = st.text_input("Run name", key="har_name")
-    h_base = st.selectbox("Baseline (optional)", [""] + list(runs["run_id"]), key="har_base")
-    launched = st.form_submit_button("Run harness", type="primary")
+    submitted = st.form_submit_button("Evaluate", type="primary", disabled=bool(refusal))
+launched = False
+with harness_tab:
+    if not endpoints:
+        st.info("No endpoint is configured, so the dashboard calls none. To offer one here, add a table to "
+                "evalcore.toml (or the file $EVALCORE_CONFIG names) and set its key in the server's environment, "
+                "then reload:")
+        st.code('[llm.endpoints.local]\nbase_url = "http://127.0.0.1:8000/v1"\nmodel = "llama3"\n'
+                'key_env = "LOCAL_LLM_KEY"   # the variable holding this endpoint\'s key; leave out if none',
+                language="toml")
+    else:
+        with st.form("harness_form"):
+            h_golden = st.file_uploader("Golden set (JSONL)", type=["jsonl", "json"], key="har_golden")
+            h_prompt = st.file_uploader("Prompt file with {query}, {domain}, {intent}", type=["txt", "md"],
+                                        key="har_prompt")
+            cols = st.columns(3)
+            endpoint = cols[0].selectbox("Endpoint (configured on the server)", sorted(endpoints), key="har_endpoint",
+                                         format_func=lambda n: f"{n} · {endpoints[n].model}")
+            concurrency = cols[1].number_input("Concurrency", 1, 256, 8, key="har_conc")
+            h_name = cols[2].text_input("Run name", key="har_name")
+            h_base = st.selectbox("Baseline (optional)", [""] + list(runs["run_id"]), key="har_base")
+            launched = st.form_submit_button("Run harness", type="primary", disabled=bool(refusal))
 
 
 def show(result, baseline_id: str) -> None:
@@ -38,25 +55,35 @@ def show(result, baseline_id: str) -> None:
         st.code("\n".join(result.problems), language=None)
         return
     data.clear()
-    st.success(f"Recorded run `{result.run_id}`: gate **{result.gate}**")
+    st.success(f"Recorded run {ui.literal(result.run_id)}: gate **{ui.literal(result.gate)}**")
     st.code(result.output, language=None)
     st.page_link("views/compare.py", label="Open in Compare", icon=":material/compare_arrows:",
                  query_params={"run": result.run_id} | ({"baseline": baseline_id} if baseline_id else {}))
 
 
-if submitted:
+def runner():
+    """The account re-read from the store right before work starts; None (and why) when it may not run."""
+    current = auth.recheck()
+    reason = auth.run_refusal(current)
+    if reason:
+        st.error(reason)
+        return None
+    return current
+
+
+if submitted and (who := runner()):
     if golden is None or generated is None:
         st.error("Upload both a golden set and the generated expansions.")
     else:
         with st.spinner("Evaluating…"):
-            show(run_import(golden, generated, thresholds, name=name, prompt_version=version,
+            show(run_import(golden, generated, thresholds, author=who.name, name=name, prompt_version=version,
                             judge=None if judge == "default" else judge, baseline=baseline or None), baseline)
-if launched:
-    if h_golden is None or h_prompt is None or not model:
-        st.error("Upload a golden set and a prompt file, and name the model.")
+if launched and (who := runner()):
+    if h_golden is None or h_prompt is None:
+        st.error("Upload a golden set and a prompt file.")
     else:
         bar = st.progress(0.0, text="Starting…")
-        show(run_harness(h_golden, h_prompt, model=model, base_url=base_url, concurrency=int(concurrency),
+        show(run_harness(h_golden, h_prompt, endpoint=endpoint, author=who.name, concurrency=int(concurrency),
                          name=h_name, baseline=h_base or None,
                          progress=lambda done, total: bar.progress(done / total, text=f"{done}/{total} queries")),
              h_base)

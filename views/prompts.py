@@ -4,6 +4,7 @@ import plotly.express as px
 import streamlit as st
 
 from dashboard import prompts_data as data
+from dashboard import ui
 
 st.title("Prompt versions")
 datasets = data.datasets()
@@ -18,7 +19,8 @@ labels = {r.dataset_hash: f"{r.dataset_path or 'dataset'} · {r.dataset_hash[:12
 wanted = st.query_params.get("dataset")
 matches = [h for h in hashes if wanted and h.startswith(wanted.lower())]
 if wanted and not matches:
-    st.warning(f"Unknown dataset `{wanted}` in the link: no prompt evaluation in this store uses it. Pick one below.")
+    st.warning(f"Unknown dataset {ui.literal(wanted)} in the link: no prompt evaluation in this store uses it. "
+               "Pick one below.")
 chosen = st.selectbox("Dataset", hashes, index=hashes.index(matches[0]) if matches else 0, format_func=labels.get,
                       key="prompts_dataset")
 if st.query_params.get("dataset") != chosen[:12]:
@@ -37,7 +39,7 @@ st.dataframe(table[["version", "average", "pass_rate", "scored_cases", "errored_
 matrix = data.matrix(chosen)
 order = list(versions["version"])
 st.subheader("Score per case")
-heat = px.imshow(matrix.reindex(columns=order), x=order, y=[f"case {i + 1}" for i in matrix.index], zmin=1, zmax=10,
+heat = px.imshow(matrix.reindex(columns=order), x=[ui.chart_text(v) for v in order], y=[f"case {i + 1}" for i in matrix.index], zmin=1, zmax=10,
                  color_continuous_scale="RdYlGn", text_auto=".1f", aspect="auto",
                  labels={"x": "prompt version", "y": "", "color": "score"})
 heat.update_layout(height=min(120 + 28 * len(matrix), 900), margin=dict(l=10, r=10, t=10, b=10))
@@ -45,8 +47,9 @@ st.plotly_chart(heat, width="stretch")
 
 scores = data.scores(chosen)
 st.subheader("Spread of scores")
-box = px.box(scores.dropna(subset=["score"]), x="version", y="score", points="all", hover_data=["case_index"],
-             category_orders={"version": order}, labels={"version": "prompt version"})
+shown = scores.dropna(subset=["score"]).assign(version=lambda d: ui.chart_column(d["version"]))
+box = px.box(shown, x="version", y="score", points="all", hover_data=["case_index"],
+             category_orders={"version": [ui.chart_text(v) for v in order]}, labels={"version": "prompt version"})
 box.update_layout(height=340, margin=dict(l=10, r=10, t=10, b=10), yaxis_range=[0.5, 10.5])
 st.plotly_chart(box, width="stretch")
 

@@ -14,7 +14,7 @@ if found.empty:
 options = list(found["query_id"])
 wanted = st.query_params.get("query_id")
 if wanted and wanted not in options and not search:
-    st.warning(f"Unknown query id `{wanted}` in the link.")
+    st.warning(f"Unknown query id {ui.literal(wanted)} in the link.")
 index = options.index(wanted) if wanted in options else 0
 texts = dict(zip(found["query_id"], found["query"]))
 query_id = st.selectbox("Query", options, index=index, format_func=lambda q: f"{q} — {texts[q]}", key="qh_query")
@@ -22,8 +22,9 @@ if st.query_params.get("query_id") != query_id:
     st.query_params["query_id"] = query_id
 
 history = data.history(query_id)
-st.caption(f"{len(history)} runs contain `{query_id}`")
-chart = history.assign(run=history["prompt_version"].fillna(history["run_id"]))
+st.caption(f"{len(history)} runs contain {ui.literal(query_id)}")
+chart = history.assign(run=ui.chart_column(history["prompt_version"].fillna(history["run_id"])),
+                       run_id=ui.chart_column(history["run_id"]))
 fig = px.line(chart.melt(id_vars=["run", "run_id"], value_vars=["precision", "recall", "f1", "term_drift_score"],
                          var_name="metric"), x="run", y="value", color="metric", markers=True, hover_data=["run_id"])
 fig.update_layout(height=280, margin=dict(l=10, r=10, t=10, b=10), yaxis_range=[0, 1.02], yaxis_title=None)

@@ -23,8 +23,8 @@ if items.empty:
 st.caption(f"{len(items)} flagged items in {items['run_id'].nunique()} runs")
 for run_id, group in items.groupby("run_id", sort=False):
     first = group.iloc[0]
-    with st.expander(f"{first['gate_decision'].upper()} {first['name'] or ''} · {first['prompt_version'] or ''} "
-                     f"· {run_id} — {len(group)} items", expanded=len(items) < 60):
+    with st.expander(ui.literal(f"{first['gate_decision'].upper()} {first['name'] or ''} · {first['prompt_version'] or ''} "
+                                f"· {run_id} — {len(group)} items"), expanded=len(items) < 60):
         links = st.columns(2)
         if isinstance(first["baseline_id"], str):
             links[0].page_link("views/compare.py", label="Open in Compare", icon=":material/compare_arrows:",

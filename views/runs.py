@@ -37,6 +37,8 @@ trend = data.trend(golden)
 long = trend.melt(id_vars=["prompt_version", "run_id"], value_vars=[
     "aggregate_precision", "aggregate_recall", "aggregate_f1", "mean_term_drift_score"],
     var_name="metric", value_name="value")
+long["prompt_version"] = ui.chart_column(long["prompt_version"])  # ticks and hover render HTML
+long["run_id"] = ui.chart_column(long["run_id"])
 long["metric"] = long["metric"].map({"aggregate_precision": "precision", "aggregate_recall": "recall",
                                      "aggregate_f1": "F1", "mean_term_drift_score": "drift score"})
 fig = px.line(long, x="prompt_version", y="value", color="metric", markers=True, hover_data=["run_id"])
@@ -50,8 +52,9 @@ chosen = st.selectbox("Run", runs["run_id"], key="runs_open",
                       if st.query_params.get("run") in set(runs["run_id"]) else 0,
                       format_func=lambda rid: ui.run_label(runs.set_index("run_id").loc[rid].to_dict() | {"run_id": rid}))
 row = runs.set_index("run_id").loc[chosen]
-st.markdown(f"**{row['gate_decision'].upper()}** · {row['total_queries']} queries · "
-            f"F1 {row['aggregate_f1']:.3f} · drift judge `{row['drift_judge']}` · by `{row['author']}`")
+st.markdown(f"**{ui.literal(row['gate_decision'].upper())}** · {row['total_queries']} queries · "
+            f"F1 {row['aggregate_f1']:.3f} · drift judge {ui.literal(row['drift_judge'])} · "
+            f"by {ui.literal(row['author'])}")
 baseline = row["baseline_id"] if isinstance(row["baseline_id"], str) else None
 cols = st.columns(3)
 if baseline:

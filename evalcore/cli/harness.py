@@ -4,6 +4,7 @@ then evaluate exactly as `evaluate` does."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import os
 import sys
@@ -20,7 +21,7 @@ from ..harness import callable_source, load_callable, load_prompt, run_callable,
 from ..harness import prompt_version as prompt_version_of
 from ..io import load_golden_set, load_thresholds
 from ..llm import AsyncLLMClient, LLMConfig
-from .common import db_option, report_options, run_cli
+from .common import db_option, fail, report_options, run_cli
 from .evaluate import check_paths, finish, resolve_baseline, warn_ignored_environment
 
 __all__ = ["harness_command"]
@@ -48,11 +49,36 @@ def _bar(label: str):
     return report
 
 
+def _use_endpoint(settings, name: str, model: str | None):
+    """(settings, base_url, model) for a configured endpoint. The client reads OPENAI_API_KEY,
+    so this process's OPENAI_API_KEY becomes that endpoint's own key (or none), and every
+    LLM call of the run (an llm drift judge too) goes to that endpoint's URL: its key
+    reaches its own host only, and no other key reaches it."""
+    endpoint = settings.endpoints.get(name)
+    if endpoint is None:
+        known = ", ".join(sorted(settings.endpoints)) or "none"
+        fail([f"error: unknown endpoint '{name}' (configured: {known}); add [llm.endpoints.{name}] with "
+              f"base_url, model and key_env to {settings.source or 'evalcore.toml'}"])
+    key = os.environ.get(endpoint.key_env) if endpoint.key_env else None
+    if endpoint.key_env and not key:
+        fail([f"error: endpoint '{name}' takes its key from ${endpoint.key_env}, which is not set"])
+    if key:
+        os.environ["OPENAI_API_KEY"] = key
+    else:
+        os.environ.pop("OPENAI_API_KEY", None)
+    os.environ.pop("OPENAI_BASE_URL", None)
+    settings = dataclasses.replace(settings, llm={**settings.llm, "base_url": endpoint.base_url})
+    return settings, endpoint.base_url, model or endpoint.model
+
+
 @click.command("harness")
 @click.option("--golden", required=True, type=click.Path(), help="Golden set (JSONL).")
 @click.option("--prompt", "prompt_file", type=click.Path(), help="Prompt file with {query}, {domain}, {intent}.")
 @click.option("--model", help="Model name at the endpoint [default: [llm] model or EVALCORE_LLM_MODEL].")
 @click.option("--base-url", help="OpenAI-compatible endpoint [default: [llm] base_url or OPENAI_BASE_URL].")
+@click.option("--endpoint", "endpoint_name", metavar="NAME",
+              help="A configured [llm.endpoints.NAME]: its base URL, model and the key from its key_env "
+                   "(only that key is sent, only to that URL). The dashboard runs the harness this way.")
 @click.option("--callable", "callable_spec", help="A Python expander module:function(query, context) -> list.")
 @click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
 @click.option("--temperature", type=float, default=0.0, show_default=True)
@@ -69,7 +95,7 @@ def _bar(label: str):
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not record the run (the LLM cache is then in memory only).")
 @click.option("--quiet", "-q", is_flag=True)
-def harness_command(golden, prompt_file, model, base_url, callable_spec, concurrency, temperature, timeout,
+def harness_command(golden, prompt_file, model, base_url, endpoint_name, callable_spec, concurrency, temperature, timeout,
                     max_tries, thresholds, domain_context, baseline, drift_judge, name, prompt_version, author,
                     json_out, html_out, junit_out, db, no_store, quiet):
     """Run the system under test on every golden query, then score it like `evaluate`.
@@ -88,6 +114,8 @@ def harness_command(golden, prompt_file, model, base_url, callable_spec, concurr
         raise click.UsageError("give exactly one of --prompt or --callable")
     if db is not None and no_store:
         raise click.UsageError("--db and --no-store exclude each other")
+    if endpoint_name is not None and (base_url or callable_spec):
+        raise click.UsageError("--endpoint names the URL itself: leave out --base-url and --callable")
     db = db or default_db_path()
     cache_db = None if no_store else db
     check_paths({"json": json_out, "html": html_out, "junit": junit_out},
@@ -96,6 +124,8 @@ def harness_command(golden, prompt_file, model, base_url, callable_spec, concurr
                  "baseline": baseline if baseline and Path(baseline).exists() else None}, cache_db)
     gc.disable()
     settings = run_cli(load_settings)
+    if endpoint_name is not None:
+        settings, base_url, model = _use_endpoint(settings, endpoint_name, model)
     warn_ignored_environment()
     thresholds_model = run_cli(load_thresholds, thresholds)
     golden_set = run_cli(load_golden_set, golden, domain_context)
