@@ -19,6 +19,7 @@ from .config import Settings, load_settings
 from .drift import DriftJudge
 from .judges import resolve_judge
 from .gate import decide_gate, recommend
+from .identity import canonical_name
 from .io import load_thresholds
 from .metrics import MacroMicro, aggregate_columns
 from .models import Gate, Thresholds
@@ -182,6 +183,7 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
     prompt_version)` returns earlier runs of the same prompt version on the same golden
     set: their spread is the per-query noise floor.
     """
+    author = canonical_name(author or getpass.getuser(), "--author")  # SPEC §4: four-eyes compares this
     settings = settings or load_settings()
     if not isinstance(thresholds, Thresholds):
         thresholds = load_thresholds(thresholds)
@@ -215,4 +217,4 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         content_hash=content_hash(scored.golden_hash, scored.generated_hash, thresholds, judge, scored.domains,
                                   baseline),
         name=name, prompt_version=prompt_version, domain_context=domain_context,
-        author=author or getpass.getuser(), statistics=statistics)
+        author=author, statistics=statistics)

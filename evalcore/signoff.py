@@ -11,18 +11,22 @@ import base64
 import getpass
 import hashlib
 import hmac
-import json
 import os
+import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import store
 from .errors import EvalcoreError, UsageError
+from .identity import canonical_name, comparable, fold_name
 from .metrics import normalize_term
+from .store.audit import record_hash
 
-__all__ = ["ROLES", "SignoffRefused", "Account", "FlaggedItem", "ReleaseState", "hash_password",
-           "verify_password", "add_user", "disable_user", "set_role", "authenticate", "flagged_items",
-           "decide", "decide_as", "current_account", "approval_blockers", "release_state", "verify_chain", "ChainReport", "record_hash"]
+__all__ = ["ROLES", "CAN_RUN", "SignoffRefused", "Account", "FlaggedItem", "ReleaseState", "hash_password",
+           "verify_password", "add_user", "disable_user", "set_role", "set_password", "set_aliases", "authenticate",
+           "signin_delay", "flagged_items", "decide", "decide_as", "current_account", "approval_blockers",
+           "release_state", "unsigned_state", "is_author", "verify_chain", "ChainReport", "record_hash", "parse_head"]
 
 ROLES = ("viewer", "engineer", "approver", "admin")
 CAN_APPROVE = {"approver", "admin"}
@@ -67,6 +71,7 @@ class ReleaseState:
     exit_code: int
     reasons: list[str] = field(default_factory=list)
     decisions: list[dict] = field(default_factory=list)
+    chain: ChainReport | None = None  # the verification this state counted on
 
 
 def _now() -> str:
@@ -93,18 +98,11 @@ def verify_password(password: str, stored: str) -> bool:
 # ---------------------------------------------------------------- audit chain
 
 
-def record_hash(record: dict, prev_hash: str) -> str:
-    """SHA-256 over the canonical JSON of a record's fields and the previous record's hash."""
-    fields = {k: record.get(k) for k in store.AUDIT_COLUMNS if k not in ("record_hash",)}
-    fields["prev_hash"] = prev_hash
-    return hashlib.sha256(json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
-
-
 def _append(db, kind: str, actor: str, *, run_id=None, content_hash=None, decision=None, comment=None,
             payload=None) -> dict:
     record = {"created_at": _now(), "kind": kind, "actor": actor, "run_id": run_id, "content_hash": content_hash,
               "decision": decision, "comment": comment, "payload": payload or {}}
-    return store.append_audit(db, record, record_hash)
+    return store.append_audit(db, record)
 
 
 @dataclass(frozen=True)
@@ -113,37 +111,143 @@ class ChainReport:
     records: int
     first_bad: int | None
     message: str
-    head: str | None
+    head: str | None  # COUNT:HASH of the last record
 
 
-def verify_chain(db: str | Path, expect_head: str | None = None) -> ChainReport:
-    """Recompute every hash in order; name the first record that was edited, removed or reordered.
+_HEAD = re.compile(r"(\d+):([0-9a-f]{16,64})")
 
-    The head recorded at append time catches removed trailing records; `expect_head` (a
-    head hash kept outside the store, e.g. in a CI log) catches a store rewritten whole.
-    """
-    records = store.audit_records(db)
-    prev, expected_seq = "0" * 64, 1
+
+def parse_head(value: str) -> tuple[int, str]:
+    """`COUNT:HASH` (HASH: at least 16 hex digits of record COUNT's hash) or UsageError."""
+    match = _HEAD.fullmatch((value or "").strip().lower())
+    if not match:
+        raise UsageError(f"--expect-head {value!r}: give COUNT:HASH as printed by `evalcore audit verify` "
+                         "(e.g. 12:3f5a...), with at least 16 hex digits")
+    return int(match.group(1)), match.group(2)
+
+
+def _broken(records: list, seq: int | None, message: str) -> ChainReport:
+    return ChainReport(False, len(records), seq, message, None)
+
+
+def _links(records: list[dict]) -> ChainReport | None:
+    """Every record's hash, order and link; the recorded head."""
+    prev, expected_seq = store.GENESIS, 1
     for rec in records:
         if rec["seq"] != expected_seq:
-            return ChainReport(False, len(records), rec["seq"], f"record {rec['seq']}: expected record "
-                               f"{expected_seq} here — a record was removed or reordered", None)
+            return _broken(records, rec["seq"], f"record {rec['seq']}: expected record {expected_seq} here — "
+                           "a record was removed or reordered")
         if rec["prev_hash"] != prev:
-            return ChainReport(False, len(records), rec["seq"], f"record {rec['seq']}: prev_hash does not match "
-                               "the record before it — records were removed or reordered", None)
+            return _broken(records, rec["seq"], f"record {rec['seq']}: prev_hash does not match the record "
+                           "before it — records were removed or reordered")
         if record_hash(rec, prev) != rec["record_hash"]:
-            return ChainReport(False, len(records), rec["seq"], f"record {rec['seq']} ({rec['kind']} by "
-                               f"{rec['actor']}): content does not match its hash — the record was edited", None)
+            return _broken(records, rec["seq"], f"record {rec['seq']} ({rec['kind']} by {rec['actor']}): content "
+                           "does not match its hash — the record was edited")
         prev, expected_seq = rec["record_hash"], expected_seq + 1
+    return None
+
+
+def _replay(records: list[dict]) -> tuple[dict[str, tuple[dict, int]], dict[str, tuple[dict, int]]]:
+    """Accounts and run headers as the chain states them: name -> (state, seq), run -> (header, seq)."""
+    accounts: dict[str, tuple[dict, int]] = {}
+    runs: dict[str, tuple[dict, int]] = {}
+    for rec in records:
+        payload = rec["payload"] or {}
+        if rec["kind"] == "adopt":
+            accounts = {a["name"]: (a, rec["seq"]) for a in payload.get("accounts", [])}
+            runs.update({h["run_id"]: (h, rec["seq"]) for h in payload.get("runs", [])})
+        elif rec["kind"].startswith("user_") and "account" in payload:
+            accounts[payload["account"]["name"]] = (payload["account"], rec["seq"])
+        elif rec["kind"] == "run":
+            runs[rec["run_id"]] = (payload, rec["seq"])
+    return accounts, runs
+
+
+def _check_accounts(db, records: list, chained: dict[str, tuple[dict, int]]) -> ChainReport | None:
+    stored = {row["name"]: store.account_state(row) for row in store.users_rows(db)}
+    for name, state in stored.items():
+        if name not in chained:
+            return _broken(records, None, f"account {name!r}: in the store but in no audit record — "
+                           "added to the store by hand")
+        recorded, seq = chained[name]
+        for key in ("role", "domains", "aliases", "disabled", "password"):
+            if state[key] != recorded[key]:
+                what = "password hash" if key == "password" else key
+                shown = "" if key == "password" else f": {state[key]!r} in the store, {recorded[key]!r} recorded"
+                return _broken(records, seq, f"account {name!r}: {what} differs from audit record {seq}{shown} — "
+                               "the account table was edited outside evalcore")
+    for name, (_, seq) in chained.items():
+        if name not in stored:
+            return _broken(records, seq, f"account {name!r} (audit record {seq}) is missing from the store — "
+                           "removed by hand")
+    return None
+
+
+HEADER_KEYS = ("content_hash", "author", "gate", "gate_reasons", "domains", "high_risk_domains", "errored",
+               "run_digest", "rows")
+
+
+def _check_runs(db, records: list, chained: dict[str, tuple[dict, int]], run_ids) -> ChainReport | None:
+    from .store.chain import stored_headers, stored_run_ids
+
+    if run_ids is None:
+        return None
+    scope = stored_run_ids(db) if run_ids == "all" else list(run_ids)
+    for rid in scope:
+        if rid not in chained:
+            return _broken(records, None, f"run {rid}: stored but in no audit record — added to the store by hand")
+    headers = stored_headers(db, scope)
+    for rid in scope:
+        recorded, seq = chained[rid]
+        if rid not in headers:
+            return _broken(records, seq, f"run {rid} (audit record {seq}) is missing from the store — removed by hand")
+        for key in HEADER_KEYS:
+            if headers[rid].get(key) != recorded.get(key):
+                what = {"rows": "its per-query or per-term rows differ", "run_digest": "its runs row differs"}.get(
+                    key, f"its {key} differs")
+                return _broken(records, seq, f"run {rid}: {what} from audit record {seq} (run header) — "
+                               "edited in the store after the run was recorded")
+    if run_ids == "all":
+        for rid, (_, seq) in chained.items():
+            if rid not in headers:
+                return _broken(records, seq, f"run {rid} (audit record {seq}) is missing from the store — "
+                               "removed by hand")
+    return None
+
+
+def verify_chain(db: str | Path, expect_head: str | None = None, runs="all") -> ChainReport:
+    """SPEC §4: recompute every record's hash in order, then check the account table and
+    the stored runs (`runs`: "all", a list of run ids, or None for none) against the
+    chain. Names the first bad record (or account or run).
+
+    The head recorded at append time catches removed trailing records; `expect_head`
+    (COUNT:HASH kept outside the store, e.g. in a CI log) catches a store rewritten or
+    truncated whole."""
+    expected = parse_head(expect_head) if expect_head else None
+    records = store.audit_records(db)
+    broken = _links(records)
+    if broken:
+        return broken
+    last = records[-1]["record_hash"] if records else None
     head = store.audit_head(db)
-    if head is not None and (head[0] != len(records) or head[1] != (prev if records else None)):
+    if head is not None and (head[0] != len(records) or head[1] != last):
         missing = len(records) + 1
-        return ChainReport(False, len(records), missing, f"record {missing}: missing — the chain's recorded head is "
-                           f"record {head[0]}; records at the end were removed", None)
-    if expect_head is not None and (not records or not prev.startswith(expect_head)):
-        return ChainReport(False, len(records), len(records), f"head is {prev[:16] if records else 'empty'}, "
-                           f"expected {expect_head[:16]}: the store was rewritten or truncated", None)
-    return ChainReport(True, len(records), None, f"audit chain intact: {len(records)} records", prev)
+        return _broken(records, missing, f"record {missing}: missing — the chain's recorded head is record "
+                       f"{head[0]}; records at the end were removed")
+    if expected is not None:
+        count, prefix = expected
+        if not 0 < count <= len(records):
+            return _broken(records, count, f"record {count}: expected (hash {prefix[:16]}…), the store has only "
+                           f"{len(records)} records — the store was rewritten or truncated")
+        if not records[count - 1]["record_hash"].startswith(prefix):
+            return _broken(records, count, f"record {count}: expected hash {prefix[:16]}…, the store has "
+                           f"{records[count - 1]['record_hash'][:16]}… — the store was rewritten")
+    accounts, run_headers = _replay(records)
+    broken = _check_accounts(db, records, accounts) or _check_runs(db, records, run_headers, runs)
+    if broken:
+        return broken
+    head_text = f"{len(records)}:{last}" if records else "0:" + store.GENESIS
+    return ChainReport(True, len(records), None, f"audit chain intact: {len(records)} records", head_text)
 
 
 # ---------------------------------------------------------------- accounts
@@ -155,55 +259,137 @@ def _parse_domains(domains) -> list[str]:
     return [normalize_term(d) for d in (domains or []) if normalize_term(d)]
 
 
-def add_user(db, name: str, role: str, password: str, domains=None) -> Account:
-    if not name or not name.strip():
-        raise UsageError("an account needs a name")
-    if role not in ROLES:
-        raise UsageError(f"unknown role '{role}' (choose from {', '.join(ROLES)})")
+def _parse_aliases(aliases) -> list[str]:
+    if isinstance(aliases, str):
+        aliases = aliases.split(",")
+    return sorted({canonical_name(a, "alias") for a in (aliases or []) if a.strip()})
+
+
+def _check_password(password: str) -> None:
+    if not password.strip():
+        raise UsageError("the password is only white space; choose one with at least 8 other characters")
     if len(password) < 8:
         raise UsageError("the password needs at least 8 characters")
-    if store.get_user(db, name) is not None:
-        raise UsageError(f"account '{name}' exists; use `evalcore users set-role` or `disable`")
-    scopes = _parse_domains(domains)
+
+
+def _owner_of(db, identity: str) -> str | None:
+    """The account whose name or alias is this canonical identity."""
+    for row in store.users_rows(db):
+        if identity == row["name"] or identity in (row["aliases"] or []):
+            return row["name"]
+    return None
+
+
+def _check_free(db, identities, owner: str | None = None) -> None:
+    for identity in identities:
+        taken = _owner_of(db, identity)
+        if taken is not None and taken != owner:
+            raise UsageError(f"{identity!r} is already account {taken!r} or one of its aliases")
+
+
+def _actor() -> str:
+    return fold_name(getpass.getuser())
+
+
+def _account(row: dict) -> Account:
+    return Account(row["name"], row["role"], tuple(row["domains"] or ()), bool(row["disabled"]),
+                   tuple(row["aliases"] or ()))
+
+
+def add_user(db, name: str, role: str, password: str, domains=None, aliases=None) -> Account:
+    """Create an account (canonical name, SPEC §4) and chain its state."""
+    name = canonical_name(name, "account name")
+    if role not in ROLES:
+        raise UsageError(f"unknown role '{role}' (choose from {', '.join(ROLES)})")
+    _check_password(password)
+    scopes, alias_list = _parse_domains(domains), [a for a in _parse_aliases(aliases) if a != name]
     if role == "admin" and scopes:
         raise UsageError("admins approve in every domain; give --domains to approvers only")
-    store.insert_user(db, {"name": name, "role": role, "domains": scopes, "password_hash": hash_password(password),
-                           "created_at": _now()})
-    _append(db, "user_add", getpass.getuser(), payload={"name": name, "role": role, "domains": scopes})
-    return Account(name, role, tuple(scopes), False)
+    if store.get_user(db, name) is not None:
+        raise UsageError(f"account '{name}' exists; use `evalcore users set-role`, `alias` or `disable`")
+    _check_free(db, [name, *alias_list])
+    row = store.write_account(db, name, {"name": name, "role": role, "domains": scopes, "aliases": alias_list,
+                                         "password_hash": hash_password(password), "disabled": False,
+                                         "created_at": _now()},
+                              {"created_at": _now(), "kind": "user_add", "actor": _actor()}, new=True)
+    return _account({**row["payload"]["account"]})
 
 
 def _existing(db, name: str) -> dict:
-    row = store.get_user(db, name)
+    row = store.get_user(db, fold_name(name))
     if row is None:
         raise UsageError(f"unknown account '{name}' (see `evalcore users list`)")
     return row
 
 
+def _change(db, name: str, kind: str, changes: dict) -> None:
+    store.write_account(db, name, changes, {"created_at": _now(), "kind": kind, "actor": _actor()})
+
+
 def disable_user(db, name: str) -> None:
-    _existing(db, name)
-    store.update_user(db, name, disabled=True)
-    _append(db, "user_disable", getpass.getuser(), payload={"name": name})
+    row = _existing(db, name)
+    _change(db, row["name"], "user_disable", {"disabled": True})
 
 
 def set_role(db, name: str, role: str, domains=None) -> None:
-    _existing(db, name)
+    row = _existing(db, name)
     if role not in ROLES:
         raise UsageError(f"unknown role '{role}' (choose from {', '.join(ROLES)})")
-    scopes = None if domains is None else _parse_domains(domains)
+    changes: dict = {"role": role}
     if role == "admin":
-        scopes = []  # admins are never domain-scoped
-    store.update_user(db, name, role=role, domains=scopes)
-    _append(db, "user_set_role", getpass.getuser(), payload={"name": name, "role": role, "domains": scopes})
+        changes["domains"] = []  # admins are never domain-scoped
+    elif domains is not None:
+        changes["domains"] = _parse_domains(domains)
+    _change(db, row["name"], "user_set_role", changes)
 
 
-def authenticate(db, name: str, password: str) -> Account:
-    row = store.get_user(db, name)
+def set_password(db, name: str, password: str) -> None:
+    row = _existing(db, name)
+    _check_password(password)
+    _change(db, row["name"], "user_password", {"password_hash": hash_password(password)})
+
+
+def set_aliases(db, name: str, add=(), remove=()) -> Account:
+    """Add or remove aliases (a Git login, an email): four-eyes checks the author against each."""
+    row = _existing(db, name)
+    added, removed = _parse_aliases(add), set(_parse_aliases(remove))
+    _check_free(db, added, owner=row["name"])
+    aliases = sorted((set(row["aliases"] or []) | set(added)) - removed - {row["name"]})
+    _change(db, row["name"], "user_aliases", {"aliases": aliases})
+    return _account({**row, "aliases": aliases})
+
+
+MAX_SIGNIN_DELAY = 30.0
+
+
+def signin_delay(db, name: str) -> float:
+    """Seconds until this account name may try to sign in again: after k failed tries
+    since the last success, 2**(k-1) s (at most 30 s) from the last failure. No lockout."""
+    failures, last = store.signin_failures(db, fold_name(name))
+    if not failures:
+        return 0.0
+    return max(0.0, last + min(2.0 ** (failures - 1), MAX_SIGNIN_DELAY) - time.time())
+
+
+def authenticate(db, name: str, password: str, wait: bool = False) -> Account:
+    """The account when the password is right; SignoffRefused otherwise. A name with
+    recent failed tries must wait first: `wait` sleeps (the CLI), else the refusal says how
+    long (the dashboard). Failures are counted per name, outside the chain."""
+    key = fold_name(name)
+    delay = signin_delay(db, key)
+    if delay > 0:
+        if not wait:
+            raise SignoffRefused(f"too many failed sign-ins for '{key}': try again in {delay:.0f} s")
+        time.sleep(delay)
+    row = store.get_user(db, key)
     if row is None or not verify_password(password, row["password_hash"]):
-        raise SignoffRefused(f"wrong account name or password for '{name}'")
+        if Path(str(db)).exists():
+            store.record_signin_failure(db, key)
+        raise SignoffRefused(f"wrong account name or password for '{key}'")
+    store.clear_signin_failures(db, key)
     if row["disabled"]:
-        raise SignoffRefused(f"account '{name}' is disabled")
-    return Account(row["name"], row["role"], tuple(row["domains"] or ()), bool(row["disabled"]))
+        raise SignoffRefused(f"account '{key}' is disabled")
+    return _account(row)
 
 
 # ---------------------------------------------------------------- decisions
@@ -224,20 +410,29 @@ def _approval_scope(run: dict, account: Account) -> list[str]:
 
 
 def decide(db, run_id: str, reviewer: str, password: str, decision: str, comment: str,
-           acknowledged: set[str] | None = None, ack_all: bool = False) -> dict:
+           acknowledged: set[str] | None = None, ack_all: bool = False, wait: bool = False) -> dict:
     """Authenticate, then record an approval or rejection (see decide_as)."""
-    account = authenticate(db, reviewer, password)
+    account = authenticate(db, reviewer, password, wait=wait)
     return decide_as(db, run_id, account, decision, comment, acknowledged, ack_all)
 
 
 def current_account(db, name: str) -> Account:
     """The account as stored now (a dashboard session re-checks it before every decision)."""
-    row = store.get_user(db, name)
+    row = store.get_user(db, fold_name(name))
     if row is None:
         raise SignoffRefused(f"unknown account '{name}'")
     if row["disabled"]:
         raise SignoffRefused(f"account '{name}' is disabled")
-    return Account(row["name"], row["role"], tuple(row["domains"] or ()), False)
+    return _account(row)
+
+
+def _identities(name: str, aliases=()) -> set[str]:
+    return {comparable(n) for n in (name, *aliases)}
+
+
+def is_author(run: dict, account: Account) -> bool:
+    """Four-eyes: the run's author, compared with the account's name and every alias."""
+    return comparable(run["author"]) in _identities(account.name, account.aliases)
 
 
 def approval_blockers(db, run: dict, account: Account) -> list[str]:
@@ -247,8 +442,9 @@ def approval_blockers(db, run: dict, account: Account) -> list[str]:
         out.append(f"role '{account.role}' may not approve (needs approver or admin)")
     if run["gate_decision"] == "fail":
         out.append(f"run {run['run_id']} failed its gate: a failed run cannot be approved")
-    if account.name == run["author"]:
-        out.append(f"'{account.name}' created run {run['run_id']} and cannot approve it (four-eyes rule)")
+    if is_author(run, account):
+        out.append(f"'{account.name}' created run {run['run_id']} (author {run['author']!r}) and cannot approve "
+                   "it (four-eyes rule)")
     if not _approval_scope(run, account):
         out.append(f"'{account.name}' may approve {', '.join(account.domains)} only; this run is "
                    f"{', '.join(run['high_risk_domains'])}")
@@ -257,7 +453,8 @@ def approval_blockers(db, run: dict, account: Account) -> list[str]:
 
 def decide_as(db, run_id: str, account: Account, decision: str, comment: str,
               acknowledged: set[str] | None = None, ack_all: bool = False) -> dict:
-    """Record an approval or rejection; raises SignoffRefused (nothing recorded) when not permitted."""
+    """Record an approval or rejection; raises SignoffRefused (nothing recorded) when not
+    permitted, or when the audit chain is broken (nothing is appended to a broken chain)."""
     if decision not in ("approve", "reject"):
         raise UsageError("decision is approve or reject")
     run = store.get_run(db, run_id)
@@ -267,6 +464,9 @@ def decide_as(db, run_id: str, account: Account, decision: str, comment: str,
     allowed = CAN_APPROVE if decision == "approve" else CAN_REJECT
     if account.role not in allowed:
         raise SignoffRefused(f"role '{account.role}' may not {decision} (needs {' or '.join(sorted(allowed))})")
+    chain = verify_chain(db, runs=[run_id])
+    if not chain.ok:
+        raise SignoffRefused(f"the audit chain is broken, nothing can be recorded on it: {chain.message}")
     items = flagged_items(db, run_id)
     payload = {"role": account.role, "gate": run["gate_decision"], "domains": list(run["domains"] or []),
                "evalcore_version": run["evalcore_version"]}
@@ -285,36 +485,56 @@ def decide_as(db, run_id: str, account: Account, decision: str, comment: str,
                    decision=decision, comment=comment.strip(), payload=payload)
 
 
-def release_state(db, run_id: str, settings=None) -> ReleaseState:
-    """SPEC §4: fail -> 1; pass -> 0; review -> latest decision per reviewer on this content."""
-    from .config import load_settings
-
-    run = store.get_run(db, run_id)
-    gate = run["gate_decision"]
+def unsigned_state(gate: str, errored: int) -> ReleaseState | None:
+    """SPEC §3 exit codes before any decision counts: an incomplete run (errored items) is
+    5, a failed gate 1, a passed gate 0; None for a review run (decisions decide)."""
+    if errored:
+        return ReleaseState("incomplete", 5, [f"{errored} errored item{'s' if errored != 1 else ''}: not releasable; "
+                                              "a rerun retries exactly those"])
     if gate == "fail":
         return ReleaseState("not releasable", 1, ["gate fail"])
     if gate == "pass":
         return ReleaseState("releasable", 0, ["gate pass"])
+    return None
+
+
+def release_state(db, run_id: str, settings=None, verify: bool = True, expect_head: str | None = None) -> ReleaseState:
+    """SPEC §3, §4: a broken audit chain -> 1 (naming the first bad record); errored items
+    -> 5; fail -> 1; pass -> 0; review -> the latest decision per reviewer on this content.
+    `verify` False skips the chain check (a caller that verified once for many runs);
+    `expect_head` is COUNT:HASH the chain must still hold (see verify_chain)."""
+    from .config import load_settings
+
+    run = store.get_run(db, run_id)
+    chain = verify_chain(db, expect_head, runs=[run_id]) if verify else None
+    if chain is not None and not chain.ok:
+        return ReleaseState("not releasable", 1, [f"audit chain broken: {chain.message}"], chain=chain)
+    state = unsigned_state(run["gate_decision"], run["errored"] or 0)
+    if state is not None:
+        state.chain = chain
+        return state
     settings = settings or load_settings()
     decisions = store.decisions_for(db, run["content_hash"])
     latest: dict[str, dict] = {}
     for d in decisions:
-        latest[d["actor"]] = d
+        latest[comparable(d["actor"])] = d
     rejected = [d for d in latest.values() if d["decision"] == "reject"]
     if rejected:
         return ReleaseState("not releasable", 1, [f"rejected by {d['actor']}: {d['comment']}" for d in rejected],
-                            list(latest.values()))
+                            list(latest.values()), chain)
     # four-eyes holds for every run with this content: its author's approval never counts
-    approvals = [d for d in latest.values() if d["decision"] == "approve" and d["actor"] != run["author"]]
+    aliases = {row["name"]: row["aliases"] or [] for row in store.users_rows(db)}
+    author = comparable(run["author"])
+    approvals = [d for d in latest.values() if d["decision"] == "approve"
+                 and author not in _identities(d["actor"], aliases.get(fold_name(d["actor"]), ()))]
     domains = list(run["high_risk_domains"] or []) or ["(any)"]
     missing = []
     for domain in domains:
         need = settings.approvals_for(domain) if domain != "(any)" else 1
-        have = len({d["actor"] for d in approvals if domain in d["payload"].get("approves_domains", [])})
+        have = len({comparable(d["actor"]) for d in approvals if domain in d["payload"].get("approves_domains", [])})
         if have < need:
             missing.append(f"{domain}: {have} of {need} approvals")
     if missing:
-        return ReleaseState("awaiting sign-off", 3, ["; ".join(missing)],
-                            list(latest.values()))
+        return ReleaseState("awaiting sign-off", 3, ["; ".join(missing)], list(latest.values()), chain)
     return ReleaseState("releasable", 0, [f"approved by {', '.join(sorted(d['actor'] for d in approvals))}"],
-                        list(latest.values()))
+                        list(latest.values()), chain)

@@ -259,9 +259,20 @@ def test_removing_the_last_records_is_detected(setup):
 def test_expect_head_catches_a_rewritten_store(setup):
     db, run_id, *_ = setup
     head = so.verify_chain(db).head
-    assert run_cli(["audit", "verify", "--expect-head", head[:16], "--db", str(db)]).exit_code == 0
+    count, digest = head.split(":")
+    assert run_cli(["audit", "verify", "--expect-head", head, "--db", str(db)]).exit_code == 0
     so.decide(db, run_id, "bob", PASSWORDS["bob"], "reject", "later record")
-    assert run_cli(["audit", "verify", "--expect-head", head[:16], "--db", str(db)]).exit_code == 1
+    # later records do not move an anchor: record COUNT still has HASH
+    assert run_cli(["audit", "verify", "--expect-head", f"{count}:{digest[:16]}", "--db", str(db)]).exit_code == 0
+    with duckdb.connect(str(db)) as con:  # rewrite the chain whole, consistently, from record COUNT on
+        last = con.execute("SELECT max(seq) FROM audit_log").fetchone()[0]
+        con.execute("DELETE FROM audit_log WHERE seq >= ?", [int(count)])
+        con.execute("UPDATE audit_head SET seq = ?, record_hash = (SELECT record_hash FROM audit_log "
+                    "WHERE seq = ?)", [int(count) - 1, int(count) - 1])
+    assert last > int(count)
+    truncated = run_cli(["audit", "verify", "--expect-head", head, "--db", str(db)])
+    assert truncated.exit_code == 1 and f"record {count}" in truncated.output
+    assert run_cli(["audit", "verify", "--expect-head", "deadbeef", "--db", str(db)]).exit_code == 2
 
 
 def test_author_of_an_identical_rerun_cannot_lean_on_their_own_approval(setup):

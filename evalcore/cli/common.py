@@ -9,14 +9,20 @@ from collections.abc import Sequence
 import click
 
 from ..errors import EvalcoreError, InputError
+from ..text import strip_controls, terminal_safe
 
-EXIT_OK, EXIT_NOT_RELEASABLE, EXIT_INPUT, EXIT_AWAITING, EXIT_REFUSED = 0, 1, 2, 3, 4
-GATE_EXIT = {"pass": EXIT_OK, "fail": EXIT_NOT_RELEASABLE, "review": EXIT_AWAITING}
+EXIT_OK, EXIT_NOT_RELEASABLE, EXIT_INPUT, EXIT_AWAITING, EXIT_REFUSED, EXIT_INCOMPLETE = 0, 1, 2, 3, 4, 5
+
+
+def echo(text: object = "", err: bool = False) -> None:
+    """Every line the CLI prints: no terminal control sequence gets through (SPEC §5).
+    Values from data inside a line are folded to one line first (terminal_safe)."""
+    click.echo(strip_controls(str(text)), err=err)
 
 
 def fail(lines: Sequence[str], code: int = EXIT_INPUT) -> None:
     for line in lines:
-        click.echo(line, err=True)
+        echo(terminal_safe(line), err=True)
     sys.exit(code)
 
 
@@ -38,8 +44,8 @@ def _fmt(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     if isinstance(value, (list, tuple)):
-        return ",".join(str(v) for v in value)
-    return str(value)
+        return ",".join(terminal_safe(v) for v in value)
+    return terminal_safe(value)
 
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], max_width: int = 48) -> str:
@@ -51,6 +57,12 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], max_w
     out = [line, "  ".join("-" * w for w in widths)]
     out += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
     return "\n".join(out)
+
+
+def expect_head_option(fn):
+    return click.option("--expect-head", metavar="COUNT:HASH",
+                        help="Fail (exit 1) unless audit record COUNT still has HASH, as printed by an earlier "
+                             "`audit head` line: anchors the chain against a rewritten or truncated store.")(fn)
 
 
 def db_option(fn):

@@ -10,7 +10,7 @@ from ..calibration import calibrate_embedding, load_calibration
 from ..config import default_db_path, load_settings
 from ..judges import resolve_judge
 from ..store import StoredVectors
-from .common import db_option, run_cli
+from .common import db_option, echo, run_cli
 
 __all__ = ["drift_group"]
 
@@ -40,9 +40,9 @@ def calibrate_command(data_path, threshold, db):
     judge = run_cli(resolve_judge, "embedding", settings, StoredVectors(db or default_db_path()))
     rows = run_cli(load_calibration, data_path)
     result = run_cli(calibrate_embedding, judge, rows)
-    click.echo(f"drift judge: embedding ({judge.embedder.model_id})")
-    click.echo(f"rows: {result.rows} ({result.unrelated} unrelated = drift, {result.rows - result.unrelated} related)")
-    click.echo(f"ROC AUC: {result.auc:.4f}")
-    click.echo(f"at threshold {result.threshold:.3f}: precision {result.precision:.3f}  "
+    echo(f"drift judge: embedding ({judge.embedder.model_id})")
+    echo(f"rows: {result.rows} ({result.unrelated} unrelated = drift, {result.rows - result.unrelated} related)")
+    echo(f"ROC AUC: {result.auc:.4f}")
+    echo(f"at threshold {result.threshold:.3f}: precision {result.precision:.3f}  "
                f"recall {result.recall:.3f}  F1 {result.f1:.3f}")
-    click.echo(f"suggested threshold: {result.suggested_threshold:.3f} (F1 {result.suggested_f1:.3f})")
+    echo(f"suggested threshold: {result.suggested_threshold:.3f} (F1 {result.suggested_f1:.3f})")

@@ -17,9 +17,10 @@ from ..evaluation import EvaluationRun, evaluate, ignored_environment
 from ..io import load_baseline_report
 from ..regression import Baseline
 from ..report import STDOUT, PendingFile, build_report, check_outputs, iter_report_json, render_html, render_junit
-from ..signoff import release_state
+from ..signoff import ReleaseState, parse_head, release_state, unsigned_state
 from ..store import check_store_path, load_baseline, repeat_runs, save_run
-from .common import GATE_EXIT, db_option, report_options, run_cli
+from ..text import terminal_safe
+from .common import db_option, echo, expect_head_option, report_options, run_cli
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
            "warn_ignored_environment", "check_paths"]
@@ -119,24 +120,31 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
 def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) -> None:
     """The human summary (on standard error when a report goes to standard output)."""
     agg = run.aggregate
-    lines = [f"run {run.evaluation_id}  ({run.total} queries, drift judge {run.judge.name})",
+    lines = [f"run {run.evaluation_id}  ({run.total} queries, drift judge {run.judge.name}"
+             + (f", name {terminal_safe(run.name)}" if run.name else "") + ")",
              f"  macro P {agg.macro_precision:.3f}  R {agg.macro_recall:.3f}  F1 {agg.macro_f1:.3f}  "
              f"drift {agg.macro_drift:.3f}   micro F1 {agg.micro_f1:.3f}",
              f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}",
-             f"  {run.regression.summary}", f"gate: {run.gate.decision.upper()}"]
-    lines += [f"  - {reason}" for reason in run.gate.reasons]
+             f"  {terminal_safe(run.regression.summary)}", f"gate: {run.gate.decision.upper()}"]
+    lines += [f"  - {terminal_safe(reason)}" for reason in run.gate.reasons]
     if stored_in:
         lines.append(f"stored in {stored_in}")
     for line in lines:
-        click.echo(line, err=err)
+        echo(line, err=err)
 
 
-def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], db: str | None) -> None:
+def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], db: str | None,
+                expect_head: str | None = None) -> None:
     """SPEC §5: refuse, before any work, an output that could destroy something (a device,
-    a FIFO, an input, the store, one file twice) and a --db that is not an evalcore store."""
+    a FIFO, an input, the store, one file twice), a --db that is not an evalcore store,
+    and an --expect-head that is not COUNT:HASH (or has no store to check)."""
     run_cli(check_outputs, outputs, inputs, db)
     if db is not None:
         run_cli(check_store_path, db)
+    if expect_head is not None:
+        if db is None:
+            raise click.UsageError("--expect-head checks the store's audit chain: it cannot go with --no-store")
+        run_cli(parse_head, expect_head)
 
 
 @click.command("evaluate")
@@ -154,13 +162,16 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @report_options
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
+@expect_head_option
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate line.")
 def evaluate_command(golden, generated, thresholds, domain_context, baseline, drift_judge, name,
-                     prompt_version, author, json_out, html_out, junit_out, db, no_store, quiet):
+                     prompt_version, author, json_out, html_out, junit_out, db, no_store, expect_head, quiet):
     """Score generated expansions against a golden set and decide the gate.
 
-    Exit codes: 0 releasable, 1 not releasable (gate fail), 2 bad input or usage,
-    3 awaiting human sign-off (gate review).
+    Exit codes: 0 releasable, 1 not releasable (gate fail, a rejection, or a broken audit
+    chain), 2 bad input or usage, 3 awaiting human sign-off (gate review), 5 incomplete
+    (errored items). A stored run is checked against the audit chain before any decision
+    counts, and the chain's head is printed as `audit head: COUNT:HASH`.
 
     Example:
 
@@ -172,7 +183,8 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     db = db or default_db_path()
     check_paths({"json": json_out, "html": html_out, "junit": junit_out},
                 {"golden": golden, "generated": generated, "thresholds": thresholds,
-                 "baseline": baseline if baseline and Path(baseline).exists() else None}, None if no_store else db)
+                 "baseline": baseline if baseline and Path(baseline).exists() else None}, None if no_store else db,
+                expect_head)
     gc.disable()  # a short-lived process building millions of objects; cycles are rare
     settings = run_cli(load_settings)
     warn_ignored_environment()
@@ -182,7 +194,8 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
                   domain_context=domain_context, author=author, cache_db=None if no_store else db,
                   repeats_from=None if not Path(db).exists() else
                   (lambda golden_hash, version: repeat_runs(db, golden_hash, version)))
-    finish(run, None if no_store else db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet)
+    finish(run, None if no_store else db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet,
+           expect_head=expect_head)
 
 
 def warn_ignored_environment() -> None:
@@ -192,21 +205,30 @@ def warn_ignored_environment() -> None:
 
 
 def finish(run: EvaluationRun, db: str | None, settings, paths: dict, quiet: bool,
-           store_with: dict | None = None) -> None:
-    """Store, write reports, print, and exit with the release code (shared with `harness`)."""
+           store_with: dict | None = None, expect_head: str | None = None) -> None:
+    """Store, write reports, print, and exit with the release code (shared with `harness`).
+
+    SPEC §3: 2 (input) is raised before; then 1 for a broken audit chain, 5 for errored
+    items, then the gate's own code (a review run counts decisions on identical content)."""
     outputs = run_cli(write_outputs, run, db, paths, store_with)
     err = STDOUT in paths.values()  # a report on standard output: the summary goes to standard error
     if quiet:
-        click.echo(f"gate: {run.gate.decision}", err=err)
+        echo(f"gate: {run.gate.decision}", err=err)
     else:
         print_summary(run, db, err)
         for path in outputs:
-            click.echo(f"wrote {'standard output' if path == STDOUT else path}", err=err)
+            echo(f"wrote {'standard output' if path == STDOUT else terminal_safe(path)}", err=err)
         if db:
-            click.echo(f"dashboard: {dashboard_link(settings.dashboard_url, run.evaluation_id, run.regression.baseline_id)}",
-                       err=err)
-    if db is None or run.gate.decision != "review":
-        sys.exit(GATE_EXIT[run.gate.decision])
-    state = run_cli(release_state, db, run.evaluation_id)  # decisions on identical content still count
-    click.echo(f"sign-off: {state.status} ({'; '.join(state.reasons)})", err=err)
+            echo(f"dashboard: {dashboard_link(settings.dashboard_url, run.evaluation_id, run.regression.baseline_id)}",
+                 err=err)
+    if db is None:
+        state = unsigned_state(run.gate.decision, run.errored) or ReleaseState(
+            "awaiting sign-off", 3, ["gate review; the run was not stored (--no-store), so nobody can sign it off"])
+    else:
+        state = run_cli(release_state, db, run.evaluation_id, settings, expect_head=expect_head)
+        if state.chain is not None and state.chain.ok:
+            echo(f"audit head: {state.chain.head}", err=err)
+    if state.exit_code != 0 or run.gate.decision == "review":
+        echo(f"{'sign-off' if run.gate.decision == 'review' and state.exit_code in (0, 3) else 'release'}: "
+             f"{state.status} ({terminal_safe('; '.join(state.reasons))})", err=err)
     sys.exit(state.exit_code)

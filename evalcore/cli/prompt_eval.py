@@ -23,7 +23,7 @@ from ..io import read_text
 from ..llm import AsyncLLMClient, LLMConfig
 from ..prompt_eval import PromptEvalResults, PromptEvaluator, dataset_hash, load_dataset
 from ..store.prompts import find_dataset_hash, prompt_eval_datasets, prompt_eval_scores, prompt_eval_versions
-from .common import db_option, fail, format_table, run_cli
+from .common import db_option, echo, fail, format_table, run_cli
 
 __all__ = ["prompt_eval_group", "load_template"]
 
@@ -79,7 +79,7 @@ def generate_command(task, inputs, num_cases, out, model, base_url, concurrency,
     spec = _parse_inputs(inputs)
     if Path(out).exists():
         dataset = run_cli(load_dataset, out)
-        click.echo(f"{out} exists: reused as it is ({len(dataset.cases)} cases, no model calls); "
+        echo(f"{out} exists: reused as it is ({len(dataset.cases)} cases, no model calls); "
                    "delete it to generate a new one")
         return
     if db is not None and no_store:
@@ -88,7 +88,7 @@ def generate_command(task, inputs, num_cases, out, model, base_url, concurrency,
                                 cache_db=None if no_store else (db or default_db_path()))
     dataset = run_cli(evaluator.generate_dataset, task, spec, num_cases, out)
     usage = evaluator.usage["generator"]
-    click.echo(f"wrote {len(dataset.cases)} cases to {out} ({usage['calls']} calls, {usage['cache_hits']} from cache)")
+    echo(f"wrote {len(dataset.cases)} cases to {out} ({usage['calls']} calls, {usage['cache_hits']} from cache)")
 
 
 def load_template(path: str | Path, input_names: set[str]) -> str:
@@ -139,11 +139,11 @@ def _print_results(results: PromptEvalResults) -> None:
     rows = [(r.index + 1, r.scenario, "-" if r.score is None else f"{r.score:g}",
              "ERROR" if r.error else ("pass" if r.passed else "fail"),
              r.error or (f"capped from {r.judge_score:g}" if r.capped else "")) for r in results.results]
-    click.echo(format_table(["case", "scenario", "score", "result", "note"], rows, max_width=60))
+    echo(format_table(["case", "scenario", "score", "result", "note"], rows, max_width=60))
     s = results.summary
     average = "-" if s.average is None else f"{s.average:.2f}"
     spread = "" if s.stdev is None else f" (sd {s.stdev:.2f})"
-    click.echo(f"prompt-eval: {s.total} cases, {s.scored} scored, {s.errored} errored, average {average}{spread}, "
+    echo(f"prompt-eval: {s.total} cases, {s.scored} scored, {s.errored} errored, average {average}{spread}, "
                f"pass rate {s.pass_rate:.0%} at >= {s.pass_threshold:g}")
 
 
@@ -195,7 +195,7 @@ def run_command(dataset, prompt_file, callable_spec, model, judge_model, base_ur
     _print_results(results)
     _write_outputs(results, db, html_out, json_out)
     if results.summary.errored:
-        click.echo(f"warning: {results.summary.errored} case(s) errored and were not scored (see the note column)",
+        echo(f"warning: {results.summary.errored} case(s) errored and were not scored (see the note column)",
                    err=True)
     if min_pass_rate is not None and results.summary.pass_rate < min_pass_rate - EPSILON:
         fail([f"pass rate {results.summary.pass_rate:.0%} is below --min-pass-rate {min_pass_rate:.0%}"],
@@ -206,14 +206,14 @@ def _write_outputs(results: PromptEvalResults, db: str | None, html_out: str | N
     if db is not None:
         run_cli(results.store_results, db)
         url = load_settings().dashboard_url.rstrip("/")
-        click.echo(f"stored as {results.eval_id} in {db}; compare versions: {url}/prompts?dataset="
+        echo(f"stored as {results.eval_id} in {db}; compare versions: {url}/prompts?dataset="
                    f"{results.dataset_hash[:12]}")
     if html_out:
         results.save_html(html_out)
-        click.echo(f"wrote {html_out}")
+        echo(f"wrote {html_out}")
     if json_out:
         results.save_json(json_out)
-        click.echo(f"wrote {json_out}")
+        echo(f"wrote {json_out}")
 
 
 def _resolve_hash(value: str, db: str) -> str:
@@ -257,9 +257,9 @@ def compare_command(dataset, db):
     rows.append(["", "std dev", *(_cell(v, ".2f") for v in versions["stdev_score"])])
     rows.append(["", "pass rate", *(f"{v:.0%}" for v in versions["pass_rate"])])
     rows.append(["", "errored", *(str(int(v)) for v in versions["errored_cases"])])
-    click.echo(f"dataset {digest[:12]}: {len(by_case)} cases, {len(labels)} prompt versions (oldest first)")
-    click.echo(format_table(["case", "scenario", *labels], rows, max_width=40))
-    click.echo("")
-    click.echo(format_table(["version", "evaluation", "created", "model", "judge"],
+    echo(f"dataset {digest[:12]}: {len(by_case)} cases, {len(labels)} prompt versions (oldest first)")
+    echo(format_table(["case", "scenario", *labels], rows, max_width=40))
+    echo("")
+    echo(format_table(["version", "evaluation", "created", "model", "judge"],
                             [(r.version, r.eval_id, r.created_at, r.model, r.judge_model)
                              for r in versions.itertuples()], max_width=60))

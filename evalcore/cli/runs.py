@@ -11,7 +11,8 @@ from ..demo import seed_demo
 from ..signoff import release_state
 from ..comparison import CompareFilter, compare_page
 from ..store import drift_terms, get_run, list_runs, query_rows
-from .common import db_option, format_table, run_cli
+from ..text import terminal_safe as safe
+from .common import db_option, echo, expect_head_option, format_table, run_cli
 
 __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "demo_command"]
 
@@ -19,12 +20,12 @@ __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "d
 def _print_runs(db: str, limit: int | None) -> None:
     df = run_cli(list_runs, db, limit)
     if df.empty:
-        click.echo(f"no runs in {db}")
+        echo(f"no runs in {db}")
         return
     rows = [(r.run_id, r.name, r.prompt_version, r.gate_decision, list(r.domains), r.total_queries,
              r.failed, r.aggregate_precision, r.aggregate_recall, r.aggregate_f1,
              r.mean_term_drift_score, r.baseline_id) for r in df.itertuples()]
-    click.echo(format_table(["run", "name", "prompt", "gate", "domains", "queries", "failed", "P", "R",
+    echo(format_table(["run", "name", "prompt", "gate", "domains", "queries", "failed", "P", "R",
                              "F1", "drift", "baseline"], rows))
 
 
@@ -51,22 +52,22 @@ def show_command(run_id, db, failed_only):
     db = db or default_db_path()
     run = run_cli(get_run, db, run_id)
     df = run_cli(query_rows, db, run_id)
-    click.echo(f"run {run['run_id']}  {run['name'] or ''}  prompt {run['prompt_version'] or '-'}  "
-               f"created {run['created_at']} by {run['author']}")
-    click.echo(f"  macro P {run['aggregate_precision']:.3f}  R {run['aggregate_recall']:.3f}  "
+    echo(f"run {run['run_id']}  {safe(run['name'] or '')}  prompt {safe(run['prompt_version'] or '-')}  "
+         f"created {run['created_at']} by {safe(run['author'])}")
+    echo(f"  macro P {run['aggregate_precision']:.3f}  R {run['aggregate_recall']:.3f}  "
                f"F1 {run['aggregate_f1']:.3f}  drift {run['mean_term_drift_score']:.3f}  "
                f"passed {run['passed']}/{run['total_queries']}  errored {run['errored']}")
-    click.echo(f"  {run['delta_summary']}")
-    click.echo(f"gate: {run['gate_decision'].upper()}")
+    echo(f"  {safe(run['delta_summary'])}")
+    echo(f"gate: {run['gate_decision'].upper()}")
     for reason in run["gate_reasons"]:
-        click.echo(f"  - {reason}")
+        echo(f"  - {safe(reason)}")
     if failed_only:
         df = df[~df["passed"]]
     rows = [(r.query_id, r.query, r.critical, r.precision, r.recall, r.f1, r.term_drift_score,
              "pass" if r.passed else "FAIL", r.regression_status, "; ".join(r.failure_reasons))
             for r in df.itertuples()]
-    click.echo("")
-    click.echo(format_table(["query_id", "query", "critical", "P", "R", "F1", "drift", "result",
+    echo("")
+    echo(format_table(["query_id", "query", "critical", "P", "R", "F1", "drift", "result",
                              "vs baseline", "reasons"], rows, max_width=60))
     _print_drift(db, run_id, None)
 
@@ -75,8 +76,8 @@ def _print_drift(db: str, run_id: str, limit: int | None) -> None:
     drift = run_cli(drift_terms, db, run_id, limit)
     if drift.empty:
         return
-    click.echo("\ndrift terms (why each was flagged):")
-    click.echo(format_table(["query_id", "query", "term", "why"],
+    echo("\ndrift terms (why each was flagged):")
+    echo(format_table(["query_id", "query", "term", "why"],
                             [(r.query_id, r.query, r.term, r.reason) for r in drift.itertuples()], max_width=110))
 
 
@@ -99,26 +100,36 @@ def compare_command(run_id, baseline_id, db, changed_only):
                 | df["base_f1"].isna()]
     rows = [(r.query_id, r.query, r.status, r.base_precision, r.precision, r.base_recall, r.recall, r.base_f1,
              r.f1, r.delta_f1, r.base_passed, r.passed) for r in df.itertuples()]
-    click.echo(format_table(["query_id", "query", "status", "P base", "P", "R base", "R", "F1 base", "F1",
+    echo(format_table(["query_id", "query", "status", "P base", "P", "R base", "R", "F1 base", "F1",
                              "ΔF1", "passed base", "passed"], rows))
 
 
 @click.command("gate")
 @click.argument("run_id", metavar="RUN")
+@expect_head_option
 @db_option
-def gate_command(run_id, db):
-    """Print a stored run's gate decision and sign-off state; exit 0 releasable,
-    1 not releasable (failed or rejected), 3 awaiting sign-off.
+def gate_command(run_id, expect_head, db):
+    """Print a stored run's gate decision and sign-off state, after checking the audit
+    chain (every record, the account table, this run's stored rows) and printing its head.
 
-    Example: evalcore gate 20261129-223000-1a2b3c && deploy
+    Exit codes: 0 releasable, 1 not releasable (failed, rejected, or a broken audit chain,
+    naming the first bad record), 2 unknown run, 3 awaiting sign-off, 5 incomplete (errored
+    items; rerun them).
+
+    Example: evalcore gate 20261129-223000-1a2b3c --expect-head 12:3f5a9c0d1e2f4a6b && deploy
     """
     db = db or default_db_path()
+    if expect_head is not None:
+        from ..signoff import parse_head
+        run_cli(parse_head, expect_head)
     run = run_cli(get_run, db, run_id)
-    click.echo(f"gate: {run['gate_decision']}")
+    echo(f"gate: {run['gate_decision']}")
     for reason in run["gate_reasons"]:
-        click.echo(f"  - {reason}")
-    state = run_cli(release_state, db, run_id)
-    click.echo(f"{state.status}: {'; '.join(state.reasons)}")
+        echo(f"  - {safe(reason)}")
+    state = run_cli(release_state, db, run_id, expect_head=expect_head)
+    if state.chain is not None and state.chain.ok:
+        echo(f"audit head: {state.chain.head}")
+    echo(f"{state.status}: {safe('; '.join(state.reasons))}")
     sys.exit(state.exit_code)
 
 
@@ -134,14 +145,14 @@ def demo_command(db, data_dir):
     db = db or default_db_path()
     seeded = run_cli(seed_demo, db, data_dir)
     if not seeded:
-        click.echo(f"no demo data found under {data_dir}", err=True)
+        echo(f"no demo data found under {data_dir}", err=True)
         sys.exit(2)
     for item in seeded:
         state = "stored" if item.created else "already stored"
-        click.echo(f"{item.domain:10} {item.prompt_version}  gate {item.gate:6}  run {item.run_id}  ({state})")
-    click.echo("")
+        echo(f"{item.domain:10} {item.prompt_version}  gate {item.gate:6}  run {item.run_id}  ({state})")
+    echo("")
     _print_runs(db, None)
     for item in seeded:
         if item.prompt_version != "v1":
-            click.echo(f"\n== {item.domain} {item.prompt_version} (run {item.run_id}), gate {item.gate}")
+            echo(f"\n== {item.domain} {item.prompt_version} (run {item.run_id}), gate {item.gate}")
             _print_drift(db, item.run_id, 6)

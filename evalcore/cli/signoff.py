@@ -12,7 +12,8 @@ from .. import signoff as so
 from .. import store
 from ..config import default_db_path
 from ..report.record import render_record_html
-from .common import EXIT_REFUSED, db_option, fail, format_table, run_cli
+from ..text import terminal_safe
+from .common import EXIT_REFUSED, db_option, echo, expect_head_option, fail, format_table, run_cli
 
 __all__ = ["users_group", "signoff_command", "audit_group"]
 
@@ -31,7 +32,9 @@ def _password(prompt: str, confirm: bool = False) -> str:
 def users_group() -> None:
     """Reviewer accounts: viewer, engineer, approver or admin, optionally scoped to domains.
 
-    Whoever can write the store administers accounts; every change is recorded in the audit chain.
+    Whoever can write the store administers accounts; every change is recorded in the audit
+    chain, and `audit verify` checks the account table against it. Names and aliases are
+    compared case-insensitively and may hold only a-z 0-9 . _ @ + -.
 
     Example: EVALCORE_PASSWORD=... evalcore users add alice --role approver --domains medical
     """
@@ -41,14 +44,49 @@ def users_group() -> None:
 @click.argument("name")
 @click.option("--role", type=click.Choice(so.ROLES), required=True, help="What the account may do.")
 @click.option("--domains", default="", help="Comma-separated domains an approver may approve (default: all).")
+@click.option("--alias", "aliases", multiple=True,
+              help="Another name of this person (a Git login, an email); repeatable. Four-eyes checks a run's "
+                   "--author against the name and every alias.")
 @db_option
-def users_add(name, role, domains, db):
+def users_add(name, role, domains, aliases, db):
     """Create an account; the password comes from EVALCORE_PASSWORD or a prompt.
 
     Example: EVALCORE_PASSWORD=s3cret-pass evalcore users add bob --role approver --domains legal,medical
+    --alias bob-gh --alias bob@example.com
     """
-    account = run_cli(so.add_user, db or default_db_path(), name, role, _password("Password", confirm=True), domains)
-    click.echo(f"added {account.name} ({account.role}{'; ' + ', '.join(account.domains) if account.domains else ''})")
+    account = run_cli(so.add_user, db or default_db_path(), name, role, _password("Password", confirm=True), domains,
+                      aliases)
+    echo(f"added {account.name} ({account.role}{'; ' + ', '.join(account.domains) if account.domains else ''}"
+         f"{'; aliases ' + ', '.join(account.aliases) if account.aliases else ''})")
+
+
+@users_group.command("alias")
+@click.argument("name")
+@click.option("--add", "added", multiple=True, help="An alias to add (repeatable).")
+@click.option("--remove", "removed", multiple=True, help="An alias to remove (repeatable).")
+@db_option
+def users_alias(name, added, removed, db):
+    """Add or remove an account's aliases (Git login, email): a run authored under any of
+    them cannot be approved by this account (four-eyes).
+
+    Example: evalcore users alias carol --add carol-s --add carol@example.com
+    """
+    if not added and not removed:
+        raise click.UsageError("give --add or --remove")
+    account = run_cli(so.set_aliases, db or default_db_path(), name, added, removed)
+    echo(f"{account.name}: aliases {', '.join(account.aliases) or '(none)'}")
+
+
+@users_group.command("passwd")
+@click.argument("name")
+@db_option
+def users_passwd(name, db):
+    """Set an account's password (from EVALCORE_PASSWORD or a prompt); recorded in the chain.
+
+    Example: evalcore users passwd carol
+    """
+    run_cli(so.set_password, db or default_db_path(), name, _password("New password", confirm=True))
+    echo(f"password changed for {terminal_safe(name)}")
 
 
 @users_group.command("list")
@@ -59,9 +97,9 @@ def users_list(db):
     Example: evalcore users list
     """
     rows = run_cli(store.list_users, db or default_db_path())
-    click.echo(format_table(["name", "role", "domains", "disabled", "created"],
-                            [(r["name"], r["role"], list(r["domains"] or []) or "all", r["disabled"], r["created_at"])
-                             for r in rows]))
+    echo(format_table(["name", "role", "domains", "aliases", "disabled", "created"],
+                      [(r["name"], r["role"], list(r["domains"] or []) or "all", list(r["aliases"] or []) or "-",
+                        r["disabled"], r["created_at"]) for r in rows]))
 
 
 @users_group.command("disable")
@@ -73,7 +111,7 @@ def users_disable(name, db):
     Example: evalcore users disable bob
     """
     run_cli(so.disable_user, db or default_db_path(), name)
-    click.echo(f"disabled {name}")
+    echo(f"disabled {terminal_safe(name)}")
 
 
 @users_group.command("set-role")
@@ -87,7 +125,7 @@ def users_set_role(name, role, domains, db):
     Example: evalcore users set-role bob --role admin --domains ""
     """
     run_cli(so.set_role, db or default_db_path(), name, role, domains)
-    click.echo(f"{name} is now {role}")
+    echo(f"{terminal_safe(name)} is now {role}")
 
 
 @click.command("signoff")
@@ -101,8 +139,10 @@ def users_set_role(name, role, domains, db):
 def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
     """Approve or reject a run; the decision binds to the run's content hash.
 
-    Exit codes: 0 now releasable, 1 not releasable, 3 still awaiting approvals,
-    4 refused (wrong password, role, scope, author, failed run) — nothing recorded.
+    Exit codes: 0 now releasable, 1 not releasable (or a broken audit chain), 3 still
+    awaiting approvals, 4 refused (wrong password, role, scope, author, failed run, broken
+    chain) — nothing recorded, 5 incomplete (errored items). After failed sign-ins the
+    next try waits (1 s, doubling up to 30 s; reset on success).
 
     Example: EVALCORE_PASSWORD=... evalcore signoff RUN --approve --reviewer alice --comment "checked" --ack-all
     """
@@ -111,20 +151,27 @@ def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
     db = db or default_db_path()
     items = run_cli(so.flagged_items, db, run_id)
     if items:
-        click.echo(f"{len(items)} flagged items:")
+        echo(f"{len(items)} flagged items:")
         for item in items:
-            click.echo(f"  [{item.kind}] {item.query_id} {item.query!r}: {item.detail}")
-    record = run_cli(_decide, db, run_id, reviewer, _password(f"Password for {reviewer}"), decision, comment,
-                     ack_all)
-    click.echo(f"recorded {decision} by {reviewer} (audit record {record['seq']}, content {record['content_hash'][:12]})")
+            echo(f"  [{item.kind}] {terminal_safe(item.query_id)} {terminal_safe(repr(item.query))}: "
+                 f"{terminal_safe(item.detail)}")
+    password = _password(f"Password for {terminal_safe(reviewer)}")
+    delay = run_cli(so.signin_delay, db, reviewer)
+    if delay > 0:
+        echo(f"waiting {delay:.0f} s after failed sign-ins for {terminal_safe(reviewer)}", err=True)
+    record = run_cli(_decide, db, run_id, reviewer, password, decision, comment, ack_all)
+    echo(f"recorded {decision} by {record['actor']} (audit record {record['seq']}, "
+         f"content {record['content_hash'][:12]})")
     state = run_cli(so.release_state, db, run_id)
-    click.echo(f"{state.status}: {'; '.join(state.reasons)}")
+    if state.chain is not None and state.chain.ok:
+        echo(f"audit head: {state.chain.head}")
+    echo(f"{state.status}: {terminal_safe('; '.join(state.reasons))}")
     sys.exit(state.exit_code)
 
 
 def _decide(db, run_id, reviewer, password, decision, comment, ack_all) -> dict:
     try:
-        return so.decide(db, run_id, reviewer, password, decision, comment, ack_all=ack_all)
+        return so.decide(db, run_id, reviewer, password, decision, comment, ack_all=ack_all, wait=True)
     except so.SignoffRefused as exc:
         fail([f"refused: {exc}"], EXIT_REFUSED)
 
@@ -138,15 +185,24 @@ def audit_group() -> None:
 
 
 @audit_group.command("verify")
-@click.option("--expect-head", help="The head hash printed by an earlier verify (kept outside the store).")
+@expect_head_option
 @db_option
 def audit_verify(expect_head, db):
-    """Exit 0 when the chain is intact, 1 naming the first edited, removed or reordered record.
+    """Exit 0 when the chain is intact, 1 naming the first edited, removed or reordered
+    record, or the first account or stored run that differs from what the chain recorded.
 
-    Example: evalcore audit verify --db data/evalcore.duckdb --expect-head 432576cd87c89bf0
+    Prints the head as `audit head: COUNT:HASH`; keep it (a CI log) and pass it back with
+    --expect-head to catch a store rewritten or truncated whole.
+
+    Example: evalcore audit verify --db data/evalcore.duckdb --expect-head 12:432576cd87c89bf0
     """
-    report = run_cli(so.verify_chain, db or default_db_path(), expect_head)
-    click.echo(report.message + (f" (head {report.head[:16]})" if report.head else ""))
+    db = db or default_db_path()
+    if expect_head is not None:
+        run_cli(so.parse_head, expect_head)
+    report = run_cli(so.verify_chain, db, expect_head)
+    echo(terminal_safe(report.message))
+    if report.ok:
+        echo(f"audit head: {report.head}")
     sys.exit(0 if report.ok else 1)
 
 
@@ -163,7 +219,7 @@ def audit_list(run_id, db):
     if run_id is not None:  # decisions on identical content count for this run too
         content = run_cli(store.get_run, db, run_id)["content_hash"]
         rows = [r for r in rows if r["run_id"] == run_id or r["content_hash"] == content]
-    click.echo(format_table(["seq", "time", "kind", "actor", "run", "decision", "comment"],
+    echo(format_table(["seq", "time", "kind", "actor", "run", "decision", "comment"],
                             [(r["seq"], r["created_at"], r["kind"], r["actor"], r["run_id"], r["decision"],
                               r["comment"]) for r in rows], max_width=60))
 
@@ -181,4 +237,5 @@ def audit_export(seq, fmt, db):
     if seq not in records:
         fail([f"error: no audit record {seq}"])
     record = records[seq]
-    click.echo(json.dumps(record, indent=2, ensure_ascii=False) if fmt == "json" else render_record_html(record))
+    # ASCII JSON: every character of the record survives, and none is a terminal control
+    click.echo(json.dumps(record, indent=2, ensure_ascii=True) if fmt == "json" else render_record_html(record))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -10,70 +11,136 @@ import duckdb
 
 from .connection import connect
 
-__all__ = ["AUDIT_COLUMNS", "insert_user", "update_user", "get_user", "list_users", "append_audit",
-           "audit_records", "decisions_for"]
+__all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
+           "get_user", "list_users", "users_rows", "audit_records", "audit_head", "decisions_for", "signin_failures",
+           "record_signin_failure", "clear_signin_failures"]
 
 AUDIT_COLUMNS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment",
                  "payload", "prev_hash", "record_hash")
+GENESIS = "0" * 64
+"""prev_hash of the first record."""
+USER_COLUMNS = ("name", "role", "domains", "aliases", "password_hash", "disabled", "created_at")
 
 
-def insert_user(db_path: str | Path, row: dict) -> None:
-    with connect(db_path, write=True) as con:
-        con.execute("INSERT INTO users (name, role, domains, password_hash, disabled, created_at) "
-                    "VALUES ($name, $role, $domains, $password_hash, false, $created_at)", row)
+def record_hash(record: dict, prev_hash: str) -> str:
+    """SHA-256 over the canonical JSON of a record's fields and the previous record's hash."""
+    fields = {k: record.get(k) for k in AUDIT_COLUMNS if k != "record_hash"}
+    fields["prev_hash"] = prev_hash
+    return hashlib.sha256(json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
 
 
-def update_user(db_path: str | Path, name: str, *, role: str | None = None, domains: list[str] | None = None,
-                disabled: bool | None = None) -> None:
-    with connect(db_path, write=True) as con:
-        if role is not None:
-            con.execute("UPDATE users SET role = ? WHERE name = ?", [role, name])
-        if domains is not None:
-            con.execute("UPDATE users SET domains = ? WHERE name = ?", [domains, name])
-        if disabled is not None:
-            con.execute("UPDATE users SET disabled = ? WHERE name = ?", [disabled, name])
+def append_on(con: duckdb.DuckDBPyConnection, record: dict, schema: str = "") -> dict:
+    """Append one record after the last one, inside the caller's transaction on `con`
+    (`schema`: "store." when the store is attached to another database). Moves the head."""
+    last = con.execute(f"SELECT seq, record_hash FROM {schema}audit_log ORDER BY seq DESC LIMIT 1").fetchall()
+    seq, prev = (last[0][0] + 1, last[0][1]) if last else (1, GENESIS)
+    stored = dict(record, seq=seq, prev_hash=prev)
+    stored["record_hash"] = record_hash(stored, prev)
+    con.execute(f"INSERT INTO {schema}audit_log ({', '.join(AUDIT_COLUMNS)}) VALUES "
+                f"({', '.join('$' + c for c in AUDIT_COLUMNS)})",
+                {c: (json.dumps(stored.get(c), sort_keys=True) if c == "payload" else stored.get(c)) for c in AUDIT_COLUMNS})
+    con.execute(f"INSERT OR REPLACE INTO {schema}audit_head VALUES (1, ?, ?)", [seq, stored["record_hash"]])
+    return stored
+
+
+def _in_transaction(db_path: str | Path, work):
+    """work(con) in one write transaction; a conflict with a concurrent writer in this
+    process is retried (for up to 30 s), so nothing is lost or duplicated."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with connect(db_path, write=True) as con:
+                con.execute("BEGIN TRANSACTION")
+                try:
+                    result = work(con)
+                except BaseException:
+                    con.execute("ROLLBACK")
+                    raise
+                con.execute("COMMIT")
+                return result
+        except (duckdb.TransactionException, duckdb.ConstraintException):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def append_audit(db_path: str | Path, record: dict) -> dict:
+    """Append one record in its own transaction; returns the stored record."""
+    return _in_transaction(db_path, lambda con: append_on(con, record))
+
+
+def account_state(row: dict) -> dict:
+    """What the chain records about an account: everything the gate reads, with the
+    password hash itself replaced by its SHA-256."""
+    return {"name": row["name"], "role": row["role"], "domains": sorted(row["domains"] or []),
+            "aliases": sorted(row["aliases"] or []), "disabled": bool(row["disabled"]),
+            "password": hashlib.sha256(str(row["password_hash"]).encode()).hexdigest()}
+
+
+def _user(con, name: str) -> dict | None:
+    cur = con.execute(f"SELECT {', '.join(USER_COLUMNS)} FROM users WHERE name = ?", [name])
+    rows = cur.fetchall()
+    return dict(zip(USER_COLUMNS, rows[0])) if rows else None
+
+
+def write_account(db_path: str | Path, name: str, changes: dict, record: dict, *, new: bool = False) -> dict:
+    """Insert (new) or update an account and append its chain record (kind, actor in
+    `record`; payload gains the account's resulting state) in one transaction."""
+    def work(con):
+        if new:
+            con.execute(f"INSERT INTO users ({', '.join(changes)}) VALUES ({', '.join('?' * len(changes))})",
+                        list(changes.values()))
+        else:
+            for column, value in changes.items():
+                con.execute(f"UPDATE users SET {column} = ? WHERE name = ?", [value, name])
+        row = _user(con, name)
+        return append_on(con, dict(record, payload=dict(record.get("payload") or {}, account=account_state(row))))
+    return _in_transaction(db_path, work)
 
 
 def get_user(db_path: str | Path, name: str) -> dict | None:
     if not Path(str(db_path)).exists():
         return None
     with connect(db_path) as con:
-        cur = con.execute("SELECT * FROM users WHERE name = ?", [name])
-        rows = cur.fetchall()
-        return dict(zip([d[0] for d in cur.description], rows[0])) if rows else None
+        return _user(con, name)
+
+
+def users_rows(db_path: str | Path) -> list[dict]:
+    """Every account with every column (password hash included), by name."""
+    if not Path(str(db_path)).exists():
+        return []
+    with connect(db_path) as con:
+        cur = con.execute(f"SELECT {', '.join(USER_COLUMNS)} FROM users ORDER BY name")
+        return [dict(zip(USER_COLUMNS, r)) for r in cur.fetchall()]
 
 
 def list_users(db_path: str | Path) -> list[dict]:
     with connect(db_path) as con:
-        cur = con.execute("SELECT name, role, domains, disabled, created_at FROM users ORDER BY name")
+        cur = con.execute("SELECT name, role, domains, aliases, disabled, created_at FROM users ORDER BY name")
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def append_audit(db_path: str | Path, record: dict, chain_hash) -> dict:
-    """Append one record after the current last one, in one transaction; `chain_hash(record,
-    prev_hash)` computes its hash. Concurrent appenders retry on conflict, so nothing is
-    lost or duplicated. Returns the stored record."""
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with connect(db_path, write=True) as con:
-                con.execute("BEGIN TRANSACTION")
-                last = con.execute("SELECT seq, record_hash FROM audit_log ORDER BY seq DESC LIMIT 1").fetchall()
-                seq, prev = (last[0][0] + 1, last[0][1]) if last else (1, "0" * 64)
-                stored = dict(record, seq=seq, prev_hash=prev)
-                stored["record_hash"] = chain_hash(stored, prev)
-                con.execute(f"INSERT INTO audit_log ({', '.join(AUDIT_COLUMNS)}) VALUES "
-                            f"({', '.join('$' + c for c in AUDIT_COLUMNS)})",
-                            {c: (json.dumps(stored[c], sort_keys=True) if c == "payload" else stored[c])
-                             for c in AUDIT_COLUMNS})
-                con.execute("INSERT OR REPLACE INTO audit_head VALUES (1, ?, ?)", [seq, stored["record_hash"]])
-                con.execute("COMMIT")
-                return stored
-        except (duckdb.TransactionException, duckdb.ConstraintException):
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
+def signin_failures(db_path: str | Path, name: str) -> tuple[int, float]:
+    """(failed sign-ins since the last success, time.time() of the last one) for a name."""
+    if not Path(str(db_path)).exists():
+        return 0, 0.0
+    with connect(db_path) as con:
+        rows = con.execute("SELECT failures, last_at FROM signin_failures WHERE name = ?", [name]).fetchall()
+    return (rows[0][0], rows[0][1]) if rows else (0, 0.0)
+
+
+def record_signin_failure(db_path: str | Path, name: str) -> int:
+    """Count one more failed sign-in (outside the chain); returns the new count."""
+    def work(con):
+        con.execute("INSERT INTO signin_failures VALUES (?, 1, ?) ON CONFLICT (name) DO UPDATE SET "
+                    "failures = signin_failures.failures + 1, last_at = excluded.last_at", [name, time.time()])
+        return con.execute("SELECT failures FROM signin_failures WHERE name = ?", [name]).fetchall()[0][0]
+    return _in_transaction(db_path, work)
+
+
+def clear_signin_failures(db_path: str | Path, name: str) -> None:
+    _in_transaction(db_path, lambda con: con.execute("DELETE FROM signin_failures WHERE name = ?", [name]))
 
 
 def _records(rows: list[tuple]) -> list[dict]:

@@ -92,6 +92,26 @@ MIGRATIONS.append((7, [
     "CREATE TABLE audit_head (id INTEGER PRIMARY KEY, seq BIGINT NOT NULL, record_hash VARCHAR NOT NULL)",
     "INSERT INTO audit_head SELECT 1, seq, record_hash FROM audit_log ORDER BY seq DESC LIMIT 1",
 ]))
+
+
+def _canonical_account_names(con: duckdb.DuckDBPyConnection) -> None:
+    from .chain import canonical_account_names
+    canonical_account_names(con)
+
+
+def _adopt_unchained(con: duckdb.DuckDBPyConnection) -> None:
+    from .chain import adopt_unchained
+    adopt_unchained(con)
+
+
+MIGRATIONS.append((8, [
+    # Accounts carry aliases; failed sign-ins are counted outside the chain; everything
+    # stored so far is adopted into the chain by one record (SPEC §4).
+    "ALTER TABLE users ADD COLUMN aliases VARCHAR[] DEFAULT []",
+    "CREATE TABLE signin_failures (name VARCHAR PRIMARY KEY, failures INTEGER NOT NULL, last_at DOUBLE NOT NULL)",
+    _canonical_account_names,
+    _adopt_unchained,
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
@@ -123,6 +143,15 @@ def _retry_while_locked(path: str, open_store):
             delay = min(delay * 2, 0.5)
 
 
+def store_write_error(path, exc: Exception) -> UsageError:
+    """A failed write to the store as one line naming its cause (SPEC §5: a full disk is
+    exit 2 with the cause, and nothing half-written: the transaction rolled back)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "no space left" in text.lower() or "disk is full" in text.lower() or "enospc" in text.lower():
+        return UsageError(f"cannot write the store {path}: no space left on device; nothing was stored")
+    return UsageError(f"cannot write the store {path}: {text}; nothing was stored")
+
+
 WRITE_ROW_GROUP = 32_768
 """Rows per row group the scorer writes (DuckDB's default is 122,880; an ATTACH
 option for this session's appends, not a property of the file). A 100k-query run then
@@ -147,8 +176,8 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
         if version <= current:
             continue
         con.execute("BEGIN TRANSACTION")
-        for sql in statements:
-            con.execute(sql)
+        for step in statements:  # SQL, or a function of the connection (same transaction)
+            step(con) if callable(step) else con.execute(step)
         con.execute("INSERT INTO schema_migrations VALUES (?, CAST(current_timestamp AS VARCHAR))", [version])
         con.execute("COMMIT")
 

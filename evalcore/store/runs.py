@@ -6,12 +6,15 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import duckdb
 import pyarrow as pa
 
 from .. import __version__
 from ..errors import UnknownRunError
 from ..models import QUERY_COLUMNS, Baseline, BaselineRow
-from .connection import attach, connect, migrate
+from .audit import append_on
+from .chain import header_record
+from .connection import attach, connect, migrate, store_write_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -140,16 +143,34 @@ def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
             if usage is not None:
                 con.execute("UPDATE store.runs SET usage = ? WHERE run_id = ?",
                             [json.dumps(usage, sort_keys=True), run.evaluation_id])
+            append_on(con, header_record(con, run.evaluation_id, "store."), "store.")  # in the same transaction
             if before_commit is not None:
                 before_commit()
             con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
+        except BaseException as exc:
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass  # a failed COMMIT has already rolled back
+            if _disk_fault(exc):
+                raise store_write_error(db_path, exc) from None
             raise
         finally:
-            con.execute("DETACH store")
+            try:
+                con.execute("DETACH store")
+            except duckdb.Error:
+                pass
+    except duckdb.Error as exc:
+        if _disk_fault(exc):
+            raise store_write_error(db_path, exc) from None
+        raise
     finally:
         con.close()
+
+
+def _disk_fault(exc: BaseException) -> bool:
+    """A write the file system refused (a full disk, a read-only or vanished file)."""
+    return isinstance(exc, duckdb.IOException) or (isinstance(exc, duckdb.Error) and "space left" in str(exc).lower())
 
 
 # ---------------------------------------------------------------- reading

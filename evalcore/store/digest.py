@@ -1,0 +1,92 @@
+"""Digests of a stored run: what its header record in the audit chain vouches for (SPEC §4).
+
+A run's header names its run id, content hash, author, gate decision and reasons, domains,
+a digest of its `runs` row and a digest of its per-query and per-term rows. Both digests
+are recomputed from the store by `audit verify`, `gate` and `evaluate`, so editing a
+stored drift flag, status or gate decision after the run was stored is caught.
+
+Every row is written as DuckDB's JSON of its columns (one fixed column list per table:
+adding a column later must add a new DIGEST_VERSION, not change these), in a total
+order; SHA-256 runs over the lengths and bytes of those texts in Python (hashlib is
+several times faster than SQL's sha256 per row, and the texts never leave Arrow buffers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pyarrow as pa
+
+__all__ = ["DIGEST_VERSION", "RUN_COLUMNS", "QUERY_COLUMNS", "TERM_COLUMNS", "rows_digest", "run_digest", "run_header"]
+
+DIGEST_VERSION = 1
+RUN_COLUMNS = (
+    "run_id", "created_at", "name", "prompt_version", "golden_path", "generated_path", "golden_hash",
+    "generated_hash", "content_hash", "domains", "high_risk_domains", "domain_context", "drift_judge",
+    "drift_judge_config", "author", "evalcore_version", "baseline_id", "gate_decision", "gate_reasons",
+    "total_queries", "passed", "failed", "errored", "aggregate_precision", "aggregate_recall", "aggregate_f1",
+    "mean_term_drift_score", "micro_precision", "micro_recall", "micro_f1", "micro_tp", "micro_fp", "micro_fn",
+    "regression_detected", "regressed_queries", "improved_queries", "added_queries", "removed_queries",
+    "delta_summary", "golden_set_changed", "mean_f1_delta", "thresholds", "recommendations", "usage", "statistics")
+QUERY_COLUMNS = (
+    "run_id", "position", "query_id", "query", "domain", "critical", "precision", "recall", "f1",
+    "term_drift_score", "passed", "failure_reasons", "notes", "error", "n_generated", "n_expected", "n_tp",
+    "n_fp", "n_fn", "n_drift", "regression_status", "baseline_f1", "generated_terms", "generated_weights",
+    "expected_terms", "expected_min_weights", "true_positives", "drift_terms", "drift_reasons", "unjudged_terms",
+    "noise_floor", "within_noise")
+TERM_COLUMNS = ("run_id", "query_id", "term", "kind", "weight", "min_weight", "drift", "unjudged", "reason",
+                "gen_pos", "exp_pos")
+
+
+def _json(columns: tuple[str, ...]) -> str:
+    return "to_json(struct_pack(" + ", ".join(f'"{c}" := "{c}"' for c in columns) + "))::VARCHAR"
+
+
+def _feed(digest, reader) -> int:
+    """Hash each text's length and bytes (so no two row lists share a byte stream); rows."""
+    rows = 0
+    for batch in reader:
+        texts = batch.column(0)
+        rows += len(texts)
+        if texts.null_count:
+            raise ValueError("a row digest text is NULL")
+        width = np.int64 if pa.types.is_large_string(texts.type) else np.int32
+        offsets = np.frombuffer(texts.buffers()[1], dtype=width)[texts.offset:texts.offset + len(texts) + 1]
+        digest.update(np.diff(offsets).astype("<i8").tobytes())
+        digest.update(texts.buffers()[2][int(offsets[0]):int(offsets[-1])])
+    return rows
+
+
+def rows_digest(con, run_id: str, schema: str = "") -> dict:
+    """{"digest", "query_rows", "term_rows"} over the run's stored rows (`schema` is a
+    catalog prefix such as "store." when the store is attached to another database)."""
+    digest = hashlib.sha256(f"evalcore rows v{DIGEST_VERSION}\n".encode())
+    queries = _feed(digest, con.sql(
+        f"SELECT {_json(QUERY_COLUMNS)} FROM {schema}query_results WHERE run_id = ? ORDER BY position, query_id",
+        params=[run_id]).to_arrow_reader(65_536))
+    digest.update(b"\nterm_rows\n")
+    terms = _feed(digest, con.sql(
+        f"SELECT {_json(TERM_COLUMNS)} FROM {schema}term_rows WHERE run_id = ? "
+        "ORDER BY query_id, kind, gen_pos, exp_pos, term", params=[run_id]).to_arrow_reader(65_536))
+    return {"digest": digest.hexdigest(), "query_rows": queries, "term_rows": terms}
+
+
+def run_digest(con, run_id: str, schema: str = "") -> str | None:
+    """SHA-256 of the run's `runs` row as JSON; None when the run is not stored."""
+    rows = con.execute(f"SELECT {_json(RUN_COLUMNS)} FROM {schema}runs WHERE run_id = ?", [run_id]).fetchall()
+    if not rows:
+        return None
+    return hashlib.sha256(rows[0][0].encode()).hexdigest()
+
+
+def run_header(con, run_id: str, schema: str = "") -> dict:
+    """What the chain records about a stored run (its `run` record's payload)."""
+    cur = con.execute(f"SELECT content_hash, author, gate_decision, gate_reasons, domains, high_risk_domains, "
+                      f"errored FROM {schema}runs WHERE run_id = ?", [run_id])
+    content_hash, author, gate, reasons, domains, high_risk, errored = cur.fetchall()[0]
+    return {"run_id": run_id, "content_hash": content_hash, "author": author, "gate": gate,
+            "gate_reasons": list(reasons or []), "domains": list(domains or []),
+            "high_risk_domains": list(high_risk or []), "errored": errored,
+            "run_digest": run_digest(con, run_id, schema), "rows": rows_digest(con, run_id, schema),
+            "digest_version": DIGEST_VERSION}

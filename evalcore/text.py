@@ -1,0 +1,38 @@
+"""Data printed on a terminal is text (SPEC §5): no escape sequence from a query, a term,
+a name or a comment reaches the terminal, and a newline in data cannot forge a line.
+
+`terminal_safe(value)` is for a value from data inside a line we print: it removes C0 and
+C1 controls, CSI / OSC / other ESC sequences and BiDi overrides, and folds line breaks
+into a visible `\\n`. `strip_controls(text)` is the same for a whole block of our own
+output (our own newlines stay); every CLI line goes through it (evalcore.cli.common.echo).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["terminal_safe", "strip_controls"]
+
+_SEQUENCES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"            # CSI … final byte (colours, cursor moves, clears)
+    r"|\x9b[0-?]*[ -/]*[@-~]"             # 8-bit CSI
+    r"|[\x1b\x9d]\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC … BEL/ST (titles, hyperlinks)
+    r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?"             # DCS, SOS, PM, APC … ST
+    r"|[\x90\x98\x9e\x9f][^\x1b\x9c]*(?:\x1b\\|\x9c)?"     # their 8-bit forms
+    r"|\x1b[ -/]*[0-~]?")                 # any other ESC sequence (or a lone ESC)
+_BREAKS = re.compile(r"\r\n|[\n\r\x0b\x0c\x85\u2028\u2029]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Every control character but tab and newline, and the BiDi marks and overrides."""
+
+
+def terminal_safe(value: object) -> str:
+    """A data value as one line of plain text."""
+    text = _SEQUENCES.sub("", str(value))
+    text = _BREAKS.sub(r"\\n", text).replace("\t", " ")
+    return _CONTROLS.sub("", text)
+
+
+def strip_controls(text: str) -> str:
+    """Our own multi-line output with every control sequence removed; newlines and tabs stay."""
+    text = _SEQUENCES.sub("", text).replace("\r\n", "\n")
+    return _CONTROLS.sub("", text)
