@@ -132,7 +132,8 @@ class AsyncLLMClient:
 
         self.config = config
         self.cache = cache
-        self._client = AsyncOpenAI(base_url=config.base_url, max_retries=0, timeout=config.timeout,
+        base_url, query = _split_query(config.base_url)
+        self._client = AsyncOpenAI(base_url=base_url, default_query=query, max_retries=0, timeout=config.timeout,
                                    api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
         self._slots = asyncio.Semaphore(max(1, concurrency))
         self._sleep = sleep or asyncio.sleep
@@ -223,7 +224,7 @@ class AsyncLLMClient:
             return f"timed out ({self.config.timeout:g} s)", None, "", none
         except openai.APIStatusError as exc:
             if exc.status_code != 429 and exc.status_code < 500:
-                raise LLMCallError(self.config.redact(f"HTTP {exc.status_code}: {str(exc)[:200]}")) from None
+                raise LLMCallError(self.config.redact(f"HTTP {exc.status_code}: {_error_body(exc)}")) from None
             return f"HTTP {exc.status_code}", exc.response.headers.get("retry-after"), "", none
         except openai.APIConnectionError as exc:
             return f"connection failed: {_cause(exc)}", None, "", none
@@ -255,8 +256,22 @@ class NotACompletion(EvalcoreError):
     another shape): a fault, retried like a 5xx; the message names what the body was."""
 
 
-def _snippet(text: str) -> str:
-    return repr(" ".join(text.split())[:60])
+def _snippet(text: str, size: int = 60) -> str:
+    return repr(" ".join(text.split())[:size])
+
+
+def _error_body(exc) -> str:
+    """What the endpoint said with its HTTP error: the JSON error message, else the body."""
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error", body)  # the client hands over the body's "error" object, or the whole body
+    message = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
+    if isinstance(message, str) and message.strip():
+        return _snippet(message, 200)
+    try:
+        text = exc.response.text
+    except Exception:  # noqa: BLE001 - a body that cannot be read says nothing more
+        text = ""
+    return _snippet(text, 200) if text.strip() else "(empty body)"
 
 
 def completion_text(reply: object) -> tuple[str, tuple[int, int]]:
@@ -293,3 +308,14 @@ def _cause(exc: BaseException) -> str:
         inner = inner.__cause__
     text = str(inner) or type(inner).__name__
     return text if inner is exc else f"{text} ({type(inner).__name__})"
+
+
+def _split_query(base_url: str | None) -> tuple[str | None, dict[str, str] | None]:
+    """A base URL's query (`?api-key=...`, `?api-version=...`) as the client's default query:
+    the client would otherwise paste the request path after it."""
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    if not base_url or "?" not in base_url:
+        return base_url, None
+    parts = urlsplit(base_url)
+    return urlunsplit(parts._replace(query="", fragment="")), dict(parse_qsl(parts.query, keep_blank_values=True))

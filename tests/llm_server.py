@@ -102,4 +102,4 @@ class LoopbackLLM:
 
     @property
     def chat_calls(self) -> int:
-        return sum(1 for r in self.requests if r["path"].endswith("/chat/completions"))
+        return sum(1 for r in self.requests if r["path"].partition("?")[0].endswith("/chat/completions"))
