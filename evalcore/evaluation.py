@@ -183,7 +183,7 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
     prompt_version)` returns earlier runs of the same prompt version on the same golden
     set: their spread is the per-query noise floor.
     """
-    author = canonical_name(author or getpass.getuser(), "--author")  # SPEC §4: four-eyes compares this
+    author = canonical_name(getpass.getuser() if author is None else author, "--author")  # SPEC §4: four-eyes
     settings = settings or load_settings()
     if not isinstance(thresholds, Thresholds):
         thresholds = load_thresholds(thresholds)

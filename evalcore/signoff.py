@@ -230,6 +230,8 @@ def verify_chain(db: str | Path, expect_head: str | None = None, runs="all") -> 
         return broken
     last = records[-1]["record_hash"] if records else None
     head = store.audit_head(db)
+    if head is None and records:
+        return _broken(records, len(records), "the chain's recorded head is missing — removed by hand")
     if head is not None and (head[0] != len(records) or head[1] != last):
         missing = len(records) + 1
         return _broken(records, missing, f"record {missing}: missing — the chain's recorded head is record "

@@ -105,6 +105,10 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
     gate fails. Replies are cached in the store: a rerun makes zero calls, and an
     interrupted run resumes where it stopped.
 
+    Exit codes: as `evaluate` — 0 releasable, 1 not releasable (or a broken audit chain),
+    2 bad input or usage, 3 awaiting human sign-off, 5 incomplete (errored items; a rerun
+    retries exactly those).
+
     Example:
 
       OPENAI_BASE_URL=http://localhost:8000/v1 evalcore harness --golden data/demo/medical/golden.jsonl

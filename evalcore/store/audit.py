@@ -32,7 +32,10 @@ def record_hash(record: dict, prev_hash: str) -> str:
 def append_on(con: duckdb.DuckDBPyConnection, record: dict, schema: str = "") -> dict:
     """Append one record after the last one, inside the caller's transaction on `con`
     (`schema`: "store." when the store is attached to another database). Moves the head."""
-    last = con.execute(f"SELECT seq, record_hash FROM {schema}audit_log ORDER BY seq DESC LIMIT 1").fetchall()
+    # chain onto the recorded head, not onto whatever record is last now: an append after
+    # records were removed by hand leaves the gap visible instead of healing it
+    head = con.execute(f"SELECT seq, record_hash FROM {schema}audit_head WHERE id = 1").fetchall()
+    last = head or con.execute(f"SELECT seq, record_hash FROM {schema}audit_log ORDER BY seq DESC LIMIT 1").fetchall()
     seq, prev = (last[0][0] + 1, last[0][1]) if last else (1, GENESIS)
     stored = dict(record, seq=seq, prev_hash=prev)
     stored["record_hash"] = record_hash(stored, prev)
