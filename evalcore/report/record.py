@@ -6,9 +6,14 @@ from html import escape
 
 __all__ = ["render_record_html"]
 
+# control characters and BiDi overrides as character references: the record stays exact
+# when opened in a browser, and printing it on a terminal sends no escape sequence
+_CONTROLS = {c: f"&#x{c:x};" for c in [*range(0x20), *range(0x7f, 0xa0), 0x61c, 0x200e, 0x200f,
+                                       *range(0x202a, 0x202f), *range(0x2066, 0x206a)]}
+
 
 def render_record_html(record: dict) -> str:
-    e = lambda v: escape("" if v is None else str(v), quote=True)  # noqa: E731
+    e = lambda v: escape("" if v is None else str(v), quote=True).translate(_CONTROLS)  # noqa: E731
     payload = record.get("payload") or {}
     rows = [("Decision", (record.get("decision") or record.get("kind", "")).upper()),
             ("Run", record.get("run_id")), ("Reviewer", record.get("actor")), ("Role", payload.get("role")),

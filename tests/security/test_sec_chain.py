@@ -314,7 +314,7 @@ def test_cli_output_carries_no_terminal_control_sequences(tmp_path, monkeypatch)
     outputs = [evaluate(db, golden, generated, "--name", hostile, "--prompt-version", hostile).output]
     run_id = store.list_runs(db)["run_id"].iloc[0]
     for args in (["show", run_id], ["runs"], ["compare", run_id, "--baseline", run_id], ["gate", run_id],
-                 ["audit", "list"], ["audit", "export", "1"]):
+                 ["audit", "list"], ["audit", "export", "1"], ["audit", "export", "1", "--format", "html"]):
         outputs.append(cli([*args, "--db", db]).output)
     for text in outputs:
         assert not any(c in text for c in "\x1b\x07\x9b\u202e\r"), repr(text)
