@@ -113,6 +113,11 @@ def signoff_runs():
     return runs_df[(runs_df["gate_decision"] == "review") | high_risk]
 
 
+def golden_entry(run_id: str, query_id: str) -> tuple[int, str] | None:
+    """The query's golden entry as given, with its line, from the run's stored golden file."""
+    return store.golden_entry(db_path(), store.get_run(db_path(), run_id)["golden_hash"], query_id)
+
+
 def run_row(run_id: str) -> dict:
     return store.get_run(db_path(), run_id)
 
@@ -128,8 +133,10 @@ def flagged_for_signoff(run_id: str):
 
 
 def chain_report():
+    """The chain's records and the account table (each run's rows are checked where its
+    release state is shown: release_state verifies that run)."""
     from evalcore.signoff import verify_chain
-    return verify_chain(db_path())
+    return verify_chain(db_path(), runs=None)
 
 
 def decisions_on_content(content_hash: str) -> list[dict]:
@@ -139,8 +146,14 @@ def decisions_on_content(content_hash: str) -> list[dict]:
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def _release_states(db: str, run_ids: tuple[str, ...]) -> dict[str, str]:
+    """One chain check (records and accounts) for the whole list, not one per run: a list
+    of large runs would otherwise recompute every run's row digest on each page view."""
     from evalcore.signoff import release_state as state
-    return {rid: state(db, rid).status for rid in run_ids}
+    from evalcore.signoff import verify_chain
+
+    if not verify_chain(db, runs=None).ok:
+        return {rid: "not releasable (audit chain broken)" for rid in run_ids}
+    return {rid: state(db, rid, verify=False).status for rid in run_ids}
 
 
 def release_states(run_ids) -> dict[str, str]:

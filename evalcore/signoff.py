@@ -11,6 +11,7 @@ import base64
 import getpass
 import hashlib
 import hmac
+import math
 import os
 import re
 import time
@@ -381,7 +382,7 @@ def authenticate(db, name: str, password: str, wait: bool = False) -> Account:
     delay = signin_delay(db, key)
     if delay > 0:
         if not wait:
-            raise SignoffRefused(f"too many failed sign-ins for '{key}': try again in {delay:.0f} s")
+            raise SignoffRefused(f"too many failed sign-ins for '{key}': try again in {math.ceil(delay)} s")
         time.sleep(delay)
     row = store.get_user(db, key)
     if row is None or not verify_password(password, row["password_hash"]):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import time
@@ -93,3 +94,27 @@ def test_failed_write_rolls_back(db, run):
         store.save_run(db, run)  # same run id again: primary key
     with store.connect(db) as con:
         assert con.execute("SELECT count(*) FROM query_results").fetchone()[0] == 2
+
+
+def test_the_golden_file_is_kept_with_its_line_numbers(tmp_path):
+    """An upload's folder is removed after the run (Import): the entries stay in the store."""
+    from evalcore.cli import main
+    from click.testing import CliRunner
+
+    golden = tmp_path / "upload" / "golden.jsonl"
+    golden.parent.mkdir()
+    golden.write_text('\ufeff{"query_id": "a", "query": "x", "expected_expansions": []}\n\n'
+                      '{"query_id": "caf\\u00e9", "query": "y", "expected_expansions": [{"term": "z"}]}\r\n',
+                      encoding="utf-8")
+    generated = tmp_path / "gen.jsonl"
+    generated.write_text('{"query_id": "a", "terms": ["q"]}\n', encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
+                                       "--db", str(db), "--drift-judge", "none", "-q"])
+    assert result.exit_code in (1, 3), result.output
+    golden_hash = store.list_runs(db).pipe(lambda runs: store.get_run(db, runs["run_id"].iloc[0]))["golden_hash"]
+    shutil.rmtree(golden.parent)
+    assert store.golden_entry(db, golden_hash, "a") == (1, '{"query_id": "a", "query": "x", "expected_expansions": []}')
+    line, text = store.golden_entry(db, golden_hash, "café")
+    assert line == 3 and text.startswith('{"query_id": "caf\\u00e9"')
+    assert store.golden_entry(db, golden_hash, "b") is None

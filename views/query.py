@@ -23,6 +23,10 @@ if st.query_params.get("query_id") != query_id:
 
 history = data.history(query_id)
 st.caption(f"{len(history)} runs contain {ui.literal(query_id)}")
+entry = data.golden_entry(history["run_id"].iloc[-1], query_id) if not history.empty else None
+if entry is not None:
+    with st.expander(f"Golden entry (line {entry[0]} of the newest run's golden set)"):
+        st.code(entry[1], language="json", wrap_lines=True)
 chart = history.assign(run=ui.chart_column(history["prompt_version"].fillna(history["run_id"])),
                        run_id=ui.chart_column(history["run_id"]))
 fig = px.line(chart.melt(id_vars=["run", "run_id"], value_vars=["precision", "recall", "f1", "term_drift_score"],

@@ -163,7 +163,7 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
 @expect_head_option
-@click.option("--quiet", "-q", is_flag=True, help="Print only the gate line.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the gate, sign-off and audit head lines.")
 def evaluate_command(golden, generated, thresholds, domain_context, baseline, drift_judge, name,
                      prompt_version, author, json_out, html_out, junit_out, db, no_store, expect_head, quiet):
     """Score generated expansions against a golden set and decide the gate.

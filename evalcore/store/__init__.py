@@ -10,7 +10,7 @@ from .audit import (AUDIT_COLUMNS, GENESIS, account_state, append_audit, audit_h
                     clear_signin_failures, decisions_for, get_user, list_users, record_signin_failure,
                     signin_failures, users_rows, write_account)
 from .connection import MIGRATIONS, SCHEMA_VERSION, check_store_path, connect, ensure_store
-from .runs import (drift_terms, find_run_by_content, get_run, judge_log,
+from .runs import (drift_terms, find_run_by_content, get_run, golden_entry, judge_log,
                    list_runs, load_baseline, paired_metrics, query_rows, repeat_runs, save_run,
                    term_rows)
 from .llm import StoredReplies, harness_output_rows, harness_outputs, load_llm_cache, save_llm_cache
@@ -21,7 +21,7 @@ from .views import (StoredPair, compare_domains, comparison_rows, find_query_ids
                     query_history, runs_overview)
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensure_store", "drift_terms",
-           "find_run_by_content", "get_run", "judge_log", "list_runs", "load_baseline", "query_rows",
+           "find_run_by_content", "get_run", "golden_entry", "judge_log", "list_runs", "load_baseline", "query_rows",
            "save_run", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredPair", "comparison_rows",
            "compare_domains", "find_query_ids", "flagged_items",
            "metric_trend", "query_history", "runs_overview", "append_audit",

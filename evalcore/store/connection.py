@@ -112,6 +112,12 @@ MIGRATIONS.append((8, [
     _canonical_account_names,
     _adopt_unchained,
 ]))
+MIGRATIONS.append((9, [
+    # the golden file as given, once per revision: the run's pages can show each entry at
+    # its line after an upload's temporary folder is gone (SPEC §5: nothing given is lost)
+    """CREATE TABLE golden_files (golden_hash VARCHAR PRIMARY KEY, path VARCHAR, content VARCHAR NOT NULL,
+        stored_at VARCHAR)""",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

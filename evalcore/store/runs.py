@@ -134,6 +134,7 @@ def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
                         + (" LEFT JOIN comparison USING (query_id)" if run.queries.comparison_columns else ""),
                         {"run": run.evaluation_id})
             con.execute(_TERM_ROWS, {"run": run.evaluation_id})
+            _store_golden_file(con, run)
             extra = dict(extra_rows or {})
             log = _judge_log(run)
             if log is not None:
@@ -166,6 +167,38 @@ def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
         raise
     finally:
         con.close()
+
+
+def _store_golden_file(con, run: EvaluationRun) -> None:
+    """The golden file's text, once per golden revision (read as the scorer read it)."""
+    if con.execute("SELECT count(*) FROM store.golden_files WHERE golden_hash = ?", [run.golden_hash]).fetchall()[0][0]:
+        return
+    try:
+        content = Path(run.golden_path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return  # gone since it was scored: the run's rows still hold what the gate read
+    con.execute("INSERT INTO store.golden_files VALUES (?, ?, ?, ?)",
+                [run.golden_hash, run.golden_path, content, run.timestamp])
+
+
+def golden_entry(db_path: str | Path, golden_hash: str, query_id: str) -> tuple[int, str] | None:
+    """(line number, the line as given) of a query's entry in a stored golden file."""
+    with connect(db_path) as con:
+        rows = con.execute("""SELECT line, text FROM (
+            SELECT unnest(lines) AS text, generate_subscripts(lines, 1) AS line
+            FROM (SELECT string_split(content, chr(10)) AS lines FROM golden_files WHERE golden_hash = ?))
+            WHERE ? = '' OR contains(text, ?) ORDER BY line""", [golden_hash, "", json.dumps(query_id, ensure_ascii=False)[1:-1]]).fetchall()
+        if not rows:  # the id written with escapes in the file: look at every line
+            rows = con.execute("""SELECT generate_subscripts(lines, 1), unnest(lines) FROM (SELECT
+                string_split(content, chr(10)) AS lines FROM golden_files WHERE golden_hash = ?)""",
+                               [golden_hash]).fetchall()
+    for line, text in rows:
+        try:
+            if json.loads(text).get("query_id") == query_id:
+                return line, text.rstrip("\r")
+        except (ValueError, AttributeError):
+            continue
+    return None
 
 
 def _disk_fault(exc: BaseException) -> bool:

@@ -363,3 +363,18 @@ def test_a_full_disk_under_the_store_is_exit_2_and_nothing_half_written(tmp_path
         assert cli(["audit", "verify", "--db", db]).exit_code == 0
     finally:
         subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_the_run_digests_cover_every_stored_column(tmp_path):
+    """A column added to runs, query_results or term_rows must be added to a new digest
+    version on purpose (evalcore/store/digest.py), or edits to it would go unnoticed."""
+    from evalcore.store import digest
+
+    db = tmp_path / "s.duckdb"
+    store.ensure_store(db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        for table, covered in (("runs", digest.RUN_COLUMNS), ("query_results", digest.QUERY_COLUMNS),
+                               ("term_rows", digest.TERM_COLUMNS)):
+            columns = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE "
+                                                 "table_name = ? ORDER BY ordinal_position", [table]).fetchall()]
+            assert tuple(columns) == covered, table
