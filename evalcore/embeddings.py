@@ -16,6 +16,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .errors import UsageError
+from .redact import redact_url
 
 __all__ = ["Embedder", "SentenceTransformerEmbedder", "OpenAIEmbedder", "CachedEmbedder",
            "DEFAULT_MODEL", "packaged_model_available", "make_embedder"]
@@ -101,7 +102,7 @@ class OpenAIEmbedder:
     def __init__(self, model: str, base_url: str | None = None, batch_size: int = 256):
         self.model_name = model
         self.base_url = base_url
-        self.model_id = f"openai/{base_url or 'default'}/{model}"
+        self.model_id = f"openai/{redact_url(base_url) if base_url else 'default'}/{model}"  # stored: no key
         self.batch_size = batch_size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

@@ -402,7 +402,7 @@ def test_a_large_set_is_scored_in_halves_and_agrees(tmp_path):
 
 @pytest.mark.parametrize("golden_line", [
     '{"query_id": "q0", "query": "a", "expected_expansions": []}',                         # read directly
-    '{"query_id": "q0", "query": "a", "critical": true, "critical": false, "expected_expansions": []}',  # handed over
+    '{"query_id": "q0", "query": "a:b\\u003ac", "expected_expansions": []}',  # handed over
 ])
 def test_a_generated_table_for_unknown_queries_is_refused(tmp_path, golden_line):
     """The harness's route: rows for query_ids the golden set does not have are a usage
