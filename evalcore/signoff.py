@@ -149,11 +149,15 @@ def _links(records: list[dict]) -> ChainReport | None:
 
 
 def _replay(records: list[dict]) -> tuple[dict[str, tuple[dict, int]], dict[str, tuple[dict, int]]]:
-    """Accounts and run headers as the chain states them: name -> (state, seq), run -> (header, seq)."""
+    """Accounts and run headers as the chain states them: name -> (state, seq), run -> (header, seq).
+    An adopt record after any state-bearing record raises ValueError(seq): adoption happens
+    once, on a store the chain did not cover yet."""
     accounts: dict[str, tuple[dict, int]] = {}
     runs: dict[str, tuple[dict, int]] = {}
     for rec in records:
         payload = rec["payload"] or {}
+        if rec["kind"] == "adopt" and (accounts or runs):
+            raise ValueError(rec["seq"])
         if rec["kind"] == "adopt":
             accounts = {a["name"]: (a, rec["seq"]) for a in payload.get("accounts", [])}
             runs.update({h["run_id"]: (h, rec["seq"]) for h in payload.get("runs", [])})
@@ -245,7 +249,12 @@ def verify_chain(db: str | Path, expect_head: str | None = None, runs="all") -> 
         if not records[count - 1]["record_hash"].startswith(prefix):
             return _broken(records, count, f"record {count}: expected hash {prefix[:16]}…, the store has "
                            f"{records[count - 1]['record_hash'][:16]}… — the store was rewritten")
-    accounts, run_headers = _replay(records)
+    try:
+        accounts, run_headers = _replay(records)
+    except ValueError as exc:
+        seq = exc.args[0]
+        return _broken(records, seq, f"record {seq}: a second adoption of the store's contents — migrations "
+                       "were re-run by hand to bless edited accounts or runs")
     broken = _check_accounts(db, records, accounts) or _check_runs(db, records, run_headers, runs)
     if broken:
         return broken

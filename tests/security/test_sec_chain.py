@@ -378,3 +378,24 @@ def test_the_run_digests_cover_every_stored_column(tmp_path):
             columns = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE "
                                                  "table_name = ? ORDER BY ordinal_position", [table]).fetchall()]
             assert tuple(columns) == covered, table
+
+
+def test_rerunning_the_adoption_by_hand_blesses_nothing(medical):
+    tmp, golden, generated = medical
+    db = tmp / "s.duckdb"
+    accounts(db)
+    run_id = stored_run(db, golden, generated, author="erin")
+    _edit(db, "UPDATE users SET role = 'admin' WHERE name = 'erin'")
+    # undo migration 8 so that it runs again on the next open
+    _edit(db, "DELETE FROM schema_migrations WHERE version >= 8")
+    _edit(db, "ALTER TABLE users DROP COLUMN aliases")
+    _edit(db, "DROP TABLE signin_failures")
+    _edit(db, "DROP TABLE golden_files")
+    gate = cli(["gate", run_id, "--db", db])
+    assert gate.exit_code == 1 and "account 'erin'" in gate.output
+    assert not any(r["kind"] == "adopt" for r in store.audit_records(db))
+    # and an adopt record appended by hand after the chain covered the store is refused
+    from evalcore.store.audit import append_audit
+    append_audit(db, {"created_at": "x", "kind": "adopt", "actor": "x", "payload": {"accounts": [], "runs": []}})
+    verify = cli(["audit", "verify", "--db", db])
+    assert verify.exit_code == 1 and "second adoption" in verify.output
