@@ -145,3 +145,18 @@ def test_a_report_through_a_symbolic_link_writes_the_file_it_names(files):
     assert Path("link.json").is_symlink()  # the link is kept ...
     assert json.loads(Path("target.json").read_text())["gate"]["decision"] == "pass"  # ... and its file written
     assert "wrote link.json" in result.stdout
+
+
+def test_prompt_eval_outputs_are_checked_like_reports(files):
+    """prompt-eval run: a report on its dataset, on /dev/null or on the store is refused before any call."""
+    dataset = files / "cases.json"
+    dataset.write_text('{"cases": []}')
+    before = dataset.read_bytes()
+    for flag, path, words in (("--json", "cases.json", ("same file", "--dataset")),
+                              ("--html", "/dev/null", ("character device",)),
+                              ("--json", "s.duckdb", ("same file", "--db"))):
+        result = subprocess.run([sys.executable, "-m", "evalcore", "prompt-eval", "run", "--dataset", "cases.json",
+                                 "--callable", "nowhere:f", flag, path, "--db", "s.duckdb"],
+                                capture_output=True, text=True, timeout=120)
+        refused(result, *words)
+    assert dataset.read_bytes() == before and stat.S_ISCHR(os.stat("/dev/null").st_mode)

@@ -178,6 +178,11 @@ def run_command(dataset, prompt_file, callable_spec, model, judge_model, base_ur
     if db is not None and no_store:
         raise click.UsageError("--db and --no-store exclude each other")
     db = None if no_store else (db or default_db_path())
+    from ..harness import callable_source
+    from .evaluate import check_paths
+    check_paths({"html": html_out, "json": json_out},
+                {"dataset": dataset, "prompt": prompt_file,
+                 "callable": callable_source(callable_spec) if callable_spec else None}, db)
     loaded = run_cli(load_dataset, dataset)
     judge = run_cli(_config, judge_model or model, base_url)
     evaluator = PromptEvaluator(run_cli(_config, model, base_url) if prompt_file else judge, judge,
