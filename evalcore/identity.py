@@ -14,7 +14,7 @@ import unicodedata
 
 from .errors import UsageError
 
-__all__ = ["NAME_CHARACTERS", "canonical_name", "comparable", "fold_name"]
+__all__ = ["NAME_CHARACTERS", "canonical_name", "fold_name"]
 
 NAME_CHARACTERS = "a-z 0-9 . _ @ + -"
 _ALLOWED = re.compile(r"[a-z0-9._@+-]+")
@@ -37,10 +37,3 @@ def canonical_name(text: str | None, what: str = "name") -> str:
         raise UsageError(f"{what} {ascii(text)}: {ascii(bad)} is not allowed; a name may hold only "
                          f"{NAME_CHARACTERS} (compared case-insensitively)")
     return folded
-
-
-def comparable(text: str | None) -> str:
-    """A stored name (possibly written before names were canonical) in the form four-eyes
-    compares: folded, with every character outside NAME_CHARACTERS dropped. Dropping more
-    can only make two names look alike, so it never lets an author approve."""
-    return _NOT_ALLOWED.sub("", fold_name(text or ""))

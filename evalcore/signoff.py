@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import store
 from .errors import EvalcoreError, UsageError
-from .identity import canonical_name, comparable, fold_name
+from .identity import canonical_name, fold_name
 from .metrics import normalize_term
 from .store.audit import record_hash
 
@@ -113,6 +113,7 @@ class ChainReport:
     first_bad: int | None
     message: str
     head: str | None  # COUNT:HASH of the last record
+    log: tuple = field(default=(), repr=False, compare=False)  # the records verified, in order
 
 
 _HEAD = re.compile(r"(\d+):([0-9a-f]{16,64})")
@@ -229,6 +230,9 @@ def verify_chain(db: str | Path, expect_head: str | None = None, runs="all") -> 
     (COUNT:HASH kept outside the store, e.g. in a CI log) catches a store rewritten or
     truncated whole."""
     expected = parse_head(expect_head) if expect_head else None
+    problems = store.integrity_problems(db)
+    if problems:
+        return _broken([], None, f"the store's tables were altered: {problems[0]}")
     records = store.audit_records(db)
     broken = _links(records)
     if broken:
@@ -259,7 +263,8 @@ def verify_chain(db: str | Path, expect_head: str | None = None, runs="all") -> 
     if broken:
         return broken
     head_text = f"{len(records)}:{last}" if records else "0:" + store.GENESIS
-    return ChainReport(True, len(records), None, f"audit chain intact: {len(records)} records", head_text)
+    return ChainReport(True, len(records), None, f"audit chain intact: {len(records)} records", head_text,
+                       tuple(records))
 
 
 # ---------------------------------------------------------------- accounts
@@ -380,7 +385,8 @@ def signin_delay(db, name: str) -> float:
     failures, last = store.signin_failures(db, fold_name(name))
     if not failures:
         return 0.0
-    return max(0.0, last + min(2.0 ** (failures - 1), MAX_SIGNIN_DELAY) - time.time())
+    delay = min(2.0 ** min(failures - 1, 5), MAX_SIGNIN_DELAY)
+    return min(max(0.0, last + delay - time.time()), delay)  # a last time in the future waits no longer
 
 
 def authenticate(db, name: str, password: str, wait: bool = False) -> Account:
@@ -438,13 +444,21 @@ def current_account(db, name: str) -> Account:
     return _account(row)
 
 
-def _identities(name: str, aliases=()) -> set[str]:
-    return {comparable(n) for n in (name, *aliases)}
+def _wrote(author: str | None, name: str, aliases=()) -> bool:
+    """Four-eyes: whether `author` is this person (name or any alias, canonical). An author
+    stored before names were canonical that is not canonical now (a look-alike letter, a
+    space) cannot be told apart from anyone: it counts as everyone's, so nobody approves
+    that run — evaluate it again under a canonical --author."""
+    mine = {fold_name(n) for n in (name, *aliases)}
+    try:
+        return canonical_name(author, "author") in mine
+    except UsageError:
+        return True
 
 
 def is_author(run: dict, account: Account) -> bool:
     """Four-eyes: the run's author, compared with the account's name and every alias."""
-    return comparable(run["author"]) in _identities(account.name, account.aliases)
+    return _wrote(run["author"], account.name, account.aliases)
 
 
 def approval_blockers(db, run: dict, account: Account) -> list[str]:
@@ -522,28 +536,31 @@ def release_state(db, run_id: str, settings=None, verify: bool = True, expect_he
     if chain is not None and not chain.ok:
         return ReleaseState("not releasable", 1, [f"audit chain broken: {chain.message}"], chain=chain)
     state = unsigned_state(run["gate_decision"], run["errored"] or 0)
-    if state is not None:
+    if state is not None and state.exit_code != 0:
+        state.chain = chain
+        return state
+    decisions = ([r for r in chain.log if r["kind"] == "decision" and r["content_hash"] == run["content_hash"]]
+                 if chain is not None else store.decisions_for(db, run["content_hash"]))
+    latest: dict[str, dict] = {}
+    for d in decisions:
+        latest[fold_name(d["actor"])] = d
+    rejected = [d for d in latest.values() if d["decision"] == "reject"]
+    if rejected:  # a standing rejection holds for this content whatever its gate is now
+        return ReleaseState("not releasable", 1, [f"rejected by {d['actor']}: {d['comment']}" for d in rejected],
+                            list(latest.values()), chain)
+    if state is not None:  # gate pass
         state.chain = chain
         return state
     settings = settings or load_settings()
-    decisions = store.decisions_for(db, run["content_hash"])
-    latest: dict[str, dict] = {}
-    for d in decisions:
-        latest[comparable(d["actor"])] = d
-    rejected = [d for d in latest.values() if d["decision"] == "reject"]
-    if rejected:
-        return ReleaseState("not releasable", 1, [f"rejected by {d['actor']}: {d['comment']}" for d in rejected],
-                            list(latest.values()), chain)
     # four-eyes holds for every run with this content: its author's approval never counts
     aliases = {row["name"]: row["aliases"] or [] for row in store.users_rows(db)}
-    author = comparable(run["author"])
     approvals = [d for d in latest.values() if d["decision"] == "approve"
-                 and author not in _identities(d["actor"], aliases.get(fold_name(d["actor"]), ()))]
+                 and not _wrote(run["author"], d["actor"], aliases.get(fold_name(d["actor"]), ()))]
     domains = list(run["high_risk_domains"] or []) or ["(any)"]
     missing = []
     for domain in domains:
         need = settings.approvals_for(domain) if domain != "(any)" else 1
-        have = len({comparable(d["actor"]) for d in approvals if domain in d["payload"].get("approves_domains", [])})
+        have = len({fold_name(d["actor"]) for d in approvals if domain in d["payload"].get("approves_domains", [])})
         if have < need:
             missing.append(f"{domain}: {have} of {need} approvals")
     if missing:

@@ -34,6 +34,8 @@ def run_cli(fn, *args, **kwargs):
         fail(exc.lines())
     except EvalcoreError as exc:  # StoreBusyError among them
         fail([f"error: {exc}"])
+    except RecursionError:
+        fail(["error: an input file is nested too deeply to read (JSON or TOML nested hundreds of levels)"])
 
 
 def _fmt(value: object) -> str:

@@ -48,8 +48,9 @@ def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | 
         raise UsageError(f"{' and '.join('--' + f for f in to_stdout)} both write to standard output (-): "
                          "give all but one of them a file")
     taken: dict[object, str] = {}
-    for flag, path in {**{f: p for f, p in inputs.items() if p}, **({"db": store} if store else {})}.items():
-        for key in _keys(path):
+    chained = {f: p for f, p in inputs.items() if p}
+    for flag, path in [*chained.items(), *([("db", store), ("db", f"{store}.wal")] if store else [])]:
+        for key in _keys(path):  # the store's write-ahead log is the store too
             taken[key] = f"--{flag} {path}"
     for flag, path in given.items():
         if path == STDOUT:

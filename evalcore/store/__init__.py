@@ -7,7 +7,7 @@ other processes, so nothing holds one across calls. A busy store is retried for 
 
 
 from .audit import (AUDIT_COLUMNS, GENESIS, account_state, append_audit, audit_head, audit_records,
-                    clear_signin_failures, decisions_for, get_user, list_users, record_signin_failure,
+                    clear_signin_failures, decisions_for, get_user, integrity_problems, list_users, record_signin_failure,
                     signin_failures, users_rows, write_account)
 from .connection import MIGRATIONS, SCHEMA_VERSION, check_store_path, connect, ensure_store
 from .runs import (drift_terms, find_run_by_content, get_run, golden_entry, judge_log,
@@ -26,7 +26,7 @@ __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensur
            "compare_domains", "find_query_ids", "flagged_items",
            "metric_trend", "query_history", "runs_overview", "append_audit",
            "audit_records", "decisions_for", "get_user", "list_users", "users_rows", "write_account", "account_state",
-           "GENESIS", "signin_failures", "record_signin_failure", "clear_signin_failures",
+           "GENESIS", "integrity_problems", "signin_failures", "record_signin_failure", "clear_signin_failures",
            "AUDIT_COLUMNS", "audit_head", "harness_outputs", "load_llm_cache", "harness_output_rows",
            "save_llm_cache", "paired_metrics", "repeat_runs", "find_dataset_hash",
            "list_prompt_evals", "prompt_eval_datasets", "prompt_eval_matrix", "prompt_eval_results",

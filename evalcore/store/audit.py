@@ -13,7 +13,7 @@ from .connection import connect
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
            "get_user", "list_users", "users_rows", "audit_records", "audit_head", "decisions_for", "signin_failures",
-           "record_signin_failure", "clear_signin_failures"]
+           "record_signin_failure", "clear_signin_failures", "integrity_problems"]
 
 AUDIT_COLUMNS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment",
                  "payload", "prev_hash", "record_hash")
@@ -176,6 +176,29 @@ def audit_head(db_path: str | Path) -> tuple[int, str] | None:
     with connect(db_path) as con:
         rows = con.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1").fetchall()
     return (rows[0][0], rows[0][1]) if rows else None
+
+
+CHAINED_TABLES = ("audit_log", "audit_head", "users", "runs", "query_results", "term_rows")
+
+
+def integrity_problems(db_path: str | Path) -> list[str]:
+    """What makes the store unfit to verify: a table the gate reads that is not a plain
+    table (a view could show verify and the gate different rows), or a name or run id
+    stored twice (sign-in and verify could read different rows)."""
+    if not Path(str(db_path)).exists():
+        return []
+    with connect(db_path) as con:
+        kinds = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables "
+                                 "WHERE table_schema = 'main'").fetchall())
+        out = [f"{t} is {'missing' if t not in kinds else 'a ' + kinds[t].lower()}, not evalcore's table"
+               for t in CHAINED_TABLES if kinds.get(t) != "BASE TABLE"]
+        if out:
+            return out
+        for table, key in (("users", "name"), ("runs", "run_id"), ("audit_log", "seq")):
+            twice = con.execute(f"SELECT {key} FROM {table} GROUP BY {key} HAVING count(*) > 1 LIMIT 1").fetchall()
+            if twice:
+                out.append(f"{table}: {key} {twice[0][0]!r} is stored twice")
+    return out
 
 
 def decisions_for(db_path: str | Path, content_hash: str) -> list[dict]:

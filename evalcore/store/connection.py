@@ -176,6 +176,11 @@ def _open(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> None:
+    if not _has_table(con, "schema_migrations") and con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()").fetchall()[0][0]:
+        where = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
+        raise UsageError(f"--db {where[0][0] if where else '?'}: a DuckDB file but not an evalcore store "
+                         "(no schema_migrations); nothing was written to it")
     con.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at VARCHAR)")
     current = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchall()[0][0]
     for version, statements in MIGRATIONS:
@@ -194,6 +199,7 @@ def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBP
     path = str(db_path)
     if not write and not Path(path).exists():
         raise UsageError(f"no store at {path}: run `evalcore evaluate` first or pass --db")
+    _check_file(path)
     if write:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     con = _open(path, read_only=not write)
@@ -226,11 +232,9 @@ DUCKDB_MAGIC = b"DUCK"
 """DuckDB's file header carries this at offset 8."""
 
 
-def check_store_path(db_path: str | Path) -> None:
-    """UsageError unless `db_path` is absent (a new store) or an evalcore store: a DuckDB
-    file holding evalcore's schema_migrations (SPEC §5). Reads the header, then opens the
-    file read-only (a busy store is waited for, as everywhere)."""
-    path = str(db_path)
+def _check_file(path: str) -> None:
+    """UsageError unless `path` is absent, or a regular file with DuckDB's header (so a
+    FIFO never hangs a command and a JSON file is never opened as a store)."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -245,6 +249,16 @@ def check_store_path(db_path: str | Path) -> None:
         head = handle.read(16)
     if head[8:12] != DUCKDB_MAGIC:
         raise UsageError(f"--db {path}: not an evalcore store (not a DuckDB file); nothing was written to it")
+
+
+def check_store_path(db_path: str | Path) -> None:
+    """UsageError unless `db_path` is absent (a new store) or an evalcore store: a DuckDB
+    file holding evalcore's schema_migrations (SPEC §5). Reads the header, then opens the
+    file read-only (a busy store is waited for, as everywhere)."""
+    path = str(db_path)
+    if not os.path.exists(path):
+        return
+    _check_file(path)
     con = _open(path, read_only=True)
     try:
         if not _has_table(con, "schema_migrations"):

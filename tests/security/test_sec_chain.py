@@ -399,3 +399,102 @@ def test_rerunning_the_adoption_by_hand_blesses_nothing(medical):
     append_audit(db, {"created_at": "x", "kind": "adopt", "actor": "x", "payload": {"accounts": [], "runs": []}})
     verify = cli(["audit", "verify", "--db", db])
     assert verify.exit_code == 1 and "second adoption" in verify.output
+
+
+# ---------------------------------------------------------------- found by a hostile review
+
+
+def test_a_view_in_place_of_a_chained_table_is_refused(medical):
+    tmp, golden, generated = medical
+    db = tmp / "s.duckdb"
+    accounts(db)
+    run_id = stored_run(db, golden, generated, author="carol")
+    head = cli(["audit", "verify", "--db", db]).output.split("audit head: ")[1].strip()
+    # a view that adds a forged approval only for the query that counts decisions
+    _edit(db, "ALTER TABLE audit_log RENAME TO audit_log_real")
+    _edit(db, "CREATE VIEW audit_log AS SELECT * FROM audit_log_real UNION ALL SELECT 9999::BIGINT, 'x', 'decision', "
+              "'dave', NULL, content_hash, 'approve', 'lgtm', '{\"approves_domains\": [\"medical\"]}', 'x', 'y' "
+              "FROM runs WHERE current_query() LIKE '%decision%'")
+    gate = cli(["gate", run_id, "--db", db, "--expect-head", head])
+    assert gate.exit_code == 1 and "audit_log is a view" in gate.output
+    assert cli(["audit", "verify", "--db", db]).exit_code == 1
+
+
+def test_a_second_row_for_an_account_is_refused(medical):
+    tmp, golden, generated = medical
+    db = tmp / "s.duckdb"
+    accounts(db)
+    run_id = stored_run(db, golden, generated, author="carol")
+    so.add_user(db, "mallory", "viewer", "mallory-password")
+    _edit(db, "CREATE TABLE u2 AS SELECT * FROM users")
+    _edit(db, "DROP TABLE users")
+    _edit(db, "CREATE TABLE users AS SELECT * REPLACE ((SELECT password_hash FROM u2 WHERE name = 'mallory') "
+              "AS password_hash) FROM u2 WHERE name = 'dave' UNION ALL SELECT * FROM u2")
+    signed = cli(["signoff", run_id, "--approve", "--reviewer", "dave", "--comment", "lgtm", "--ack-all", "--db", db],
+                 env={"EVALCORE_PASSWORD": "mallory-password"})
+    assert signed.exit_code == 4, signed.output
+    verify = cli(["audit", "verify", "--db", db])
+    assert verify.exit_code == 1 and "'dave' is stored twice" in verify.output
+
+
+def test_a_standing_rejection_holds_when_the_same_content_passes(medical, monkeypatch):
+    tmp, golden, generated = medical
+    db = tmp / "s.duckdb"
+    accounts(db)
+    clean = write_jsonl(tmp / "clean.jsonl", [{"query_id": "m1", "terms": ["mi", "myocardial infarction"]},
+                                              {"query_id": "m2", "terms": ["cva", "brain attack"]}])
+    run_id = stored_run(db, golden, clean, author="erin")  # review only because it is medical
+    assert cli(["signoff", run_id, "--reject", "--reviewer", "dave", "--comment", "no", "--db", db]).exit_code == 1
+    monkeypatch.setenv("EVALCORE_HIGH_RISK_DOMAINS", "legal")  # medical no longer needs sign-off
+    again = evaluate(db, golden, clean, "--author", "erin")
+    assert "gate: PASS" in again.output and again.exit_code == 1 and "rejected by dave" in again.output
+    assert cli(["gate", run_id, "--db", db]).exit_code == 1
+
+
+def test_a_non_canonical_author_from_an_older_store_blocks_every_approval():
+    account = so.Account("carol", "approver", (), False, ("carol-gh",))
+    for author in ("\u0421arol", "c\u0430rol", "carol smith", "carol\u200b"):
+        assert so.is_author({"author": author}, account)
+    assert so.is_author({"author": "Carol-GH "}, account) and not so.is_author({"author": "karol"}, account)
+
+
+@pytest.mark.parametrize("command", [["runs"], ["users", "list"], ["audit", "verify"], ["gate", "r1"], ["demo"]])
+def test_every_command_refuses_a_db_that_is_not_a_store(tmp_path, command):
+    json_file, fifo, foreign = tmp_path / "x.json", tmp_path / "fifo", tmp_path / "other.duckdb"
+    json_file.write_text('{"a": 1}')
+    import os
+    os.mkfifo(fifo)
+    with duckdb.connect(str(foreign)) as con:
+        con.execute("CREATE TABLE t (a INTEGER)")
+    for db in (json_file, fifo, foreign):
+        result = cli([*command, "--db", db])
+        assert result.exit_code == 2 and "not" in result.output, (db, result.output)
+    assert json_file.read_text() == '{"a": 1}'
+    with duckdb.connect(str(foreign), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchone()[0] == 1  # nothing added
+
+
+def test_a_report_on_the_store_write_ahead_log_is_refused(medical):
+    tmp, golden, generated = medical
+    db = tmp / "s.duckdb"
+    stored_run(db, golden, generated, author="erin")
+    wal = Path(f"{db}.wal")
+    wal.write_bytes(b"pending")
+    result = evaluate(db, golden, generated, "--json", wal)
+    assert result.exit_code == 2 and "same file as --db" in result.output and wal.read_bytes() == b"pending"
+
+
+def test_deeply_nested_input_is_exit_2(medical):
+    tmp, golden, generated = medical
+    (tmp / "deep.json").write_text("[" * 5000 + "]" * 5000)
+    result = evaluate(tmp / "s.duckdb", golden, generated, "--thresholds", tmp / "deep.json", "--no-store")
+    assert result.exit_code == 2
+
+
+def test_a_failure_time_in_the_future_waits_no_longer_than_30_s(tmp_path):
+    db = tmp_path / "s.duckdb"
+    so.add_user(db, "dave", "approver", PASSWORD)
+    with pytest.raises(so.SignoffRefused):
+        so.authenticate(db, "dave", "wrong-password")
+    _edit(db, "UPDATE signin_failures SET failures = 1000000, last_at = 1e300")
+    assert so.signin_delay(db, "dave") == 30
