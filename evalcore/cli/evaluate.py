@@ -78,7 +78,7 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
     try:  # create every output file first: an unwritable path stops us before anything is stored
         for key in ("json", "html", "junit"):
             if paths.get(key):
-                pending.append(PendingFile(paths[key]))
+                pending.append(PendingFile(paths[key], "json" if key == "json" else "markup"))
     except OSError as exc:
         for item in pending:
             item.discard()

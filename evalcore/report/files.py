@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-import shutil
+import re
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -11,13 +11,22 @@ from pathlib import Path
 
 __all__ = ["PendingFile", "write_atomically"]
 
+# terminal controls and BiDi overrides in UTF-8 (a report on standard output may reach a
+# terminal); inside JSON strings or markup text they become escapes of the same character
+_TERMINAL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]"
+                       rb"|\xe2\x81[\xa6-\xa9]")
+_ESCAPES = {"json": lambda c: f"\\u{c:04x}".encode(), "markup": lambda c: f"&#x{c:x};".encode()}
+
 
 class PendingFile:
     """A temporary file beside `path`, renamed into place by commit(), removed by discard().
     For `-` the temporary file is private and commit() copies it to standard output."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, stdout_escape: str = "markup"):
+        """`stdout_escape`: how a terminal control in the data is written on standard
+        output, "json" (\\u009b) or "markup" (&#x9b;, HTML and XML)."""
         self.to_stdout = str(path) == "-"
+        self._escape = _ESCAPES[stdout_escape]
         # through a symbolic link, the file it names is written, never the link replaced
         self.path = Path(path) if self.to_stdout else Path(os.path.realpath(Path(path).absolute()))
         if not self.to_stdout:
@@ -47,8 +56,11 @@ class PendingFile:
         self._handle.close()
         if self.to_stdout:
             try:
+                escape = self._escape
                 with self._tmp.open("rb") as source:
-                    shutil.copyfileobj(source, sys.stdout.buffer)
+                    for line in source:  # a UTF-8 character never spans a newline byte
+                        sys.stdout.buffer.write(_TERMINAL.sub(
+                            lambda m: escape(ord(m.group().decode("utf-8"))), line))
                 sys.stdout.buffer.flush()
             finally:
                 self._tmp.unlink(missing_ok=True)

@@ -498,3 +498,19 @@ def test_a_failure_time_in_the_future_waits_no_longer_than_30_s(tmp_path):
         so.authenticate(db, "dave", "wrong-password")
     _edit(db, "UPDATE signin_failures SET failures = 1000000, last_at = 1e300")
     assert so.signin_delay(db, "dave") == 30
+
+
+@pytest.mark.parametrize("flag", ["--json", "--html", "--junit"])
+def test_a_report_on_standard_output_carries_no_terminal_controls(tmp_path, monkeypatch, flag):
+    import json as jsonlib
+    monkeypatch.chdir(tmp_path)
+    hostile = "q\u202egnp\x9b31m\x1b[2J\x7f"
+    golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("q1", hostile, [hostile])])
+    generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": [hostile]}])
+    proc = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--golden", golden, "--generated", generated,
+                           "--drift-judge", "none", "--no-store", flag, "-"], capture_output=True, timeout=120)
+    out = proc.stdout.decode("utf-8")
+    assert proc.returncode in (0, 3) and out
+    assert not any(c in out for c in "\u202e\x9b\x1b\x7f"), out[:500]
+    if flag == "--json":
+        assert jsonlib.loads(out)["per_query_results"][0]["original_query"] == hostile  # the same value, escaped
