@@ -122,9 +122,13 @@ def run_row(run_id: str) -> dict:
     return store.get_run(db_path(), run_id)
 
 
-def release_state(run_id: str):
+def release_state(run_id: str, chain):
+    """The run's release state on a chain already checked this rerun (`chain_report()`).
+    The run's own rows are not re-digested on every rerun (each acknowledgement click is
+    one): decide_as checks them before any decision is recorded, and `gate` before any
+    release."""
     from evalcore.signoff import release_state as state
-    return state(db_path(), run_id)
+    return state(db_path(), run_id, chain=chain)
 
 
 def flagged_for_signoff(run_id: str):
@@ -151,9 +155,8 @@ def _release_states(db: str, run_ids: tuple[str, ...]) -> dict[str, str]:
     from evalcore.signoff import release_state as state
     from evalcore.signoff import verify_chain
 
-    if not verify_chain(db, runs=None).ok:
-        return {rid: "not releasable (audit chain broken)" for rid in run_ids}
-    return {rid: state(db, rid, verify=False).status for rid in run_ids}
+    chain = verify_chain(db, runs=None)
+    return {rid: state(db, rid, chain=chain).status for rid in run_ids}
 
 
 def release_states(run_ids) -> dict[str, str]:

@@ -22,7 +22,7 @@ from . import store
 from .errors import EvalcoreError, UsageError
 from .identity import canonical_name, fold_name
 from .metrics import normalize_term
-from .store.audit import record_hash
+from .store.records import record_hash
 
 __all__ = ["ROLES", "CAN_RUN", "SignoffRefused", "Account", "FlaggedItem", "ReleaseState", "hash_password",
            "verify_password", "add_user", "disable_user", "set_role", "set_password", "set_aliases", "authenticate",
@@ -524,23 +524,24 @@ def unsigned_state(gate: str, errored: int) -> ReleaseState | None:
     return None
 
 
-def release_state(db, run_id: str, settings=None, verify: bool = True, expect_head: str | None = None) -> ReleaseState:
+def release_state(db, run_id: str, settings=None, expect_head: str | None = None,
+                  chain: ChainReport | None = None) -> ReleaseState:
     """SPEC §3, §4: a broken audit chain -> 1 (naming the first bad record); errored items
     -> 5; fail -> 1; pass -> 0; review -> the latest decision per reviewer on this content.
-    `verify` False skips the chain check (a caller that verified once for many runs);
-    `expect_head` is COUNT:HASH the chain must still hold (see verify_chain)."""
+    `chain` is a verification the caller already made (the dashboard: once per page for
+    many runs, without re-digesting each run's rows); `expect_head` is COUNT:HASH the chain must still hold (see verify_chain)."""
     from .config import load_settings
 
     run = store.get_run(db, run_id)
-    chain = verify_chain(db, expect_head, runs=[run_id]) if verify else None
-    if chain is not None and not chain.ok:
+    if chain is None:
+        chain = verify_chain(db, expect_head, runs=[run_id])
+    if not chain.ok:
         return ReleaseState("not releasable", 1, [f"audit chain broken: {chain.message}"], chain=chain)
     state = unsigned_state(run["gate_decision"], run["errored"] or 0)
     if state is not None and state.exit_code != 0:
         state.chain = chain
         return state
-    decisions = ([r for r in chain.log if r["kind"] == "decision" and r["content_hash"] == run["content_hash"]]
-                 if chain is not None else store.decisions_for(db, run["content_hash"]))
+    decisions = [r for r in chain.log if r["kind"] == "decision" and r["content_hash"] == run["content_hash"]]
     latest: dict[str, dict] = {}
     for d in decisions:
         latest[fold_name(d["actor"])] = d

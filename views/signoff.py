@@ -25,7 +25,7 @@ run_id = st.selectbox("Run", ids, index=ids.index(wanted) if wanted in ids else 
 if st.query_params.get("run") != run_id:
     st.query_params["run"] = run_id
 run = data.run_row(run_id)
-state = data.release_state(run_id)
+state = data.release_state(run_id, chain)
 st.markdown(f"**{ui.literal(state.status)}** — {ui.literal('; '.join(state.reasons))} · "
             f"author {ui.literal(run['author'])} · content {ui.literal(run['content_hash'][:16])}")
 if run["gate_decision"] == "fail":

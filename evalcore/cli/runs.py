@@ -127,7 +127,7 @@ def gate_command(run_id, expect_head, db):
     for reason in run["gate_reasons"]:
         echo(f"  - {safe(reason)}")
     state = run_cli(release_state, db, run_id, expect_head=expect_head)
-    if state.chain is not None and state.chain.ok:
+    if state.chain.ok:
         echo(f"audit head: {state.chain.head}")
     echo(f"{state.status}: {safe('; '.join(state.reasons))}")
     sys.exit(state.exit_code)

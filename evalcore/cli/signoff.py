@@ -163,7 +163,7 @@ def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
     echo(f"recorded {decision} by {record['actor']} (audit record {record['seq']}, "
          f"content {record['content_hash'][:12]})")
     state = run_cli(so.release_state, db, run_id)
-    if state.chain is not None and state.chain.ok:
+    if state.chain.ok:
         echo(f"audit head: {state.chain.head}")
     echo(f"{state.status}: {terminal_safe('; '.join(state.reasons))}")
     sys.exit(state.exit_code)

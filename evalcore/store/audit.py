@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from pathlib import Path
@@ -10,40 +9,13 @@ from pathlib import Path
 import duckdb
 
 from .connection import connect
+from .records import AUDIT_COLUMNS, GENESIS, account_state, append_on, record_hash
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
            "get_user", "list_users", "users_rows", "audit_records", "audit_head", "decisions_for", "signin_failures",
            "record_signin_failure", "clear_signin_failures", "integrity_problems"]
 
-AUDIT_COLUMNS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment",
-                 "payload", "prev_hash", "record_hash")
-GENESIS = "0" * 64
-"""prev_hash of the first record."""
 USER_COLUMNS = ("name", "role", "domains", "aliases", "password_hash", "disabled", "created_at")
-
-
-def record_hash(record: dict, prev_hash: str) -> str:
-    """SHA-256 over the canonical JSON of a record's fields and the previous record's hash."""
-    fields = {k: record.get(k) for k in AUDIT_COLUMNS if k != "record_hash"}
-    fields["prev_hash"] = prev_hash
-    return hashlib.sha256(json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
-
-
-def append_on(con: duckdb.DuckDBPyConnection, record: dict, schema: str = "") -> dict:
-    """Append one record after the last one, inside the caller's transaction on `con`
-    (`schema`: "store." when the store is attached to another database). Moves the head."""
-    # chain onto the recorded head, not onto whatever record is last now: an append after
-    # records were removed by hand leaves the gap visible instead of healing it
-    head = con.execute(f"SELECT seq, record_hash FROM {schema}audit_head WHERE id = 1").fetchall()
-    last = head or con.execute(f"SELECT seq, record_hash FROM {schema}audit_log ORDER BY seq DESC LIMIT 1").fetchall()
-    seq, prev = (last[0][0] + 1, last[0][1]) if last else (1, GENESIS)
-    stored = dict(record, seq=seq, prev_hash=prev)
-    stored["record_hash"] = record_hash(stored, prev)
-    con.execute(f"INSERT INTO {schema}audit_log ({', '.join(AUDIT_COLUMNS)}) VALUES "
-                f"({', '.join('$' + c for c in AUDIT_COLUMNS)})",
-                {c: (json.dumps(stored.get(c), sort_keys=True) if c == "payload" else stored.get(c)) for c in AUDIT_COLUMNS})
-    con.execute(f"INSERT OR REPLACE INTO {schema}audit_head VALUES (1, ?, ?)", [seq, stored["record_hash"]])
-    return stored
 
 
 def _in_transaction(db_path: str | Path, work):
@@ -70,14 +42,6 @@ def _in_transaction(db_path: str | Path, work):
 def append_audit(db_path: str | Path, record: dict) -> dict:
     """Append one record in its own transaction; returns the stored record."""
     return _in_transaction(db_path, lambda con: append_on(con, record))
-
-
-def account_state(row: dict) -> dict:
-    """What the chain records about an account: everything the gate reads, with the
-    password hash itself replaced by its SHA-256."""
-    return {"name": row["name"], "role": row["role"], "domains": sorted(row["domains"] or []),
-            "aliases": sorted(row["aliases"] or []), "disabled": bool(row["disabled"]),
-            "password": hashlib.sha256(str(row["password_hash"]).encode()).hexdigest()}
 
 
 def _user(con, name: str) -> dict | None:

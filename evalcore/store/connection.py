@@ -13,6 +13,7 @@ import duckdb
 
 from ..errors import StoreBusyError, UsageError
 from ..sql import duckdb_memory_limit, sql_literal
+from .records import adopt_unchained, canonical_account_names
 
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, [
@@ -94,23 +95,13 @@ MIGRATIONS.append((7, [
 ]))
 
 
-def _canonical_account_names(con: duckdb.DuckDBPyConnection) -> None:
-    from .chain import canonical_account_names
-    canonical_account_names(con)
-
-
-def _adopt_unchained(con: duckdb.DuckDBPyConnection) -> None:
-    from .chain import adopt_unchained
-    adopt_unchained(con)
-
-
 MIGRATIONS.append((8, [
     # Accounts carry aliases; failed sign-ins are counted outside the chain; everything
     # stored so far is adopted into the chain by one record (SPEC §4).
     "ALTER TABLE users ADD COLUMN aliases VARCHAR[] DEFAULT []",
     "CREATE TABLE signin_failures (name VARCHAR PRIMARY KEY, failures INTEGER NOT NULL, last_at DOUBLE NOT NULL)",
-    _canonical_account_names,
-    _adopt_unchained,
+    canonical_account_names,
+    adopt_unchained,
 ]))
 MIGRATIONS.append((9, [
     # the golden file as given, once per revision: the run's pages can show each entry at

@@ -12,8 +12,8 @@ import pyarrow as pa
 from .. import __version__
 from ..errors import UnknownRunError
 from ..models import QUERY_COLUMNS, Baseline, BaselineRow
-from .audit import append_on
-from .chain import header_record
+from .digest import RUN_COLUMNS as RUN_COLUMNS_DIGESTED
+from .records import append_on, header_record
 from .connection import attach, connect, migrate, store_write_error
 
 if TYPE_CHECKING:
@@ -24,14 +24,9 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------- writing
 
 
-RUN_INSERT_COLUMNS = (
-    "run_id", "created_at", "name", "prompt_version", "golden_path", "generated_path", "golden_hash",
-    "generated_hash", "content_hash", "domains", "high_risk_domains", "domain_context", "drift_judge",
-    "drift_judge_config", "author", "evalcore_version", "baseline_id", "gate_decision", "gate_reasons",
-    "total_queries", "passed", "failed", "errored", "aggregate_precision", "aggregate_recall", "aggregate_f1",
-    "mean_term_drift_score", "micro_precision", "micro_recall", "micro_f1", "micro_tp", "micro_fp", "micro_fn",
-    "regression_detected", "regressed_queries", "improved_queries", "added_queries", "removed_queries",
-    "delta_summary", "golden_set_changed", "mean_f1_delta", "thresholds", "recommendations", "statistics")
+RUN_INSERT_COLUMNS = tuple(c for c in RUN_COLUMNS_DIGESTED if c != "usage")
+"""Every column of `runs` (the digest's list is held to the table by a test) but the LLM
+usage, which save_run sets once the rows are in."""
 
 
 def _run_row(run: EvaluationRun) -> list:
