@@ -89,6 +89,11 @@ class EvaluationRun:
         return int(self.facts.errored.sum())
 
     @property
+    def no_expansion(self) -> int:
+        """Golden queries with no line in the generated file (errored items have theirs)."""
+        return int(self.facts.no_line.sum())
+
+    @property
     def passed(self) -> int:
         return int(self.facts.passed.sum())
 

@@ -346,6 +346,9 @@ class RunInfo(BaseModel):
     """Who created the run."""
     evalcore_version: str
     """Version of evalcore that scored it."""
+    no_expansion: int = 0
+    """Golden queries with no line in the generated file (scored as an empty expansion, note
+    `no expansion generated`); an explicit empty list and an errored item are not counted."""
 
 
 class DeltaStats(BaseModel):

@@ -100,7 +100,9 @@ def score(golden: GoldenSet, generated: GeneratedSet, thresholds: Thresholds, ju
                "expected_terms": list(expected), "true_positives": tp, "false_positives": fp,
                "false_negatives": fn, "precision": precision, "recall": recall, "f1": f1,
                "drift": {}, "unjudged_terms": [], "critical": critical, "domain": domain or None,
-               "notes": [] if expected else ["no golden terms provided"], "weights": list(gen.values()),
+               "notes": ([] if expected else ["no golden terms provided"])
+               + ([] if query_id in generated.expansions or query_id in errors else ["no expansion generated"]),
+               "weights": list(gen.values()),
                "error": errors.get(query_id), "_expected": expected}
         for term in fp:
             if term in forbidden:

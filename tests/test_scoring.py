@@ -6,6 +6,7 @@ import pytest
 
 from evalcore.drift import DriftVerdict
 from evalcore.models import Thresholds
+from evalcore.report import build_report
 
 from conftest import golden_row
 
@@ -55,6 +56,27 @@ def test_missing_generated_line_is_empty_expansion(score):
     assert s.query_id == "q2" and s.generated == {}
     assert s.failure_reasons[0] == "empty expansion"
     assert (s.precision, s.recall, s.f1) == (0.0, 0.0, 0.0)
+    assert s.notes == ["no expansion generated"]
+
+
+def test_queries_without_a_line_are_noted_and_counted(score):
+    # three golden queries, a generated line for q2 only: q1 and q3 have no expansion at all
+    run = score([golden_row("q1", "a", ["x"]), golden_row("q2", "b", ["y"]), golden_row("q3", "c", [])],
+                [{"query_id": "q2", "terms": ["y"]}])
+    assert [s.notes for s in run.scores] == [["no expansion generated"], [],
+                                             ["no golden terms provided", "no expansion generated"]]
+    assert run.no_expansion == 2 and build_report(run.run)["run"]["no_expansion"] == 2
+    # both still score as an empty expansion (SPEC §2 rule 4): only the note differs
+    assert run.scores[0].failure_reasons[0] == run.scores[2].failure_reasons[0] == "empty expansion"
+
+
+def test_an_empty_terms_list_and_an_errored_item_are_not_missing(score):
+    run = score([golden_row("q1", "a", ["x"]), golden_row("q2", "b", ["y"])],
+                [{"query_id": "q1", "terms": []}, {"query_id": "q2", "terms": ["y"]}], errors={"q2": "HTTP 429 after 2 tries"})
+    assert [s.notes for s in run.scores] == [[], []]
+    assert run.scores[0].failure_reasons == ["empty expansion", "precision 0.00 < 0.60", "recall 0.00 < 0.60"]
+    assert run.scores[1].failure_reasons[0] == "error: HTTP 429 after 2 tries"
+    assert run.no_expansion == 0
 
 
 def test_underweight_term_is_fp_and_fn_with_reason(score):

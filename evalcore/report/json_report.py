@@ -75,6 +75,7 @@ def build_report(run: EvaluationRun, rows: bool = True) -> dict:
             "drift_judge_config": run.judge.config(),
             "author": run.author,
             "evalcore_version": __version__,
+            "no_expansion": run.no_expansion,
         },
     }
 

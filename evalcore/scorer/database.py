@@ -57,6 +57,8 @@ class ScoreFacts:
     n_unjudged: np.ndarray
     n_forbidden: np.ndarray
     n_underweight: np.ndarray
+    no_line: np.ndarray
+    """True where the generated file has no line for the query (note `no expansion generated`)."""
 
     def ids(self, mask: np.ndarray, limit: int | None = None) -> list[str]:
         """The query_ids where mask is true, in golden-set order (the first `limit`)."""

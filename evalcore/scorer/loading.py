@@ -251,7 +251,9 @@ def normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None, part: 
             list_transform(golden.expected, lambda x: x.min_weight) AS expected_min_weights,
             list_transform(golden.forbidden, lambda x: normalise_ascii(x)) AS forbidden_terms,
             coalesce(list_transform(generated.terms, lambda x: normalise_ascii(x)), []::VARCHAR[]) AS generated_terms,
-            coalesce(generated.weights, []::DOUBLE[]) AS generated_weights, generated.error
+            coalesce(generated.weights, []::DOUBLE[]) AS generated_weights, generated.error,
+            -- no line at all (an errored item has its line): scored as an empty list, noted apart
+            generated.query_id IS NULL AS no_line
         FROM golden_lines golden LEFT JOIN generated_lines generated USING (query_id)
         WHERE golden.rowid >= $lo AND golden.rowid < $hi ORDER BY golden.rowid""",
                 {"context": context, "lo": lo, "hi": hi})

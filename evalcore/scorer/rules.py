@@ -95,7 +95,7 @@ def score_part(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, judged: b
     WITH matched AS ({_matched(source)}),
     judged AS (SELECT matched.*, {_drift_lists(judged)} FROM matched{join}),
     listed AS (
-        SELECT position, query_id, query, domain, critical, error,
+        SELECT position, query_id, query, domain, critical, error, no_line,
             generated_terms, generated_weights, expected_terms, expected_min_weights,
             list_where(expected_terms, expected_matched) AS true_positives,
             list_where(generated_terms, list_transform(generated_matched, lambda x: NOT x)) AS false_positives,
@@ -140,7 +140,8 @@ def score_part(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, judged: b
             CASE WHEN recall >= $r - $eps THEN []::VARCHAR[] ELSE ['recall ' || fmt_pair(recall, $r)] END,
             CASE WHEN term_drift_score >= $d - $eps THEN []::VARCHAR[]
                  ELSE ['term_drift_score ' || fmt_pair(term_drift_score, $d)] END) AS failure_reasons,
-        CASE WHEN n_expected = 0 THEN ['no golden terms provided'] ELSE []::VARCHAR[] END AS notes,
+        list_concat(CASE WHEN n_expected = 0 THEN ['no golden terms provided'] ELSE []::VARCHAR[] END,
+                    CASE WHEN no_line THEN ['no expansion generated'] ELSE []::VARCHAR[] END) AS notes,
         -- evalcore.hashing's digest of one query's generated terms, merged and normalised
         sha256(length_prefixed(query_id) || n_generated || ':' || array_to_string(list_transform(
             list_zip(generated_terms, generated_weights), lambda x: length_prefixed(x[1]) || CAST(x[2] AS VARCHAR)
@@ -157,13 +158,13 @@ def collect(con: duckdb.DuckDBPyConnection, total: int, golden_hash: str) -> Sco
     """The scored table query_scores as the columns the gate, aggregates and hashes read."""
     arrays = con.execute("""SELECT precision, recall, f1, term_drift_score, n_tp, n_fp, n_fn, n_expected,
                             n_generated, critical, passed, error IS NOT NULL AS errored, n_drift, n_unjudged,
-                            n_forbidden, n_underweight FROM query_scores""").fetchnumpy()
+                            n_forbidden, n_underweight, no_line FROM query_scores""").fetchnumpy()
     arrays = {k: np.asarray(v) for k, v in arrays.items()}
     ids = con.sql("SELECT query_id FROM query_scores").to_arrow_table().column(0).combine_chunks()
     facts = ScoreFacts(ids, arrays["n_expected"], arrays["n_generated"], arrays["recall"],
                        arrays["critical"].astype(bool), arrays["passed"].astype(bool), arrays["errored"].astype(bool),
                        arrays["n_drift"], arrays["term_drift_score"], arrays["n_unjudged"],
-                       arrays["n_forbidden"], arrays["n_underweight"])
+                       arrays["n_forbidden"], arrays["n_underweight"], arrays["no_line"].astype(bool))
     domains = [r[0] for r in con.execute("SELECT DISTINCT domain FROM query_scores WHERE domain IS NOT NULL "
                                          "ORDER BY domain").fetchall()]
     digests = "".join(con.sql("SELECT generated_digest FROM query_scores").to_arrow_table().column(0).to_pylist())
