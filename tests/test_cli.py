@@ -284,6 +284,24 @@ def test_exit_2_for_unknown_baseline_run_id_without_a_store(cwd):
     assert not (cwd / DB).exists() and not (cwd / "report.json").exists()
 
 
+@pytest.mark.parametrize("value", ["./missing.json", "reports/base.json", "base.JSON", "reports\\base"])
+@pytest.mark.parametrize("with_store", [True, False], ids=["store", "no-store"])
+def test_a_missing_baseline_file_is_named_as_a_file(cwd, value, with_store):
+    # SPEC §2 rule 8: a path-looking value that is neither a file nor a stored run id is a missing file
+    if with_store:
+        assert_clean_exit(evaluate("--db", DB), 0)
+    result = evaluate("--db", DB, "--baseline", value, "--json", "report.json")
+    assert_clean_exit(result, 2)
+    assert result.stderr == f"error: --baseline {value}: no such file, and no stored run has that id\n"
+    assert not (cwd / "report.json").exists()
+
+
+def test_a_plain_unknown_baseline_id_is_still_an_unknown_run(stored):
+    result = evaluate("--db", DB, "--baseline", "no-such-run")
+    assert_clean_exit(result, 2)
+    assert "unknown run 'no-such-run'" in result.stderr
+
+
 @pytest.mark.parametrize("argv", [["runs"], ["show", "x"], ["gate", "x"]], ids=["runs", "show", "gate"])
 def test_exit_2_for_a_missing_store_and_it_is_not_created(cwd, argv):
     result = run(*argv, "--db", "missing.duckdb")

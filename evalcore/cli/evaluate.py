@@ -27,14 +27,27 @@ __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summ
 
 
 def resolve_baseline(value: str | None, db: str) -> Baseline | None:
-    """SPEC §2 rule 8: a report file when the path exists, else a stored run id."""
+    """SPEC §2 rule 8: a report file when the path exists, else a stored run id. A value
+    that looks like a path (a separator, or ending .json) and is neither says the file is
+    missing, not that the run is unknown."""
+    from ..errors import UnknownRunError
+
     if value is None:
         return None
     if Path(value).exists():
         return load_baseline_report(value)
+    missing_file = UsageError(f"--baseline {value}: no such file, and no stored run has that id")
+    path_like = "/" in value or "\\" in value or value.lower().endswith(".json")
     if not Path(db).exists():
+        if path_like:
+            raise missing_file
         raise UsageError(f"--baseline {value}: no such report file, and no store at {db} to look up a run id")
-    return load_baseline(db, value)
+    try:
+        return load_baseline(db, value)
+    except UnknownRunError:
+        if path_like:
+            raise missing_file from None
+        raise
 
 
 def dashboard_link(url: str, run_id: str, baseline_id: str | None) -> str:
