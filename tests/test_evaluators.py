@@ -243,25 +243,68 @@ def test_real_model_ranks_synonym_above_unrelated_word():
 # -- LLM judge: parsing -----------------------------------------------------------------------
 
 
+# Realistic judge replies and what a person reads in them (SPEC §6, in rule order).
 @pytest.mark.parametrize("reply, score", [
-    ("7", 0.7),
-    ("7.5 - mostly right", 0.75),
-    ("Score: 8/10", 0.8),
-    ("42 then 6", 0.6),         # 42 is outside [0, 10]: skipped
-    ("-3, no: 4", 0.4),         # -3 is a number outside the range, not a 3
-    ("10/10", 1.0),
-    ("0 - wrong", 0.0),
-    ("gpt4 rates this 9", 0.9),  # digits glued to a word are not a score
+    # 1. the last fraction N/M or N out of M (M > 0)
+    ("8/10", 0.8),
+    ("8 out of 10", 0.8),
+    ("Rating: 85/100", 0.85),
+    ("Score: 7.5/10", 0.75),
+    ("Score: 4 / 5 stars", 0.8),
+    ("I'd rate it 7 out of 10. The answer misses 2 points.", 0.7),  # the fraction beats the later 2
+    ("First impression 6/10, but on reflection 8/10.", 0.8),          # the last fraction
+    ("99 out of 100", 0.99),
+    ("Score: 10/10 - flawless", 1.0),
+    ("0/0 tests were run; overall 7", 0.7),                            # M = 0 is no fraction
+    # 2. the last score / rating / grade followed by N, / 10
+    ("There are 2 minor issues.\nScore: 9", 0.9),
+    ("**Score:** 8", 0.8),
+    ("The answer covers 3 of the 4 points. Rating of 6", 0.6),
+    ("Grade - 9", 0.9),
     ("The score is 7.", 0.7),
+    ("SCORE = 5", 0.5),
+    ("Score (1-10): 8\nIt cites 2 sources.", 0.8),
+    ("Score: 0", 0.0),
+    ("Score: 8. Confidence: 90%", 0.8),                                # the score line beats a later %
+    ("Reviewed on 2024-05-01 by GPT-4. Score: 6", 0.6),                 # neither the date nor GPT-4
+    # 3. a reply that is only a number
+    ("7", 0.7),
+    ("  8.5\n", 0.85),
+    ("10", 1.0),
+    # 4. the last number not part of a stated scale, / 10
+    ("On a scale of 1-10, I'd give this a 9.", 0.9),
+    ("On a scale from 0 to 10 I would say 6, since 2 facts are wrong.", 0.2),  # the last number wins
+    ("(1–10) 4: mostly wrong", 0.4),
+    ("I give it 8, out of 10", 0.8),
+    ("8 on a 10-point scale", 0.8),
+    ("gpt4 and v1.2 agree: 9", 0.9),                                    # glued digits are not scores
     ("评分：7分", 0.7),
+    ("7.5 - mostly right", 0.75),
+    # N% is hundredths wherever rules 2-4 find it
+    ("85%", 0.85),
+    ("Score: 70%", 0.7),
 ])
 def test_parse_judge_score_table(reply, score):
     assert parse_judge_score(reply) == pytest.approx(score)
 
 
-@pytest.mark.parametrize("reply", ["", "excellent answer", "99 out of 100", "10.5"])
-def test_parse_judge_score_without_a_number_in_range(reply):
-    with pytest.raises(EvaluatorParseError) as info:
+@pytest.mark.parametrize("reply, why", [
+    ("", "no score"),
+    ("N/A", "no score"),
+    ("excellent answer, no number needed", "no score"),
+    ("0/0", "no score"),                # M > 0 required, and its numbers are no score either
+    ("2024-05-01", "no score"),          # a date
+    ("7-8", "no score"),                 # a range is not one score
+    ("Score by GPT-4", "no score"),
+    ("Score: 12", "outside"),
+    ("12/10", "outside"),
+    ("-2", "outside"),                   # negative numbers are read, then refused
+    ("Score: -3", "outside"),
+    ("10.5", "outside"),
+    ("150%", "outside"),
+])
+def test_parse_judge_score_raises_on_a_reply_with_no_usable_score(reply, why):
+    with pytest.raises(EvaluatorParseError, match=why) as info:
         parse_judge_score(reply)
     assert isinstance(info.value, EvalcoreError) and isinstance(info.value, ValueError)
     assert repr(reply) in str(info.value)
@@ -312,7 +355,7 @@ def test_default_template_carries_all_three_texts(server, client):
     LLMJudgeEvaluator(client, "m").evaluate("PRED-TEXT", reference="REF-TEXT", input="INPUT-TEXT")
     prompt = sent_prompt(server.requests[0])
     assert prompt == DEFAULT_JUDGE_TEMPLATE.format(input="INPUT-TEXT", prediction="PRED-TEXT", reference="REF-TEXT")
-    assert "from 0" in prompt and "to 10" in prompt and "Start your reply with the number" in prompt
+    assert "from 0" in prompt and "to 10" in prompt and 'end your reply with one line "Score: N/10"' in prompt
 
 
 def test_braces_in_row_texts_are_sent_literally(server, client):
@@ -328,7 +371,10 @@ def test_braces_in_row_texts_are_sent_literally(server, client):
 @pytest.mark.parametrize("reply, score, passed", [
     ("7", 0.7, True),
     ("Score: 3/10", 0.3, False),
-    ("42 then 6", 0.6, True),
+    ("On a scale of 1-10, I'd give this a 9.", 0.9, True),
+    ("There are 2 minor issues.\nScore: 9", 0.9, True),
+    ("Rating: 85/100", 0.85, True),
+    ("The answer misses 3 facts.\n\n**Score:** 4", 0.4, False),
     ("5", 0.5, True),            # exactly at the threshold passes
 ])
 def test_judge_scores_over_http(server, client, reply, score, passed):
@@ -339,10 +385,11 @@ def test_judge_scores_over_http(server, client, reply, score, passed):
     assert result.reasoning == reply
 
 
-def test_judge_garbage_reply_raises_parse_error_naming_it(server, client):
-    server.actions = [("text", "I refuse to grade this.")]
+@pytest.mark.parametrize("reply", ["I refuse to grade this.", "Score: 12 - better than perfect"])
+def test_judge_unusable_reply_raises_parse_error_naming_it(server, client, reply):
+    server.actions = [("text", reply)]
     judge = LLMJudgeEvaluator(client, "m")
-    with pytest.raises(EvaluatorParseError, match="I refuse to grade this") as info:
+    with pytest.raises(EvaluatorParseError, match=re.escape(repr(reply))) as info:
         judge.evaluate("x", "y")
     assert isinstance(info.value, ValueError) and isinstance(info.value, EvalcoreError)
 

@@ -5,8 +5,11 @@ twin `aevaluate`, and `evaluate_dataset` / `aevaluate_dataset` that score many r
 return the results in input order. A row is a dict with `prediction` and optional
 `reference` and `input` (other keys are ignored), or a tuple (or list) `(prediction[, reference[, input]])`.
 
-LLM judge scores follow SPEC §6: the first number within [0, 10] in the reply, divided by
-10; passing is score ≥ threshold; a reply without one raises `EvaluatorParseError`.
+LLM judge scores follow SPEC §6 (`parse_judge_score`, the one reading): a fraction in [0, 1]
+from the last `N/M` or `N out of M` in the reply, else the last `Score: N` (or rating, grade)
+/ 10, else the last number not part of a stated scale ("1-10") / 10; `N%` is N/100. Passing
+is score ≥ threshold; a reply with no usable score, or one outside [0, 1], raises
+`EvaluatorParseError`.
 """
 
 from .base import EvalResult, Evaluator, EvaluatorError, EvaluatorParseError

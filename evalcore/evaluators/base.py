@@ -26,7 +26,8 @@ class EvaluatorError(EvalcoreError, ValueError):
 
 
 class EvaluatorParseError(EvalcoreError, ValueError):
-    """The LLM judge's reply holds no number within [0, 10]; `reply` is the full text."""
+    """The LLM judge's reply holds no usable score (none, or outside [0, 1] once read as
+    `parse_judge_score` reads it); `reply` is the full text."""
 
     def __init__(self, message: str, reply: str):
         super().__init__(message)
@@ -39,7 +40,7 @@ class EvalResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     score: float
-    """1.0 / 0.0 for the deterministic evaluators, cosine similarity, or judge score / 10."""
+    """1.0 / 0.0 for the deterministic evaluators, cosine similarity, or the judge's score as a fraction in [0, 1]."""
     passed: bool
     """Whether the prediction passes this evaluator."""
     reasoning: str | None = None

@@ -1,4 +1,5 @@
-"""The LLM-judge evaluator (SPEC §6: first number within [0, 10], divided by 10)."""
+"""The LLM-judge evaluator and the one reading of a judge's score (SPEC §6, `parse_judge_score`:
+the last fraction, else the last "Score: N", else the last number outside a stated scale)."""
 
 from __future__ import annotations
 
@@ -31,27 +32,74 @@ Answer to grade:
 
 Rate how well the answer to grade responds to the question or task, judged against the \
 reference answer, on a scale from 0 (wrong or useless) to 10 (fully correct and complete). \
-Start your reply with the number, then explain briefly."""
+Explain briefly, then end your reply with one line "Score: N/10", where N is your score."""
 
 _PLACEHOLDERS = ("input", "prediction", "reference")
-# A number not glued to a Latin word or another number ("gpt4", "v1.2" are not scores, but
-# "评分7" is); a leading minus counts, so "-3" is a number outside [0, 10], not a 3.
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])-?(?:\d+(?:\.\d+)?|\.\d+)")
+
+
+# -- reading a judge's score (SPEC §6) -------------------------------------------------------------
+
+# A number is ASCII digits not glued to a Latin letter, a digit or a dot ("gpt4", "v1.2", "9th"
+# are not scores; "评分7分" holds a 7), nor hyphenated to a word or joined to another number by
+# - / : ("GPT-4", a date 2024-05-01, a time 10:30, a range 7-8). A leading minus counts: "-3"
+# is a number out of range, not a 3. A trailing % makes it hundredths.
+_NUM = r"-?(?:\d+(?:\.\d+)?|\.\d+)"
+_ALONE_BEFORE = r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_][-–—/])(?<![0-9]:)"
+_ALONE_AFTER = r"(?![A-Za-z0-9_]|\.\d|[-–—/:]\d)"
+_NUMBER = re.compile(rf"{_ALONE_BEFORE}({_NUM})(%?){_ALONE_AFTER}")
+_FRACTION = re.compile(rf"{_ALONE_BEFORE}({_NUM})(?:\s*/\s*|\s+out\s+of\s+)({_NUM}){_ALONE_AFTER}", re.I)
+# Stated scales: their numbers are never the score ("on a scale of 1-10", "(0 to 10)",
+# "between 1 and 10", "out of 10" with no score before it, "a 10-point scale").
+_SCALE = re.compile(r"(?<![0-9.])[01]\s*(?:-|–|—|to)\s*(?:5|10|100)(?![0-9.])|between\s+[01]\s+and\s+(?:5|10|100)"
+                    r"|scale\s+of\s+\d+|out\s+of\s+\d+|\d+(?:\s*-\s*|\s+)point\b", re.I)
+# "Score: 7", "**Rating:** 8", "rating of 8", "Grade - 9", "score (1-10) is 7" end right before the number.
+_KEYWORD_BEFORE = re.compile(r"\b(?:score|rating|grade)s?(?:\s*\([^()]{0,20}\))?"
+                             r"(?:[\s*_]*(?:[:=\-–—]|\bis\b|\bof\b))*[\s*_]*$", re.I)
+
+
+def _shown(reply: str) -> str:
+    return repr(reply if len(reply) <= SHOWN_REPLY else reply[:SHOWN_REPLY] + "…")
 
 
 def parse_judge_score(reply: str) -> float:
-    """The first number within [0, 10] in `reply`, divided by 10 ("Score: 8/10" -> 0.8).
+    """The judge's score as a fraction in [0, 1], read as a person would (SPEC §6):
 
-    Numbers outside the range are skipped ("42 then 6" -> 0.6). Raises
-    `EvaluatorParseError`, quoting the reply, when there is none.
+    1. the last fraction `N/M` or `N out of M` with M > 0 is N/M ("Rating: 85/100" -> 0.85);
+    2. else the last `score`, `rating` or `grade` followed by a number N is N/10
+       ("Score: 7", "**Rating:** 8", "rating of 8", "Grade - 9"; case-insensitive);
+    3. else a reply that is only a number is that number/10 ("7" -> 0.7);
+    4. else the last number that is not part of a stated scale ("1-10", "1 to 10",
+       "scale of 1-10", "(1–10)", "out of 10") is that number/10
+       ("On a scale of 1-10, I'd give this a 9." -> 0.9).
+
+    A number written with `%` is hundredths wherever rules 2-4 find it ("Score: 85%" and
+    "85%" -> 0.85), but it is not a fraction for rule 1. Not numbers: digits glued to a
+    letter or a dot ("gpt4", "v1.2", "3rd"), or joined to another number by `-`, `/` or `:`
+    (dates, times, ranges such as "7-8"). A fraction over 0 ("0/0") is no score, and nor
+    are its numbers. Raises `EvaluatorParseError`, quoting the reply, when no number is
+    found or the result is outside [0, 1] ("Score: 12", "-2", "12/10").
     """
-    for match in _NUMBER.finditer(reply):
-        value = float(match.group())
-        if 0.0 <= value <= 10.0:
-            return value / 10.0
-    shown = reply if len(reply) <= SHOWN_REPLY else reply[:SHOWN_REPLY] + "…"
-    raise EvaluatorParseError(f"the judge's reply has no score between 0 and 10: {shown!r}; "
-                              "ask the judge to start its reply with a number from 0 to 10", reply)
+    fractions = list(_FRACTION.finditer(reply))
+    scored = [m for m in fractions if float(m.group(2)) > 0]
+    if scored:
+        last = scored[-1]
+        value, what = float(last.group(1)) / float(last.group(2)), f"the fraction {last.group()!r}"
+    else:
+        taken = [(m.start(), m.end()) for m in [*fractions, *_SCALE.finditer(reply)]]
+        numbers = [m for m in _NUMBER.finditer(reply)
+                   if not any(start <= m.start() < end for start, end in taken)]
+        if not numbers:
+            raise EvaluatorParseError(f"the judge's reply has no score: {_shown(reply)}; ask the judge to end "
+                                      "its reply with a line such as 'Score: 7/10'", reply)
+        # Rule 3 needs no branch of its own: a reply that is only a number is its last number.
+        keyed = [m for m in numbers if _KEYWORD_BEFORE.search(reply[max(0, m.start() - 80):m.start()])]
+        last = (keyed or numbers)[-1]
+        value = float(last.group(1)) / (100.0 if last.group(2) else 10.0)
+        what = f"the score {last.group()!r}"
+    if not 0.0 <= value <= 1.0:
+        raise EvaluatorParseError(f"the judge's reply gives {what}, outside the scale (a fraction from 0 to 1, "
+                                  f"or a number from 0 to 10): {_shown(reply)}", reply)
+    return value
 
 
 def _check_template(template: str) -> str:
@@ -80,15 +128,15 @@ def _is_async_client(client: Any) -> bool:
 
 
 class LLMJudgeEvaluator(Evaluator):
-    """Asks a chat model to rate the prediction 0–10; score = that number / 10, passes at ≥ `threshold`.
+    """Asks a chat model to rate the prediction; score = `parse_judge_score(reply)` in [0, 1], passes at ≥ `threshold`.
 
     `client` is an `openai.OpenAI` or `openai.AsyncOpenAI` (or Azure) client; its own
     retry and timeout settings apply. `aevaluate` awaits an async client directly and runs
     a sync one on a worker thread; `evaluate` with an async client runs it on a private
     event loop through a copy with its own connections (an async client's connections
     belong to the loop that opened them). `reasoning` is the judge's whole reply. A reply
-    without a number in [0, 10] raises `EvaluatorParseError`; a failed call raises
-    `LLMCallError`.
+    with no usable score ("N/A", "Score: 12": see `parse_judge_score`) raises
+    `EvaluatorParseError`; a failed call raises `LLMCallError`.
 
     Example:
         from openai import OpenAI
