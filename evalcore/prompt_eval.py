@@ -3,9 +3,11 @@
 `PromptEvaluator.generate_dataset` asks the model for diverse scenario ideas, then for one
 test case per idea (`prompt_inputs` plus 1-4 `solution_criteria`), and saves the dataset as
 JSON; an existing file is reused without any model call. `run_evaluation` runs the prompt
-function on every case concurrently and has the judge grade each output 1-10 (SPEC §6): the
-judge answers JSON `{score, reasoning, strengths, weaknesses, violated_extra_criteria}`, and
-the score is capped at 3 when any extra criterion is violated. A case whose prompt function
+function on every case concurrently and has the judge grade each output 0-10 (SPEC §6): the
+judge answers JSON `{score, reasoning, strengths, weaknesses, violated_extra_criteria}`, its
+`score` (a number, or a text such as "8/10") read by the one judge-score rule
+(`evalcore.evaluators.parse_judge_score`) and shown ×10, and capped at 3 when any extra
+criterion is violated. A case whose prompt function
 raises, or whose judge reply stays unusable after evalcore's retries, is *errored*: unscored,
 neither passed nor failed, with the reason; the pass rate counts it as not passed.
 """
@@ -76,16 +78,17 @@ JUDGE_SYSTEM = (
 class PromptEvaluator:
     """Dataset generation and model-as-judge grading over an OpenAI-compatible endpoint.
 
-    `config` is an LLMConfig or a model name (with `base_url`); the judge defaults to the same
-    model. With `cache_db`, parseable replies are cached in that DuckDB store, so a rerun
-    makes no calls for what already succeeded.
+    `config` and `judge_config` are each an LLMConfig or a model name; the judge defaults to
+    `config`, and a judge given by model name only uses `config`'s endpoint and retries.
+    `base_url`, when given, is the endpoint of both, whatever their LLMConfigs say. With
+    `cache_db`, parseable replies are cached in that DuckDB store, so a rerun makes no calls
+    for what already succeeded.
     """
 
     def __init__(self, config: LLMConfig | str, judge_config: LLMConfig | str | None = None, *,
                  base_url: str | None = None, concurrency: int = 8, cache_db: str | Path | None = None):
         self.config = as_config(config, base_url)
-        self.judge_config = self.config if judge_config is None else as_config(
-            judge_config, base_url or self.config.base_url)
+        self.judge_config = self.config if judge_config is None else as_config(judge_config, base_url, self.config)
         self.concurrency = max(1, int(concurrency))
         self.cache_db = cache_db
         self.usage: dict = {}

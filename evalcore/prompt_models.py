@@ -3,8 +3,10 @@ pure helpers over them (loading, hashing, the score cap). No model calls here.""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import math
 import statistics
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, StringConstraints, ValidationError, field_validator
 
 from .errors import EvalcoreError, InputError, Problem, UsageError
+from .evaluators.judge import parse_judge_score
 from .io import RepeatedKey, loads_strict, read_text
 from .llm import LLMConfig
 from .report.files import write_atomically
@@ -64,8 +67,10 @@ class Dataset(BaseModel):
 class JudgeVerdict(BaseModel):
     """The judge's JSON answer for one output."""
 
-    score: float = Field(ge=1, le=10)
-    """1 (useless) to 10 (excellent), before the extra-criteria cap."""
+    score: float = Field(ge=0, le=10)
+    """0 to 10, before the extra-criteria cap: the judge's number or text read by SPEC §6's one
+    rule (`parse_judge_score`) and shown ×10: 8 or "8" -> 8, "8/10", "8 out of 10",
+    "Score: 8" -> 8, "85/100" -> 8.5; outside the scale (11, "12/10") is unusable."""
     reasoning: str
     """Why this score."""
     strengths: list[str] = []
@@ -77,10 +82,22 @@ class JudgeVerdict(BaseModel):
 
     @field_validator("score", mode="before")
     @classmethod
-    def _not_bool(cls, value):
-        if isinstance(value, bool):
-            raise ValueError("score must be a number, not true/false")
-        return value
+    def _read_score(cls, value):
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ValueError(f"score must be a number or a text such as \"8/10\", not {type(value).__name__}")
+        return judge_score_out_of_10(value)
+
+
+def judge_score_out_of_10(value: int | float | str) -> float:
+    """The PromptEvaluator's judge score on its 0-10 scale: 10 × `parse_judge_score`, a number n
+    read as the reply text str(n) (so n / 10). ValueError (EvaluatorParseError) when unusable."""
+    if isinstance(value, str):
+        text = value
+    elif math.isfinite(value) and abs(value) < 1e6:
+        text = str(value) if "e" not in str(value) else f"{value:.12f}"  # 1e-05 holds no digits to read
+    else:
+        raise ValueError(f"score {value!r} is outside the scale 0 to 10")
+    return round(parse_judge_score(text) * 10, 9)  # 0.7 * 10 is 7.000000000000001
 
 
 class CaseResult(BaseModel):
@@ -262,8 +279,14 @@ def check_request(task_description: str, prompt_inputs_spec: dict[str, str], num
         raise UsageError(f"num_cases must be a whole number of at least 1, got {num_cases!r}")
 
 
-def as_config(config: LLMConfig | str, base_url: str | None) -> LLMConfig:
-    return config if isinstance(config, LLMConfig) else LLMConfig(model=config, base_url=base_url)
+def as_config(config: LLMConfig | str, base_url: str | None, like: LLMConfig | None = None) -> LLMConfig:
+    """An LLMConfig from a config or a model name; a `base_url` given explicitly overrides the
+    config's own. A bare model name takes the rest (endpoint, retries) from `like` when given."""
+    if isinstance(config, str):
+        config = LLMConfig(model=config) if like is None else dataclasses.replace(like, model=config)
+    elif not isinstance(config, LLMConfig):
+        raise UsageError(f"expected an LLMConfig or a model name, got {type(config).__name__}")
+    return config if base_url is None else dataclasses.replace(config, base_url=base_url)
 
 
 def as_criteria(extra: str | Sequence[str] | None) -> list[str]:

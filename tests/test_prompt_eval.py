@@ -224,10 +224,35 @@ def test_judge_cap_rule_violation_scores_three(llm, tmp_path):
     assert (low.score, low.capped) == (2, False)
 
 
+@pytest.mark.parametrize("score, shown", [
+    (8, 8), (8.5, 8.5), (0, 0), (10, 10),          # a number n is read as the reply "n": n / 10, shown x10
+    ("8", 8), ("8/10", 8), ("8 out of 10", 8), ("Score: 8", 8), ("**Rating:** 7", 7),
+    ("85/100", 8.5), ("4/5", 8), ("Score: 7.5/10", 7.5), ("On a scale of 1-10, a 9.", 9), ("70%", 7),
+])
+def test_judge_score_is_read_by_the_one_judge_score_rule(llm, tmp_path, score, shown):
+    dataset = write_dataset(tmp_path / "d.json", ["x"])
+    llm.default = ("json", {"score": score, "reasoning": "r"})
+    (case,) = pe.PromptEvaluator(config(llm)).run_evaluation(echo, dataset).results
+    assert case.score == shown and case.judge_score == shown and case.error is None
+    assert llm.chat_calls == 1
+
+
+def test_a_text_score_is_capped_like_a_number(llm, tmp_path):
+    dataset = write_dataset(tmp_path / "d.json", ["x"])
+    llm.default = ("json", {"score": "9 out of 10", "reasoning": "r", "violated_extra_criteria": ["be brief"]})
+    (case,) = pe.PromptEvaluator(config(llm)).run_evaluation(echo, dataset, extra_criteria=["be brief"]).results
+    assert (case.judge_score, case.score, case.capped, case.passed) == (9, 3, True, False)
+
+
 @pytest.mark.parametrize("reply", [
     ("text", "A fine answer, 9/10."),
     ("json", {"score": 11, "reasoning": "r"}),
+    ("json", {"score": "12/10", "reasoning": "r"}),
+    ("json", {"score": "Score: 12", "reasoning": "r"}),
+    ("json", {"score": "N/A", "reasoning": "r"}),
+    ("json", {"score": -1, "reasoning": "r"}),
     ("json", {"score": True, "reasoning": "r"}),
+    ("json", {"score": None, "reasoning": "r"}),
     ("json", {"score": 8}),  # no reasoning
 ])
 def test_unusable_judge_reply_makes_an_errored_unscored_case(llm, tmp_path, reply):
@@ -278,6 +303,28 @@ def test_rerun_with_cache_asks_only_for_errored_cases(llm, tmp_path):
         lambda i: i["text"].replace("garbage", "fixed"), dataset)
     assert fixed.summary.errored == 0 and llm.chat_calls == 4  # two answers came from the cache
     assert fixed.usage["judge"]["cache_hits"] == 2
+
+
+def test_an_explicit_base_url_overrides_the_configs_own_for_model_and_judge(llm, tmp_path):
+    elsewhere = LoopbackLLM()  # stands for the default endpoint the user's data must not reach
+    try:
+        dataset = write_dataset(tmp_path / "d.json", ["score=8"])
+        evaluator = pe.PromptEvaluator(config(elsewhere), LLMConfig(model="judge", base_url=elsewhere.url),
+                                       base_url=llm.url)
+        assert evaluator.config.base_url == llm.url and evaluator.judge_config.base_url == llm.url
+        (case,) = evaluator.run_evaluation(echo, dataset).results
+        assert case.score == 8 and elsewhere.chat_calls == 0
+        assert [r["body"]["model"] for r in llm.requests] == ["judge"]
+        evaluator.generate_dataset("t", {"text": "what to echo"}, 1, tmp_path / "new.json")
+        assert elsewhere.chat_calls == 0 and llm.chat_calls == 3
+    finally:
+        elsewhere.close()
+
+
+def test_a_judge_named_by_model_uses_the_configs_endpoint_and_retries(llm):
+    evaluator = pe.PromptEvaluator(config(llm, max_tries=2), "judge")
+    assert evaluator.judge_config == LLMConfig(**{**vars(config(llm, max_tries=2)), "model": "judge"})
+    assert pe.PromptEvaluator("m", "judge", base_url=llm.url).judge_config.base_url == llm.url
 
 
 def test_bad_pass_threshold_is_refused(llm, tmp_path):
