@@ -448,6 +448,32 @@ def test_cli_generate_then_reuse(llm, cli_env):
     assert llm.chat_calls == 3
 
 
+def test_cli_says_the_endpoint_before_calling_it_with_credentials_redacted(llm, cli_env):
+    keyed = llm.url + "?api-key=SECRET-KEY-123"
+    generate = cli("generate", "--task", "t", "--inputs", "text=what to echo", "--cases", 1, "--out", "cases.json",
+                   "--model", "gen", "--base-url", keyed, "--no-store")
+    assert generate.exit_code == 0, generate.output
+    assert generate.stderr.splitlines()[0] == f"endpoint: {llm.url}?api-key=*** (model gen)"
+    assert "SECRET-KEY-123" not in generate.output + generate.stderr
+    Path("p.txt").write_text("{text}", encoding="utf-8")
+    Path("endpoint_prompt.py").write_text("def run(inputs):\n    return inputs['text']\n", encoding="utf-8")
+    for args, line in [(["--prompt", "p.txt", "--model", "sut", "--judge-model", "judge"],
+                        "(model sut, judge model judge)"),
+                       (["--prompt", "p.txt", "--model", "same"], "(model same)"),
+                       (["--callable", "endpoint_prompt:run", "--judge-model", "judge"], "(judge model judge)")]:
+        run = cli("run", "--dataset", "cases.json", "--base-url", llm.url, "--no-store", *args)
+        assert run.exit_code == 0, run.output
+        assert run.stderr.splitlines()[0] == f"endpoint: {llm.url} {line}"
+
+
+def test_endpoint_lines_name_the_default_endpoint_and_each_endpoint_once():
+    from evalcore.cli.prompt_eval import endpoint_lines
+    a, b = LLMConfig(model="m"), LLMConfig(model="j", base_url="https://u:pw@host/v1")
+    assert endpoint_lines([("model", a), ("judge model", a)]) == ["endpoint: https://api.openai.com/v1 (model m)"]
+    assert endpoint_lines([("model", a), ("judge model", b)]) == [
+        "endpoint: https://api.openai.com/v1 (model m)", "endpoint: https://***@host/v1 (judge model j)"]
+
+
 @pytest.mark.parametrize("bad", ["no-equals", "1bad=name", "name="])
 def test_cli_generate_rejects_bad_inputs(llm, cli_env, bad):
     result = cli("generate", "--task", "t", "--inputs", bad, "--out", "c.json", "--model", "m", "--base-url", llm.url)
