@@ -1,10 +1,11 @@
 """Run the system under test over every golden query: a prompt file against an
 OpenAI-compatible endpoint, or a Python callable (SPEC §6 harness contract).
 
-Replies become terms: a reply that starts with `[` or `{` (after stripping a Markdown
-code fence) must be JSON — a list of terms or an object with a `terms` list; any other
-reply is one term per non-empty line, bullets and numbering removed. Empty text or
-invalid JSON makes an errored item; `[]` is a valid empty expansion.
+Replies become terms as a person would read them (evalcore.replies, SPEC §6): JSON
+anywhere in the reply first, else a list of lines or of comma-separated items with
+markup, lead-ins and notes set aside; a refusal, prose, empty text or invalid JSON makes
+an errored item; `[]` is a valid empty expansion. `--parser module:function` replaces
+that reading with the team's own, and `--response-format json` asks for JSON by schema.
 """
 
 from __future__ import annotations
@@ -15,23 +16,19 @@ import importlib
 import importlib.util
 import inspect
 import json
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import InputError, Problem, UsageError
+from .errors import EvalcoreError, InputError, Problem, UsageError
 from .io import GeneratedSet, GoldenSet, PreparedItem
 from .llm import AsyncLLMClient, LLMCallError
 from .metrics import normalize_term
+from .replies import read_json_reply, read_reply
 
-__all__ = ["HarnessOutput", "parse_reply", "terms_from_entries", "load_prompt", "prompt_version",
-           "run_prompt", "run_callable", "load_callable", "callable_source", "to_generated"]
-
-_FENCE = re.compile(r"^\s*```[\w-]*\s*\n?(.*?)\n?\s*```\s*$", re.S)
-# bullets and numbering only: "E. coli" and "A. Lincoln" are terms, not list labels
-_BULLET = re.compile(r"^\s*(?:[-*•+]|\d+[.)]|\(\d+\))\s+")
+__all__ = ["HarnessOutput", "parse_reply", "parse_json_reply", "reply_reader", "terms_from_entries", "load_prompt",
+           "prompt_version", "run_prompt", "StructuredOutputRefused", "run_callable", "load_callable", "callable_source", "to_generated"]
 
 
 @dataclass
@@ -64,27 +61,27 @@ def terms_from_entries(entries: list) -> dict[str, float]:
 
 
 def parse_reply(text: str) -> dict[str, float]:
-    """A reply as normalised terms (see the module docstring); ValueError when unusable."""
-    if text is None or not text.strip():
-        raise ValueError("empty reply")
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1).strip()
-        if not body:
-            raise ValueError("empty reply inside a code fence")
-    if body.startswith(("[", "{")):
+    """A reply as normalised terms (SPEC §6 reading); ValueError naming why when unusable."""
+    return terms_from_entries(read_reply(text))
+
+
+def parse_json_reply(text: str) -> dict[str, float]:
+    """A reply to `--response-format json`: JSON only; prose is the endpoint ignoring the schema."""
+    return terms_from_entries(read_json_reply(text))
+
+
+def reply_reader(fn: Callable[[str], list]) -> Callable[[str], dict[str, float]]:
+    """A team's own `--parser` as the harness's reader: whatever it raises, or a result
+    that is not a list of terms, makes the reply unparseable (retried, then errored)."""
+    def parse(text: str) -> dict[str, float]:
         try:
-            data = json.loads(body)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"invalid JSON: {exc.msg} at line {exc.lineno}") from None
-        if isinstance(data, dict):
-            data = data.get("terms")
-        if not isinstance(data, list):
-            raise ValueError("JSON reply is neither a list of terms nor an object with a terms list")
-        return terms_from_entries(data)
-    lines = [_BULLET.sub("", line).strip() for line in body.split("\n")]
-    return terms_from_entries([line for line in lines if line])
+            result = fn(text)
+        except Exception as exc:  # noqa: BLE001 - the parser's failure is this reply's
+            raise ValueError(f"--parser raised {type(exc).__name__}: {exc}") from None
+        if not isinstance(result, (list, tuple)):
+            raise ValueError(f"--parser returned {type(result).__name__}, expected a list of terms")
+        return terms_from_entries(list(result))
+    return parse
 
 
 def load_prompt(path: str | Path) -> str:
@@ -125,28 +122,47 @@ class Progress:
             self.report(self.done, self.total)
 
 
+class StructuredOutputRefused(EvalcoreError):
+    """The endpoint refused `--response-format json` (HTTP 400/422): the run stops with one
+    line rather than scoring prose the schema was meant to exclude."""
+
+
 async def run_prompt(golden: GoldenSet, prompt: str, client: AsyncLLMClient, domain_context: str | None = None,
-                     params: dict | None = None, progress: Callable[[int, int], None] | None = None) -> list[HarnessOutput]:
-    """One chat call per golden query (cached, retried); results in golden order."""
+                     params: dict | None = None, progress: Callable[[int, int], None] | None = None,
+                     parse: Callable[[str], dict[str, float]] = parse_reply, repeats: int = 1
+                     ) -> list[list[HarnessOutput]]:
+    """One chat call per golden query and repeat (cached, retried): one list of outputs per
+    repeat, each in golden order. Repeat k > 1 is another sample of the same request (its
+    own cache entry), so `--repeat` measures the endpoint's variation."""
     params = params or {"temperature": client.config.temperature}
     filled = [_fill(prompt, item, domain_context) for item in golden.items]
     messages = [[{"role": "user", "content": text}] for text in filled]
-    await client.prefetch([client.key(m, params) for m in messages])
-    bar = Progress(len(filled), progress)
+    keys = [[client.key(m, params, k) for m in messages] for k in range(1, repeats + 1)]
+    await client.prefetch([key for row in keys for key in row])
+    bar = Progress(len(filled) * repeats, progress)
+    structured = "response_format" in params
 
-    async def one(item: PreparedItem, text: str, msgs: list[dict]) -> HarnessOutput:
+    async def one(item: PreparedItem, text: str, msgs: list[dict], repeat: int, key: str) -> HarnessOutput:
         try:
-            terms, reply, _ = await client.chat(msgs, parse_reply, params)
+            terms, reply, _ = await client.chat(msgs, parse, params, repeat, key)
             out = HarnessOutput(item.query_id, text, reply, terms)
         except LLMCallError as exc:
+            if structured and exc.status in (400, 415, 422):
+                raise StructuredOutputRefused(
+                    f"{client.config.shown_url or 'the endpoint'} refused --response-format json for model "
+                    f"{client.config.model!r} ({exc}); leave out --response-format, or use a model that "
+                    "supports structured output") from None
             out = HarnessOutput(item.query_id, text, exc.reply, {}, str(exc))
         bar.tick()
         return out
 
     try:
-        return list(await asyncio.gather(*(one(i, t, m) for i, t, m in zip(golden.items, filled, messages))))
+        flat = await asyncio.gather(*(one(i, t, m, k, key) for k in range(1, repeats + 1)
+                                      for i, t, m, key in zip(golden.items, filled, messages, keys[k - 1])))
     finally:
         await client.flush(force=True)
+    n = len(filled)
+    return [list(flat[k * n:(k + 1) * n]) for k in range(repeats)]
 
 
 def _importable_from_cwd() -> None:
@@ -169,18 +185,19 @@ def callable_source(spec: str) -> str | None:
     return found.origin if found is not None and found.has_location else None
 
 
-def load_callable(spec: str) -> Callable:
-    """`module:function`, importable from the current directory."""
+def load_callable(spec: str, flag: str = "--callable") -> Callable:
+    """`module:function`, importable from the current directory (an expander, or a
+    `--parser`)."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
-        raise UsageError(f"--callable {spec!r}: expected module:function")
+        raise UsageError(f"{flag} {spec!r}: expected module:function")
     _importable_from_cwd()
     try:
         fn = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise UsageError(f"--callable {spec!r}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - an import that fails in any way is the user's to fix
+        raise UsageError(f"{flag} {spec!r}: {type(exc).__name__}: {exc}") from None
     if not callable(fn):
-        raise UsageError(f"--callable {spec!r} is not callable")
+        raise UsageError(f"{flag} {spec!r} is not callable")
     return fn
 
 

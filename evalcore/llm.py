@@ -12,6 +12,7 @@ is redacted (evalcore.redact) in the cache key, the usage record and every messa
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import time
@@ -32,9 +33,11 @@ class LLMCallError(EvalcoreError):
     """Every try failed; the message says what happened last, `reply` holds the last raw
     reply when there was one (an unparseable answer is kept for the record)."""
 
-    def __init__(self, message: str, reply: str | None = None):
+    def __init__(self, message: str, reply: str | None = None, status: int | None = None):
         super().__init__(message)
         self.reply = reply
+        self.status = status
+        """The HTTP status of a request the endpoint refused outright (4xx other than 429)."""
 
 
 @dataclass(frozen=True)
@@ -96,15 +99,23 @@ def run_in_fresh_loop(make: Callable[[], Awaitable[T]]) -> T:
 # ---------------------------------------------------------------- async client with a response cache
 
 
-def request_key(base_url: str | None, model: str, messages: list[dict], params: dict) -> str:
+def request_key(base_url: str | None, model: str, messages: list[dict], params: dict, repeat: int = 1) -> str:
     """Cache key: endpoint (its credentials redacted: a new key keeps the cache), model,
-    messages and parameters, as canonical JSON."""
+    messages and parameters, as canonical JSON; `repeat` (harness --repeat) > 1 makes
+    another sample of the same request its own entry."""
     import hashlib
     import json
 
-    canonical = json.dumps({"base_url": redact_url(base_url), "model": model, "messages": messages, "params": params},
-                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    request = {"base_url": _redacted(base_url), "model": model, "messages": messages, "params": params}
+    if repeat != 1:
+        request["repeat"] = repeat
+    canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=64)
+def _redacted(base_url: str | None) -> str | None:
+    return redact_url(base_url)
 
 
 class ReplyCache(Protocol):
@@ -144,8 +155,8 @@ class AsyncLLMClient:
         self.calls = self.cache_hits = self.prompt_tokens = self.completion_tokens = 0
         self.in_flight = self.max_in_flight = 0
 
-    def key(self, messages: list[dict], params: dict) -> str:
-        return request_key(self.config.base_url, self.config.model, messages, params)
+    def key(self, messages: list[dict], params: dict, repeat: int = 1) -> str:
+        return request_key(self.config.base_url, self.config.model, messages, params, repeat)
 
     async def prefetch(self, keys: list[str]) -> None:
         """Load cached replies for these keys in one store query."""
@@ -170,10 +181,13 @@ class AsyncLLMClient:
     def _delay(self, attempt: int, retry_after: str | None) -> float:
         return retry_delay(self.config, attempt, retry_after)
 
-    async def chat(self, messages: list[dict], parse: Callable[[str], T], params: dict | None = None) -> tuple[T, str, bool]:
-        """(parse(reply), reply, from_cache). Raises LLMCallError after the last try."""
+    async def chat(self, messages: list[dict], parse: Callable[[str], T], params: dict | None = None,
+                   repeat: int = 1, key: str | None = None) -> tuple[T, str, bool]:
+        """(parse(reply), reply, from_cache). Raises LLMCallError after the last try;
+        `repeat` > 1 asks again for another sample (its own cache entry); `key` is
+        self.key(messages, params, repeat) when the caller has it already."""
         params = dict(params or {"temperature": self.config.temperature})
-        key = self.key(messages, params)
+        key = key or self.key(messages, params, repeat)
         cached = self._cache.get(key)
         if cached is not None:
             try:
@@ -224,7 +238,8 @@ class AsyncLLMClient:
             return f"timed out ({self.config.timeout:g} s)", None, "", none
         except openai.APIStatusError as exc:
             if exc.status_code != 429 and exc.status_code < 500:
-                raise LLMCallError(self.config.redact(f"HTTP {exc.status_code}: {_error_body(exc)}")) from None
+                raise LLMCallError(self.config.redact(f"HTTP {exc.status_code}: {_error_body(exc)}"),
+                                   status=exc.status_code) from None
             return f"HTTP {exc.status_code}", exc.response.headers.get("retry-after"), "", none
         except openai.APIConnectionError as exc:
             return f"connection failed: {_cause(exc)}", None, "", none

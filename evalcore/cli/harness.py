@@ -16,13 +16,16 @@ from .. import store
 from ..config import default_db_path, load_settings
 from ..drift import JUDGE_NAMES
 from ..judges import resolve_judge
-from ..evaluation import evaluate
-from ..harness import callable_source, load_callable, load_prompt, run_callable, run_prompt, to_generated
+from ..evaluation import evaluate, new_run_id, utc_now
+from ..text import terminal_safe
+from ..harness import (callable_source, load_callable, load_prompt, parse_json_reply, parse_reply, reply_reader,
+                       run_callable, run_prompt, to_generated)
 from ..harness import prompt_version as prompt_version_of
+from ..replies import RESPONSE_SCHEMA
 from ..io import load_golden_set, load_thresholds
 from ..llm import AsyncLLMClient, LLMConfig
-from .common import db_option, fail, report_options, run_cli
-from .evaluate import check_paths, finish, resolve_baseline, warn_ignored_environment
+from .common import db_option, echo, fail, report_options, run_cli
+from .evaluate import check_paths, finish, resolve_baseline, warn_ignored_environment, write_outputs
 
 __all__ = ["harness_command"]
 
@@ -80,6 +83,15 @@ def _use_endpoint(settings, name: str, model: str | None):
               help="A configured [llm.endpoints.NAME]: its base URL, model and the key from its key_env "
                    "(only that key is sent, only to that URL). The dashboard runs the harness this way.")
 @click.option("--callable", "callable_spec", help="A Python expander module:function(query, context) -> list.")
+@click.option("--parser", "parser_spec", metavar="MODULE:FUNCTION",
+              help="Read replies with your own parser, f(reply: str) -> list of terms (strings or "
+                   "{term, weight}), as production indexes them [default: evalcore's reading, SPEC §6].")
+@click.option("--response-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: ask the endpoint for JSON by schema ({\"terms\": [...]}); a reply that is not JSON "
+                   "is unparseable, and an endpoint that refuses the schema stops the run (exit 2).")
+@click.option("--repeat", type=click.IntRange(1, 50), default=1, show_default=True,
+              help="Sample each query N times, stored as N runs of the same prompt version (the noise floor "
+                   "of the statistics); reports and the exit code are repeat 1's.")
 @click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
 @click.option("--temperature", type=float, default=0.0, show_default=True)
 @click.option("--timeout", type=float, default=None, help="Seconds per call [default: [llm] timeout or 30].")
@@ -95,15 +107,19 @@ def _use_endpoint(settings, name: str, model: str | None):
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not record the run (the LLM cache is then in memory only).")
 @click.option("--quiet", "-q", is_flag=True)
-def harness_command(golden, prompt_file, model, base_url, endpoint_name, callable_spec, concurrency, temperature, timeout,
+def harness_command(golden, prompt_file, model, base_url, endpoint_name, callable_spec, parser_spec, response_format,
+                    repeat, concurrency, temperature, timeout,
                     max_tries, thresholds, domain_context, baseline, drift_judge, name, prompt_version, author,
                     json_out, html_out, junit_out, db, no_store, quiet):
     """Run the system under test on every golden query, then score it like `evaluate`.
 
-    Replies are parsed as a JSON list, a JSON object with a terms list, or one term per
-    line; an unusable reply (or a failing call after retries) is an errored item and the
-    gate fails. Replies are cached in the store: a rerun makes zero calls, and an
-    interrupted run resumes where it stopped.
+    Replies are read as a person would (SPEC §6): JSON anywhere in the reply (fenced or
+    not; a list of terms or an object with terms/synonyms/expansions), else a list of
+    lines or comma-separated items with bullets, numbering, Markdown, quotes, lead-ins and
+    trailing notes set aside. A refusal, prose with no terms, empty text or invalid JSON
+    (or a failing call after retries) is an errored item and the gate fails; see every
+    reply with `evalcore replies RUN`. Replies are cached in the store: a rerun makes zero
+    calls, and an interrupted run resumes where it stopped.
 
     Exit codes: as `evaluate` — 0 releasable, 1 not releasable (or a broken audit chain),
     2 bad input or usage, 3 awaiting human sign-off, 5 incomplete (errored items; a rerun
@@ -120,11 +136,17 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         raise click.UsageError("--db and --no-store exclude each other")
     if endpoint_name is not None and (base_url or callable_spec):
         raise click.UsageError("--endpoint names the URL itself: leave out --base-url and --callable")
+    if callable_spec and (parser_spec or response_format != "text" or repeat > 1):
+        raise click.UsageError("--parser, --response-format and --repeat read model replies: they go with --prompt, "
+                               "not --callable")
+    if parser_spec and response_format != "text":
+        raise click.UsageError("--parser reads the replies itself: leave out --response-format")
     db = db or default_db_path()
     cache_db = None if no_store else db
     check_paths({"json": json_out, "html": html_out, "junit": junit_out},
                 {"golden": golden, "prompt": prompt_file, "thresholds": thresholds,
                  "callable": callable_source(callable_spec) if callable_spec else None,
+                 "parser": callable_source(parser_spec) if parser_spec else None,
                  "baseline": baseline if baseline and Path(baseline).exists() else None}, cache_db)
     gc.disable()
     settings = run_cli(load_settings)
@@ -138,6 +160,8 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
                     domain_context)
     usage: dict = {}
     if prompt_file:
+        parse = (reply_reader(run_cli(load_callable, parser_spec, "--parser")) if parser_spec
+                 else parse_json_reply if response_format == "json" else parse_reply)
         prompt = run_cli(load_prompt, prompt_file)
         llm = dict(settings.llm)
         if base_url:
@@ -150,35 +174,83 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         if base_url:
             config = LLMConfig(**{**config.__dict__, "base_url": base_url})
         params = {"temperature": temperature}
+        if response_format == "json":
+            params["response_format"] = RESPONSE_SCHEMA
         version = prompt_version or prompt_version_of(prompt, config.model, params)
+        if not quiet:
+            echo(f"harness: endpoint {config.shown_url or 'https://api.openai.com/v1 (the openai default)'}, "
+                 f"model {config.model}", err=True)
+        if repeat > 1 and temperature == 0:
+            echo(f"warning: --repeat {repeat} at temperature 0: the repeats measure only the endpoint's own "
+                 "nondeterminism; give --temperature to sample as production does", err=True)
 
         async def go():
             client = AsyncLLMClient(config, concurrency, store.StoredReplies(cache_db) if cache_db else None)
             try:
                 return await run_prompt(golden_set, prompt, client, domain_context, params,
-                                        _bar("harness")), client.usage()
+                                        _bar("harness"), parse, repeat), client.usage()
             finally:
                 await client.aclose()
         if cache_db is not None:
             run_cli(store.ensure_store, cache_db)  # create and migrate before the first cache write
-        outputs, usage = asyncio.run(go())
+        samples, usage = run_cli(asyncio.run, go())
         source = f"harness:{prompt_file}@{config.model}"
     else:
         fn = run_cli(load_callable, callable_spec)
         version = prompt_version or callable_spec
-        outputs = asyncio.run(run_callable(golden_set, fn, concurrency, _bar("harness")))
+        samples = [asyncio.run(run_callable(golden_set, fn, concurrency, _bar("harness")))]
         source = f"harness:{callable_spec}"
-    generated, errors = to_generated(outputs, source)
-    run = run_cli(evaluate, golden, generated.table(errors), thresholds=thresholds_model, drift_judge=judge,
-                  baseline=base, settings=settings, name=name, prompt_version=version,
-                  domain_context=domain_context, author=author, cache_db=cache_db, source=source,
-                  repeats_from=(lambda golden_hash, v: store.repeat_runs(cache_db, golden_hash, v)) if cache_db else None)
+    repeats_from = (lambda golden_hash, v: store.repeat_runs(cache_db, golden_hash, v)) if cache_db else None
+
+    def evaluated(outputs):
+        generated, errors = to_generated(outputs, source)
+        return run_cli(evaluate, golden, generated.table(errors), thresholds=thresholds_model, drift_judge=judge,
+                       baseline=base, settings=settings, name=name, prompt_version=version,
+                       domain_context=domain_context, author=author, cache_db=cache_db, source=source,
+                       repeats_from=repeats_from), len(errors)
+
+    def stored_with(run_id, outputs, run_usage):
+        replies = store.harness_output_rows(run_id, [
+            {"query_id": o.query_id, "prompt": o.prompt, "reply": o.reply, "terms": list(o.terms), "error": o.error}
+            for o in outputs])
+        return {"extra_rows": {"harness_outputs": replies}, "usage": run_usage or None}
+
+    first_id = new_run_id(utc_now())
+    f1s, others = [], []
+    for k, outputs in enumerate(samples[1:], start=2):  # stored first: repeat 1's noise floor sees them
+        run, _ = evaluated(outputs)
+        f1s.append(run.queries.f1.copy())
+        if cache_db is not None:
+            run_cli(write_outputs, run, cache_db, {}, stored_with(run.evaluation_id, outputs, {**usage, "repeat": k, "repeats": repeat,
+                                                                           "repeat_of": first_id}))
+        others.append(run.evaluation_id)
+        run.close()
+    run, errored = evaluated(samples[0])
+    run.evaluation_id = first_id
+    if repeat > 1:
+        usage = {**usage, "repeat": 1, "repeats": repeat, "repeat_runs": others}
     if not quiet:
-        click.echo(f"harness: {len(outputs)} queries, {len(errors)} errored"
-                   + (f", {usage['calls']} calls, {usage['cache_hits']} from cache, "
-                      f"{usage['prompt_tokens'] + usage['completion_tokens']} tokens" if usage else ""))
-    replies = store.harness_output_rows(run.evaluation_id, [
-        {"query_id": o.query_id, "prompt": o.prompt, "reply": o.reply, "terms": list(o.terms), "error": o.error}
-        for o in outputs])
+        echo(f"harness: {len(samples[0])} queries, {errored} errored"
+             + (f", {usage['calls']} calls, {usage['cache_hits']} from cache, "
+                f"{usage['prompt_tokens'] + usage['completion_tokens']} tokens" if usage else ""))
+        if repeat > 1:
+            _print_variation(run, f1s, others, cache_db)
     finish(run, cache_db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet,
-           {"extra_rows": {"harness_outputs": replies}, "usage": usage or None})
+           stored_with(run.evaluation_id, samples[0], usage))
+
+
+def _print_variation(run, f1s, others, cache_db) -> None:
+    """The queries whose F1 differs across the repeats: how noisy the endpoint is here."""
+    import numpy as np
+
+    table = np.vstack([run.queries.f1, *f1s])
+    spread = table.max(axis=0) - table.min(axis=0)
+    varying = np.flatnonzero(spread > 1e-9)
+    ids = run.queries.facts.query_ids.to_pylist()
+    echo(f"repeats: {len(f1s) + 1} samples per query; F1 varies on {len(varying)} of {len(ids)} queries"
+         + (f" (other runs: {', '.join(others)})" if cache_db else " (not stored: --no-store)"))
+    for i in varying[:20]:
+        echo(f"  {terminal_safe(ids[i])}: F1 {table[:, i].min():.3f}–{table[:, i].max():.3f} "
+             f"({', '.join(f'{v:.3f}' for v in table[:, i])})")
+    if len(varying) > 20:
+        echo(f"  … and {len(varying) - 20} more")

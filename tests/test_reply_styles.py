@@ -1,0 +1,251 @@
+"""Real chat models' reply styles, read over real HTTP (SPEC §6 reply reading).
+
+One harness run against the loopback OpenAI-compatible server answers each golden query
+with one reply style; each style must become exactly the terms a person reading it would
+list (and match its golden terms), or an errored item that says why — never junk terms.
+Also: --parser, --response-format json, --repeat, and the endpoint line.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from evalcore import store
+from evalcore.cli import main
+from evalcore.replies import read_reply
+
+from conftest import golden_row, write_jsonl
+from llm_server import LoopbackLLM
+
+# (style id, reply, the terms a person reads, in order — or "error: <the why>")
+STYLES = [
+    ("json-list", '["MI", "myocardial infarction"]', ["mi", "myocardial infarction"]),
+    ("json-weights", '[{"term": "MI", "weight": 0.9}, "heart attack"]', ["mi", "heart attack"]),
+    ("json-object-terms", '{"terms": ["hypertension", "HTN"]}', ["hypertension", "htn"]),
+    ("json-object-synonyms", '{"query": "flu", "synonyms": ["influenza", "grippe"]}', ["influenza", "grippe"]),
+    ("json-object-expansions", '{"expansions": [{"term": "CVA"}]}', ["cva"]),
+    ("json-fence-then-sentence", '```json\n{"terms": ["warfarin", "Coumadin"]}\n```\n'
+     "These are the most common names for this drug.", ["warfarin", "coumadin"]),
+    ("json-after-lead-in", 'Here you go: ["fracture", "broken bone"] Hope it helps!', ["fracture", "broken bone"]),
+    ("json-empty", "[]", []),
+    ("think-then-json", "<think>The user wants synonyms. [\"not this\"] MI is one.</think>\n[\"MI\"]", ["mi"]),
+    ("think-closed-only", "Reasoning about the query first.\n</think>\n- tort\n- civil wrong", ["tort", "civil wrong"]),
+    ("preamble-bullets", "Here are some synonyms for high blood pressure:\n- hypertension\n- HTN\n"
+     "- elevated blood pressure", ["hypertension", "htn", "elevated blood pressure"]),
+    ("numbered-closing", "1. Myocardial infarction\n2. MI\n3. Acute coronary syndrome\n\n"
+     "Let me know if you need more!", ["myocardial infarction", "mi", "acute coronary syndrome"]),
+    ("bold-terms", "- **Coumadin**\n- **warfarin**", ["coumadin", "warfarin"]),
+    ("paren-notes", "1) naloxone (generic name)\n2) Narcan (brand name)", ["naloxone", "narcan"]),
+    ("dash-notes", "MI – abbreviation\nmyocardial infarction - the clinical term", ["mi", "myocardial infarction"]),
+    ("colon-notes", "* **Coumadin**: the brand name\n* *warfarin*: the generic name", ["coumadin", "warfarin"]),
+    ("comma-line", "hypertension, HTN, elevated blood pressure", ["hypertension", "htn", "elevated blood pressure"]),
+    ("comma-and", "MI, myocardial infarction, and heart attack.", ["mi", "myocardial infarction", "heart attack"]),
+    ("semicolons-after-lead-in", "Sure! Here are the synonyms:\n\nhypertension; HTN; high blood pressure",
+     ["hypertension", "htn", "high blood pressure"]),
+    ("inline-lead-in", "Synonyms: influenza, grippe, or the flu", ["influenza", "grippe", "the flu"]),
+    ("quotes-backticks", '* `MI`\n* "heart attack"\n* \u201ccardiac infarction\u201d',
+     ["mi", "heart attack", "cardiac infarction"]),
+    ("keeps-hyphens-and-stops", "- X-ray\n- COVID-19\n- E. coli\n- St. John's wort\n- U.S.",
+     ["x-ray", "covid-19", "e. coli", "st. john's wort", "u.s."]),
+    ("legal-and", "breaking and entering, burglary, or trespass", ["breaking and entering", "burglary", "trespass"]),
+    ("heading-and-list", "### Expansions\n\n- bankruptcy\n- insolvency", ["bankruptcy", "insolvency"]),
+    ("markdown-table", "| Term | Type |\n|---|---|\n| CVA | abbreviation |\n| brain attack | lay term |",
+     ["cva", "brain attack"]),
+    ("list-then-long-sentence", "hypertension, HTN, high blood pressure\n"
+     "These are the terms clinicians commonly use in charts.", ["hypertension", "htn", "high blood pressure"]),
+    ("refusal", "I'm sorry, I can't help with that.", "error: refusal"),
+    ("as-an-ai", "As an AI language model, I cannot provide medical advice.", "error: refusal"),
+    ("explanation", "Heart attack is commonly called a myocardial infarction. It is abbreviated MI.",
+     "error: no terms found"),
+    ("empty", "", "error: empty"),
+    ("invalid-json-fence", '```json\n{"terms": ["MI",]\n```', "error: invalid JSON"),
+    ("truncated-json", '{"terms": ["MI", "myocardial', "error: invalid JSON"),
+    ("json-without-terms", '{"answer": "MI"}', "error: JSON is neither a list of terms"),
+    ("bad-weight", '[{"term": "MI", "weight": 1.5}]', "error: terms[0].weight must be a number in [0, 1]"),
+    ("unfinished-thinking", "<think>The user asks about MI. Let me list", "error: only reasoning"),
+]
+
+
+def _answer(body):
+    prompt = body["messages"][-1]["content"]
+    for style, reply, _ in STYLES:
+        if f"Query: {style}\n" in prompt:
+            return ("text", reply)
+    return ("status", 500, {})
+
+
+@pytest.fixture(scope="module")
+def style_run(tmp_path_factory):
+    """One harness run over every style; (JSON report by query id, stored outputs by query id)."""
+    folder = tmp_path_factory.mktemp("styles")
+    golden = write_jsonl(folder / "golden.jsonl", [
+        golden_row(style, style, expected if isinstance(expected, list) and expected else ["placeholder"])
+        for style, _, expected in STYLES])
+    prompt = folder / "prompt.txt"
+    prompt.write_text("Give synonyms.\nQuery: {query}\n", encoding="utf-8")
+    server = LoopbackLLM()
+    server.default = ("callable", _answer)
+    db = folder / "store.duckdb"
+    try:
+        result = CliRunner().invoke(main, [
+            "harness", "--golden", str(golden), "--prompt", str(prompt), "--model", "m", "--base-url", server.url,
+            "--db", str(db), "--drift-judge", "none", "--max-tries", "2", "--json", str(folder / "r.json")],
+            env={"OPENAI_API_KEY": "k"})
+    finally:
+        server.close()
+    assert result.exit_code == 5, result.output  # errored items: incomplete
+    report = json.loads((folder / "r.json").read_text())
+    rows = {r["query_id"]: r for r in report["per_query_results"]}
+    outputs = store.harness_outputs(db, report["evaluation_id"]).set_index("query_id")
+    return rows, outputs, result
+
+
+def test_the_table_has_enough_styles():
+    assert len(STYLES) >= 25 and len({s for s, _, _ in STYLES}) == len(STYLES)
+
+
+@pytest.mark.parametrize("style, reply, expected", STYLES, ids=[s for s, _, _ in STYLES])
+def test_reply_style_over_http(style_run, style, reply, expected):
+    rows, outputs, _ = style_run
+    row, stored = rows[style], outputs.loc[style]
+    if isinstance(expected, str):
+        why = expected.removeprefix("error: ")
+        assert row["generated_terms"] == [] and row["error"].startswith(f"unparseable reply: {why}")
+        assert f"error: {row['error']}" in row["failure_reasons"]
+        assert row["error"].endswith("after 2 tries"), row["error"]  # retried, the same fault both times
+        assert stored["reply"] == reply  # the raw reply is kept for `evalcore replies`
+        assert row["f1"] == 0.0 and not row["passed"]
+    else:
+        assert row["generated_terms"] == expected and row.get("error") is None
+        assert list(stored["terms"]) == expected
+        if expected:  # the terms a person reads match their golden terms
+            assert row["true_positives"] == expected and row["f1"] == 1.0
+
+
+def test_the_run_says_where_it_called(style_run):
+    _, _, result = style_run
+    assert "harness: endpoint http://127.0.0.1:" in result.stderr and "model m" in result.stderr
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ("- Roe vs. Wade\n- Miranda rights", ["Roe vs. Wade", "Miranda rights"]),
+    ("Note: these are approximate.\n- MI", ["MI"]),
+    ("I would suggest:\n1. MI\n2. AMI", ["MI", "AMI"]),
+    ("MI\nAMI\nHope this helps.", ["MI", "AMI"]),
+    ("I cannot give medical advice, but common terms are:\n- MI\n- AMI", ["MI", "AMI"]),
+    ("Options:\n[1] hypertension\n[2] HTN", ["hypertension", "HTN"]),
+    ("The terms [MI] and {AMI} are used.\n- MI", ["MI"]),
+])
+def test_more_readings(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_lists_of_seven_words_are_sentences_not_terms():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("This is a term that is far too long to be one")
+
+
+# ---------------------------------------------------------------- --parser, --response-format, --repeat
+
+
+@pytest.fixture
+def small(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    golden = write_jsonl(tmp_path / "golden.jsonl", [golden_row("q1", "heart attack", ["mi", "myocardial infarction"]),
+                                                     golden_row("q2", "stroke", ["cva"])])
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("Query: {query}\n", encoding="utf-8")
+    server = LoopbackLLM()
+    yield golden, prompt, tmp_path / "store.duckdb", server
+    server.close()
+
+
+def _harness(server, golden, prompt, db, *extra):
+    return CliRunner().invoke(main, ["harness", "--golden", str(golden), "--prompt", str(prompt), "--model", "m",
+                                     "--base-url", server.url, "--db", str(db), "--drift-judge", "none",
+                                     "--max-tries", "1", *extra], env={"OPENAI_API_KEY": "k"})
+
+
+def test_own_parser_replaces_the_reading(small):
+    golden, prompt, db, server = small
+    (db.parent / "team_parser.py").write_text(textwrap.dedent("""
+        def parse(reply):
+            if reply.startswith("BAD"):
+                raise RuntimeError("production would drop this")
+            return [t.strip() for t in reply.split("|")]
+    """), encoding="utf-8")
+    server.default = ("callable", lambda body: ("text", "MI|myocardial infarction") if "heart" in
+                      body["messages"][0]["content"] else ("text", "BAD reply"))
+    result = _harness(server, golden, prompt, db, "--parser", "team_parser:parse", "--json", "r.json")
+    assert result.exit_code == 5, result.output
+    rows = {r["query_id"]: r for r in json.loads(open("r.json").read())["per_query_results"]}
+    assert rows["q1"]["generated_terms"] == ["mi", "myocardial infarction"] and rows["q1"]["f1"] == 1.0
+    assert rows["q2"]["error"] == ("unparseable reply: --parser raised RuntimeError: production would drop "
+                                   "this after 1 try")
+
+
+def test_parser_that_cannot_be_loaded_is_exit_2(small):
+    golden, prompt, db, server = small
+    result = _harness(server, golden, prompt, db, "--parser", "no_such_module:parse")
+    assert result.exit_code == 2 and "--parser 'no_such_module:parse'" in result.stderr
+    assert server.chat_calls == 0
+
+
+def test_response_format_json_sends_the_schema_and_reads_json_only(small):
+    golden, prompt, db, server = small
+    server.default = ("callable", lambda body: ("json", {"terms": ["MI", "myocardial infarction"]}) if "heart" in
+                      body["messages"][0]["content"] else ("text", "- CVA"))
+    result = _harness(server, golden, prompt, db, "--response-format", "json", "--json", "r.json")
+    assert result.exit_code == 5, result.output
+    sent = server.requests[0]["body"]["response_format"]
+    assert sent["type"] == "json_schema" and sent["json_schema"]["schema"]["required"] == ["terms"]
+    rows = {r["query_id"]: r for r in json.loads(open("r.json").read())["per_query_results"]}
+    assert rows["q1"]["f1"] == 1.0
+    assert rows["q2"]["error"].startswith("unparseable reply: not JSON, although --response-format json")
+
+
+def test_an_endpoint_that_refuses_the_schema_stops_with_one_line(small):
+    golden, prompt, db, server = small
+    server.default = ("raw", 400, "application/json",
+                      json.dumps({"error": {"message": "response_format json_schema is not supported"}}))
+    result = _harness(server, golden, prompt, db, "--response-format", "json", "--json", "r.json")
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "refused --response-format json" in errors[0]
+    assert "response_format json_schema is not supported" in errors[0]
+    assert not (db.parent / "r.json").exists() and store.list_runs(db).empty
+
+
+def test_repeat_samples_each_query_and_names_the_varying_ones(small):
+    golden, prompt, db, server = small
+    counter = {"q1": 0}
+
+    def answer(body):
+        if "heart" in body["messages"][0]["content"]:
+            counter["q1"] += 1
+            return ("text", "MI, myocardial infarction" if counter["q1"] % 2 else "MI, panic attack")
+        return ("text", "CVA")
+    server.default = ("callable", answer)
+    result = _harness(server, golden, prompt, db, "--repeat", "3", "--json", "r.json")
+    assert result.exit_code in (0, 1), result.output
+    assert "warning: --repeat 3 at temperature 0" in result.stderr
+    assert server.chat_calls == 6
+    assert "F1 varies on 1 of 2 queries" in result.output and "  q1: F1 " in result.output
+    assert "  q2:" not in result.output
+    runs = store.list_runs(db)
+    assert len(runs) == 3
+    report = json.loads(open("r.json").read())
+    first = report["evaluation_id"]
+    usages = {rid: json.loads(store.get_run(db, rid)["usage"]) for rid in runs["run_id"]}
+    assert usages[first]["repeat"] == 1 and sorted(usages[first]["repeat_runs"]) == sorted(set(usages) - {first})
+    assert sorted(u["repeat"] for u in usages.values()) == [1, 2, 3]
+    assert all(u["repeat_of"] == first for rid, u in usages.items() if rid != first)
+    assert len(set(runs["prompt_version"])) == 1
+    again = _harness(server, golden, prompt, db, "--repeat", "3")  # each repeat has its own cache entry
+    assert server.chat_calls == 6 and "0 calls, 6 from cache" in again.output
+    audit = CliRunner().invoke(main, ["audit", "verify", "--db", str(db)])
+    assert audit.exit_code == 0, audit.output
