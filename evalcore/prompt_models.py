@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, StringConstraints, ValidationError, field
 from .errors import EvalcoreError, InputError, Problem, UsageError
 from .evaluators.judge import parse_judge_score
 from .io import RepeatedKey, loads_strict, read_text
+from .json_lines import line_at, value_lines
 from .llm import LLMConfig
 from .report.files import write_atomically
 
@@ -215,20 +216,30 @@ def _field(loc: tuple) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(loc)) or "json"
 
 
-def _input_problems(dataset: Dataset, shown: str) -> list[Problem]:
-    names = set(dataset.prompt_inputs_spec)
-    problems = []
-    for i, case in enumerate(dataset.cases):
-        for name in sorted(names - set(case.prompt_inputs)):
-            problems.append(Problem(shown, 0, f"cases[{i}].prompt_inputs.{name}", "missing: every input of "
-                                    "prompt_inputs_spec needs a value"))
-        for name in sorted(set(case.prompt_inputs) - names):
-            problems.append(Problem(shown, 0, f"cases[{i}].prompt_inputs.{name}", "not in prompt_inputs_spec"))
+def _input_problems(data: Any) -> list[tuple[tuple, str, str]]:
+    """(loc, field, message) for every case input missing from, or not in, prompt_inputs_spec.
+    Read from the raw data, so they are found beside the schema's problems, not only once the
+    schema holds."""
+    spec, cases = (data.get("prompt_inputs_spec"), data.get("cases")) if isinstance(data, dict) else (None, None)
+    if not isinstance(spec, dict) or not spec or not isinstance(cases, list):
+        return []  # the schema's problems say what is wrong there
+    names, problems = {name.strip() for name in spec}, []
+    for i, case in enumerate(cases):
+        given = case.get("prompt_inputs") if isinstance(case, dict) else None
+        if not isinstance(given, dict):
+            continue
+        where = ("cases", i, "prompt_inputs")
+        problems += [(where, f"cases[{i}].prompt_inputs.{name}", "missing: every input of prompt_inputs_spec "
+                      "needs a value") for name in sorted(names - set(given))]
+        problems += [((*where, name), f"cases[{i}].prompt_inputs.{name}", "not in prompt_inputs_spec")
+                     for name in sorted(set(given) - names)]
     return problems
 
 
 def load_dataset(path: str | Path) -> Dataset:
-    """Read and validate a dataset file; InputError names the file and field of every problem."""
+    """Read and validate a dataset file. InputError lists every problem (up to 20 shown), in
+    file order, each as FILE:LINE: FIELD: message, LINE being where the value starts (or the
+    object a missing field belongs in)."""
     shown = str(path)
     text = read_text(Path(path), "dataset")
     try:
@@ -238,13 +249,14 @@ def load_dataset(path: str | Path) -> Dataset:
     except json.JSONDecodeError as exc:
         raise InputError([Problem(shown, exc.lineno, "json", f"malformed JSON ({exc.msg})")]) from None
     try:
-        dataset = Dataset.model_validate(data)
+        dataset, errors = Dataset.model_validate(data), []
     except ValidationError as exc:
-        raise InputError([Problem(shown, 0, _field(e["loc"]), e["msg"].lower())
-                          for e in exc.errors(include_url=False)]) from None
-    problems = _input_problems(dataset, shown)
-    if problems:
-        raise InputError(problems)
+        dataset, errors = None, exc.errors(include_url=False)
+    found = [(e["loc"], _field(e["loc"]), e["msg"].lower()) for e in errors] + _input_problems(data)
+    if found:
+        lines = value_lines(text)
+        raise InputError(sorted((Problem(shown, line_at(lines, loc), field, message) for loc, field, message in found),
+                                key=lambda problem: problem.line))
     return dataset
 
 

@@ -157,7 +157,57 @@ def test_bad_dataset_names_file_and_field(tmp_path, data, field):
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(InputError) as info:
         pe.load_dataset(path)
-    assert info.value.lines()[0].startswith(f"{path}:0: {field}: ")
+    assert info.value.lines()[0].startswith(f"{path}:1: {field}: ")  # one line of JSON
+
+
+# Three kinds of problem in one file, on the lines they are on: the schema's (too many
+# criteria, a blank scenario, a missing field) and the inputs' (missing, not in the spec).
+BAD_DATASET = """{
+  "task_description": "Echo the text back",
+  "prompt_inputs_spec": {"text": "what to echo"},
+  "cases": [
+    {"scenario": "too many criteria",
+     "prompt_inputs": {"text": "a"},
+     "solution_criteria": ["1", "2", "3", "4", "5"]},
+    {"scenario": "no text",
+     "prompt_inputs": {},
+     "solution_criteria": ["c"]},
+    {"scenario": "  ",
+     "prompt_inputs": {"text": "c",
+                       "tone": "an input nobody declared"},
+     "solution_criteria": ["c"]},
+    {"prompt_inputs": {"text": "d"}, "solution_criteria": ["c"]}
+  ]
+}
+"""
+
+
+def test_dataset_validation_lists_every_problem_with_its_line(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(BAD_DATASET, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        pe.load_dataset(path)
+    assert info.value.lines() == [
+        f"{path}:7: cases[0].solution_criteria: list should have at most 4 items after validation, not 5",
+        f"{path}:9: cases[1].prompt_inputs.text: missing: every input of prompt_inputs_spec needs a value",
+        f"{path}:11: cases[2].scenario: string should have at least 1 character",
+        f"{path}:13: cases[2].prompt_inputs.tone: not in prompt_inputs_spec",
+        f"{path}:15: cases[3].scenario: field required",
+    ]
+
+
+def test_dataset_validation_shows_20_problems_then_counts_the_rest(tmp_path):
+    path = write_dataset(tmp_path / "d.json", [f"t{i}" for i in range(25)])
+    data = json.loads(path.read_text())
+    for case in data["cases"]:
+        case["prompt_inputs"] = {"txt": "typo"}  # two problems per case: text missing, txt unknown
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        pe.load_dataset(path)
+    lines = info.value.lines()
+    assert len(lines) == 21 and lines[-1] == "... and 30 more problems"
+    assert lines[:2] == [f"{path}:9: cases[0].prompt_inputs.text: missing: every input of prompt_inputs_spec "
+                         "needs a value", f"{path}:10: cases[0].prompt_inputs.txt: not in prompt_inputs_spec"]
 
 
 # ---------------------------------------------------------------- running and judging
@@ -535,7 +585,7 @@ def test_cli_run_with_a_python_callable_and_errored_case(llm, cli_env):
      ["--prompt", "p.txt"], "cases.json:2: json: malformed JSON"),
     (lambda: Path("cases.json").write_text(json.dumps({"task_description": "t", "prompt_inputs_spec": {"text": "x"},
                                                        "cases": [{"scenario": "s", "prompt_inputs": {"text": "x"}}]})),
-     ["--prompt", "p.txt"], "cases.json:0: cases[0].solution_criteria: field required"),
+     ["--prompt", "p.txt"], "cases.json:1: cases[0].solution_criteria: field required"),
     (lambda: None, [], "give exactly one of --prompt or --callable"),
     (lambda: None, ["--callable", "nowhere:fn"], "--callable 'nowhere:fn'"),
 ])
