@@ -105,8 +105,10 @@ def _flags(pairs) -> list[str]:
 
 
 def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int = 8, name: str = "",
-                judge: str | None = None, baseline: str | None = None, progress=None) -> ImportResult:
-    """`python -m evalcore harness --endpoint NAME` in a child; `progress(done, total)` follows it."""
+                judge: str | None = None, baseline: str | None = None, response_format: str = "text",
+                repeat: int = 1, progress=None) -> ImportResult:
+    """`python -m evalcore harness --endpoint NAME` in a child; `progress(done, total)` follows it
+    (over every repeat's calls)."""
     settings = load_settings()
     chosen = settings.endpoints.get(endpoint)
     if chosen is None:
@@ -115,7 +117,8 @@ def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int 
         report = folder / "report.json"
         cmd = [sys.executable, "-m", "evalcore", "harness", "--endpoint", endpoint,
                "--golden", str(_save(golden, folder, "golden")), "--prompt", str(_save(prompt, folder, "prompt")),
-               "--concurrency", str(concurrency), "--db", data.db_path(), "--json", str(report), "--author", author]
+               "--concurrency", str(concurrency), "--db", data.db_path(), "--json", str(report), "--author", author,
+               "--response-format", response_format, "--repeat", str(int(repeat))]
         cmd += _flags((("--name", name), ("--drift-judge", judge), ("--baseline", baseline)))
         env = child_env(chosen, settings) | {"EVALCORE_PROGRESS": "lines"}
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)

@@ -249,3 +249,38 @@ def test_repeat_samples_each_query_and_names_the_varying_ones(small):
     assert server.chat_calls == 6 and "0 calls, 6 from cache" in again.output
     audit = CliRunner().invoke(main, ["audit", "verify", "--db", str(db)])
     assert audit.exit_code == 0, audit.output
+
+
+def test_the_dashboard_runs_the_harness_with_json_replies_and_repeats(tmp_path, monkeypatch):
+    """Import's harness form: reply format and repeats reach the child `evalcore harness`."""
+    from dashboard.importer import run_harness
+
+    class Upload:  # what st.file_uploader hands the page
+        def __init__(self, name, content):
+            self.name, self._content = name, content
+
+        def getvalue(self):
+            return self._content
+
+    db = tmp_path / "store.duckdb"
+    monkeypatch.setenv("EVALCORE_DB", str(db))
+    server = LoopbackLLM()
+    server.default = ("json", {"terms": ["trainers", "running shoes"]})
+    config = tmp_path / "evalcore.toml"
+    config.write_text(f'[drift]\njudge = "none"\n[llm.endpoints.loop]\nbase_url = "{server.url}"\nmodel = "m"\n',
+                      encoding="utf-8")
+    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
+    golden = Upload("golden.jsonl", b"".join(
+        b'{"query_id": "q%d", "query": "sneakers %d", "expected_expansions": [{"term": "trainers"}]}\n' % (i, i)
+        for i in range(3)))
+    try:
+        result = run_harness(golden, Upload("prompt.txt", b"Synonyms for {query}"), endpoint="loop", author="carol",
+                             judge="none", response_format="json", repeat=2)
+    finally:
+        server.close()
+    assert result.problems == [] and result.run_id
+    assert server.chat_calls == 6 and all(r["body"]["response_format"]["type"] == "json_schema"
+                                          for r in server.requests)
+    assert len(store.list_runs(db)) == 2
+    assert json.loads(store.get_run(db, result.run_id)["usage"])["repeat"] == 1
+    assert "F1 varies on 0 of 3 queries" in result.output

@@ -46,6 +46,15 @@ with harness_tab:
             concurrency = cols[1].number_input("Concurrency", 1, 256, 8, key="har_conc")
             h_name = cols[2].text_input("Run name", key="har_name")
             h_base = st.selectbox("Baseline (optional)", [""] + list(runs["run_id"]), key="har_base")
+            cols = st.columns(2)
+            h_format = cols[0].selectbox(
+                "Reply format", ["text", "json"], key="har_format",
+                help="text: replies are read as a person would (JSON anywhere, else a list). json: the endpoint "
+                     "is asked for JSON by schema, and a reply that is not JSON is an errored item.")
+            h_repeat = cols[1].number_input(
+                "Repeats", 1, 50, 1, key="har_repeat",
+                help="Sample each query this many times (stored as that many runs of one prompt version): the "
+                     "noise floor of the statistics, measured. The recorded result is repeat 1's.")
             launched = st.form_submit_button("Run harness", type="primary", disabled=bool(refusal))
 
 
@@ -84,6 +93,6 @@ if launched and (who := runner()):
     else:
         bar = st.progress(0.0, text="Starting…")
         show(run_harness(h_golden, h_prompt, endpoint=endpoint, author=who.name, concurrency=int(concurrency),
-                         name=h_name, baseline=h_base or None,
+                         name=h_name, baseline=h_base or None, response_format=h_format, repeat=int(h_repeat),
                          progress=lambda done, total: bar.progress(done / total, text=f"{done}/{total} queries")),
              h_base)
