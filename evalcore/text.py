@@ -3,15 +3,19 @@ a name or a comment reaches the terminal, and a newline in data cannot forge a l
 
 `terminal_safe(value)` is for a value from data inside a line we print: it removes C0 and
 C1 controls, CSI / OSC / other ESC sequences and BiDi overrides, and folds line breaks
-into a visible `\\n`. `strip_controls(text)` is the same for a whole block of our own
+into a visible `\\n`. `terminal_lines(value)` is the same for multi-line data printed as
+lines of its own (a model's reply): every line break of the data ends a line, none
+survives inside one. `strip_controls(text)` is the same for a whole block of our own
 output (our own newlines stay); every CLI line goes through it (evalcore.cli.common.echo).
+`json_escaped(text)` writes those characters of a JSON document as `\\u` escapes, so the
+data keeps its value and the terminal gets none of them.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["terminal_safe", "strip_controls"]
+__all__ = ["terminal_safe", "terminal_lines", "strip_controls", "json_escaped"]
 
 _SEQUENCES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"            # CSI … final byte (colours, cursor moves, clears)
@@ -36,3 +40,19 @@ def strip_controls(text: str) -> str:
     """Our own multi-line output with every control sequence removed; newlines and tabs stay."""
     text = _SEQUENCES.sub("", text).replace("\r\n", "\n")
     return _CONTROLS.sub("", text)
+
+
+def terminal_lines(value: object) -> list[str]:
+    """Multi-line data as plain text lines: sequences and controls removed, and every line
+    break (CR, VT, FF, NEL, LS and PS too) ends a line, so no line can overwrite another."""
+    return [terminal_safe(line) for line in _BREAKS.split(_SEQUENCES.sub("", str(value)))]
+
+
+_JSON_CONTROLS = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def json_escaped(text: str) -> str:
+    """JSON text from json.dumps (which escapes C0 controls already) with DEL, the C1
+    controls and the BiDi marks written as \\u escapes too: the same values, nothing a
+    terminal acts on (such characters occur only inside strings)."""
+    return _JSON_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

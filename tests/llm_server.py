@@ -4,7 +4,8 @@ Each test scripts its replies: a queue of actions consumed one per request to
 /v1/chat/completions — ("json", obj) / ("text", str) answer 200 with that content,
 ("status", code, headers) answers an error, ("sleep", seconds) stalls that long and then
 answers 500 (the client has timed out by then), ("raw", code, content_type, body) answers
-exactly those bytes (an HTML page from a proxy, a truncated JSON body). Requests are
+exactly those bytes (an HTML page from a proxy, a truncated JSON body), ("callable", f)
+answers whichever of those f(body) returns. Requests are
 recorded for assertions, with their Authorization header.
 """
 
@@ -58,14 +59,14 @@ class LoopbackLLM:
                     time.sleep(server.delay)
                 if action is None:
                     action = ("status", 500, {})
+                if action[0] == "callable":  # it may answer any action, an error status too
+                    action = action[1](body)
                 if action[0] == "sleep":  # stall past the client's timeout, then give up
                     time.sleep(action[1])
                     action = ("status", 500, {})
                 if action[0] == "status":
                     self._send(action[1], {"error": {"message": "scripted", "type": "test"}}, action[2])
                     return
-                if action[0] == "callable":
-                    action = action[1](body)
                 if action[0] == "raw":
                     self._send_bytes(action[1], action[2], action[3].encode() if isinstance(action[3], str)
                                      else action[3])

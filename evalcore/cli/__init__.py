@@ -17,7 +17,8 @@ COMMANDS = {
     "show": ("runs", "show_command"), "compare": ("runs", "compare_command"), "gate": ("runs", "gate_command"),
     "demo": ("runs", "demo_command"), "drift": ("drift", "drift_group"), "users": ("signoff", "users_group"),
     "signoff": ("signoff", "signoff_command"), "audit": ("signoff", "audit_group"),
-    "harness": ("harness", "harness_command"), "prompt-eval": ("prompt_eval", "prompt_eval_group"),
+    "harness": ("harness", "harness_command"), "replies": ("replies", "replies_command"),
+    "prompt-eval": ("prompt_eval", "prompt_eval_group"),
 }
 
 
@@ -38,7 +39,8 @@ def main() -> None:
     """Score LLM query expansions against a golden set, compare with a baseline, gate CI.
 
     Exit codes: 0 releasable, 1 not releasable, 2 usage or input error,
-    3 awaiting human sign-off, 4 sign-off refused.
+    3 awaiting human sign-off, 4 sign-off refused, 5 incomplete (errored items; a rerun
+    retries exactly those).
 
     Example: evalcore evaluate --golden data/demo/medical/golden.jsonl
     --generated data/demo/medical/v2-candidate.jsonl

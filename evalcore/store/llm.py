@@ -46,9 +46,12 @@ def harness_output_rows(run_id: str, rows: list[dict]) -> pa.Table:
 
 
 def harness_outputs(db_path: str | Path, run_id: str):
+    """A harness run's items (query_id, query, prompt, reply, terms, error) in golden-set
+    order (query_results.position); empty for a run the harness did not make."""
     with connect(db_path) as con:
-        return con.execute("SELECT * EXCLUDE (run_id) FROM harness_outputs WHERE run_id = ? ORDER BY query_id",
-                           [run_id]).df()
+        return con.execute("""SELECT h.query_id, q.query, h.prompt, h.reply, h.terms, h.error
+            FROM harness_outputs h LEFT JOIN query_results q ON q.run_id = h.run_id AND q.query_id = h.query_id
+            WHERE h.run_id = ? ORDER BY q.position NULLS LAST, h.query_id""", [run_id]).df()
 
 
 class StoredReplies:

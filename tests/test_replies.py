@@ -1,0 +1,162 @@
+"""`evalcore replies RUN` and the errored reason on every surface (issue 14, items 4 and 7),
+on a harness run made over real HTTP against the loopback server."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from click.testing import CliRunner
+
+from evalcore.cli import main
+
+from conftest import golden_row, write_jsonl
+from llm_server import LoopbackLLM
+
+PROMPT = "Expand the search query for {domain} search.\nQuery: {query}\nAnswer with a JSON list.\n"
+# a fenced JSON answer, then terminal controls: a clear-screen, a window title, a BiDi
+# override and a carriage return that would overwrite the line before it
+FLU_REPLY = '```json\n["Influenza", "grippe"]\n```\n\x1b[2J\x1b]0;owned\x07\u202eDone\r\nbye'
+ERROR = "HTTP 429 after 2 tries; first try: unparseable reply: empty"  # SPEC §6: last try, then the first
+
+
+def answer(calls: dict):
+    def reply(body):
+        prompt = body["messages"][-1]["content"]
+        if "Query: heart attack\n" in prompt:
+            return ("json", ["myocardial infarction", "MI"])
+        if "Query: flu\n" in prompt:
+            return ("text", FLU_REPLY)
+        calls["stroke"] += 1  # stroke: an empty reply, then rate-limited: errored after --max-tries 2
+        return ("text", "") if calls["stroke"] == 1 else ("status", 429, {})
+    return reply
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """One harness run (golden order z, a, m: not the query_ids' order), its reports and
+    an `evaluate` run in the same store."""
+    folder = tmp_path_factory.mktemp("replies")
+    server = LoopbackLLM()
+    server.default = ("callable", answer({"stroke": 0}))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(folder)
+        mp.delenv("EVALCORE_CONFIG", raising=False)
+        write_jsonl(folder / "golden.jsonl", [golden_row("z-heart", "heart attack", ["myocardial infarction", "mi"]),
+                                              golden_row("a-flu", "flu", ["influenza"]),
+                                              golden_row("m-stroke", "stroke", ["cva"])])
+        (folder / "prompt.txt").write_text(PROMPT, encoding="utf-8")
+        try:
+            result = CliRunner().invoke(main, [
+                "harness", "--golden", "golden.jsonl", "--prompt", "prompt.txt", "--model", "sut-model",
+                "--base-url", server.url, "--db", "store.duckdb", "--drift-judge", "none", "--max-tries", "2",
+                "--json", "report.json", "--html", "report.html", "--junit", "junit.xml"],
+                env={"OPENAI_API_KEY": "test-key"})
+        finally:
+            server.close()
+        assert result.exit_code == 5, result.output  # incomplete: one errored item
+        write_jsonl(folder / "generated.jsonl", [{"query_id": "z-heart", "terms": ["mi"]}])
+        plain = CliRunner().invoke(main, ["evaluate", "--golden", "golden.jsonl", "--generated", "generated.jsonl",
+                                          "--db", "store.duckdb", "--drift-judge", "none", "--json", "plain.json"])
+        assert plain.exit_code == 1, plain.output
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    return {"folder": folder, "db": str(folder / "store.duckdb"), "run": report["evaluation_id"], "report": report,
+            "plain": json.loads((folder / "plain.json").read_text(encoding="utf-8"))["evaluation_id"]}
+
+
+def cli(made, *args):
+    return CliRunner().invoke(main, [*args, "--db", made["db"]])
+
+
+def test_every_item_in_golden_order_with_prompt_reply_terms_and_error(made):
+    result = cli(made, "replies", made["run"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        f"run {made['run']}  harness:prompt.txt@sut-model  3 items, 1 errored",
+        "",
+        "query z-heart  heart attack",
+        "  prompt:",
+        "    Expand the search query for ecommerce search.",
+        "    Query: heart attack",
+        "    Answer with a JSON list.",
+        "  reply:",
+        '    ["myocardial infarction", "MI"]',
+        '  terms: ["myocardial infarction", "mi"]',
+        "",
+        "query a-flu  flu",
+        "  prompt:",
+        "    Expand the search query for ecommerce search.",
+        "    Query: flu",
+        "    Answer with a JSON list.",
+        "  reply:",
+        "    ```json",
+        '    ["Influenza", "grippe"]',
+        "    ```",
+        "    Done",  # the controls are gone, and the carriage return ends a line of its own
+        "    bye",
+        '  terms: ["influenza", "grippe"]',
+        "",
+        "query m-stroke  stroke  (errored)",
+        "  prompt:",
+        "    Expand the search query for ecommerce search.",
+        "    Query: stroke",
+        "    Answer with a JSON list.",
+        "  reply: (empty)",
+        "  terms: none (errored item)",
+        f"  error: {ERROR}",
+    ]
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]", result.stdout)
+
+
+def test_errored_only(made):
+    result = cli(made, "replies", made["run"], "--errored")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if line.startswith("query ")] == ["query m-stroke  stroke  (errored)"]
+    assert lines[-1] == f"  error: {ERROR}"
+
+
+def test_one_query(made):
+    result = cli(made, "replies", made["run"], "--query", "z-heart")
+    assert result.exit_code == 0
+    assert [line for line in result.stdout.splitlines() if line.startswith("query ")] == ["query z-heart  heart attack"]
+    none = cli(made, "replies", made["run"], "--query", "z-heart", "--errored")
+    assert none.exit_code == 0 and none.stdout.splitlines()[-1] == "no errored items for query z-heart"
+
+
+def test_json_keeps_every_value_and_lets_no_control_through(made):
+    result = cli(made, "replies", made["run"], "--json")
+    assert result.exit_code == 0
+    assert not re.search("[\x1b\x07\x9b\r\u202e]", result.stdout)
+    items = json.loads(result.stdout)
+    assert [i["query_id"] for i in items] == ["z-heart", "a-flu", "m-stroke"]
+    assert items[1] == {"query_id": "a-flu", "query": "flu", "prompt": PROMPT.format(domain="ecommerce", query="flu"),
+                        "reply": FLU_REPLY, "terms": ["influenza", "grippe"], "error": None}
+    assert items[2]["error"] == ERROR and items[2]["reply"] == ""
+    only = json.loads(cli(made, "replies", made["run"], "--json", "--errored").stdout)
+    assert [i["query_id"] for i in only] == ["m-stroke"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["no-such-run"], "unknown run 'no-such-run'"),
+    (["RUN", "--query", "nope"], "has no query 'nope'"),
+    (["PLAIN"], "was not made by the harness"),
+])
+def test_exit_2_with_one_clear_line(made, args, message):
+    args = [{"RUN": made["run"], "PLAIN": made["plain"]}.get(a, a) for a in args]
+    result = cli(made, "replies", *args)
+    assert result.exit_code == 2
+    assert result.stdout == "" and result.stderr.count("\n") == 1 and message in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_reports_carry_the_whole_reason(made):
+    by_id = {q["query_id"]: q for q in made["report"]["per_query_results"]}
+    assert by_id["m-stroke"]["error"] == ERROR and by_id["m-stroke"]["failure_reasons"][0] == f"error: {ERROR}"
+    assert by_id["z-heart"]["error"] is None
+    cases = {c.get("name"): c for c in ET.parse(made["folder"] / "junit.xml").iter("testcase")}
+    errored = [c for c in cases.values() if c.find("error") is not None]
+    assert len(errored) == 1 and errored[0].find("error").get("message").startswith(f"error: {ERROR};")
+    assert f"<td>error: {ERROR}; empty expansion" in (made["folder"] / "report.html").read_text(encoding="utf-8")
