@@ -82,6 +82,11 @@ def history(query_id: str) -> pd.DataFrame:
     return cached("query_history", query_id)
 
 
+def errored(run_id: str) -> pd.DataFrame:
+    """A run's errored items with their whole reason (query_id, query, error)."""
+    return cached("errored_queries", run_id)
+
+
 def query_ids(text: str = "") -> pd.DataFrame:
     if not store_exists():
         return pd.DataFrame(columns=["query_id", "query", "runs"])

@@ -6,15 +6,18 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from streamlit.testing.v1 import AppTest
 
 from evalcore.cli import main
 
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM
 
+ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "Expand the search query for {domain} search.\nQuery: {query}\nAnswer with a JSON list.\n"
 # a fenced JSON answer, then terminal controls: a clear-screen, a window title, a BiDi
 # override and a carriage return that would overwrite the line before it
@@ -152,6 +155,12 @@ def test_exit_2_with_one_clear_line(made, args, message):
     assert "Traceback" not in result.output
 
 
+def test_show_prints_the_whole_reason(made):
+    result = cli(made, "show", made["run"])
+    assert result.exit_code == 0
+    assert f"  m-stroke: error: {ERROR}" in result.stdout.splitlines()  # the table cuts it; this line does not
+
+
 def test_reports_carry_the_whole_reason(made):
     by_id = {q["query_id"]: q for q in made["report"]["per_query_results"]}
     assert by_id["m-stroke"]["error"] == ERROR and by_id["m-stroke"]["failure_reasons"][0] == f"error: {ERROR}"
@@ -160,3 +169,35 @@ def test_reports_carry_the_whole_reason(made):
     errored = [c for c in cases.values() if c.find("error") is not None]
     assert len(errored) == 1 and errored[0].find("error").get("message").startswith(f"error: {ERROR};")
     assert f"<td>error: {ERROR}; empty expansion" in (made["folder"] / "report.html").read_text(encoding="utf-8")
+
+
+def shown(markdown: str) -> str:
+    """What a visitor reads from Markdown the dashboard escaped with ui.literal."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+
+
+def page(name: str, **params) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.switch_page(f"views/{name}.py")
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def test_dashboard_runs_page_lists_the_errored_items_with_their_reason(made, monkeypatch):
+    monkeypatch.setenv("EVALCORE_DB", made["db"])
+    at = page("runs", run=made["run"])
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert dict(zip(table["run_id"], table["errored"])) == {made["run"]: 1, made["plain"]: 0}
+    assert "1 errored items" in at.warning[0].value
+    assert f"**m-stroke** stroke · error: {ERROR}" in [shown(m.value) for m in at.markdown]
+
+
+def test_dashboard_query_page_shows_the_reason(made, monkeypatch):
+    monkeypatch.setenv("EVALCORE_DB", made["db"])
+    at = page("query", query_id="m-stroke")
+    assert not at.exception
+    assert [shown(w.value) for w in at.warning] == [f"Errored in run {made['run']}: error: {ERROR}"]
+    errors = at.dataframe[0].value["error"]
+    assert errors.iloc[0] == ERROR and errors.isna().iloc[1]  # the harness run, then the evaluate run

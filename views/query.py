@@ -33,9 +33,11 @@ fig = px.line(chart.melt(id_vars=["run", "run_id"], value_vars=["precision", "re
                          var_name="metric"), x="run", y="value", color="metric", markers=True, hover_data=["run_id"])
 fig.update_layout(height=280, margin=dict(l=10, r=10, t=10, b=10), yaxis_range=[0, 1.02], yaxis_title=None)
 st.plotly_chart(fig, width="stretch")
+for item in history[history["error"].notna()].iloc[::-1].head(5).itertuples():  # the newest errored runs
+    st.warning(f"Errored in run {ui.literal(item.run_id)}: error: {ui.literal(item.error)}")
 table = history.assign(**{c: history[c].map(ui.terms) for c in
                           ("generated_terms", "true_positives", "drift_terms", "missed", "failure_reasons")})
 st.dataframe(table[["prompt_version", "f1", "passed", "generated_terms", "missed", "drift_terms", "regression_status",
-                    "precision", "recall", "failure_reasons", "name", "created_at", "run_id"]],
+                    "precision", "recall", "failure_reasons", "error", "name", "created_at", "run_id"]],
              hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("f1", "precision", "recall")})

@@ -19,7 +19,7 @@ table = runs.assign(
 )
 st.dataframe(
     table[["run_id", "created_at", "name", "prompt_version", "gate", "domains", "sign_off", "total_queries",
-           "failed", "aggregate_precision", "aggregate_recall", "aggregate_f1", "mean_term_drift_score",
+           "failed", "errored", "aggregate_precision", "aggregate_recall", "aggregate_f1", "mean_term_drift_score",
            "regressed", "improved", "baseline_id"]].style.map(ui.color_gate, subset=["gate"]),
     hide_index=True, width="stretch",
     column_config={"aggregate_precision": st.column_config.NumberColumn("P", format="%.3f"),
@@ -55,6 +55,10 @@ row = runs.set_index("run_id").loc[chosen]
 st.markdown(f"**{ui.literal(row['gate_decision'].upper())}** · {row['total_queries']} queries · "
             f"F1 {row['aggregate_f1']:.3f} · drift judge {ui.literal(row['drift_judge'])} · "
             f"by {ui.literal(row['author'])}")
+if row["errored"]:
+    st.warning(f"{row['errored']} errored items: the evaluation is incomplete (a rerun retries exactly those).")
+    for item in data.errored(chosen).itertuples():
+        st.markdown(f"**{ui.literal(item.query_id)}** {ui.literal(item.query)} · error: {ui.literal(item.error)}")
 baseline = row["baseline_id"] if isinstance(row["baseline_id"], str) else None
 cols = st.columns(3)
 if baseline:

@@ -69,7 +69,19 @@ def show_command(run_id, db, failed_only):
     echo("")
     echo(format_table(["query_id", "query", "critical", "P", "R", "F1", "drift", "result",
                              "vs baseline", "reasons"], rows, max_width=60))
+    _print_errors(df)
     _print_drift(db, run_id, None)
+
+
+def _print_errors(df) -> None:
+    """Each errored item's whole reason (the table cuts long cells): the last try and, when
+    it differs, the first."""
+    errored = df[df["error"].notna()]
+    if errored.empty:
+        return
+    echo(f"\nerrored items ({len(errored)}; `evalcore replies RUN --errored` shows their prompts and replies):")
+    for r in errored.itertuples():
+        echo(f"  {safe(r.query_id)}: error: {safe(r.error)}")
 
 
 def _print_drift(db: str, run_id: str, limit: int | None) -> None:

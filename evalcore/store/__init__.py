@@ -17,13 +17,13 @@ from .llm import StoredReplies, harness_output_rows, harness_outputs, load_llm_c
 from .prompts import (find_dataset_hash, list_prompt_evals, prompt_eval_datasets, prompt_eval_matrix,
                       prompt_eval_results, prompt_eval_scores, prompt_eval_versions, save_prompt_eval)
 from .vectors import StoredVectors, load_vectors, save_vectors
-from .views import (StoredPair, compare_domains, comparison_rows, find_query_ids, flagged_items, metric_trend,
-                    query_history, runs_overview)
+from .views import (StoredPair, compare_domains, comparison_rows, errored_queries, find_query_ids, flagged_items,
+                    metric_trend, query_history, runs_overview)
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensure_store", "drift_terms",
            "find_run_by_content", "get_run", "golden_entry", "judge_log", "list_runs", "load_baseline", "query_rows",
            "save_run", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredPair", "comparison_rows",
-           "compare_domains", "find_query_ids", "flagged_items",
+           "compare_domains", "errored_queries", "find_query_ids", "flagged_items",
            "metric_trend", "query_history", "runs_overview", "append_audit",
            "audit_records", "decisions_for", "get_user", "list_users", "users_rows", "write_account", "account_state",
            "GENESIS", "integrity_problems", "signin_failures", "record_signin_failure", "clear_signin_failures",

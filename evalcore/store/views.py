@@ -83,9 +83,16 @@ def query_history(db_path: str | Path, query_id: str) -> pd.DataFrame:
             """SELECT r.run_id, r.created_at, r.name, r.prompt_version, q.query, q.precision, q.recall, q.f1,
                       q.term_drift_score, q.passed, q.generated_terms, q.true_positives, q.drift_terms,
                       list_filter(q.expected_terms, lambda t: NOT list_contains(q.true_positives, t)) AS missed,
-                      q.failure_reasons, q.regression_status
+                      q.failure_reasons, q.regression_status, q.error
                FROM query_results q JOIN runs r USING (run_id)
                WHERE q.query_id = ? ORDER BY r.created_at, r.run_id""", [query_id]).df()
+
+
+def errored_queries(db_path: str | Path, run_id: str) -> pd.DataFrame:
+    """A run's errored items (query_id, query, error), in golden-set order."""
+    with connect(db_path) as con:
+        return con.execute("SELECT query_id, query, error FROM query_results WHERE run_id = ? AND error IS NOT NULL "
+                           "ORDER BY position", [run_id]).df()
 
 
 def find_query_ids(db_path: str | Path, text: str = "", limit: int = 200) -> pd.DataFrame:
