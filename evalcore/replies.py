@@ -60,6 +60,10 @@ _OPEN = re.compile(r"<(%s)\b[^>]*>" % "|".join(_REASONING_TAGS), re.I)
 _CLOSE = re.compile(r"</(%s)\s*>" % "|".join(_REASONING_TAGS), re.I)
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _TERM_KEYS = ("terms", "synonyms", "expansions")
+# where a term list or an object holding one can begin: `[` before a string, an object or
+# `]`, `{` before a key or `}` (so "[[[[…" or "{{{{…" costs no parse per bracket)
+_JSON_START = re.compile(r'\[(?=\s*["{\]])|\{(?=\s*["}])')
+_MAX_STARTS = 1000
 
 _BULLET = re.compile(r"^\s*(?:[-*•+–—·▪►‣○◦]|\d{1,3}[.)]|\(\d{1,3}\)|\[\d{1,3}\]|[a-zA-Z][)])\s+")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -129,8 +133,8 @@ def _drop_reasoning(text: str) -> str:
 def _json_answer(text: str) -> list | None:
     """Rule 2: the first fenced block or bracket span that holds a term list."""
     decoder = json.JSONDecoder()
-    starts = sorted({m.start(2) for m in _FENCE.finditer(text)} | {i for i, c in enumerate(text) if c in "[{"})
-    for start in starts:
+    starts = sorted({m.start(2) for m in _FENCE.finditer(text)} | {m.start() for m in _JSON_START.finditer(text)})
+    for start in starts[:_MAX_STARTS]:
         body = text[start:].lstrip()
         if not body.startswith(("[", "{")):
             continue
