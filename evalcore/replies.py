@@ -155,6 +155,8 @@ def _must_be_json(text: str) -> str | None:
     if not fences and not stripped.startswith(("[", "{")):
         return None
     body = fences[0].group(2) if fences else stripped
+    if not body.strip():
+        return "empty code fence"
     try:
         json.loads(body)
     except json.JSONDecodeError as exc:
