@@ -7,13 +7,14 @@ with the same concurrency (goal ≤ 1.1× the bare loop; the physical limit is t
 endpoint's latency × queries ÷ concurrency, printed too), and a rerun from the DuckDB cache
 (goal ≤ 1 s, zero calls).
 
-Usage: python bench/bench_harness.py [--queries 1000] [--concurrency 32] [--delay 0.05]
+Usage: python bench/bench_harness.py [--queries 1000] [--concurrency 32] [--delay 0.05] [--rounds 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -90,21 +91,29 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--delay", type=float, default=0.05)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     server, url = endpoint(args.delay)
     items = golden(args.queries)
     prompts = [PROMPT.format(query=i.query, domain=i.domain, intent="") for i in items.items]
-    db = Path(tempfile.mkdtemp(prefix="bench_harness-")) / "cache.duckdb"
-    store.ensure_store(db)
+    folder = Path(tempfile.mkdtemp(prefix="bench_harness-"))
     try:
         asyncio.run(bare_loop(url, prompts[:64], args.concurrency))  # warm both paths
-        bare = asyncio.run(bare_loop(url, prompts, args.concurrency))
-        wall, usage, errored = asyncio.run(harness(url, items, args.concurrency, db))
+        bares, walls = [], []
+        for i in range(args.rounds):  # interleaved, so a noisy neighbour hits both alike
+            bares.append(asyncio.run(bare_loop(url, prompts, args.concurrency)))
+            db = folder / f"cache-{i}.duckdb"
+            store.ensure_store(db)
+            wall, usage, errored = asyncio.run(harness(url, items, args.concurrency, db))
+            walls.append(wall)
         rerun, rerun_usage, _ = asyncio.run(harness(url, items, args.concurrency, db))
+        bare, wall = statistics.median(bares), statistics.median(walls)
         print(f"bench_harness {args.queries:,} queries, {args.delay * 1000:.0f} ms per answer, concurrency "
-              f"{args.concurrency}, endpoint in its own process: harness {wall:.2f} s ({usage['calls']} calls, "
-              f"{errored} errored, max in flight {usage['max_in_flight']}) vs bare AsyncOpenAI loop {bare:.2f} s "
-              f"= {wall / bare:.2f}× [goal ≤ 1.1×]; physical limit {args.delay * args.queries / args.concurrency:.2f} s; "
+              f"{args.concurrency}, endpoint in its own process, median of {args.rounds} interleaved rounds: "
+              f"harness {wall:.2f} s ({usage['calls']} calls, {errored} errored, max in flight "
+              f"{usage['max_in_flight']}; rounds {', '.join(f'{w:.2f}' for w in walls)}) vs bare AsyncOpenAI loop "
+              f"{bare:.2f} s (rounds {', '.join(f'{b:.2f}' for b in bares)}) = {wall / bare:.2f}× [goal ≤ 1.1×]; "
+              f"physical limit {args.delay * args.queries / args.concurrency:.2f} s; "
               f"rerun from cache {rerun:.2f} s with {rerun_usage['calls']} calls "
               f"({rerun_usage['cache_hits']} cache hits) [goal ≤ 1 s, 0 calls]")
     finally:

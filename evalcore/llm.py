@@ -170,7 +170,7 @@ class AsyncLLMClient:
 
         if self.cache is None or not self._pending:
             return
-        if not force and len(self._pending) < 256 and time.monotonic() - self._last_flush < 1.0:
+        if not force and len(self._pending) < 4096 and time.monotonic() - self._last_flush < 1.0:
             return
         async with self._flush_lock:
             batch, self._pending = self._pending, []

@@ -213,8 +213,10 @@ def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBP
 
 
 def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                            [name]).fetchall()[0][0])
+    """Whether this database holds the table (duckdb_tables() answers in a fraction of the
+    time information_schema takes, and every connection asks)."""
+    return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ? "
+                            "AND database_name = current_database()", [name]).fetchall()[0][0])
 
 
 
