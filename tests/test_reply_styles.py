@@ -128,7 +128,7 @@ def test_reply_style_over_http(style_run, style, reply, expected):
 
 def test_the_run_says_where_it_called(style_run):
     _, _, result = style_run
-    assert "harness: endpoint http://127.0.0.1:" in result.stderr and "model m" in result.stderr
+    assert "endpoint: http://127.0.0.1:" in result.stderr and "(model m)" in result.stderr
 
 
 @pytest.mark.parametrize("reply, expected", [
@@ -284,3 +284,22 @@ def test_the_dashboard_runs_the_harness_with_json_replies_and_repeats(tmp_path, 
     assert len(store.list_runs(db)) == 2
     assert json.loads(store.get_run(db, result.run_id)["usage"])["repeat"] == 1
     assert "F1 varies on 0 of 3 queries" in result.output
+
+
+def test_evaluate_with_the_llm_drift_judge_says_which_endpoint_it_calls(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    server = LoopbackLLM()
+    server.default = ("json", {"verdicts": [{"term": "banana", "drift": True, "reason": "fruit"}]})
+    (tmp_path / "evalcore.toml").write_text(
+        f'[llm]\nbase_url = "{server.url.replace("http://", "http://user:sekrit@")}"\nmodel = "judge-model"\n',
+        encoding="utf-8")
+    golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("q1", "heart attack", ["mi"])])
+    generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": ["mi", "banana"]}])
+    try:
+        result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
+                                           "--drift-judge", "llm", "--no-store"])
+    finally:
+        server.close()
+    line = next(x for x in result.stderr.splitlines() if x.startswith("endpoint: "))
+    assert line == f"endpoint: {server.url.replace('http://', 'http://***@')} (drift judge model judge-model)"
+    assert "sekrit" not in result.output + result.stderr and server.chat_calls == 1

@@ -20,6 +20,34 @@ def echo(text: object = "", err: bool = False) -> None:
     click.echo(strip_controls(str(text)), err=err)
 
 
+DEFAULT_ENDPOINT = "https://api.openai.com/v1"
+"""What the openai client calls when neither --base-url, OPENAI_BASE_URL nor [llm] base_url is set."""
+
+
+def endpoint_lines(roles: list[tuple[str, object]]) -> list[str]:
+    """`endpoint: URL (model m)` per endpoint the command calls, credentials redacted; `roles`
+    are (role, LLMConfig) pairs such as ("model", sut), ("judge model", judge)."""
+    by_url: dict[str, list[str]] = {}
+    for role, config in roles:
+        said = by_url.setdefault(config.shown_url or DEFAULT_ENDPOINT, [])
+        if not any(part.endswith(f" {config.model}") for part in said):
+            said.append(f"{role} {config.model}")
+    return [f"endpoint: {url} ({', '.join(said)})" for url, said in by_url.items()]
+
+
+def say_endpoints(*roles: tuple[str, object]) -> None:
+    """Tell, on standard error and before the first call, every endpoint a command calls
+    (SPEC §5: the user sees where their data goes)."""
+    for line in endpoint_lines(list(roles)):
+        echo(line, err=True)
+
+
+def judge_endpoint(judge) -> list[tuple[str, object]]:
+    """The ("drift judge model", LLMConfig) role of an llm drift judge; none for the others."""
+    config = getattr(judge, "llm", None)
+    return [("drift judge model", config)] if config is not None and hasattr(config, "shown_url") else []
+
+
 def fail(lines: Sequence[str], code: int = EXIT_INPUT) -> None:
     for line in lines:
         echo(terminal_safe(line), err=True)

@@ -15,12 +15,13 @@ from ..drift import JUDGE_NAMES
 from ..errors import UsageError
 from ..evaluation import EvaluationRun, evaluate, ignored_environment
 from ..io import load_baseline_report
+from ..judges import resolve_judge
 from ..regression import Baseline
 from ..report import STDOUT, PendingFile, build_report, check_outputs, iter_report_json, render_html, render_junit
 from ..signoff import ReleaseState, parse_head, release_state, unsigned_state
-from ..store import check_store_path, load_baseline, repeat_runs, save_run
+from ..store import StoredVectors, check_store_path, load_baseline, repeat_runs, save_run
 from ..text import terminal_safe
-from .common import db_option, echo, expect_head_option, report_options, run_cli
+from .common import db_option, echo, expect_head_option, judge_endpoint, report_options, run_cli, say_endpoints
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
            "warn_ignored_environment", "check_paths"]
@@ -202,7 +203,10 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     settings = run_cli(load_settings)
     warn_ignored_environment()
     base = run_cli(resolve_baseline, baseline, db)
-    run = run_cli(evaluate, golden, generated, thresholds=thresholds, drift_judge=drift_judge,
+    judge = run_cli(resolve_judge, drift_judge, settings, None if no_store else StoredVectors(db), domain_context)
+    if not quiet:
+        say_endpoints(*judge_endpoint(judge))
+    run = run_cli(evaluate, golden, generated, thresholds=thresholds, drift_judge=judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
                   domain_context=domain_context, author=author, cache_db=None if no_store else db,
                   repeats_from=None if not Path(db).exists() else

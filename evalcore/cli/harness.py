@@ -24,7 +24,7 @@ from ..harness import prompt_version as prompt_version_of
 from ..replies import RESPONSE_SCHEMA
 from ..io import load_golden_set, load_thresholds
 from ..llm import AsyncLLMClient, LLMConfig
-from .common import db_option, echo, fail, report_options, run_cli
+from .common import db_option, echo, fail, judge_endpoint, report_options, run_cli, say_endpoints
 from .evaluate import check_paths, finish, resolve_baseline, warn_ignored_environment, write_outputs
 
 __all__ = ["harness_command"]
@@ -178,8 +178,7 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
             params["response_format"] = RESPONSE_SCHEMA
         version = prompt_version or prompt_version_of(prompt, config.model, params)
         if not quiet:
-            echo(f"harness: endpoint {config.shown_url or 'https://api.openai.com/v1 (the openai default)'}, "
-                 f"model {config.model}", err=True)
+            say_endpoints(("model", config), *judge_endpoint(judge))
         if repeat > 1 and temperature == 0:
             echo(f"warning: --repeat {repeat} at temperature 0: the repeats measure only the endpoint's own "
                  "nondeterminism; give --temperature to sample as production does", err=True)
@@ -197,6 +196,8 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         source = f"harness:{prompt_file}@{config.model}"
     else:
         fn = run_cli(load_callable, callable_spec)
+        if not quiet:
+            say_endpoints(*judge_endpoint(judge))
         version = prompt_version or callable_spec
         samples = [asyncio.run(run_callable(golden_set, fn, concurrency, _bar("harness")))]
         source = f"harness:{callable_spec}"

@@ -23,7 +23,7 @@ from ..io import read_text
 from ..llm import AsyncLLMClient, LLMConfig
 from ..prompt_eval import PromptEvalResults, PromptEvaluator, dataset_hash, load_dataset
 from ..store.prompts import find_dataset_hash, prompt_eval_datasets, prompt_eval_scores, prompt_eval_versions
-from .common import db_option, echo, fail, format_table, run_cli
+from .common import db_option, echo, fail, format_table, run_cli, endpoint_lines, say_endpoints
 
 __all__ = ["prompt_eval_group", "load_template"]
 
@@ -42,26 +42,6 @@ def _config(model: str | None, base_url: str | None) -> LLMConfig:
     settings = load_settings()
     config = LLMConfig.from_settings(dict(settings.llm), model)
     return dataclasses.replace(config, base_url=base_url) if base_url else config
-
-
-DEFAULT_ENDPOINT = "https://api.openai.com/v1"
-"""What the openai client calls when neither --base-url, OPENAI_BASE_URL nor [llm] base_url is set."""
-
-
-def endpoint_lines(roles: list[tuple[str, LLMConfig]]) -> list[str]:
-    """`endpoint: URL (model m)` per endpoint the command calls, credentials redacted; `roles`
-    are (role, config) pairs such as ("model", sut), ("judge model", judge)."""
-    by_url: dict[str, list[str]] = {}
-    for role, config in roles:
-        said = by_url.setdefault(config.shown_url or DEFAULT_ENDPOINT, [])
-        if not any(part.endswith(f" {config.model}") for part in said):
-            said.append(f"{role} {config.model}")
-    return [f"endpoint: {url} ({', '.join(said)})" for url, said in by_url.items()]
-
-
-def _say_endpoints(*roles: tuple[str, LLMConfig]) -> None:
-    for line in endpoint_lines(list(roles)):
-        echo(line, err=True)
 
 
 def _parse_inputs(values: tuple[str, ...]) -> dict[str, str]:
@@ -106,7 +86,7 @@ def generate_command(task, inputs, num_cases, out, model, base_url, concurrency,
         raise click.UsageError("--db and --no-store exclude each other")
     evaluator = PromptEvaluator(run_cli(_config, model, base_url), concurrency=concurrency,
                                 cache_db=None if no_store else (db or default_db_path()))
-    _say_endpoints(("model", evaluator.config))
+    say_endpoints(("model", evaluator.config))
     dataset = run_cli(evaluator.generate_dataset, task, spec, num_cases, out)
     usage = evaluator.usage["generator"]
     echo(f"wrote {len(dataset.cases)} cases to {out} ({usage['calls']} calls, {usage['cache_hits']} from cache)")
@@ -212,12 +192,12 @@ def run_command(dataset, prompt_file, callable_spec, model, judge_model, base_ur
     if prompt_file:
         template = run_cli(load_template, prompt_file, set(loaded.prompt_inputs_spec))
         sut = evaluator.config
-        _say_endpoints(("model", sut), ("judge model", evaluator.judge_config))
+        say_endpoints(("model", sut), ("judge model", evaluator.judge_config))
         kwargs["prompt_version"] = prompt_version or prompt_version_of(template, sut.model, {"temperature": sut.temperature})
         results = run_cli(asyncio.run, _run_template(evaluator, template, sut, dataset, model=sut.model, **kwargs))
     else:
         fn = run_cli(load_callable, callable_spec)
-        _say_endpoints(("judge model", evaluator.judge_config))
+        say_endpoints(("judge model", evaluator.judge_config))
         kwargs["prompt_version"] = prompt_version or callable_spec
         results = run_cli(evaluator.run_evaluation, fn, dataset, model=f"callable:{callable_spec}", **kwargs)
     _print_results(results)
