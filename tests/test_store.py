@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from evalcore import store
-from evalcore.errors import StoreBusyError, UnknownRunError
+from evalcore.errors import StoreBusyError, UnknownRunError, UsageError
 
 from conftest import golden_row
 
@@ -118,3 +118,24 @@ def test_the_golden_file_is_kept_with_its_line_numbers(tmp_path):
     line, text = store.golden_entry(db, golden_hash, "café")
     assert line == 3 and text.startswith('{"query_id": "caf\\u00e9"')
     assert store.golden_entry(db, golden_hash, "b") is None
+
+
+def test_a_store_newer_than_this_evalcore_is_refused_with_the_version_to_install(db, run):
+    """A client meeting a schema it does not know refuses (exit 2) instead of misreading it."""
+    from click.testing import CliRunner
+
+    from evalcore.cli import main
+
+    store.save_run(db, run)
+    with store.connect(db, write=True) as con:
+        stamps = con.execute("SELECT count(*) FROM schema_migrations WHERE evalcore_version IS NOT NULL").fetchall()
+        assert stamps[0][0] >= 1  # this version signs the migrations it applies
+        con.execute("INSERT INTO schema_migrations VALUES (?, 'later', '9.4.1')", [store.SCHEMA_VERSION + 1])
+    for args in (["runs", "--db", str(db)], ["show", run.evaluation_id, "--db", str(db)],
+                 ["audit", "verify", "--db", str(db)]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert (f"the store's schema is version {store.SCHEMA_VERSION + 1}, newer than this evalcore"
+                in result.stderr) and "install evalcore 9.4.1 or later" in result.stderr
+    with pytest.raises(UsageError, match="newer than this evalcore"):
+        store.ensure_store(db)

@@ -109,7 +109,33 @@ MIGRATIONS.append((9, [
     """CREATE TABLE golden_files (golden_hash VARCHAR PRIMARY KEY, path VARCHAR, content VARCHAR NOT NULL,
         stored_at VARCHAR)""",
 ]))
+MIGRATIONS.append((10, [
+    # which evalcore applied each migration: an older client meeting a newer store can say
+    # which version to install instead of misreading tables it does not know
+    "ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS evalcore_version VARCHAR",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+def _refuse_newer(con: duckdb.DuckDBPyConnection, current: int) -> None:
+    """UsageError when the store's schema is newer than this evalcore knows (SPEC §5: exit 2,
+    nothing read or written as if it were older)."""
+    if current <= SCHEMA_VERSION:
+        return
+    try:
+        wrote = con.execute("SELECT evalcore_version FROM schema_migrations WHERE evalcore_version IS NOT NULL "
+                            "ORDER BY version DESC LIMIT 1").fetchall()
+    except duckdb.Error:
+        wrote = []
+    by = f"evalcore {wrote[0][0]} or later" if wrote else "a newer evalcore"
+    where = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
+    raise UsageError(f"--db {where[0][0] if where else '?'}: the store's schema is version {current}, newer than "
+                     f"this evalcore {_version()} knows (version {SCHEMA_VERSION}); install {by}")
+
+
+def _version() -> str:
+    from .. import __version__
+    return __version__
 
 
 
@@ -174,13 +200,19 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
                          "(no schema_migrations); nothing was written to it")
     con.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at VARCHAR)")
     current = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchall()[0][0]
+    _refuse_newer(con, current)
     for version, statements in MIGRATIONS:
         if version <= current:
             continue
         con.execute("BEGIN TRANSACTION")
         for step in statements:  # SQL, or a function of the connection (same transaction)
             step(con) if callable(step) else con.execute(step)
-        con.execute("INSERT INTO schema_migrations VALUES (?, CAST(current_timestamp AS VARCHAR))", [version])
+        if _has_column(con, "schema_migrations", "evalcore_version"):
+            con.execute("INSERT INTO schema_migrations (version, applied_at, evalcore_version) "
+                        "VALUES (?, CAST(current_timestamp AS VARCHAR), ?)", [version, _version()])
+        else:
+            con.execute("INSERT INTO schema_migrations (version, applied_at) "
+                        "VALUES (?, CAST(current_timestamp AS VARCHAR))", [version])
         con.execute("COMMIT")
 
 
@@ -203,6 +235,7 @@ def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBP
         else:
             version = con.execute(
                 "SELECT max(version) FROM schema_migrations").fetchall()[0][0] if _has_table(con, "schema_migrations") else 0
+            _refuse_newer(con, version or 0)
             if (version or 0) < SCHEMA_VERSION:
                 con.close()
                 con = _open(path, read_only=False)
@@ -210,6 +243,11 @@ def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBP
         yield con
     finally:
         con.close()
+
+
+def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = ? AND column_name = ? "
+                            "AND database_name = current_database()", [table, column]).fetchall()[0][0])
 
 
 def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
