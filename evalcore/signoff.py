@@ -169,8 +169,8 @@ def _replay(records: list[dict]) -> tuple[dict[str, tuple[dict, int]], dict[str,
     return accounts, runs
 
 
-def _check_accounts(db, records: list, chained: dict[str, tuple[dict, int]]) -> ChainReport | None:
-    stored = {row["name"]: store.account_state(row) for row in store.users_rows(db)}
+def _check_accounts(users: list[dict], records: list, chained: dict[str, tuple[dict, int]]) -> ChainReport | None:
+    stored = {row["name"]: store.account_state(row) for row in users}
     for name, state in stored.items():
         if name not in chained:
             return _broken(records, None, f"account {name!r}: in the store but in no audit record — "
@@ -193,16 +193,14 @@ HEADER_KEYS = ("content_hash", "author", "gate", "gate_reasons", "domains", "hig
                "run_digest", "rows")
 
 
-def _check_runs(db, records: list, chained: dict[str, tuple[dict, int]], run_ids) -> ChainReport | None:
-    from .store.chain import stored_headers, stored_run_ids
-
+def _check_runs(snapshot, records: list, chained: dict[str, tuple[dict, int]], run_ids) -> ChainReport | None:
     if run_ids is None:
         return None
-    scope = stored_run_ids(db) if run_ids == "all" else list(run_ids)
+    scope = snapshot.run_ids if run_ids == "all" else list(run_ids)
     for rid in scope:
         if rid not in chained:
             return _broken(records, None, f"run {rid}: stored but in no audit record — added to the store by hand")
-    headers = stored_headers(db, scope)
+    headers = snapshot.headers
     for rid in scope:
         recorded, seq = chained[rid]
         if rid not in headers:
@@ -229,16 +227,18 @@ def verify_chain(db: str | Path, expect_head: str | None = None, runs="all") -> 
     The head recorded at append time catches removed trailing records; `expect_head`
     (COUNT:HASH kept outside the store, e.g. in a CI log) catches a store rewritten or
     truncated whole."""
+    from .store.chain import chain_snapshot
+
     expected = parse_head(expect_head) if expect_head else None
-    problems = store.integrity_problems(db)
-    if problems:
-        return _broken([], None, f"the store's tables were altered: {problems[0]}")
-    records = store.audit_records(db)
+    snapshot = chain_snapshot(db, runs)  # one connection: a concurrent append is all in or all out
+    if snapshot.problems:
+        return _broken([], None, f"the store's tables were altered: {snapshot.problems[0]}")
+    records = snapshot.records
     broken = _links(records)
     if broken:
         return broken
     last = records[-1]["record_hash"] if records else None
-    head = store.audit_head(db)
+    head = snapshot.head
     if head is None and records:
         return _broken(records, len(records), "the chain's recorded head is missing — removed by hand")
     if head is not None and (head[0] != len(records) or head[1] != last):
@@ -259,7 +259,7 @@ def verify_chain(db: str | Path, expect_head: str | None = None, runs="all") -> 
         seq = exc.args[0]
         return _broken(records, seq, f"record {seq}: a second adoption of the store's contents — migrations "
                        "were re-run by hand to bless edited accounts or runs")
-    broken = _check_accounts(db, records, accounts) or _check_runs(db, records, run_headers, runs)
+    broken = _check_accounts(snapshot.users, records, accounts) or _check_runs(snapshot, records, run_headers, runs)
     if broken:
         return broken
     head_text = f"{len(records)}:{last}" if records else "0:" + store.GENESIS

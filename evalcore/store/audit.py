@@ -77,8 +77,12 @@ def users_rows(db_path: str | Path) -> list[dict]:
     if not Path(str(db_path)).exists():
         return []
     with connect(db_path) as con:
-        cur = con.execute(f"SELECT {', '.join(USER_COLUMNS)} FROM users ORDER BY name")
-        return [dict(zip(USER_COLUMNS, r)) for r in cur.fetchall()]
+        return users_rows_on(con)
+
+
+def users_rows_on(con) -> list[dict]:
+    cur = con.execute(f"SELECT {', '.join(USER_COLUMNS)} FROM users ORDER BY name")
+    return [dict(zip(USER_COLUMNS, r)) for r in cur.fetchall()]
 
 
 def list_users(db_path: str | Path) -> list[dict]:
@@ -124,13 +128,16 @@ def audit_records(db_path: str | Path, run_id: str | None = None) -> list[dict]:
     if not Path(str(db_path)).exists():
         return []
     with connect(db_path) as con:
-        sql = f"SELECT {', '.join(AUDIT_COLUMNS)} FROM audit_log"
-        params: list = []
-        if run_id is not None:
-            sql += " WHERE run_id = ?"
-            params.append(run_id)
-        rows = con.execute(sql + " ORDER BY seq", params).fetchall()
-    return _records(rows)
+        return audit_records_on(con, run_id)
+
+
+def audit_records_on(con, run_id: str | None = None) -> list[dict]:
+    sql = f"SELECT {', '.join(AUDIT_COLUMNS)} FROM audit_log"
+    params: list = []
+    if run_id is not None:
+        sql += " WHERE run_id = ?"
+        params.append(run_id)
+    return _records(con.execute(sql + " ORDER BY seq", params).fetchall())
 
 
 def audit_head(db_path: str | Path) -> tuple[int, str] | None:
@@ -138,7 +145,11 @@ def audit_head(db_path: str | Path) -> tuple[int, str] | None:
     if not Path(str(db_path)).exists():
         return None
     with connect(db_path) as con:
-        rows = con.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1").fetchall()
+        return audit_head_on(con)
+
+
+def audit_head_on(con) -> tuple[int, str] | None:
+    rows = con.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1").fetchall()
     return (rows[0][0], rows[0][1]) if rows else None
 
 
@@ -152,16 +163,20 @@ def integrity_problems(db_path: str | Path) -> list[str]:
     if not Path(str(db_path)).exists():
         return []
     with connect(db_path) as con:
-        kinds = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables "
-                                 "WHERE table_schema = 'main'").fetchall())
-        out = [f"{t} is {'missing' if t not in kinds else 'a ' + kinds[t].lower()}, not evalcore's table"
-               for t in CHAINED_TABLES if kinds.get(t) != "BASE TABLE"]
-        if out:
-            return out
-        for table, key in (("users", "name"), ("runs", "run_id"), ("audit_log", "seq")):
-            twice = con.execute(f"SELECT {key} FROM {table} GROUP BY {key} HAVING count(*) > 1 LIMIT 1").fetchall()
-            if twice:
-                out.append(f"{table}: {key} {twice[0][0]!r} is stored twice")
+        return integrity_problems_on(con)
+
+
+def integrity_problems_on(con) -> list[str]:
+    kinds = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables "
+                             "WHERE table_schema = 'main'").fetchall())
+    out = [f"{t} is {'missing' if t not in kinds else 'a ' + kinds[t].lower()}, not evalcore's table"
+           for t in CHAINED_TABLES if kinds.get(t) != "BASE TABLE"]
+    if out:
+        return out
+    for table, key in (("users", "name"), ("runs", "run_id"), ("audit_log", "seq")):
+        twice = con.execute(f"SELECT {key} FROM {table} GROUP BY {key} HAVING count(*) > 1 LIMIT 1").fetchall()
+        if twice:
+            out.append(f"{table}: {key} {twice[0][0]!r} is stored twice")
     return out
 
 

@@ -1,24 +1,43 @@
-"""The audit chain's view of a store file: run headers recomputed from its stored rows."""
+"""The audit chain's view of a store file, read in one connection (so one consistent
+state: a run another process stores meanwhile is either wholly in it or not at all)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from .audit import audit_head_on, audit_records_on, integrity_problems_on, users_rows_on
 from .connection import connect
 from .digest import run_header
 
-__all__ = ["stored_headers", "stored_run_ids"]
+__all__ = ["ChainSnapshot", "chain_snapshot"]
 
 
-def stored_run_ids(db_path: str | Path) -> list[str]:
+@dataclass
+class ChainSnapshot:
+    """What `audit verify` checks, as the store held it at one moment."""
+
+    problems: list[str] = field(default_factory=list)
+    records: list[dict] = field(default_factory=list)
+    head: tuple[int, str] | None = None
+    users: list[dict] = field(default_factory=list)
+    run_ids: list[str] = field(default_factory=list)
+    """Every stored run, oldest first."""
+    headers: dict[str, dict] = field(default_factory=dict)
+    """Headers recomputed from the stored rows, for the runs asked for that exist."""
+
+
+def chain_snapshot(db_path: str | Path, runs="all") -> ChainSnapshot:
+    """Records, head, accounts and run headers (`runs`: "all", a list of run ids, or None)
+    of one store, all from one connection."""
     if not Path(str(db_path)).exists():
-        return []
+        return ChainSnapshot()
     with connect(db_path) as con:
-        return [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY created_at, run_id").fetchall()]
-
-
-def stored_headers(db_path: str | Path, run_ids: list[str]) -> dict[str, dict]:
-    """Headers recomputed from the store now, for the runs that exist among `run_ids`."""
-    with connect(db_path) as con:
-        present = {r[0] for r in con.execute("SELECT run_id FROM runs").fetchall()}
-        return {rid: run_header(con, rid) for rid in run_ids if rid in present}
+        problems = integrity_problems_on(con)
+        if problems:
+            return ChainSnapshot(problems)
+        ids = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY created_at, run_id").fetchall()]
+        present = set(ids)
+        wanted = [] if runs is None else ids if runs == "all" else [rid for rid in runs if rid in present]
+        return ChainSnapshot([], audit_records_on(con), audit_head_on(con), users_rows_on(con), ids,
+                             {rid: run_header(con, rid) for rid in wanted})

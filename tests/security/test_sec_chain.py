@@ -514,3 +514,22 @@ def test_a_report_on_standard_output_carries_no_terminal_controls(tmp_path, monk
     assert not any(c in out for c in "\u202e\x9b\x1b\x7f"), out[:500]
     if flag == "--json":
         assert jsonlib.loads(out)["per_query_results"][0]["original_query"] == hostile  # the same value, escaped
+
+
+def test_concurrent_writers_never_see_a_broken_chain(medical):
+    """Six `evaluate` processes (twice) storing into one file at once: each verifies the chain while
+    the others append; a concurrent append is not tampering (no exit 1), nothing is lost."""
+    cwd, golden, generated = medical
+    db = cwd / "race.duckdb"
+    evaluate(db, golden, generated, "-q")  # the store exists before the race
+    results = []
+    for _ in range(2):
+        procs = [subprocess.Popen([sys.executable, "-m", "evalcore", "evaluate", "--golden", str(golden),
+                                   "--generated", str(generated), "--db", str(db), "--drift-judge", "none", "-q"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(6)]
+        results += [(p.wait(timeout=300), p.stdout.read() + p.stderr.read()) for p in procs]
+    assert [code for code, _ in results] == [3] * 12, results  # review: awaiting sign-off, never "broken"
+    assert not any("broken" in out for _, out in results)
+    assert len(store.list_runs(db)) == 13
+    verify = cli(["audit", "verify", "--db", db])
+    assert verify.exit_code == 0 and "intact: 13 records" in verify.output, verify.output
