@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 
-__all__ = ["read_reply", "read_json_reply", "term_entries", "RESPONSE_SCHEMA"]
+__all__ = ["read_reply", "read_json_reply", "drop_reasoning", "term_entries", "RESPONSE_SCHEMA"]
 
 RESPONSE_SCHEMA = {
     "type": "json_schema",
@@ -55,7 +56,6 @@ RESPONSE_SCHEMA = {
 """What `harness --response-format json` asks the endpoint for: an object with a `terms` list."""
 
 _REASONING_TAGS = ("think", "thinking", "reasoning", "reflection", "scratchpad")
-_BLOCK = re.compile(r"<(%s)\b[^>]*>.*?</\1\s*>" % "|".join(_REASONING_TAGS), re.S | re.I)
 _OPEN = re.compile(r"<(%s)\b[^>]*>" % "|".join(_REASONING_TAGS), re.I)
 _CLOSE = re.compile(r"</(%s)\s*>" % "|".join(_REASONING_TAGS), re.I)
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
@@ -63,9 +63,13 @@ _TERM_KEYS = ("terms", "synonyms", "expansions")
 # where a term list or an object holding one can begin: `[` before a string, an object or
 # `]`, `{` before a key or `}` (so "[[[[…" or "{{{{…" costs no parse per bracket)
 _JSON_START = re.compile(r'\[(?=\s*["{\]])|\{(?=\s*["}])')
-_MAX_STARTS = 1000
+_MAX_STARTS = 200
 
-_BULLET = re.compile(r"^\s*(?:[-*•+–—·▪►‣○◦]|\d{1,3}[.)]|\(\d{1,3}\)|\[\d{1,3}\]|[a-zA-Z][)])\s+")
+# a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
+# numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
+# after it goes too. "E. coli", "V. cholerae" and "#1" are not markers.
+_BULLET = re.compile(r"^\s*(?:[^\w\s\"'“”‘’«»„()\[\]{}<`#@$%&/\\.,:;!?]{1,2}|\d{1,3}[.)]|\(\d{1,3}\)|\[\d{1,3}\]|"
+                     r"#\d{1,3}|[a-zA-Z]\)|[ivx]{1,5}\.|[IVX]{2,5}\.)\s+(?:\[[ xX✓✔]?\]\s+)?")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*$")
@@ -75,22 +79,36 @@ _REFUSAL = re.compile(
     r"i\s+can\s+not\b|i\s+am\s+unable|i(?:'|’)m\s+unable|i\s+am\s+not\s+able|i(?:'|’)m\s+not\s+able|"
     r"i\s+won(?:'|’)?t\b|i\s+will\s+not\b|i\s+do\s+not\s+(?:provide|give|offer)|as\s+an\s+ai\b|"
     r"unfortunately,?\s+i\b)", re.I)
-# lead-ins and closings: not terms even when short (rule 6), matched at the start of a line
+# lead-ins and closings (rule 6): a line starting so is not an item; in a bulleted list only
+# the sentence-like ones count ("- Note 20 Ultra", "- Sure deodorant", "- This Is Us" are names)
 _NOT_A_TERM = re.compile(
     r"^(?i:here\b|sure\b|certainly\b|of\s+course\b|notes?\b|hope\b|let\s+me\b|feel\s+free\b|please\b|"
     r"absolutely\b|the\s+following\b|these\b|this\b|they\b|those\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
+_NOT_A_BULLETED_TERM = re.compile(
+    r"^(?i:here\s+(?:are|is)\b|hope\s+this\b|let\s+me\b|feel\s+free\b|please\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
+# words that name the list rather than belong to it ("Synonyms: A, B", "Keywords — A, B")
 _LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|"
-                         r"variants?|phrases?|names?|queries|list)\b", re.I)
-_EMPHASIS = re.compile(r"(\*\*\*|\*\*|\*)(?=\S)(.+?)(?<=\S)\1|(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\3(?!\w)")
+                         r"variants?|phrases?|names?|queries|list|answer|expanded)\b", re.I)
+# a title line without a colon: "Synonyms for flu", "Related terms"
+_TITLE = re.compile(r"^(?i:(?:synonyms?|expansions?|alternatives?|keywords?|related\s+terms?)(?:\s+(?:for|of)\b.*)?)$")
+# labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all
+_META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
+                         r"query|input|output|reasoning|rationale|remember|important|nb|p\.?s)$")
+# "there are none": not a term (rule 7 then makes the reply unparseable)
+_NONE_WORDS = re.compile(r"^(?i:none|none found|n/?a|nil|null|nothing(?: found)?|etc|and so on|"
+                         r"no (?:synonyms?|terms?|expansions?|results?|alternatives?|matches)(?: (?:found|available))?)$")
 _STARS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
 _QUOTES = (('"', '"'), ("'", "'"), ("“", "”"), ("‘", "’"), ("«", "»"), ("„", "“"), ("`", "`"))
-_DASH_NOTE = re.compile(r"\s+(?:-{1,2}|–|—)\s+.*$")
-_PAREN_NOTE = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*$")
-_COLON_NOTE = re.compile(r":\s+.*$")
-# a sentence break: a word of two or more lower-case letters, ". ", then a capital ("E. coli",
-# "St. John's wort" and "Roe vs. Wade" are not sentences)
+_DASHES = (" - ", " -- ", " – ", " — ")
+# a sentence break: a word of two or more letters, ". " (or "? ", "! "), then a capital
+# ("E. coli", "St. John's wort" and "Roe vs. Wade" are not sentences)
 _SENTENCE = re.compile(r"(?<![A-Za-z])(?!(?i:vs|etc|approx|incl|cf|viz|al|st|dr|mr|mrs|ms|jr|sr|no|co|inc|ltd|mt|ft|"
-                       r"gen|gov|sen|rep|corp|dept|univ|ave)\.)[A-Za-z][a-z]+\.\s+[A-Z]")
+                       r"gen|gov|sen|rep|corp|dept|univ|ave)\.)[A-Za-z][a-z]+[.?!]\s+[A-Z]")
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064"
+                        r"\u2066-\u2069\ufeff]")
+_ANSWER_TAGS = re.compile(r"</?(?i:answer|output|result|response|terms|synonyms|final)>")
+_MAX_WS = re.compile(r"[ \t]{2,}")
 
 
 def term_entries(entries: list) -> list:
@@ -117,19 +135,6 @@ def _as_terms(value) -> list | None:
         return None
 
 
-def _drop_reasoning(text: str) -> str:
-    text = _BLOCK.sub("\n", text)
-    close = None
-    for close in _CLOSE.finditer(text):  # a closing tag whose opening was in the prompt template
-        pass
-    if close is not None:
-        text = text[close.end():]
-    opened = _OPEN.search(text)
-    if opened is not None:  # opened and never closed: the reply stopped while reasoning
-        text = text[:opened.start()]
-    return text
-
-
 def _json_answer(text: str) -> list | None:
     """Rule 2: the first fenced block or bracket span that holds a term list."""
     decoder = json.JSONDecoder()
@@ -139,13 +144,20 @@ def _json_answer(text: str) -> list | None:
         if not body.startswith(("[", "{")):
             continue
         try:
-            value, _ = decoder.raw_decode(body)
+            value, end = decoder.raw_decode(body)
         except (json.JSONDecodeError, RecursionError):
             continue
         terms = _as_terms(value)
+        if terms == [] and isinstance(value, list) and not _alone(text, body[:end]):
+            continue  # "Output format: []" or a checkbox "[ ]" in prose is not the answer
         if terms is not None:
             return terms
     return None
+
+
+def _alone(text: str, span: str) -> bool:
+    """Whether `span` is the whole reply or the whole of a fenced block."""
+    return text.strip() == span.strip() or any(m.group(2).strip() == span.strip() for m in _FENCE.finditer(text))
 
 
 def _must_be_json(text: str) -> str | None:
@@ -166,50 +178,92 @@ def _must_be_json(text: str) -> str | None:
     return "JSON is neither a list of terms nor an object with a terms, synonyms or expansions list"
 
 
-def _unwrap(item: str) -> str:
-    """Rule 5 on one item: markup and a trailing note removed."""
-    item = _BULLET.sub("", item, count=1).strip()
-    for _ in range(3):  # nested emphasis: ***x***, **_x_**
-        item = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), item)
-    item = item.replace("`", "").replace("**", "").strip()
-    before = None
-    while before != item:
+def _clean(text: str) -> str:
+    """The reply as plain lines: NFKC (as terms are compared, SPEC §2 rule 1), line breaks as
+    `\n`, terminal escapes, control, zero-width and BiDi characters removed, runs of blanks
+    folded (so no pattern below meets a long run of white space)."""
+    text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
+    text = _INVISIBLE.sub("", _ESCAPES.sub("", text))
+    return _MAX_WS.sub(" ", text.replace("\t", " "))
+
+
+def _strip_note(item: str) -> tuple[str, str | None]:
+    """(head, rest) of `head: rest` or `head – rest`, or (item, None). Linear: str.find."""
+    cut = item.find(": ")
+    dash = min((i for i in (item.find(d) for d in _DASHES) if i > 0), default=-1)
+    if cut > 0 and (dash < 0 or cut < dash):
+        return item[:cut], item[cut + 2:]
+    if dash > 0:
+        return item[:dash], item[dash:].lstrip(" -–—")
+    return item, None
+
+
+def _unmark(item: str) -> str:
+    """Bullets, numbering, emphasis and backticks off one item."""
+    for _ in range(2):  # "> - x", "**1.** x"
+        item = _BULLET.sub("", item, count=1)
+        item = _STARS.sub("", item.replace("`", "")).strip()
+    return item
+
+
+def _terms_of(item: str, bulleted: bool) -> list[str]:
+    """Rules 5 and 6 on one item: the terms it holds (none, one, or a labelled list)."""
+    item = _unmark(item)
+    if not item:
+        return []
+    head, rest = _strip_note(item)
+    if rest is not None:
+        label = _unmark(head).strip(" :").strip()
+        if _META_LABEL.match(label):
+            return []  # "Note: …", "Source: MeSH"
+        listed = rest.strip() and (label.isdigit() or _LEAD_WORDS.search(label) or _NOT_A_TERM.match(label)
+                                   or (item[len(head):len(head) + 2] == ": " and any(c in rest for c in ",;")))
+        if listed:  # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"
+            return [term for part in _split_line(rest) for term in _terms_of(part, True)]
+        item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
+    item = _unquote(item)
+    if not _is_term(item, bulleted):
+        return []
+    return [item]
+
+
+def _unquote(item: str) -> str:
+    """Trailing notes in brackets, a trailing full stop and surrounding quotes (a few passes:
+    each pass removes one layer, so nothing here is quadratic)."""
+    for _ in range(4):
         before = item
         item = item.strip().rstrip(",;").strip()
-        item = _DASH_NOTE.sub("", item)
-        if _PAREN_NOTE.fullmatch(item):  # a term wholly in brackets: "(MI)"
-            item = item.strip()[1:-1]
-        else:
-            item = _PAREN_NOTE.sub("", item)
-        item = _COLON_NOTE.sub("", item)
+        if item.endswith((")", "]")):
+            opening = item.rfind("(" if item.endswith(")") else "[")
+            if opening == 0:  # a term wholly in brackets: "(MI)"
+                item = item[1:-1]
+            elif opening > 0 and not any(c in item[opening + 1:-1] for c in "()[]"):
+                item = item[:opening]  # "naloxone (generic name)"
+        item = item.strip()
         if item.endswith(".") and "." not in item.rsplit(None, 1)[-1][:-1]:  # "U.S." keeps its stop
             item = item[:-1]
         for left, right in _QUOTES:
             if len(item) >= 2 and item.startswith(left) and item.endswith(right):
                 item = item[len(left):-len(right)]
+        if item == before:
+            break
     return item.strip()
 
 
-def _is_term(item: str) -> bool:
+def _is_term(item: str, bulleted: bool = False) -> bool:
     """Rule 6 on a cleaned item."""
-    return bool(item) and len(item.split()) <= 6 and not item.endswith(("!", "?", ":")) \
-        and not _SENTENCE.search(item) and not _NOT_A_TERM.match(item)
-
-
-def _lead_in_split(line: str, single: bool) -> str | None:
-    """The list after a lead-in on the same line ("Synonyms for flu: influenza, grippe"), or
-    None. On a reply of one line, any head before a colon and a list is a lead-in."""
-    head, sep, rest = line.partition(": ")
-    if not sep or not rest.strip():
-        return None
-    head = _STARS.sub("", head).strip()
-    if _NOT_A_TERM.match(head) or _LEAD_WORDS.search(head) or (single and ("," in rest or ";" in rest)):
-        return rest
-    return None
+    starters = _NOT_A_BULLETED_TERM if bulleted else _NOT_A_TERM
+    return (bool(item) and any(c.isalnum() for c in item) and len(item.split()) <= 6
+            and not item.endswith(("!", "?", ":")) and not _SENTENCE.search(item)
+            and not starters.match(item) and not _NONE_WORDS.match(item))
 
 
 def _split_line(line: str) -> list[str]:
-    """One line's items: split on commas and semicolons outside brackets (rule 4)."""
+    """One line's items: split on commas and semicolons outside brackets (rule 4); a line
+    that is wholly one bracketed list ("['sofa', 'couch']") is split inside it."""
+    stripped = line.strip()
+    if len(stripped) > 2 and stripped[0] == "[" and stripped[-1] == "]" and "," in stripped:
+        line = stripped[1:-1]
     items, depth, current = [], 0, []
     for char in line:
         if char in "([{":
@@ -224,40 +278,102 @@ def _split_line(line: str) -> list[str]:
     items.append("".join(current))
     if len(items) > 1:
         items[-1] = re.sub(r"^\s*(?:and|or)\s+", "", items[-1])
+        # "Some synonyms are A, B and C": the lead-in ends at its verb
+        lead = re.match(r"^(.*?\b(?:are|include|includes|is|would be)\b)\s+(.*)$", items[0], re.S)
+        if lead and _LEAD_WORDS.search(lead.group(1)):
+            items[0] = lead.group(2)
     return [i for i in items if i.strip()]
+
+
+def _line_is_out(line: str) -> bool:
+    """A lead-in or closing line (rule 6) of an unbulleted reply."""
+    plain = _unmark(line)
+    head, rest = _strip_note(plain)
+    if rest is not None and _META_LABEL.match(_unmark(head).strip()):
+        return True
+    return (plain.rstrip().endswith(":") or bool(_TITLE.match(plain))
+            or (bool(_NOT_A_TERM.match(plain)) and _lead_in(line, False) is None))
+
+
+def _lead_in(line: str, single: bool) -> str | None:
+    """The list after a lead-in on the same line ("Here are some: A, B"), or None."""
+    head, sep, rest = _unmark(line).partition(": ")
+    if not sep or not rest.strip():
+        return None
+    if _NOT_A_TERM.match(head) or _LEAD_WORDS.search(head) or (single and any(c in rest for c in ",;")):
+        return rest
+    return None
 
 
 def _is_prose(line: str) -> bool:
     """A line that reads as a sentence, not as a term or a list of terms."""
-    return not all(_is_term(_unwrap(part)) for part in _split_line(line))
+    parts = _split_line(line)
+    return not parts or not all(_terms_of(part, False) for part in parts)
 
 
-def _list_items(text: str) -> list[str]:
-    """Rules 4 and 6 on lines: the items of a reply read as a list, as raw strings."""
+def _list_terms(text: str) -> list[str]:
+    """Rules 4-6: the terms of a reply read as a list."""
     lines = [line for line in text.split("\n") if line.strip()
              and not _FENCE_LINE.match(line) and not _HEADING.match(line)]
-    rows = [i for i, line in enumerate(lines) if _TABLE_ROW.match(line)]
+    rows = [line for line in lines if _TABLE_ROW.match(line)]
     if rows:  # a Markdown table: the first cell of each row under the header row
-        body = [lines[i] for i in rows if not _TABLE_RULE.match(lines[i])][1:]
-        return [_TABLE_ROW.match(line).group(1).split("|")[0] for line in body]
+        body = [line for line in rows if not _TABLE_RULE.match(line)][1:]
+        return [t for line in body for t in _terms_of(_TABLE_ROW.match(line).group(1).split("|")[0], True)]
     bulleted = [line for line in lines if _BULLET.match(line)]
     if bulleted:
-        return bulleted
+        return [term for line in _top_items(bulleted) for term in _terms_of(line, True)]
     single = len(lines) == 1
     kept = []
     for line in lines:
-        rest = _lead_in_split(line, single)
+        rest = _lead_in(line, single)
         if rest is not None:
             kept.append(rest)
-        elif not _STARS.sub("", line).rstrip().endswith(":") and not _NOT_A_TERM.match(_unwrap(line)):
+        elif not _line_is_out(line):
             kept.append(line)
     if len(kept) > 1:  # a lead-in or closing sentence around a one-line list
         listy = [line for line in kept if not _is_prose(line)]
         if len(listy) == 1 and any(sep in listy[0] for sep in ",;"):
             kept = listy
     if len(kept) == 1:
-        return _split_line(kept[0])
-    return kept
+        return [term for part in _split_line(kept[0]) for term in _terms_of(part, False)]
+    return [term for line in kept for term in _terms_of(line, False)]
+
+
+def _top_items(bulleted: list[str]) -> list[str]:
+    """The items of a bulleted list: indented sub-items belong to a heading item ("- Brand
+    names:" then "  - Tylenol"), and are notes under an item that is a term ("1. Sofa" then
+    "   - most common")."""
+    indent = [len(line) - len(line.lstrip()) for line in bulleted]
+    top = min(indent)
+    items, under_heading = [], True
+    for line, depth in zip(bulleted, indent):
+        if depth <= top:
+            under_heading = _unmark(line).rstrip().endswith(":")
+            items.append(line)
+        elif under_heading:
+            items.append(line)
+    return items
+
+
+def drop_reasoning(text: str) -> str:
+    """Rule 1: reasoning blocks out (a linear scan; a block opened and never closed ends the text)."""
+    out, pos = [], 0
+    while True:
+        opened = _OPEN.search(text, pos)
+        if opened is None:
+            out.append(text[pos:])
+            break
+        out.append(text[pos:opened.start()])
+        closed = _CLOSE.search(text, opened.end())
+        if closed is None:  # opened and never closed: the reply stopped while reasoning
+            break
+        pos = closed.end()
+        out.append("\n")
+    text = "".join(out)
+    last = None
+    for last in _CLOSE.finditer(text):  # a closing tag whose opening was in the chat template
+        pass
+    return text[last.end():] if last is not None else text
 
 
 def read_reply(text: str | None) -> list:
@@ -265,7 +381,7 @@ def read_reply(text: str | None) -> list:
     ValueError naming why when the reply holds none."""
     if text is None or not text.strip():
         raise ValueError("empty")
-    body = _drop_reasoning(text)
+    body = drop_reasoning(_clean(text))
     if not body.strip():
         raise ValueError("only reasoning, no answer")
     terms = _json_answer(body)
@@ -274,11 +390,14 @@ def read_reply(text: str | None) -> list:
     why = _must_be_json(body)
     if why:
         raise ValueError(why)
-    first_line = next(line for line in body.split("\n") if line.strip())
-    if _REFUSAL.match(first_line) and not any(_BULLET.match(line) for line in body.split("\n")):
-        raise ValueError("refusal")
-    items = [_unwrap(item) for item in _list_items(body)]
-    items = [item for item in items if _is_term(item)]
+    body = _ANSWER_TAGS.sub("", body)
+    lines = [line for line in body.split("\n") if line.strip()]
+    if _REFUSAL.match(lines[0]) and not any(_BULLET.match(line) for line in lines):
+        rest = _list_terms("\n".join(lines[1:])) if len(lines) > 1 else []
+        if not rest:  # an apology before a list ("Sorry, here is the corrected list:") is not a refusal
+            raise ValueError("refusal")
+        return rest
+    items = _list_terms(body)
     if not items:
         shown = " ".join(body.split())
         raise ValueError(f"no terms found in {shown[:80] + '…' if len(shown) > 80 else shown!r}")
@@ -290,7 +409,7 @@ def read_json_reply(text: str | None) -> list:
     for JSON; prose means it ignored the schema)."""
     if text is None or not text.strip():
         raise ValueError("empty")
-    body = _drop_reasoning(text)
+    body = drop_reasoning(_clean(text))
     terms = _json_answer(body)
     if terms is not None:
         return terms

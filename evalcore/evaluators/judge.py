@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from ..llm import LLMCallError, NotACompletion, completion_text, run_in_fresh_loop
+from ..replies import drop_reasoning
 
 from .base import (SHOWN_REPLY, DEFAULT_CONCURRENCY, EvalResult, Evaluator, EvaluatorError,
                    EvaluatorParseError, Row, T, check_concurrency, check_threshold, gather_limited, as_rows)
@@ -47,13 +48,15 @@ _NUM = r"-?(?:\d+(?:\.\d+)?|\.\d+)"
 _ALONE_BEFORE = r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_][-–—/])(?<![0-9]:)"
 _ALONE_AFTER = r"(?![A-Za-z0-9_]|\.\d|[-–—/:]\d)"
 _NUMBER = re.compile(rf"{_ALONE_BEFORE}({_NUM})(%?){_ALONE_AFTER}")
-_FRACTION = re.compile(rf"{_ALONE_BEFORE}({_NUM})(?:\s*/\s*|\s+out\s+of\s+)({_NUM}){_ALONE_AFTER}", re.I)
+# "8/10", "8 out of 10", "3 (out of 5)", "4 stars out of 5"
+_FRACTION = re.compile(rf"{_ALONE_BEFORE}({_NUM})(?:\s*/\s*|\s+(?:\(\s*|(?:stars?|points?)\s+)?out\s+of\s+)"
+                       rf"({_NUM}){_ALONE_AFTER}", re.I)
 # Stated scales: their numbers are never the score ("on a scale of 1-10", "(0 to 10)",
 # "between 1 and 10", "out of 10" with no score before it, "a 10-point scale").
 _SCALE = re.compile(r"(?<![0-9.])[01]\s*(?:-|–|—|to)\s*(?:5|10|100)(?![0-9.])|between\s+[01]\s+and\s+(?:5|10|100)"
-                    r"|scale\s+of\s+\d+|out\s+of\s+\d+|\d+(?:\s*-\s*|\s+)point\b", re.I)
+                    r"|scale\s+of\s+\d+|out\s+of\s+\d+|(?<![0-9])\d{1,3}(?:\s*-\s*|\s+)point\b", re.I)
 # "Score: 7", "**Rating:** 8", "rating of 8", "Grade - 9", "score (1-10) is 7" end right before the number.
-_KEYWORD_BEFORE = re.compile(r"\b(?:score|rating|grade)s?(?:\s*\([^()]{0,20}\))?"
+_KEYWORD_BEFORE = re.compile(r"\b(?:score|rating|grade)s?[\"']?(?:\s*\([^()]{0,20}\))?"
                              r"(?:[\s*_]*(?:[:=\-–—]|\bis\b|\bof\b))*[\s*_]*$", re.I)
 
 
@@ -72,13 +75,16 @@ def parse_judge_score(reply: str) -> float:
        "scale of 1-10", "(1–10)", "out of 10") is that number/10
        ("On a scale of 1-10, I'd give this a 9." -> 0.9).
 
-    A number written with `%` is hundredths wherever rules 2-4 find it ("Score: 85%" and
+    Reasoning blocks (`<think>…</think>`) are dropped first, as in a harness reply: their
+    drafts are not the score. "3 (out of 5)" and "4 stars out of 5" are fractions too, and
+    a JSON answer's `"score": 8` is a keyed score. A number written with `%` is hundredths wherever rules 2-4 find it ("Score: 85%" and
     "85%" -> 0.85), but it is not a fraction for rule 1. Not numbers: digits glued to a
     letter or a dot ("gpt4", "v1.2", "3rd"), or joined to another number by `-`, `/` or `:`
     (dates, times, ranges such as "7-8"). A fraction over 0 ("0/0") is no score, and nor
     are its numbers. Raises `EvaluatorParseError`, quoting the reply, when no number is
     found or the result is outside [0, 1] ("Score: 12", "-2", "12/10").
     """
+    reply_text, reply = reply, drop_reasoning(reply)  # a <think> block's drafts are not the score
     fractions = list(_FRACTION.finditer(reply))
     scored = [m for m in fractions if float(m.group(2)) > 0]
     if scored:
@@ -89,8 +95,8 @@ def parse_judge_score(reply: str) -> float:
         numbers = [m for m in _NUMBER.finditer(reply)
                    if not any(start <= m.start() < end for start, end in taken)]
         if not numbers:
-            raise EvaluatorParseError(f"the judge's reply has no score: {_shown(reply)}; ask the judge to end "
-                                      "its reply with a line such as 'Score: 7/10'", reply)
+            raise EvaluatorParseError(f"the judge's reply has no score: {_shown(reply_text)}; ask the judge to end "
+                                      "its reply with a line such as 'Score: 7/10'", reply_text)
         # Rule 3 needs no branch of its own: a reply that is only a number is its last number.
         keyed = [m for m in numbers if _KEYWORD_BEFORE.search(reply[max(0, m.start() - 80):m.start()])]
         last = (keyed or numbers)[-1]
@@ -98,7 +104,7 @@ def parse_judge_score(reply: str) -> float:
         what = f"the score {last.group()!r}"
     if not 0.0 <= value <= 1.0:
         raise EvaluatorParseError(f"the judge's reply gives {what}, outside the scale (a fraction from 0 to 1, "
-                                  f"or a number from 0 to 10): {_shown(reply)}", reply)
+                                  f"or a number from 0 to 10): {_shown(reply_text)}", reply_text)
     return value
 
 
