@@ -16,6 +16,7 @@ import importlib
 import importlib.util
 import inspect
 import json
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,7 +77,7 @@ def reply_reader(fn: Callable[[str], list]) -> Callable[[str], dict[str, float]]
     def parse(text: str) -> dict[str, float]:
         try:
             result = fn(text)
-        except Exception as exc:  # noqa: BLE001 - the parser's failure is this reply's
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the parser's failure (sys.exit too) is this reply's
             raise ValueError(f"--parser raised {type(exc).__name__}: {exc}") from None
         if not isinstance(result, (list, tuple)):
             raise ValueError(f"--parser returned {type(result).__name__}, expected a list of terms")
@@ -122,6 +123,9 @@ class Progress:
             self.report(self.done, self.total)
 
 
+_ABOUT_FORMAT = re.compile(r"response.?format|json.?schema|schema|structured|format", re.I)
+
+
 class StructuredOutputRefused(EvalcoreError):
     """The endpoint refused `--response-format json` (HTTP 400/422): the run stops with one
     line rather than scoring prose the schema was meant to exclude."""
@@ -147,7 +151,7 @@ async def run_prompt(golden: GoldenSet, prompt: str, client: AsyncLLMClient, dom
             terms, reply, _ = await client.chat(msgs, parse, params, repeat, key)
             out = HarnessOutput(item.query_id, text, reply, terms)
         except LLMCallError as exc:
-            if structured and exc.status in (400, 415, 422):
+            if structured and exc.status in (400, 415, 422) and _ABOUT_FORMAT.search(str(exc)):
                 raise StructuredOutputRefused(
                     f"{client.config.shown_url or 'the endpoint'} refused --response-format json for model "
                     f"{client.config.model!r} ({exc}); leave out --response-format, or use a model that "
@@ -218,7 +222,7 @@ async def run_callable(golden: GoldenSet, fn: Callable, concurrency: int = 8,
                 if not isinstance(result, (list, tuple)):
                     raise ValueError(f"returned {type(result).__name__}, expected a list of terms")
                 out = HarnessOutput(item.query_id, None, json.dumps(list(result), default=str), terms_from_entries(list(result)))
-            except Exception as exc:  # noqa: BLE001 - the expander's failure is this item's error
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - the expander's failure (sys.exit too) is this item's
                 out = HarnessOutput(item.query_id, None, None, {}, f"{type(exc).__name__}: {exc}")
         bar.tick()
         return out

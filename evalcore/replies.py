@@ -95,8 +95,10 @@ _TITLE = re.compile(r"^(?i:(?:synonyms?|expansions?|alternatives?|keywords?|rela
 _META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
                          r"query|input|output|reasoning|rationale|remember|important|nb|p\.?s)$")
 # "there are none": not a term (rule 7 then makes the reply unparseable)
-_NONE_WORDS = re.compile(r"^(?i:none|none found|n/?a|nil|null|nothing(?: found)?|etc|and so on|"
+_NONE_WORDS = re.compile(r"^(?i:\d{1,2}|none|none found|n/?a|nil|null|nothing(?: found)?|etc|and so on|"
                          r"no (?:synonyms?|terms?|expansions?|results?|alternatives?|matches)(?: (?:found|available))?)$")
+MAX_TERM_CHARS = 100
+"""An item longer than this is not a term (a pasted paragraph, a runaway token), whatever its words."""
 _STARS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
 _QUOTES = (('"', '"'), ("'", "'"), ("“", "”"), ("‘", "’"), ("«", "»"), ("„", "“"), ("`", "`"))
 _DASHES = (" - ", " -- ", " – ", " — ")
@@ -109,6 +111,7 @@ _INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202
                         r"\u2066-\u2069\ufeff]")
 _ANSWER_TAGS = re.compile(r"</?(?i:answer|output|result|response|terms|synonyms|final)>")
 _MAX_WS = re.compile(r"[ \t]{2,}")
+_INTERJECTION = re.compile(r"^(?i:sure|certainly|of course|absolutely|okay|ok|great|yes)[!.,]\s+")
 
 
 def term_entries(entries: list) -> list:
@@ -206,20 +209,22 @@ def _unmark(item: str) -> str:
     return item
 
 
-def _terms_of(item: str, bulleted: bool) -> list[str]:
-    """Rules 5 and 6 on one item: the terms it holds (none, one, or a labelled list)."""
+def _terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
+    """Rules 5 and 6 on one item: the terms it holds (none, one, or — once, not within a
+    list already labelled — a labelled list)."""
     item = _unmark(item)
     if not item:
         return []
     head, rest = _strip_note(item)
-    if rest is not None:
+    if rest is not None and labelled:
         label = _unmark(head).strip(" :").strip()
         if _META_LABEL.match(label):
             return []  # "Note: …", "Source: MeSH"
         listed = rest.strip() and (label.isdigit() or _LEAD_WORDS.search(label) or _NOT_A_TERM.match(label)
                                    or (item[len(head):len(head) + 2] == ": " and any(c in rest for c in ",;")))
         if listed:  # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"
-            return [term for part in _split_line(rest) for term in _terms_of(part, True)]
+            return [term for part in _split_line(rest) for term in _terms_of(part, True, False)]
+    if rest is not None:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
     item = _unquote(item)
     if not _is_term(item, bulleted):
@@ -253,7 +258,7 @@ def _unquote(item: str) -> str:
 def _is_term(item: str, bulleted: bool = False) -> bool:
     """Rule 6 on a cleaned item."""
     starters = _NOT_A_BULLETED_TERM if bulleted else _NOT_A_TERM
-    return (bool(item) and any(c.isalnum() for c in item) and len(item.split()) <= 6
+    return (bool(item) and any(c.isalnum() for c in item) and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
             and not item.endswith(("!", "?", ":")) and not _SENTENCE.search(item)
             and not starters.match(item) and not _NONE_WORDS.match(item))
 
@@ -390,8 +395,10 @@ def read_reply(text: str | None) -> list:
     why = _must_be_json(body)
     if why:
         raise ValueError(why)
-    body = _ANSWER_TAGS.sub("", body)
+    body = _INTERJECTION.sub("", _ANSWER_TAGS.sub("", body).lstrip(), count=1)  # "Certainly! MI, AMI"
     lines = [line for line in body.split("\n") if line.strip()]
+    if not lines:
+        raise ValueError("no terms found")
     if _REFUSAL.match(lines[0]) and not any(_BULLET.match(line) for line in lines):
         rest = _list_terms("\n".join(lines[1:])) if len(lines) > 1 else []
         if not rest:  # an apology before a list ("Sorry, here is the corrected list:") is not a refusal

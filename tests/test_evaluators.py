@@ -537,3 +537,24 @@ def test_dataset_concurrency_is_validated(concurrency):
 ])
 def test_async_twin_matches_sync(evaluator, args):
     assert asyncio.run(evaluator.aevaluate(*args)) == evaluator.evaluate(*args)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ('{"score": 8, "confidence": 0.9}', 0.8),  # a JSON answer's score key is a keyed score
+    ('{"score": 8, "max_score": 10}', 0.8),
+    ("The answer deserves a 3 (out of 5)", 0.6),
+    ("Rating: 3 stars out of 5", 0.6),
+    ("<think>Maybe 5/10? No, better than that.</think>\nScore: 9", 0.9),  # drafts in reasoning are not the score
+])
+def test_judge_scores_a_reviewer_found(reply, expected):
+    from evalcore.evaluators.judge import parse_judge_score
+
+    assert parse_judge_score(reply) == pytest.approx(expected)
+
+
+def test_a_long_run_of_digits_is_out_of_range_not_a_hang():
+    from evalcore.evaluators import EvaluatorParseError
+    from evalcore.evaluators.judge import parse_judge_score
+
+    with pytest.raises(EvaluatorParseError, match="outside the scale"):
+        parse_judge_score("7" * 20000)

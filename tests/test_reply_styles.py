@@ -21,6 +21,8 @@ from evalcore.replies import read_reply
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM
 
+from reply_payloads import HOSTILE
+
 # (style id, reply, the terms a person reads, in order — or "error: <the why>")
 STYLES = [
     ("json-list", '["MI", "myocardial infarction"]', ["mi", "myocardial infarction"]),
@@ -139,9 +141,49 @@ def test_the_run_says_where_it_called(style_run):
     ("I cannot give medical advice, but common terms are:\n- MI\n- AMI", ["MI", "AMI"]),
     ("Options:\n[1] hypertension\n[2] HTN", ["hypertension", "HTN"]),
     ("The terms [MI] and {AMI} are used.\n- MI", ["MI"]),
+    ("- Brand names: Tylenol, Panadol\n- Generic: acetaminophen, paracetamol",
+     ["Tylenol", "Panadol", "acetaminophen", "paracetamol"]),
+    ("Query: heart attack\nSynonyms: myocardial infarction, MI", ["myocardial infarction", "MI"]),
+    ("- sofa\n- couch\n\nSource: a thesaurus\nDisclaimer: check with a lawyer.", ["sofa", "couch"]),
+    ("- [ ] couch\n- [x] sofa", ["couch", "sofa"]),
+    ("- sofa\n- couch\n\nOutput format: []", ["sofa", "couch"]),
+    ("1. Sofa\n   - most common\n2. Couch\n   - informal", ["Sofa", "Couch"]),
+    ("- Medical terms:\n  - MI\n  - AMI\n- Lay terms:\n  - heart attack", ["MI", "AMI", "heart attack"]),
+    ("\u2192 lawyer\n\u2705 attorney\n\U0001f45f sneakers", ["lawyer", "attorney", "sneakers"]),
+    ("> - sofa\n> - couch", ["sofa", "couch"]),
+    ("i. hypertension\nii. HTN\niii. high blood pressure", ["hypertension", "HTN", "high blood pressure"]),
+    ("#1 smartphone\n#2 mobile phone", ["smartphone", "mobile phone"]),
+    ("\ufeff- sofa\n- cou\u200bch\x1b[0m", ["sofa", "couch"]),
+    ("- Note 20 Ultra\n- Galaxy Note", ["Note 20 Ultra", "Galaxy Note"]),
+    ("Certainly! MI, myocardial infarction, heart attack", ["MI", "myocardial infarction", "heart attack"]),
+    ("Sorry, here is the corrected list:\nsofa, couch", ["sofa", "couch"]),
+    ("Synonyms for flu\ninfluenza\ngrippe", ["influenza", "grippe"]),
+    ("<answer>MI, AMI</answer>", ["MI", "AMI"]),
+    ("Synonyms: ['sofa', 'couch']", ["sofa", "couch"]),
 ])
 def test_more_readings(reply, expected):
     assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, why", [
+    ("None", "no terms found"), ("N/A", "no terms found"), ("No synonyms found.", "no terms found"),
+    ("1.\n2.\n3.", "no terms found"), ("x" * 500, "no terms found"),
+    ("I'm sorry, but I can't help with that request.", "refusal"),
+])
+def test_replies_that_say_there_is_nothing_are_unparseable(reply, why):
+    with pytest.raises(ValueError, match=why):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_replies_are_terms_or_unparseable_never_a_crash(reply):
+    """bench/bench_harness.py times these (each read was seconds when a pattern was quadratic)."""
+    try:
+        terms = read_reply(reply)
+    except ValueError as exc:
+        assert str(exc)
+    else:
+        assert all(len(t) <= 100 and "\x1b" not in t for t in terms)
 
 
 def test_lists_of_seven_words_are_sentences_not_terms():
@@ -303,3 +345,73 @@ def test_evaluate_with_the_llm_drift_judge_says_which_endpoint_it_calls(tmp_path
     line = next(x for x in result.stderr.splitlines() if x.startswith("endpoint: "))
     assert line == f"endpoint: {server.url.replace('http://', 'http://***@')} (drift judge model judge-model)"
     assert "sekrit" not in result.output + result.stderr and server.chat_calls == 1
+
+
+def test_report_on_standard_output_stays_whole_whatever_the_parser_prints(small):
+    golden, prompt, db, server = small
+    (db.parent / "noisy_parser.py").write_text(textwrap.dedent("""
+        import sys
+        def parse(reply):
+            print("debug: parsing", reply)
+            if "stroke" in reply:
+                sys.exit(3)
+            return [t.strip() for t in reply.split("|")]
+    """), encoding="utf-8")
+    server.default = ("callable", lambda body: ("text", "MI|myocardial infarction") if "heart" in
+                      body["messages"][0]["content"] else ("text", "stroke|cva"))
+    result = _harness(server, golden, prompt, db, "--parser", "noisy_parser:parse", "--json", "-")
+    report = json.loads(result.stdout)  # nothing but the report on standard output
+    assert result.exit_code == 5  # the parser's sys.exit(3) is its failure, not our exit code
+    rows = {r["query_id"]: r for r in report["per_query_results"]}
+    assert rows["q2"]["error"] == "unparseable reply: --parser raised SystemExit: 3 after 1 try"
+    assert "debug: parsing" in result.stderr and "harness: 2 queries, 1 errored" in result.stderr
+
+
+def test_repeat_works_with_a_python_expander(small, tmp_path):
+    golden, _, db, _ = small
+    (tmp_path / "coin.py").write_text(textwrap.dedent("""
+        import itertools
+        _n = itertools.count()
+        def expand(query, context):
+            return ["mi", "myocardial infarction"] if next(_n) % 2 else ["mi"]
+    """), encoding="utf-8")
+    result = CliRunner().invoke(main, ["harness", "--golden", str(golden), "--callable", "coin:expand", "--db",
+                                       str(db), "--drift-judge", "none", "--repeat", "2", "--concurrency", "1"])
+    assert "repeats: 2 samples per query" in result.output, result.output
+    assert len(store.list_runs(db)) == 2
+
+
+def test_a_400_that_is_not_about_the_schema_is_an_errored_item(small):
+    golden, prompt, db, server = small
+    server.default = ("raw", 400, "application/json", json.dumps({"error": {"message": "model 'm' not found"}}))
+    result = _harness(server, golden, prompt, db, "--response-format", "json")
+    assert result.exit_code == 5, result.output
+    assert "refused --response-format" not in result.stderr
+
+
+def test_ctrl_c_exits_130_and_a_rerun_resumes(small, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    golden, prompt, db, server = small
+    server.default = ("text", "MI, myocardial infarction")
+    server.delay = 1.5
+    proc = subprocess.Popen([sys.executable, "-m", "evalcore", "harness", "--golden", str(golden), "--prompt",
+                             str(prompt), "--model", "m", "--base-url", server.url, "--db", str(db),
+                             "--drift-judge", "none", "--concurrency", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**__import__("os").environ, "OPENAI_API_KEY": "k"})
+    deadline = time.time() + 60
+    while server.chat_calls < 2 and time.time() < deadline:  # the first answer is in, the second asked
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted" in err and "a rerun resumes" in err and "Traceback" not in err
+    assert store.list_runs(db).empty
+    server.delay = 0
+    calls = server.chat_calls
+    again = _harness(server, golden, prompt, db)
+    assert again.exit_code in (0, 1, 3) and server.chat_calls - calls <= 1  # the first answer came from the cache

@@ -4,6 +4,7 @@ then evaluate exactly as `evaluate` does."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import gc
 import os
@@ -22,6 +23,7 @@ from ..harness import (callable_source, load_callable, load_prompt, parse_json_r
                        run_callable, run_prompt, to_generated)
 from ..harness import prompt_version as prompt_version_of
 from ..replies import RESPONSE_SCHEMA
+from ..report import STDOUT
 from ..io import load_golden_set, load_thresholds
 from ..llm import AsyncLLMClient, LLMConfig
 from .common import db_option, echo, fail, judge_endpoint, report_options, run_cli, say_endpoints
@@ -92,8 +94,10 @@ def _use_endpoint(settings, name: str, model: str | None):
 @click.option("--repeat", type=click.IntRange(1, 50), default=1, show_default=True,
               help="Sample each query N times, stored as N runs of the same prompt version (the noise floor "
                    "of the statistics); reports and the exit code are repeat 1's.")
-@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
-@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True,
+              help="Calls (or expander calls) in flight at once.")
+@click.option("--temperature", type=float, default=0.0, show_default=True,
+              help="Sampling temperature sent with every call (part of the prompt version and the cache key).")
 @click.option("--timeout", type=float, default=None, help="Seconds per call [default: [llm] timeout or 30].")
 @click.option("--max-tries", type=click.IntRange(1, 20), default=None, help="Tries per call [default: 4].")
 @click.option("--thresholds", type=click.Path(), help="Thresholds (JSON or TOML).")
@@ -106,7 +110,7 @@ def _use_endpoint(settings, name: str, model: str | None):
 @report_options
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not record the run (the LLM cache is then in memory only).")
-@click.option("--quiet", "-q", is_flag=True)
+@click.option("--quiet", "-q", is_flag=True, help="Print only the gate line (and errors).")
 def harness_command(golden, prompt_file, model, base_url, endpoint_name, callable_spec, parser_spec, response_format,
                     repeat, concurrency, temperature, timeout,
                     max_tries, thresholds, domain_context, baseline, drift_judge, name, prompt_version, author,
@@ -121,14 +125,19 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
     reply with `evalcore replies RUN`. Replies are cached in the store: a rerun makes zero
     calls, and an interrupted run resumes where it stopped.
 
+    --parser and --response-format go with --prompt; --repeat works with both (with
+    --callable it calls the expander N times). A parser's failure is an unparseable reply,
+    retried like one.
+
     Exit codes: as `evaluate` — 0 releasable, 1 not releasable (or a broken audit chain),
     2 bad input or usage, 3 awaiting human sign-off, 5 incomplete (errored items; a rerun
-    retries exactly those).
+    retries exactly those); 130 interrupted (Ctrl-C: a rerun resumes from the cache).
 
+    \b
     Example:
-
-      OPENAI_BASE_URL=http://localhost:8000/v1 evalcore harness --golden data/demo/medical/golden.jsonl
-      --prompt prompts/expand.txt --model llama3 --concurrency 16 --json out/report.json
+      OPENAI_BASE_URL=http://localhost:8000/v1 evalcore harness \\
+        --golden data/demo/medical/golden.jsonl --prompt prompts/expand.txt \\
+        --model llama3 --concurrency 16 --json out/report.json
     """
     if (prompt_file is None) == (callable_spec is None):
         raise click.UsageError("give exactly one of --prompt or --callable")
@@ -136,9 +145,9 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         raise click.UsageError("--db and --no-store exclude each other")
     if endpoint_name is not None and (base_url or callable_spec):
         raise click.UsageError("--endpoint names the URL itself: leave out --base-url and --callable")
-    if callable_spec and (parser_spec or response_format != "text" or repeat > 1):
-        raise click.UsageError("--parser, --response-format and --repeat read model replies: they go with --prompt, "
-                               "not --callable")
+    if callable_spec and (parser_spec or response_format != "text"):
+        given = "--parser" if parser_spec else "--response-format"
+        raise click.UsageError(f"{given} reads model replies: it goes with --prompt, not --callable")
     if parser_spec and response_format != "text":
         raise click.UsageError("--parser reads the replies itself: leave out --response-format")
     db = db or default_db_path()
@@ -176,7 +185,9 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         params = {"temperature": temperature}
         if response_format == "json":
             params["response_format"] = RESPONSE_SCHEMA
-        version = prompt_version or prompt_version_of(prompt, config.model, params)
+        # the parser decides what is scored: runs read by different parsers are different versions
+        version = prompt_version or prompt_version_of(prompt, config.model,
+                                                      {**params, "parser": parser_spec} if parser_spec else params)
         if not quiet:
             say_endpoints(("model", config), *judge_endpoint(judge))
         if repeat > 1 and temperature == 0:
@@ -192,15 +203,19 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
                 await client.aclose()
         if cache_db is not None:
             run_cli(store.ensure_store, cache_db)  # create and migrate before the first cache write
-        samples, usage = run_cli(asyncio.run, go())
+        samples, usage = _interruptible(lambda: run_cli(asyncio.run, go()), cache_db)
         source = f"harness:{prompt_file}@{config.model}"
     else:
         fn = run_cli(load_callable, callable_spec)
         if not quiet:
             say_endpoints(*judge_endpoint(judge))
         version = prompt_version or callable_spec
-        samples = [asyncio.run(run_callable(golden_set, fn, concurrency, _bar("harness")))]
+
+        async def each():
+            return [await run_callable(golden_set, fn, concurrency, _bar("harness")) for _ in range(repeat)]
+        samples = _interruptible(lambda: asyncio.run(each()), None)
         source = f"harness:{callable_spec}"
+    err = STDOUT in (json_out, html_out, junit_out)  # a report on standard output: our lines go to stderr
     repeats_from = (lambda golden_hash, v: store.repeat_runs(cache_db, golden_hash, v)) if cache_db else None
 
     def evaluated(outputs):
@@ -233,14 +248,29 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
     if not quiet:
         echo(f"harness: {len(samples[0])} queries, {errored} errored"
              + (f", {usage['calls']} calls, {usage['cache_hits']} from cache, "
-                f"{usage['prompt_tokens'] + usage['completion_tokens']} tokens" if usage else ""))
+                f"{usage['prompt_tokens'] + usage['completion_tokens']} tokens" if "calls" in usage else ""), err=err)
         if repeat > 1:
-            _print_variation(run, f1s, others, cache_db)
+            _print_variation(run, f1s, others, cache_db, err)
     finish(run, cache_db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet,
            stored_with(run.evaluation_id, samples[0], usage))
 
 
-def _print_variation(run, f1s, others, cache_db) -> None:
+def _interruptible(work, cache_db):
+    """Ctrl-C during the calls: exit 130 with one line saying a rerun resumes (the replies
+    answered so far are in the store's cache), never click's bare 'Aborted!' and exit 1,
+    which a pipeline would take for a failed gate. Whatever the user's code (an expander, a
+    parser) prints goes to standard error, so a report on standard output stays whole."""
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return work()
+    except KeyboardInterrupt:
+        echo("interrupted: nothing was scored or stored"
+             + ("; the replies received so far are cached, so a rerun resumes where this stopped" if cache_db else ""),
+             err=True)
+        sys.exit(130)
+
+
+def _print_variation(run, f1s, others, cache_db, err: bool = False) -> None:
     """The queries whose F1 differs across the repeats: how noisy the endpoint is here."""
     import numpy as np
 
@@ -248,10 +278,11 @@ def _print_variation(run, f1s, others, cache_db) -> None:
     spread = table.max(axis=0) - table.min(axis=0)
     varying = np.flatnonzero(spread > 1e-9)
     ids = run.queries.facts.query_ids.to_pylist()
+    shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
     echo(f"repeats: {len(f1s) + 1} samples per query; F1 varies on {len(varying)} of {len(ids)} queries"
-         + (f" (other runs: {', '.join(others)})" if cache_db else " (not stored: --no-store)"))
+         + (f" (other runs: {shown})" if cache_db else " (not stored: --no-store)"), err=err)
     for i in varying[:20]:
         echo(f"  {terminal_safe(ids[i])}: F1 {table[:, i].min():.3f}–{table[:, i].max():.3f} "
-             f"({', '.join(f'{v:.3f}' for v in table[:, i])})")
+             f"({', '.join(f'{v:.3f}' for v in table[:, i])})", err=err)
     if len(varying) > 20:
-        echo(f"  … and {len(varying) - 20} more")
+        echo(f"  … and {len(varying) - 20} more", err=err)

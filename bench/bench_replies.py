@@ -1,0 +1,38 @@
+"""bench_replies: the slowest read of hostile replies of about 20 kB each (runs of tabs,
+blanks or quotes, unbalanced emphasis, thousands of notes, reasoning tags, brackets).
+
+Prints each reply's read time and the slowest beside the goal (≤ 50 ms per 20 kB reply:
+every step of the reading is linear). tests/test_reply_styles.py reads the same replies (tests/reply_payloads.py)
+and checks their outcome, never their time.
+
+Usage: python bench/bench_replies.py
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+def main() -> None:
+    root = Path(__file__).resolve().parent.parent
+    sys.path[:0] = [str(root), str(root / "tests")]
+    from evalcore.replies import read_reply
+    from reply_payloads import HOSTILE
+
+    times = []
+    for reply in HOSTILE:
+        start = time.perf_counter()
+        try:
+            read_reply(reply)
+        except ValueError:
+            pass
+        times.append((time.perf_counter() - start) * 1000)
+    worst = max(range(len(times)), key=times.__getitem__)
+    print(f"bench_replies {len(HOSTILE)} hostile replies of ~20 kB: slowest read {times[worst]:.1f} ms "
+          f"(reply {worst}: {HOSTILE[worst][:24]!r}…) [goal ≤ 50 ms]; all: "
+          + ", ".join(f"{t:.1f}" for t in times))
+
+
+if __name__ == "__main__":
+    main()
