@@ -21,7 +21,18 @@ TTL = 5
 
 
 def db_path() -> str:
-    return os.path.abspath(default_db_path())
+    """The store file. A PostgreSQL URL (the team store) serves `evalcore store` only so far:
+    the page says so and stops, rather than showing an empty store."""
+    from evalcore.store.postgres import is_postgres, shown
+
+    from . import ui
+
+    value = default_db_path()
+    if is_postgres(value):
+        st.error(f"EVALCORE_DB names a PostgreSQL database ({ui.literal(shown(value))}); the dashboard still needs "
+                 "the DuckDB store file for now. Set EVALCORE_DB to a .duckdb path (see docs/deploy.md).")
+        st.stop()
+    return os.path.abspath(value)
 
 
 def store_exists() -> bool:

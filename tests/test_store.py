@@ -139,3 +139,32 @@ def test_a_store_newer_than_this_evalcore_is_refused_with_the_version_to_install
                 in result.stderr) and "install evalcore 9.4.1 or later" in result.stderr
     with pytest.raises(UsageError, match="newer than this evalcore"):
         store.ensure_store(db)
+
+
+def test_verifying_a_store_that_does_not_exist_is_exit_2_not_an_intact_chain(tmp_path):
+    from click.testing import CliRunner
+
+    from evalcore.cli import main
+
+    result = CliRunner().invoke(main, ["audit", "verify", "--db", str(tmp_path / "typo.duckdb")])
+    assert result.exit_code == 2 and "no store at" in result.stderr and "intact" not in result.output
+
+
+def test_store_init_migrate_and_info_on_a_duckdb_file(tmp_path):
+    from click.testing import CliRunner
+
+    from evalcore import __version__
+    from evalcore.cli import main
+
+    db = str(tmp_path / "team.duckdb")
+    run = lambda *a: CliRunner().invoke(main, [*a, "--db", db])  # noqa: E731
+    missing = run("store", "migrate")
+    assert missing.exit_code == 2 and "no store there: run `evalcore store init` first" in missing.stderr
+    assert run("store", "info").output.startswith(f"DuckDB {db}: no evalcore store")
+    first = run("store", "init")
+    assert first.exit_code == 0 and f"schema version {store.SCHEMA_VERSION} (applied 1, 2," in first.output
+    assert "up to date" in run("store", "init").output and "up to date" in run("store", "migrate").output
+    assert f"applied by evalcore {__version__}" in run("store", "info").output
+    (tmp_path / "notes.duckdb").write_text("not a store")
+    bad = CliRunner().invoke(main, ["store", "init", "--db", str(tmp_path / "notes.duckdb")])
+    assert bad.exit_code == 2 and "not an evalcore store" in bad.stderr

@@ -18,7 +18,7 @@ COMMANDS = {
     "demo": ("runs", "demo_command"), "drift": ("drift", "drift_group"), "users": ("signoff", "users_group"),
     "signoff": ("signoff", "signoff_command"), "audit": ("signoff", "audit_group"),
     "harness": ("harness", "harness_command"), "replies": ("replies", "replies_command"),
-    "prompt-eval": ("prompt_eval", "prompt_eval_group"),
+    "prompt-eval": ("prompt_eval", "prompt_eval_group"), "store": ("store", "store_group"),
 }
 
 
@@ -35,7 +35,8 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="evalcore")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Score LLM query expansions against a golden set, compare with a baseline, gate CI.
 
     Exit codes: 0 releasable, 1 not releasable, 2 usage or input error,
@@ -45,5 +46,11 @@ def main() -> None:
     Example: evalcore evaluate --golden data/demo/medical/golden.jsonl
     --generated data/demo/medical/v2-candidate.jsonl
     """
+    if ctx.invoked_subcommand != "store":
+        import os
+
+        from .common import not_yet_postgres
+        not_yet_postgres(os.environ.get("EVALCORE_DB"))
+
 
 

@@ -95,8 +95,19 @@ def expect_head_option(fn):
                              "`audit head` line: anchors the chain against a rewritten or truncated store.")(fn)
 
 
+def not_yet_postgres(value: str | None) -> None:
+    """One clear line (exit 2) for a PostgreSQL URL given to a command that needs the DuckDB
+    file for now — never an empty answer read from a file that does not exist."""
+    from ..store.postgres import is_postgres, shown
+
+    if value is not None and is_postgres(value):
+        fail([f"error: --db {shown(value)}: the PostgreSQL team store serves `evalcore store init`, `store migrate` "
+              "and `store info` so far; this command still needs a DuckDB file (--db PATH); see docs/deploy.md"])
+
+
 def db_option(fn):
     return click.option("--db", "db", type=click.Path(dir_okay=False), default=None,
+                        callback=lambda ctx, param, value: not_yet_postgres(value) or value,
                         help="DuckDB store [default: $EVALCORE_DB, else data/evalcore.duckdb].")(fn)
 
 

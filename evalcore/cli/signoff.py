@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 import click
 
 from .. import signoff as so
 from .. import store
 from ..config import default_db_path
+from ..store import check_store_path
 from ..report.record import render_record_html
 from ..text import terminal_safe
 from .common import EXIT_REFUSED, db_option, echo, expect_head_option, fail, format_table, run_cli
@@ -199,6 +201,9 @@ def audit_verify(expect_head, db):
     db = db or default_db_path()
     if expect_head is not None:
         run_cli(so.parse_head, expect_head)
+    run_cli(check_store_path, db)
+    if not Path(db).exists():  # a mistyped --db must never read as an intact, empty chain
+        fail([f"error: no store at {db}: nothing to verify (check --db or $EVALCORE_DB)"])
     report = run_cli(so.verify_chain, db, expect_head)
     echo(terminal_safe(report.message))
     if report.ok:

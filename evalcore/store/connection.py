@@ -220,6 +220,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
 def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """A short-lived connection; a writer creates and migrates the store when needed."""
     path = str(db_path)
+    _not_postgres(path)
     if not write and not Path(path).exists():
         raise UsageError(f"no store at {path}: run `evalcore evaluate` first or pass --db")
     _check_file(path)
@@ -282,11 +283,42 @@ def _check_file(path: str) -> None:
         raise UsageError(f"--db {path}: not an evalcore store (not a DuckDB file); nothing was written to it")
 
 
+def _not_postgres(path: str) -> None:
+    """The commands that read and write runs, accounts and the chain need the DuckDB file
+    for now: a PostgreSQL URL gets one clear line (never a local file named after it)."""
+    from .postgres import is_postgres, shown
+
+    if is_postgres(path):
+        raise UsageError(f"--db {shown(path)}: the PostgreSQL team store serves `evalcore store init`, "
+                         "`store migrate` and `store info` so far; this command still needs a DuckDB file "
+                         "(--db PATH); see docs/deploy.md")
+
+
+def schema_version(db_path: str | Path) -> tuple[int | None, str | None]:
+    """(schema version, the evalcore version that applied the last migration) of a store
+    file, read without migrating it; (None, None) when there is no file."""
+    path = str(db_path)
+    _not_postgres(path)
+    if not os.path.exists(path):
+        return None, None
+    check_store_path(path)
+    con = _open(path, read_only=True)
+    try:
+        version = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchall()[0][0]
+        by = con.execute("SELECT evalcore_version FROM schema_migrations WHERE evalcore_version IS NOT NULL "
+                         "ORDER BY version DESC LIMIT 1").fetchall() if _has_column(
+                             con, "schema_migrations", "evalcore_version") else []
+    finally:
+        con.close()
+    return version, by[0][0] if by else None
+
+
 def check_store_path(db_path: str | Path) -> None:
     """UsageError unless `db_path` is absent (a new store) or an evalcore store: a DuckDB
     file holding evalcore's schema_migrations (SPEC §5). Reads the header, then opens the
     file read-only (a busy store is waited for, as everywhere)."""
     path = str(db_path)
+    _not_postgres(path)
     if not os.path.exists(path):
         return
     _check_file(path)

@@ -1,0 +1,101 @@
+"""`evalcore store init|migrate|info`: the store's owner creates and upgrades it, on either
+backend (a DuckDB file, or PostgreSQL by URL)."""
+
+from __future__ import annotations
+
+import click
+
+from ..config import default_db_path
+from ..store.postgres import PG_SCHEMA_VERSION, is_postgres, migrate_pg, schema_version_pg, shown
+from .common import echo, run_cli
+
+__all__ = ["store_group"]
+
+
+def _db_option(fn):
+    return click.option("--db", "db", default=None, metavar="PATH|URL",
+                        help="The store: a DuckDB file, or postgresql://user@host/db (the password from the URL, "
+                             "PGPASSWORD or a service file; never printed) [default: $EVALCORE_DB, else "
+                             "data/evalcore.duckdb].")(fn)
+
+
+def _upgrade(db: str, create: bool) -> tuple[int, list[int] | None]:
+    """(version now, versions applied or None when not told)."""
+    if is_postgres(db):
+        return migrate_pg(db, create)
+    from ..store.connection import SCHEMA_VERSION, check_store_path, ensure_store, schema_version
+
+    before, _ = schema_version(db)
+    if before is None and not create:
+        from ..errors import UsageError
+        raise UsageError(f"--db {db}: no store there: run `evalcore store init` first")
+    check_store_path(db)
+    ensure_store(db)
+    return SCHEMA_VERSION, list(range((before or 0) + 1, SCHEMA_VERSION + 1)) if (before or 0) < SCHEMA_VERSION else []
+
+
+def _say(db: str, version: int, applied: list[int] | None, verb: str) -> None:
+    where = shown(db) if is_postgres(db) else db
+    backend = "PostgreSQL" if is_postgres(db) else "DuckDB"
+    if applied:
+        echo(f"{verb} {backend} store {where}: schema version {version} (applied {', '.join(map(str, applied))})")
+    else:
+        echo(f"{backend} store {where}: schema version {version}, up to date")
+
+
+@click.group("store")
+def store_group() -> None:
+    """Create, upgrade and inspect the store: a DuckDB file (the embedded default) or a
+    PostgreSQL database (the team store; `--db postgresql://…`).
+
+    Run `store init` and `store migrate` as the database's owner: migrations are numbered,
+    each in its own transaction (on PostgreSQL under an advisory lock, so two runners
+    meeting an empty database create it once). A store whose schema is newer than this
+    evalcore is refused (exit 2) with the version to install.
+
+    PostgreSQL so far serves `store init`, `store migrate` and `store info`; the other
+    commands need the DuckDB file for now and say so (exit 2). See docs/deploy.md.
+
+    Exit codes: 0 done, 2 usage error (unreachable server, no permission, newer schema).
+
+    \b
+    Example:
+      PGPASSWORD=… evalcore store init --db postgresql://evalcore_owner@db.internal/evalcore
+      evalcore store info --db data/evalcore.duckdb
+    """
+
+
+@store_group.command("init")
+@_db_option
+def init_command(db):
+    """Create the store (or say it is there already)."""
+    db = db or default_db_path()
+    version, applied = run_cli(_upgrade, db, True)
+    _say(db, version, applied, "initialised")
+
+
+@store_group.command("migrate")
+@_db_option
+def migrate_command(db):
+    """Apply pending migrations to an existing store."""
+    db = db or default_db_path()
+    version, applied = run_cli(_upgrade, db, False)
+    _say(db, version, applied, "migrated")
+
+
+@store_group.command("info")
+@_db_option
+def info_command(db):
+    """The backend, the schema version and which evalcore applied it."""
+    db = db or default_db_path()
+    from ..store.connection import schema_version
+
+    version, by = run_cli(schema_version_pg if is_postgres(db) else schema_version, db)
+    backend = "PostgreSQL" if is_postgres(db) else "DuckDB"
+    where = shown(db) if is_postgres(db) else db
+    if version is None:
+        echo(f"{backend} {where}: no evalcore store (run `evalcore store init`)")
+        return
+    known = PG_SCHEMA_VERSION if is_postgres(db) else None
+    echo(f"{backend} store {where}: schema version {version}"
+         + (f", applied by evalcore {by}" if by else "") + (f" (this evalcore knows {known})" if known else ""))

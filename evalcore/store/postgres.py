@@ -1,0 +1,182 @@
+"""The team store on PostgreSQL: connections by URL, the schema, and numbered migrations,
+each in its own transaction under an advisory lock (so two CI runners meeting an empty
+database create it once).
+
+This is the first part of the PostgreSQL backend (issue 15): `evalcore store init`,
+`store migrate` and `store info` work on it; the commands that read and write runs,
+accounts and the audit chain still need the DuckDB file and say so (exit 2) when given a
+PostgreSQL URL. The schema is the DuckDB store's, column for column (`tests/test_pg_store.py`
+compares them), so the rest can move over table by table.
+
+All SQL here is constant text with bound parameters. The password comes from the URL,
+PGPASSWORD or a service file (libpq reads them); it is never stored or printed: every
+message shows the URL with its credentials blanked (evalcore.redact).
+"""
+
+from __future__ import annotations
+
+from ..errors import UsageError
+from ..redact import redact_url
+
+__all__ = ["is_postgres", "shown", "connect_pg", "migrate_pg", "schema_version_pg", "PG_MIGRATIONS",
+           "PG_SCHEMA_VERSION", "ADVISORY_KEY"]
+
+ADVISORY_KEY = 0x6576616C636F7265
+"""pg_advisory_xact_lock key of evalcore's migrations ("evalcore" in ASCII)."""
+
+# The DuckDB store's schema at its version 10, as one migration: no PostgreSQL store is
+# older. Later migrations are numbered as the DuckDB ones are and keep the two in step.
+PG_MIGRATIONS: list[tuple[int, list[str]]] = [(10, [
+    """CREATE TABLE runs (
+        run_id text PRIMARY KEY, created_at text NOT NULL, name text, prompt_version text, golden_path text,
+        generated_path text, golden_hash text, generated_hash text, content_hash text NOT NULL, domains text[],
+        high_risk_domains text[], domain_context text, drift_judge text, drift_judge_config text, author text,
+        evalcore_version text, baseline_id text, gate_decision text NOT NULL, gate_reasons text[],
+        total_queries integer, passed integer, failed integer, errored integer, aggregate_precision double precision,
+        aggregate_recall double precision, aggregate_f1 double precision, mean_term_drift_score double precision,
+        micro_precision double precision, micro_recall double precision, micro_f1 double precision, micro_tp bigint,
+        micro_fp bigint, micro_fn bigint, regression_detected boolean, regressed_queries text[],
+        improved_queries text[], added_queries text[], removed_queries text[], delta_summary text,
+        golden_set_changed boolean, mean_f1_delta double precision, thresholds text, recommendations text[],
+        usage text, statistics text)""",
+    """CREATE TABLE query_results (
+        run_id text NOT NULL, position integer NOT NULL, query_id text NOT NULL, query text, domain text,
+        critical boolean, precision double precision, recall double precision, f1 double precision,
+        term_drift_score double precision, passed boolean, failure_reasons text[], notes text[], error text,
+        n_generated integer, n_expected integer, n_tp integer, n_fp integer, n_fn integer, n_drift integer,
+        regression_status text, baseline_f1 double precision, generated_terms text[],
+        generated_weights double precision[], expected_terms text[], expected_min_weights double precision[],
+        true_positives text[], drift_terms text[], drift_reasons text[], unjudged_terms text[],
+        noise_floor double precision, within_noise boolean)""",
+    """CREATE TABLE term_rows (
+        run_id text NOT NULL, query_id text NOT NULL, term text NOT NULL, kind text NOT NULL,
+        weight double precision, min_weight double precision, drift boolean, unjudged boolean, reason text,
+        gen_pos integer, exp_pos integer)""",
+    """CREATE TABLE embedding_cache (
+        model text NOT NULL, text text NOT NULL, vector real[] NOT NULL, created_at text, PRIMARY KEY (model, text))""",
+    """CREATE TABLE judge_log (
+        run_id text NOT NULL, query_id text NOT NULL, judge text NOT NULL, prompt text, reply text, verdicts text,
+        error text)""",
+    """CREATE TABLE users (
+        name text PRIMARY KEY, role text NOT NULL, domains text[], password_hash text NOT NULL,
+        disabled boolean NOT NULL DEFAULT false, created_at text, aliases text[] DEFAULT '{}')""",
+    """CREATE TABLE audit_log (
+        seq bigint PRIMARY KEY, created_at text NOT NULL, kind text NOT NULL, actor text NOT NULL, run_id text,
+        content_hash text, decision text, comment text, payload text, prev_hash text NOT NULL UNIQUE,
+        record_hash text NOT NULL)""",
+    "CREATE TABLE audit_head (id integer PRIMARY KEY, seq bigint NOT NULL, record_hash text NOT NULL)",
+    """CREATE TABLE llm_cache (
+        key text PRIMARY KEY, model text, reply text NOT NULL, prompt_tokens integer, completion_tokens integer,
+        created_at text)""",
+    """CREATE TABLE harness_outputs (
+        run_id text NOT NULL, query_id text NOT NULL, prompt text, reply text, terms text[], error text)""",
+    """CREATE TABLE prompt_eval_runs (
+        eval_id text PRIMARY KEY, created_at text NOT NULL, name text, dataset_path text, dataset_hash text NOT NULL,
+        prompt_version text, model text, judge_model text, pass_threshold double precision, extra_criteria text,
+        total_cases integer, scored_cases integer, average_score double precision, stdev_score double precision,
+        pass_rate double precision, usage text)""",
+    """CREATE TABLE prompt_eval_results (
+        eval_id text NOT NULL, case_index integer NOT NULL, scenario text, prompt_inputs text,
+        solution_criteria text, output text, score double precision, passed boolean, reasoning text,
+        strengths text, weaknesses text, violated_extra_criteria text, error text)""",
+    "CREATE TABLE signin_failures (name text PRIMARY KEY, failures integer NOT NULL, last_at double precision NOT NULL)",
+    """CREATE TABLE golden_files (
+        golden_hash text PRIMARY KEY, path text, content text NOT NULL, stored_at text)""",
+])]
+PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
+
+
+def is_postgres(db: object) -> bool:
+    """Whether a --db value names a PostgreSQL database (SPEC §3): postgresql:// or postgres://."""
+    return str(db).startswith(("postgresql://", "postgres://"))
+
+
+def shown(url: str) -> str:
+    """The URL as it may be printed: the password (and any key in it) blanked."""
+    return redact_url(url) or url
+
+
+def connect_pg(url: str):
+    """A psycopg connection (not autocommit); UsageError naming the cause when the server
+    cannot be reached or refuses us (SPEC §5: exit 2)."""
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - a dependency of evalcore
+        raise UsageError("--db is a PostgreSQL URL but psycopg is not installed: pip install 'psycopg[binary]'")
+    # libpq takes postgres:// as well; connect_timeout keeps an unreachable host from hanging CI
+    try:
+        return psycopg.connect(url, connect_timeout=10)
+    except psycopg.OperationalError as exc:
+        cause = " ".join(str(exc).split()) or type(exc).__name__
+        raise UsageError(f"--db {shown(url)}: cannot connect to PostgreSQL: {cause}") from None
+    except psycopg.ProgrammingError as exc:  # a malformed URL
+        raise UsageError(f"--db {shown(url)}: not a PostgreSQL URL libpq accepts: {exc}") from None
+
+
+def _current(cur) -> int | None:
+    """The schema version, or None when the database holds no evalcore schema."""
+    cur.execute("SELECT to_regclass('schema_migrations') IS NOT NULL")
+    if not cur.fetchone()[0]:
+        return None
+    cur.execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
+    return cur.fetchone()[0]
+
+
+def _refuse_newer(cur, url: str, current: int) -> None:
+    from .. import __version__
+
+    if current <= PG_SCHEMA_VERSION:
+        return
+    cur.execute("SELECT evalcore_version FROM schema_migrations WHERE evalcore_version IS NOT NULL "
+                "ORDER BY version DESC LIMIT 1")
+    row = cur.fetchone()
+    by = f"evalcore {row[0]} or later" if row else "a newer evalcore"
+    raise UsageError(f"--db {shown(url)}: the store's schema is version {current}, newer than this evalcore "
+                     f"{__version__} knows (version {PG_SCHEMA_VERSION}); install {by}")
+
+
+def schema_version_pg(url: str) -> tuple[int | None, str | None]:
+    """(schema version or None, the evalcore version that applied the last migration)."""
+    with connect_pg(url) as conn, conn.cursor() as cur:
+        current = _current(cur)
+        if current is None:
+            return None, None
+        cur.execute("SELECT evalcore_version FROM schema_migrations ORDER BY version DESC LIMIT 1")
+        row = cur.fetchone()
+        return current, row[0] if row else None
+
+
+def migrate_pg(url: str, create: bool = True) -> tuple[int, list[int]]:
+    """Apply pending migrations, each in its own transaction under the advisory lock;
+    (version now, versions applied). A database without evalcore's schema is initialised
+    when `create` and the role may create tables; else UsageError saying who can."""
+    import psycopg
+
+    from .. import __version__
+
+    applied: list[int] = []
+    with connect_pg(url) as conn:
+        for version, statements in PG_MIGRATIONS:
+            with conn.transaction(), conn.cursor() as cur:
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", [ADVISORY_KEY])
+                current = _current(cur)
+                if current is not None:
+                    _refuse_newer(cur, url, current)
+                    if version <= current:
+                        continue
+                elif not create:
+                    raise UsageError(f"--db {shown(url)}: not an evalcore store: run `evalcore store init` as its owner")
+                try:
+                    if current is None:
+                        cur.execute("CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at text, "
+                                    "evalcore_version text)")
+                    for statement in statements:
+                        cur.execute(statement)
+                    cur.execute("INSERT INTO schema_migrations VALUES (%s, to_char(now() AT TIME ZONE 'UTC', "
+                                "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), %s)", [version, __version__])
+                except psycopg.errors.InsufficientPrivilege:
+                    raise UsageError(f"--db {shown(url)}: not an evalcore store: run `evalcore store init` as its "
+                                     "owner (this role may not create tables)") from None
+                applied.append(version)
+        with conn.cursor() as cur:
+            return _current(cur) or 0, applied

@@ -1,0 +1,143 @@
+"""The PostgreSQL team store against a real server the tests start (tests/pg_server.py):
+init, migrate and info by URL, the schema the DuckDB store has, migrations once under an
+advisory lock, a newer schema refused, least privilege at init, faults as exit 2."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from evalcore.cli import main
+
+from pg_server import PostgresServer, binaries
+
+pytestmark = pytest.mark.skipif(binaries() is None, reason="PostgreSQL binaries are not installed "
+                                "(apt-get install postgresql; .ci/run installs them)")
+
+
+@pytest.fixture(scope="session")
+def pg():
+    server = PostgresServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pgdb(pg):
+    """The URL of a new, empty database."""
+    return pg.url(pg.create_database())
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+DUCKDB_TO_PG = {"VARCHAR": "text", "VARCHAR[]": "text[]", "DOUBLE": "double precision",
+                "DOUBLE[]": "double precision[]", "FLOAT[]": "real[]", "INTEGER": "integer", "BIGINT": "bigint",
+                "BOOLEAN": "boolean"}
+
+
+def test_init_creates_the_duckdb_stores_schema_column_for_column(pgdb, tmp_path):
+    import psycopg
+
+    result = cli("store", "init", "--db", pgdb)
+    assert result.exit_code == 0, result.output
+    assert "initialised PostgreSQL store" in result.output and "schema version 10" in result.output
+    duck = tmp_path / "s.duckdb"
+    assert cli("store", "init", "--db", duck).exit_code == 0
+    with duckdb.connect(str(duck), read_only=True) as con:
+        want = {(t, c, DUCKDB_TO_PG[ty]) for t, c, ty in con.execute(
+            "SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE NOT internal "
+            "AND database_name = current_database() AND schema_name = 'main'").fetchall()}
+    with psycopg.connect(pgdb) as conn:
+        rows = conn.execute("SELECT table_name, column_name, data_type, udt_name FROM information_schema.columns "
+                            "WHERE table_schema = 'public'").fetchall()
+    arrays = {"_text": "text[]", "_float8": "double precision[]", "_float4": "real[]"}
+    have = {(t, c, arrays[udt] if ty == "ARRAY" else ty) for t, c, ty, udt in rows}
+    assert have == want
+
+
+def test_init_again_and_migrate_say_up_to_date(pgdb):
+    assert cli("store", "init", "--db", pgdb).exit_code == 0
+    again = cli("store", "migrate", "--db", pgdb)
+    assert again.exit_code == 0 and "schema version 10, up to date" in again.output
+    info = cli("store", "info", "--db", pgdb)
+    assert info.exit_code == 0 and "schema version 10, applied by evalcore" in info.output
+
+
+def test_migrate_on_an_empty_database_says_to_init(pgdb):
+    result = cli("store", "migrate", "--db", pgdb)
+    assert result.exit_code == 2 and "not an evalcore store: run `evalcore store init`" in result.stderr
+
+
+def test_four_runners_meeting_an_empty_database_create_it_once(pgdb):
+    import psycopg
+
+    procs = [subprocess.Popen([sys.executable, "-m", "evalcore", "store", "init", "--db", pgdb],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    outcomes = [(p.wait(timeout=120), p.stdout.read() + p.stderr.read()) for p in procs]
+    assert [code for code, _ in outcomes] == [0] * 4, outcomes
+    assert sum("(applied 10)" in out for _, out in outcomes) == 1  # one created it; the others found it
+    with psycopg.connect(pgdb) as conn:
+        assert conn.execute("SELECT version FROM schema_migrations").fetchall() == [(10,)]
+
+
+def test_a_schema_newer_than_this_evalcore_is_refused_with_the_version_to_install(pgdb):
+    import psycopg
+
+    assert cli("store", "init", "--db", pgdb).exit_code == 0
+    with psycopg.connect(pgdb) as conn:
+        conn.execute("INSERT INTO schema_migrations VALUES (11, 'later', '9.4.1')")
+    result = cli("store", "migrate", "--db", pgdb)
+    assert result.exit_code == 2
+    assert "schema is version 11, newer than this evalcore" in result.stderr
+    assert "install evalcore 9.4.1 or later" in result.stderr
+
+
+def test_a_role_that_may_not_create_tables_is_told_to_ask_the_owner(pg, pgdb):
+    name = pgdb.rsplit("/", 1)[1]
+    pg.sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'ci_runner') THEN "
+           "CREATE ROLE ci_runner LOGIN; END IF; END $$")
+    result = cli("store", "init", "--db", pg.url(name, user="ci_runner"))
+    assert result.exit_code == 2, result.output
+    assert "not an evalcore store: run `evalcore store init` as its owner" in result.stderr
+
+
+def test_an_unreachable_server_is_exit_2_with_the_cause(pg):
+    from pg_server import _free_port
+
+    result = cli("store", "info", "--db", f"postgresql://postgres@127.0.0.1:{_free_port()}/x")
+    assert result.exit_code == 2 and "cannot connect to PostgreSQL" in result.stderr
+    assert "refused" in result.stderr.lower()
+
+
+def test_postgres_scheme_is_accepted_and_the_password_never_printed(pg, pgdb):
+    name = pgdb.rsplit("/", 1)[1]
+    url = pg.url(name, password="s3kr1t-pass", scheme="postgres")
+    result = cli("store", "init", "--db", url)
+    assert result.exit_code == 0, result.output
+    info = cli("store", "info", "--db", url)
+    assert "s3kr1t-pass" not in result.output + info.output and "postgres://***@127.0.0.1" in info.output
+
+
+def test_commands_not_yet_on_postgres_say_so_and_write_nothing_locally(pgdb, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for args in (["runs", "--db", pgdb], ["audit", "verify", "--db", pgdb]):
+        result = cli(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "PostgreSQL" in result.stderr and "store init" in result.stderr
+    assert os.listdir(tmp_path) == []  # no "postgresql:" folder or file was created
+
+
+def test_evalcore_db_naming_postgres_is_refused_by_commands_not_yet_on_it(pgdb, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["runs"], env={"EVALCORE_DB": pgdb})
+    assert result.exit_code == 2 and "still needs a DuckDB file" in result.stderr
+    assert CliRunner().invoke(main, ["store", "init"], env={"EVALCORE_DB": pgdb}).exit_code == 0
+    assert os.listdir(tmp_path) == []
+
