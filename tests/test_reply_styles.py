@@ -291,6 +291,8 @@ def test_repeat_samples_each_query_and_names_the_varying_ones(small):
     assert server.chat_calls == 6 and "0 calls, 6 from cache" in again.output
     audit = CliRunner().invoke(main, ["audit", "verify", "--db", str(db)])
     assert audit.exit_code == 0, audit.output
+    listed = CliRunner().invoke(main, ["runs", "--db", str(db)]).output
+    assert all(f"{k}/3" in listed for k in (1, 2, 3)) and "errored" in listed.splitlines()[0]
 
 
 def test_the_dashboard_runs_the_harness_with_json_replies_and_repeats(tmp_path, monkeypatch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import click
+import pandas as pd
 
 from ..config import default_db_path
 from ..demo import seed_demo
@@ -22,11 +23,13 @@ def _print_runs(db: str, limit: int | None) -> None:
     if df.empty:
         echo(f"no runs in {db}")
         return
+    def repeat(r) -> str:  # harness --repeat: which sample of how many
+        return "-" if pd.isna(r.repeats) or pd.isna(r.repeat) else f"{int(r.repeat)}/{int(r.repeats)}"
     rows = [(r.run_id, r.name, r.prompt_version, r.gate_decision, list(r.domains), r.total_queries,
-             r.failed, r.aggregate_precision, r.aggregate_recall, r.aggregate_f1,
-             r.mean_term_drift_score, r.baseline_id) for r in df.itertuples()]
-    echo(format_table(["run", "name", "prompt", "gate", "domains", "queries", "failed", "P", "R",
-                             "F1", "drift", "baseline"], rows))
+             r.failed, r.errored, r.aggregate_precision, r.aggregate_recall, r.aggregate_f1,
+             r.mean_term_drift_score, r.baseline_id, repeat(r)) for r in df.itertuples()]
+    echo(format_table(["run", "name", "prompt", "gate", "domains", "queries", "failed", "errored", "P", "R",
+                       "F1", "drift", "baseline", "repeat"], rows))
 
 
 @click.command("runs")

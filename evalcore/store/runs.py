@@ -205,7 +205,9 @@ def _disk_fault(exc: BaseException) -> bool:
 
 RUN_COLUMNS = ("run_id, created_at, name, prompt_version, gate_decision, domains, total_queries, "
                "passed, failed, errored, aggregate_precision, aggregate_recall, aggregate_f1, "
-               "mean_term_drift_score, regression_detected, baseline_id, author, golden_path")
+               "mean_term_drift_score, regression_detected, baseline_id, author, golden_path, "
+               "CAST(json_extract(usage, '$.repeat') AS INTEGER) AS repeat, "
+               "CAST(json_extract(usage, '$.repeats') AS INTEGER) AS repeats")
 
 
 def list_runs(db_path: str | Path, limit: int | None = None) -> pd.DataFrame:
