@@ -82,6 +82,7 @@ def reply_reader(fn: Callable[[str], list]) -> Callable[[str], dict[str, float]]
         if not isinstance(result, (list, tuple)):
             raise ValueError(f"--parser returned {type(result).__name__}, expected a list of terms")
         return terms_from_entries(list(result))
+    parse.blocking = True  # the client runs it on a worker thread: a slow parser does not serialise the calls
     return parse
 
 

@@ -192,7 +192,7 @@ class AsyncLLMClient:
         if cached is not None:
             try:
                 self.cache_hits += 1
-                return parse(cached), cached, True
+                return await _parse(parse, cached), cached, True
             except ValueError:
                 self.cache_hits -= 1  # a parser changed since: ask again
         first = last = last_reply = None
@@ -207,7 +207,7 @@ class AsyncLLMClient:
                     self.in_flight -= 1
             if fault is None:
                 try:
-                    parsed = parse(text)
+                    parsed = await _parse(parse, text)
                 except ValueError as exc:
                     fault, last_reply = f"unparseable reply: {exc}", text
                 else:
@@ -264,6 +264,15 @@ class AsyncLLMClient:
     async def aclose(self) -> None:
         await self.flush(force=True)
         await self._client.close()
+
+
+async def _parse(parse: Callable[[str], T], text: str) -> T:
+    """A parser marked `blocking` (a team's own `--parser`: it may be slow) runs on a worker
+    thread, so it does not hold up the other calls in flight; evalcore's own run inline."""
+    if getattr(parse, "blocking", False):
+        import asyncio
+        return await asyncio.to_thread(parse, text)
+    return parse(text)
 
 
 class NotACompletion(EvalcoreError):

@@ -417,3 +417,26 @@ def test_ctrl_c_exits_130_and_a_rerun_resumes(small, tmp_path):
     calls = server.chat_calls
     again = _harness(server, golden, prompt, db)
     assert again.exit_code in (0, 1, 3) and server.chat_calls - calls <= 1  # the first answer came from the cache
+
+
+def test_a_slow_parser_does_not_serialise_the_calls(small):
+    """The parser runs on worker threads: while one reply is being parsed, other calls are in flight."""
+    golden, prompt, db, server = small
+    (db.parent / "slow_parser.py").write_text(textwrap.dedent("""
+        import threading, time
+        active = {"now": 0, "most": 0}
+        lock = threading.Lock()
+        def parse(reply):
+            with lock:
+                active["now"] += 1
+                active["most"] = max(active["most"], active["now"])
+            time.sleep(0.5)
+            with lock:
+                active["now"] -= 1
+            return [reply]
+    """), encoding="utf-8")
+    server.default = ("text", "mi")
+    result = _harness(server, golden, prompt, db, "--parser", "slow_parser:parse", "--concurrency", "2")
+    import slow_parser
+    assert result.exit_code in (0, 1, 3), result.output
+    assert slow_parser.active["most"] == 2  # both replies parsed at once
