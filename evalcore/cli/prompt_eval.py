@@ -265,7 +265,7 @@ def compare_command(dataset, db):
     rows.append(["", "std dev", *(_cell(v, ".2f") for v in versions["stdev_score"])])
     rows.append(["", "pass rate", *(f"{v:.0%}" for v in versions["pass_rate"])])
     rows.append(["", "errored", *(str(int(v)) for v in versions["errored_cases"])])
-    echo(f"dataset {digest[:12]}: {len(by_case)} cases, {len(labels)} prompt versions (oldest first)")
+    echo(f"dataset {digest[:12]}: {len(by_case)} cases, {len(labels)} prompt version{'' if len(labels) == 1 else 's'} (oldest first)")
     echo(format_table(["case", "scenario", *labels], rows, max_width=40))
     echo("")
     echo(format_table(["version", "evaluation", "created", "model", "judge"],
