@@ -102,10 +102,11 @@ MAX_TERM_CHARS = 100
 _STARS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
 _QUOTES = (('"', '"'), ("'", "'"), ("“", "”"), ("‘", "’"), ("«", "»"), ("„", "“"), ("`", "`"))
 _DASHES = (" - ", " -- ", " – ", " — ")
-# a sentence break: a word of two or more letters, ". " (or "? ", "! "), then a capital
-# ("E. coli", "St. John's wort" and "Roe vs. Wade" are not sentences)
+# a sentence break (rule 6: ". " inside an item): a word of two or more letters, ". " (or
+# "? ", "! "), then more text; an initial or a common abbreviation before the stop is not a
+# break ("E. coli", "St. John's wort", "Roe vs. Wade" are terms)
 _SENTENCE = re.compile(r"(?<![A-Za-z])(?!(?i:vs|etc|approx|incl|cf|viz|al|st|dr|mr|mrs|ms|jr|sr|no|co|inc|ltd|mt|ft|"
-                       r"gen|gov|sen|rep|corp|dept|univ|ave)\.)[A-Za-z][a-z]+[.?!]\s+[A-Z]")
+                       r"gen|gov|sen|rep|corp|dept|univ|ave|fig|approx)\.)[A-Za-z][a-z]+[.?!]\s+\w")
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
 _INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064"
                         r"\u2066-\u2069\ufeff]")

@@ -160,6 +160,7 @@ def test_the_run_says_where_it_called(style_run):
     ("Synonyms for flu\ninfluenza\ngrippe", ["influenza", "grippe"]),
     ("<answer>MI, AMI</answer>", ["MI", "AMI"]),
     ("Synonyms: ['sofa', 'couch']", ["sofa", "couch"]),
+    ("- heart attack. also called MI\n- AMI\n- U.S. Army", ["AMI", "U.S. Army"]),  # ". " breaks a sentence
 ])
 def test_more_readings(reply, expected):
     assert read_reply(reply) == expected
