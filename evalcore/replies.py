@@ -1,35 +1,33 @@
 """A chat model's reply read as the terms a person reading it would list (SPEC §6).
 
-The reading, in order:
+The reading, in order (docs/harness.md has every rule with examples, and marks the
+choices the spec leaves open):
 
-1. Reasoning blocks (`<think>…</think>`, `<thinking>`, `<reasoning>`, `<reflection>`) are
-   dropped; a reply that opens a block and never closes it gave no answer.
+0. The text is cleaned: NFKC, line breaks as "\n", terminal escapes, control, zero-width
+   and BiDi characters removed, runs of blanks folded.
+1. Reasoning blocks (`<think>…</think>` and the like) are dropped; a reply that opens one
+   and never closes it gave no answer; a lone closing tag drops what precedes it.
 2. JSON: the first fenced block or bracket span that parses to a list of terms (strings or
    `{"term", "weight"}`) or to an object whose `terms`, `synonyms` or `expansions` key holds
-   one is the answer. A ```json fence, or a whole reply starting with `[` or `{`, that holds
-   no such JSON is invalid JSON; other brackets are plain text.
-3. A reply that opens with a refusal or apology ("I'm sorry", "I can't", "I cannot", "I am
-   unable", "As an AI", …) and lists nothing as bullets or numbers is a refusal.
-4. Otherwise a list: when some lines are bulleted or numbered, only those lines are items;
-   else every non-empty line is one; when one line is left after lead-in and closing lines
-   are set aside, it is split on commas or semicolons (not inside brackets), and a leading
-   "and"/"or" after the last comma is dropped ("A, B, and C"). A one-line lead-in that
-   ends in a colon before the list ("Synonyms: A, B, C") is set aside too.
-5. From each item, bullets, numbering, Markdown emphasis, backticks, surrounding quotes and
-   a trailing full stop are removed, and so is a trailing note in parentheses, after a dash
-   with spaces on both sides, or after a colon (`naloxone (generic name)`,
-   `MI – abbreviation`, `**Coumadin**: brand name`); `X-ray` and `COVID-19` stay whole.
-6. Not terms: a line ending with `:`, a Markdown heading or rule, a code fence line, an item
-   of more than six words, an item holding a sentence break (`. ` before a capital, after a
-   word: `E. coli` and `St. John's wort` stay) or ending with `!` or `?`, and a line starting
-   "Here", "Sure", "Certainly", "Of course", "Note", "I'm", "I " (and the like: "I'd",
-   "Hope", "Let me know", "Feel free").
-7. A reply with no term left, empty text, or invalid JSON raises ValueError naming why; the
-   client retries it and, after the last try, the item is errored `unparseable reply: <why>`.
+   one is the answer (a bare `[]` only as the whole reply or a whole fence). A ```json
+   fence, or a whole reply starting with `[` or `{`, that holds no such JSON is invalid
+   JSON; other brackets are plain text.
+3. A reply whose first line is a refusal or apology and that lists nothing is a refusal.
+4. Otherwise a list: when some lines are bulleted or numbered, only those lines are items
+   (sub-items under a heading item too); else every non-empty line is one, lead-in,
+   title and closing lines set aside; one line left is split on commas or semicolons
+   outside brackets, and "and"/"or" after the last comma is dropped ("A, B, and C").
+5. From each item: markers, emphasis, backticks, quotes, a trailing full stop and a
+   trailing note (in parentheses, after a spaced dash, after a colon) are removed; a
+   label before a colon whose rest is a list gives the list; a commentary label ("Note:",
+   "Source:") makes no term. `X-ray`, `COVID-19`, `E. coli` stay whole.
+6. Not terms: more than six words or 100 characters, a sentence break, a trailing `!` or
+   `?`, no letter or digit, words saying there is nothing ("None", "N/A").
+7. No term left, empty text or invalid JSON raises ValueError naming why; the client
+   retries it and, after the last try, the item is errored `unparseable reply: <why>`.
    `[]` is a valid empty expansion.
 
-Choices the spec leaves open are the ones above marked "and the like" and the colon note of
-rule 5; docs/harness.md lists them with examples.
+Every step is linear in the reply's length (bench/bench_replies.py).
 """
 
 from __future__ import annotations
@@ -106,12 +104,13 @@ _DASHES = (" - ", " -- ", " – ", " — ")
 # "? ", "! "), then more text; an initial or a common abbreviation before the stop is not a
 # break ("E. coli", "St. John's wort", "Roe vs. Wade" are terms)
 _SENTENCE = re.compile(r"(?<![A-Za-z])(?!(?i:vs|etc|approx|incl|cf|viz|al|st|dr|mr|mrs|ms|jr|sr|no|co|inc|ltd|mt|ft|"
-                       r"gen|gov|sen|rep|corp|dept|univ|ave|fig|approx)\.)[A-Za-z][a-z]+[.?!]\s+\w")
+                       r"gen|gov|sen|rep|corp|dept|univ|ave|fig)\.)[A-Za-z][a-z]+[.?!]\s+\w")
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
 _INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064"
                         r"\u2066-\u2069\ufeff]")
 _ANSWER_TAGS = re.compile(r"</?(?i:answer|output|result|response|terms|synonyms|final)>")
 _MAX_WS = re.compile(r"[ \t]{2,}")
+_BREAKS = re.compile(r"[\r\x85\u2028\u2029]")
 _INTERJECTION = re.compile(r"^(?i:sure|certainly|of course|absolutely|okay|ok|great|yes)[!.,]\s+")
 
 
@@ -186,7 +185,8 @@ def _clean(text: str) -> str:
     """The reply as plain lines: NFKC (as terms are compared, SPEC §2 rule 1), line breaks as
     `\n`, terminal escapes, control, zero-width and BiDi characters removed, runs of blanks
     folded (so no pattern below meets a long run of white space)."""
-    text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n")
+    text = _BREAKS.sub("\n", text)
     text = _INVISIBLE.sub("", _ESCAPES.sub("", text))
     return _MAX_WS.sub(" ", text.replace("\t", " "))
 
