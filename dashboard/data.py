@@ -98,6 +98,11 @@ def errored(run_id: str) -> pd.DataFrame:
     return cached("errored_queries", run_id)
 
 
+def replies(query_id: str) -> pd.DataFrame:
+    """The query's model replies in harness runs, newest first (prompt, raw reply, terms, error)."""
+    return cached("query_replies", query_id)
+
+
 def query_ids(text: str = "") -> pd.DataFrame:
     if not store_exists():
         return pd.DataFrame(columns=["query_id", "query", "runs"])

@@ -56,6 +56,13 @@ def run_label(row) -> str:
     return " · ".join(str(p) for p in (name, version, row["run_id"]) if p)
 
 
+def visible(text: str) -> str:
+    """Raw multi-line data (a model's reply) for st.code: its controls and BiDi marks as
+    visible escapes, never acted on by the browser."""
+    from evalcore.text import visible_controls
+    return visible_controls(text)
+
+
 def terms(values) -> str:
     """A list column as readable text."""
     if isinstance(values, str):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["terminal_safe", "terminal_lines", "strip_controls", "json_escaped"]
+__all__ = ["terminal_safe", "terminal_lines", "strip_controls", "json_escaped", "visible_controls"]
 
 _SEQUENCES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"            # CSI … final byte (colours, cursor moves, clears)
@@ -56,3 +56,13 @@ def json_escaped(text: str) -> str:
     controls and the BiDi marks written as \\u escapes too: the same values, nothing a
     terminal acts on (such characters occur only inside strings)."""
     return _JSON_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_BREAK_KEEPING = re.compile(r"\r\n?")
+
+
+def visible_controls(text: str) -> str:
+    """Multi-line data shown as it is, with every control character but tab and newline and
+    every BiDi mark written as a visible `\\uXXXX` escape (a raw model reply in the
+    dashboard: an ESC or a right-to-left override is shown, never acted on)."""
+    return _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", _BREAK_KEEPING.sub("\n", text))

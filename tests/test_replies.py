@@ -201,3 +201,16 @@ def test_dashboard_query_page_shows_the_reason(made, monkeypatch):
     assert [shown(w.value) for w in at.warning] == [f"Errored in run {made['run']}: error: {ERROR}"]
     errors = at.dataframe[0].value["error"]
     assert errors.iloc[0] == ERROR and errors.isna().iloc[1]  # the harness run, then the evaluate run
+
+
+def test_dashboard_query_page_shows_what_the_model_replied_as_text(made, monkeypatch):
+    monkeypatch.setenv("EVALCORE_DB", made["db"])
+    at = page("query", query_id="a-flu")
+    assert not at.exception
+    assert at.expander[-1].label == "What the model replied (newest 1 harness run)"
+    codes = [c.value for c in at.expander[-1].code]
+    assert codes[0] == PROMPT.format(domain="ecommerce", query="flu").rstrip("\n") and codes[1] == (  # as given, controls visible
+        '```json\n["Influenza", "grippe"]\n```\n\\u001b[2J\\u001b]0;owned\\u0007\\u202eDone\nbye')
+    assert any("terms: influenza, grippe" in shown(m.value) for m in at.expander[-1].markdown)
+    at = page("query", query_id="m-stroke")
+    assert any(f"error: {ERROR}" in shown(m.value) for m in at.expander[-1].markdown)

@@ -22,7 +22,8 @@ if st.query_params.get("query_id") != query_id:
     st.query_params["query_id"] = query_id
 
 history = data.history(query_id)
-st.caption(f"{len(history)} runs contain {ui.literal(query_id)}")
+st.caption(f"{len(history)} run{'' if len(history) == 1 else 's'} contain{'s' if len(history) == 1 else ''} "
+           f"{ui.literal(query_id)}")
 entry = data.golden_entry(history["run_id"].iloc[-1], query_id) if not history.empty else None
 if entry is not None:
     with st.expander(f"Golden entry (line {entry[0]} of the newest run's golden set)"):
@@ -41,3 +42,17 @@ st.dataframe(table[["prompt_version", "f1", "passed", "generated_terms", "missed
                     "precision", "recall", "failure_reasons", "error", "name", "created_at", "run_id"]],
              hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("f1", "precision", "recall")})
+
+replies = data.replies(query_id)
+if not replies.empty:
+    with st.expander(f"What the model replied (newest {len(replies)} harness run{'' if len(replies) == 1 else 's'})"):
+        for item in replies.itertuples():  # st.code shows the text as it is: never Markdown, never HTML
+            st.markdown(f"**{ui.literal(item.run_id)}** · prompt {ui.literal(item.prompt_version or '-')} · "
+                        + (f"error: {ui.literal(item.error)}" if item.error else
+                           f"terms: {ui.literal(ui.terms(item.terms) or '(none)')}"))
+            st.caption("prompt")
+            st.code(ui.visible(item.prompt) if item.prompt else "(a Python expander: no prompt)",
+                    language=None, wrap_lines=True)
+            st.caption("reply (control characters shown as \\u escapes)")
+            st.code(ui.visible(item.reply) if item.reply is not None else "(no reply received)",
+                    language=None, wrap_lines=True)

@@ -13,7 +13,7 @@ from .connection import MIGRATIONS, SCHEMA_VERSION, check_store_path, connect, e
 from .runs import (drift_terms, find_run_by_content, get_run, golden_entry, judge_log,
                    list_runs, load_baseline, paired_metrics, query_rows, repeat_runs, save_run,
                    term_rows)
-from .llm import StoredReplies, harness_output_rows, harness_outputs, load_llm_cache, save_llm_cache
+from .llm import StoredReplies, harness_output_rows, harness_outputs, load_llm_cache, query_replies, save_llm_cache
 from .prompts import (find_dataset_hash, list_prompt_evals, prompt_eval_datasets, prompt_eval_matrix,
                       prompt_eval_results, prompt_eval_scores, prompt_eval_versions, save_prompt_eval)
 from .vectors import StoredVectors, load_vectors, save_vectors
@@ -27,7 +27,7 @@ __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensur
            "metric_trend", "query_history", "runs_overview", "append_audit",
            "audit_records", "decisions_for", "get_user", "list_users", "users_rows", "write_account", "account_state",
            "GENESIS", "integrity_problems", "signin_failures", "record_signin_failure", "clear_signin_failures",
-           "AUDIT_COLUMNS", "audit_head", "harness_outputs", "load_llm_cache", "harness_output_rows",
+           "AUDIT_COLUMNS", "audit_head", "harness_outputs", "query_replies", "load_llm_cache", "harness_output_rows",
            "save_llm_cache", "paired_metrics", "repeat_runs", "find_dataset_hash",
            "list_prompt_evals", "prompt_eval_datasets", "prompt_eval_matrix", "prompt_eval_results",
            "prompt_eval_scores", "prompt_eval_versions", "save_prompt_eval"]

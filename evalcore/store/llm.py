@@ -8,7 +8,8 @@ import pyarrow as pa
 
 from .connection import connect
 
-__all__ = ["load_llm_cache", "save_llm_cache", "harness_output_rows", "harness_outputs", "StoredReplies"]
+__all__ = ["load_llm_cache", "save_llm_cache", "harness_output_rows", "harness_outputs", "query_replies",
+           "StoredReplies"]
 
 
 def load_llm_cache(db_path: str | Path, keys: list[str]) -> dict[str, str]:
@@ -52,6 +53,15 @@ def harness_outputs(db_path: str | Path, run_id: str):
         return con.execute("""SELECT h.query_id, q.query, h.prompt, h.reply, h.terms, h.error
             FROM harness_outputs h LEFT JOIN query_results q ON q.run_id = h.run_id AND q.query_id = h.query_id
             WHERE h.run_id = ? ORDER BY q.position NULLS LAST, h.query_id""", [run_id]).df()
+
+
+def query_replies(db_path: str | Path, query_id: str, limit: int = 10):
+    """One query's harness items across runs, newest first (run_id, created_at,
+    prompt_version, prompt, reply, terms, error); empty when no harness run holds it."""
+    with connect(db_path) as con:
+        return con.execute("""SELECT h.run_id, r.created_at, r.prompt_version, h.prompt, h.reply, h.terms, h.error
+            FROM harness_outputs h JOIN runs r USING (run_id) WHERE h.query_id = ?
+            ORDER BY r.created_at DESC, h.run_id DESC LIMIT ?""", [query_id, limit]).df()
 
 
 class StoredReplies:
