@@ -141,3 +141,63 @@ def test_evalcore_db_naming_postgres_is_refused_by_commands_not_yet_on_it(pgdb, 
     assert CliRunner().invoke(main, ["store", "init"], env={"EVALCORE_DB": pgdb}).exit_code == 0
     assert os.listdir(tmp_path) == []
 
+
+
+def _append_args(conn, run_id, content_hash, kind="run", decision=None):
+    """What a client sends an append function: the head it read, and the record's hash over it."""
+    from evalcore.store.records import record_hash
+
+    head = conn.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1").fetchall()
+    seq, prev = (head[0][0] + 1, head[0][1]) if head else (1, "0" * 64)
+    record = {"seq": seq, "created_at": "2026-12-01T00:00:00Z", "kind": kind, "actor": "ci-bot", "run_id": run_id,
+              "content_hash": content_hash, "decision": decision, "comment": "ok" if decision else None,
+              "payload": {"x": 1}}
+    return [seq, prev, record["created_at"], "ci-bot", run_id, content_hash, '{"x": 1}', record_hash(record, prev)]
+
+
+def test_the_ci_role_stores_runs_but_cannot_forge_or_alter_a_sign_off(pg, pgdb):
+    import psycopg
+
+    name = pgdb.rsplit("/", 1)[1]
+    assert cli("store", "init", "--db", pgdb).exit_code == 0
+    roles = cli("store", "roles", "--ci", f"ci_{name}", "--dashboard", f"dash_{name}")
+    assert roles.exit_code == 0
+    with psycopg.connect(pgdb, autocommit=True) as owner:
+        owner.execute(roles.output)  # exactly the documented SQL
+    ci_url, dash_url = pg.url(name, user=f"ci_{name}"), pg.url(name, user=f"dash_{name}")
+    with psycopg.connect(ci_url, autocommit=True) as ci:
+        ci.execute("INSERT INTO runs (run_id, created_at, content_hash, gate_decision) VALUES ('r1', 't', 'c1', 'review')")
+        assert ci.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
+                          _append_args(ci, "r1", "c1")).fetchone() == (1,)
+        forgeries = [
+            ("INSERT INTO audit_log VALUES (2, 't', 'decision', 'carol', 'r1', 'c1', 'approve', '', '{}', 'p', 'h')", ()),
+            ("UPDATE audit_log SET kind = 'decision', decision = 'approve'", ()),
+            ("DELETE FROM audit_log", ()),
+            ("UPDATE audit_head SET seq = 0", ()),
+            ("INSERT INTO users (name, role, password_hash) VALUES ('mallory', 'approver', 'x')", ()),
+            ("UPDATE users SET role = 'admin'", ()),
+            ("SELECT evalcore_append_decision(%s, %s, %s, %s, %s, %s, %s, %s, 'approve', 'ok')",
+             _append_args(ci, "r1", "c1", "decision", "approve")),
+        ]
+        for sql, params in forgeries:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                ci.execute(sql, params)
+        with pytest.raises(psycopg.errors.SerializationFailure):  # a head it did not read: 40001, read again
+            ci.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
+                       [1, "0" * 64, "t", "ci-bot", "r1", "c1", "{}", "h"])
+        with pytest.raises(psycopg.errors.RaiseException, match="has a header already"):
+            ci.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
+                       _append_args(ci, "r1", "c1"))
+        with pytest.raises(psycopg.errors.RaiseException, match="no stored run"):
+            ci.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
+                       _append_args(ci, "r-unknown", "c1"))
+    with psycopg.connect(dash_url, autocommit=True) as dash:
+        args = _append_args(dash, "r1", "c1", "decision", "approve")
+        assert dash.execute("SELECT evalcore_append_decision(%s, %s, %s, %s, %s, %s, %s, %s, 'approve', 'ok')",
+                            args).fetchone() == (2,)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            dash.execute("INSERT INTO runs (run_id, created_at, content_hash, gate_decision) "
+                         "VALUES ('r2', 't', 'c2', 'pass')")
+    with psycopg.connect(pgdb) as owner:
+        kinds = owner.execute("SELECT seq, kind, actor, decision FROM audit_log ORDER BY seq").fetchall()
+    assert kinds == [(1, "run", "ci-bot", None), (2, "decision", "ci-bot", "approve")]

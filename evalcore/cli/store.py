@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ..config import default_db_path
-from ..store.postgres import PG_SCHEMA_VERSION, is_postgres, migrate_pg, schema_version_pg, shown
+from ..store.postgres import PG_SCHEMA_VERSION, is_postgres, migrate_pg, roles_sql, schema_version_pg, shown
 from .common import echo, run_cli
 
 __all__ = ["store_group"]
@@ -99,3 +99,20 @@ def info_command(db):
     known = PG_SCHEMA_VERSION if is_postgres(db) else None
     echo(f"{backend} store {where}: schema version {version}"
          + (f", applied by evalcore {by}" if by else "") + (f" (this evalcore knows {known})" if known else ""))
+
+
+@store_group.command("roles")
+@click.option("--ci", "ci", default="evalcore_ci", show_default=True, help="The CI runners' role.")
+@click.option("--dashboard", "dashboard", default="evalcore_dashboard", show_default=True,
+              help="The dashboard server's role.")
+def roles_command(ci, dashboard):
+    """Print the SQL that creates a CI role and a dashboard role with least privilege on a
+    PostgreSQL store: the CI role stores runs and appends their headers only through one
+    SECURITY DEFINER function, the dashboard records sign-offs only through another;
+    neither can write the audit log, the accounts or the decisions directly.
+
+    \b
+    Example:
+      evalcore store roles | psql postgresql://evalcore_owner@db.internal/evalcore
+    """
+    echo(run_cli(roles_sql, ci, dashboard).rstrip("\n"))

@@ -18,11 +18,35 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..redact import redact_url
 
-__all__ = ["is_postgres", "shown", "connect_pg", "migrate_pg", "schema_version_pg", "PG_MIGRATIONS",
+__all__ = ["is_postgres", "shown", "connect_pg", "migrate_pg", "schema_version_pg", "roles_sql", "PG_MIGRATIONS",
            "PG_SCHEMA_VERSION", "ADVISORY_KEY"]
 
 ADVISORY_KEY = 0x6576616C636F7265
 """pg_advisory_xact_lock key of evalcore's migrations ("evalcore" in ASCII)."""
+
+_APPEND = """CREATE FUNCTION {name}(p_seq bigint, p_prev_hash text, p_created_at text, p_actor text, p_run_id text,
+        p_content_hash text, p_payload text, p_record_hash text{args}) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+DECLARE head_seq bigint := 0; head_hash text := repeat('0', 64);
+BEGIN
+    SELECT seq, record_hash INTO head_seq, head_hash FROM audit_head WHERE id = 1 FOR UPDATE;
+    IF NOT FOUND THEN head_seq := 0; head_hash := repeat('0', 64); END IF;
+    IF p_seq <> head_seq + 1 OR p_prev_hash <> head_hash THEN
+        RAISE EXCEPTION 'evalcore: the audit chain moved (its head is record %): read it again', head_seq
+            USING ERRCODE = '40001';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM runs WHERE run_id = p_run_id AND content_hash = p_content_hash) THEN
+        RAISE EXCEPTION 'evalcore: no stored run % with content hash %', p_run_id, p_content_hash;
+    END IF;
+    {check}
+    INSERT INTO audit_log (seq, created_at, kind, actor, run_id, content_hash, decision, comment, payload, prev_hash,
+                           record_hash)
+        VALUES (p_seq, p_created_at, '{kind}', p_actor, p_run_id, p_content_hash, {values}, p_payload, p_prev_hash,
+                p_record_hash);
+    INSERT INTO audit_head VALUES (1, p_seq, p_record_hash)
+        ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, record_hash = excluded.record_hash;
+    RETURN p_seq;
+END $fn$"""
 
 # The DuckDB store's schema at its version 10, as one migration: no PostgreSQL store is
 # older. Later migrations are numbered as the DuckDB ones are and keep the two in step.
@@ -82,6 +106,23 @@ PG_MIGRATIONS: list[tuple[int, list[str]]] = [(10, [
     "CREATE TABLE signin_failures (name text PRIMARY KEY, failures integer NOT NULL, last_at double precision NOT NULL)",
     """CREATE TABLE golden_files (
         golden_hash text PRIMARY KEY, path text, content text NOT NULL, stored_at text)""",
+    # The narrow doors of least privilege: a CI role appends a stored run's header, a
+    # dashboard role a sign-off decision, and nothing else reaches the audit log. Each
+    # links the record onto the head under a row lock (the caller computed the record's
+    # hash over this seq and prev_hash: a moved head is SQLSTATE 40001, read it again);
+    # the primary key on seq and the unique prev_hash stop two first appends at once.
+    _APPEND.format(name="evalcore_append_run_header", kind="run", args="", values="NULL, NULL",
+                   check="""IF EXISTS (SELECT 1 FROM audit_log WHERE kind = 'run' AND run_id = p_run_id) THEN
+        RAISE EXCEPTION 'evalcore: run % has a header already', p_run_id;
+    END IF;"""),
+    _APPEND.format(name="evalcore_append_decision", kind="decision",
+                   args=", p_decision text, p_comment text", values="p_decision, p_comment",
+                   check="""IF p_decision NOT IN ('approve', 'reject') THEN
+        RAISE EXCEPTION 'evalcore: a decision is approve or reject, not %', p_decision;
+    END IF;"""),
+    "REVOKE ALL ON FUNCTION evalcore_append_run_header(bigint, text, text, text, text, text, text, text) FROM PUBLIC",
+    "REVOKE ALL ON FUNCTION evalcore_append_decision(bigint, text, text, text, text, text, text, text, text, text) "
+    "FROM PUBLIC",
 ])]
 PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
 
@@ -180,3 +221,32 @@ def migrate_pg(url: str, create: bool = True) -> tuple[int, list[int]]:
                 applied.append(version)
         with conn.cursor() as cur:
             return _current(cur) or 0, applied
+
+
+ROLES_SQL = """-- evalcore least privilege (run as the database's owner, after `evalcore store init`)
+-- {ci}: stores runs, their rows and the caches; appends a run's header only through
+-- evalcore_append_run_header; no write on audit_log, audit_head, users or decisions.
+-- {dashboard}: reads everything; records sign-offs only through evalcore_append_decision
+-- and counts failed sign-ins. Accounts stay with the owner (`evalcore users` as the owner).
+CREATE ROLE {ci} LOGIN;
+CREATE ROLE {dashboard} LOGIN;
+GRANT USAGE ON SCHEMA public TO {ci}, {dashboard};
+GRANT SELECT ON ALL TABLES IN SCHEMA public TO {ci}, {dashboard};
+GRANT INSERT ON runs, query_results, term_rows, harness_outputs, judge_log, golden_files TO {ci};
+GRANT INSERT, UPDATE ON llm_cache, embedding_cache TO {ci};
+GRANT EXECUTE ON FUNCTION evalcore_append_run_header(bigint, text, text, text, text, text, text, text) TO {ci};
+GRANT INSERT, UPDATE, DELETE ON signin_failures TO {dashboard};
+GRANT EXECUTE ON FUNCTION evalcore_append_decision(bigint, text, text, text, text, text, text, text, text, text)
+    TO {dashboard};
+-- then give each role a password (ALTER ROLE … PASSWORD '…') or a certificate, outside this script
+"""
+
+
+def roles_sql(ci: str = "evalcore_ci", dashboard: str = "evalcore_dashboard") -> str:
+    """The SQL that creates the CI and dashboard roles with least privilege (docs/deploy.md)."""
+    from ..identity import canonical_name
+
+    for name in (ci, dashboard):
+        if canonical_name(name, "role name") != name or not name.replace("_", "").isalnum():
+            raise UsageError(f"role name {name!r}: use lower-case letters, digits and _ only")
+    return ROLES_SQL.format(ci=ci, dashboard=dashboard)
