@@ -98,11 +98,10 @@ def expect_head_option(fn):
 def not_yet_postgres(value: str | None) -> None:
     """One clear line (exit 2) for a PostgreSQL URL given to a command that needs the DuckDB
     file for now — never an empty answer read from a file that does not exist."""
-    from ..store.postgres import is_postgres, shown
+    from ..store.postgres import is_postgres, not_yet
 
     if value is not None and is_postgres(value):
-        fail([f"error: --db {shown(value)}: the PostgreSQL team store serves `evalcore store init`, `store migrate` "
-              "and `store info` so far; this command still needs a DuckDB file (--db PATH); see docs/deploy.md"])
+        fail([f"error: {not_yet(value)}"])
 
 
 def db_option(fn):

@@ -286,12 +286,10 @@ def _check_file(path: str) -> None:
 def _not_postgres(path: str) -> None:
     """The commands that read and write runs, accounts and the chain need the DuckDB file
     for now: a PostgreSQL URL gets one clear line (never a local file named after it)."""
-    from .postgres import is_postgres, shown
+    from .postgres import is_postgres, not_yet
 
     if is_postgres(path):
-        raise UsageError(f"--db {shown(path)}: the PostgreSQL team store serves `evalcore store init`, "
-                         "`store migrate` and `store info` so far; this command still needs a DuckDB file "
-                         "(--db PATH); see docs/deploy.md")
+        raise UsageError(not_yet(path))
 
 
 def schema_version(db_path: str | Path) -> tuple[int | None, str | None]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..redact import redact_url
 
-__all__ = ["is_postgres", "shown", "connect_pg", "migrate_pg", "schema_version_pg", "roles_sql", "PG_MIGRATIONS",
+__all__ = ["is_postgres", "shown", "not_yet", "connect_pg", "migrate_pg", "schema_version_pg", "roles_sql", "PG_MIGRATIONS",
            "PG_SCHEMA_VERSION", "ADVISORY_KEY"]
 
 ADVISORY_KEY = 0x6576616C636F7265
@@ -130,6 +130,12 @@ PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
 def is_postgres(db: object) -> bool:
     """Whether a --db value names a PostgreSQL database (SPEC §3): postgresql:// or postgres://."""
     return str(db).startswith(("postgresql://", "postgres://"))
+
+
+def not_yet(url: str) -> str:
+    """What a command that still needs the DuckDB file says to a PostgreSQL URL."""
+    return (f"--db {shown(url)}: the PostgreSQL team store serves `evalcore store init|migrate|info|roles` so far; "
+            "this command still needs a DuckDB file (--db PATH); see docs/deploy.md")
 
 
 def shown(url: str) -> str:
