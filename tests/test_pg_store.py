@@ -201,3 +201,30 @@ def test_the_ci_role_stores_runs_but_cannot_forge_or_alter_a_sign_off(pg, pgdb):
     with psycopg.connect(pgdb) as owner:
         kinds = owner.execute("SELECT seq, kind, actor, decision FROM audit_log ORDER BY seq").fetchall()
     assert kinds == [(1, "run", "ci-bot", None), (2, "decision", "ci-bot", "approve")]
+
+
+def test_store_copy_to_postgres_and_back_keeps_the_chain_verifiable(pg, pgdb, tmp_path):
+    """DuckDB (demo runs, accounts, a sign-off) → PostgreSQL → a new DuckDB file: every row
+    typed as it was, so the chain's digests come out the same and `audit verify` passes."""
+    import psycopg
+
+    from evalcore import signoff, store
+
+    source = tmp_path / "source.duckdb"
+    assert cli("demo", "--db", source).exit_code == 0
+    signoff.add_user(source, "carol", "approver", "pw-carol-123", domains=["medical"])
+    assert cli("audit", "verify", "--db", source).exit_code == 0
+    copied = cli("store", "copy", "--from", source, "--to", pgdb)
+    assert copied.exit_code == 0, copied.output
+    with psycopg.connect(pgdb) as conn:
+        runs = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+    assert runs == len(store.list_runs(source))
+    back = tmp_path / "back.duckdb"
+    returned = cli("store", "copy", "--from", pgdb, "--to", back)
+    assert returned.exit_code == 0, returned.output
+    verify = cli("audit", "verify", "--db", back)
+    assert verify.exit_code == 0, verify.output
+    assert verify.output.split("audit head: ")[1] == cli("audit", "verify", "--db", source).output.split(
+        "audit head: ")[1]  # the same chain, record for record
+    again = cli("store", "copy", "--from", source, "--to", pgdb)
+    assert again.exit_code == 2 and "holds data already" in again.stderr

@@ -117,3 +117,23 @@ def roles_command(ci, dashboard):
       evalcore store roles | psql postgresql://evalcore_owner@db.internal/evalcore
     """
     echo(run_cli(roles_sql, ci, dashboard).rstrip("\n"))
+
+
+@store_group.command("copy")
+@click.option("--from", "source", required=True, metavar="PATH|URL", help="The store to copy.")
+@click.option("--to", "target", required=True, metavar="PATH|URL", help="An empty store (or a new file).")
+def copy_command(source, target):
+    """Copy a store to another backend (DuckDB file ⇄ PostgreSQL) with its runs, accounts,
+    caches and audit chain, ids and hashes unchanged, into an empty store only, in one
+    transaction; `audit verify` passes on the copy.
+
+    \b
+    Example:
+      evalcore store copy --from data/evalcore.duckdb --to postgresql://evalcore_owner@db.internal/evalcore
+    """
+    from ..store.copy import copy_store
+
+    counts = run_cli(copy_store, source, target)
+    where = shown(target) if is_postgres(target) else target
+    echo(f"copied {sum(counts.values())} rows into {where}: "
+         + ", ".join(f"{table} {n}" for table, n in counts.items() if n))
