@@ -53,9 +53,10 @@ def store_group() -> None:
     meeting an empty database create it once). A store whose schema is newer than this
     evalcore is refused (exit 2) with the version to install.
 
-    PostgreSQL so far serves `store init`, `store migrate`, `store info` and `store roles`
-    (least-privilege SQL for a CI role and a dashboard role); the other commands need the
-    DuckDB file for now and say so (exit 2). See docs/deploy.md.
+    PostgreSQL so far serves `store init`, `store migrate`, `store info`, `store roles`
+    (least-privilege SQL for a CI role and a dashboard role) and `store copy` (a whole
+    store to or from a DuckDB file); the other commands need the DuckDB file for now and
+    say so (exit 2). See docs/deploy.md.
 
     Exit codes: 0 done, 2 usage error (unreachable server, no permission, newer schema).
 
