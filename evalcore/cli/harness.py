@@ -237,8 +237,8 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         run, _ = evaluated(outputs)
         f1s.append(run.queries.f1.copy())
         if cache_db is not None:
-            run_cli(write_outputs, run, cache_db, {}, stored_with(run.evaluation_id, outputs, {**usage, "repeat": k, "repeats": repeat,
-                                                                           "repeat_of": first_id}))
+            sample = {**usage, "repeat": k, "repeats": repeat, "repeat_of": first_id}
+            run_cli(write_outputs, run, cache_db, {}, stored_with(run.evaluation_id, outputs, sample))
         others.append(run.evaluation_id)
         run.close()
     run, errored = evaluated(samples[0])
