@@ -127,7 +127,7 @@ def test_postgres_scheme_is_accepted_and_the_password_never_printed(pg, pgdb):
 
 def test_commands_not_yet_on_postgres_say_so_and_write_nothing_locally(pgdb, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    for args in (["runs", "--db", pgdb], ["audit", "verify", "--db", pgdb]):
+    for args in (["runs", "--db", pgdb], ["show", "r1", "--db", pgdb], ["audit", "list", "--db", pgdb]):
         result = cli(*args)
         assert result.exit_code == 2, (args, result.output)
         assert "PostgreSQL" in result.stderr and "store init" in result.stderr
@@ -228,3 +228,34 @@ def test_store_copy_to_postgres_and_back_keeps_the_chain_verifiable(pg, pgdb, tm
         "audit head: ")[1]  # the same chain, record for record
     again = cli("store", "copy", "--from", source, "--to", pgdb)
     assert again.exit_code == 2 and "holds data already" in again.stderr
+
+
+def test_audit_verify_on_postgres_catches_rows_edited_with_psql(pg, pgdb, tmp_path):
+    """The team store's chain is checked by the same code: a copied store verifies; a query
+    row, a decision or an account edited by hand in PostgreSQL is named."""
+    import psycopg
+
+    from evalcore import signoff, store
+
+    source = tmp_path / "source.duckdb"
+    assert cli("demo", "--db", source).exit_code == 0
+    signoff.add_user(source, "carol", "approver", "pw-carol-123", domains=["medical"])
+    run_id = store.list_runs(source)["run_id"].iloc[0]
+    assert cli("store", "copy", "--from", source, "--to", pgdb).exit_code == 0
+    intact = cli("audit", "verify", "--db", pgdb)
+    assert intact.exit_code == 0 and "audit chain intact" in intact.output, intact.output
+    head = intact.output.split("audit head: ")[1].strip()
+    assert cli("audit", "verify", "--db", pgdb, "--expect-head", head).exit_code == 0
+    edits = [
+        ("UPDATE query_results SET passed = NOT passed WHERE run_id = %s AND position = 0", [run_id], f"run {run_id}"),
+        ("UPDATE users SET role = 'admin' WHERE name = 'carol'", [], "account 'carol'"),
+        ("UPDATE audit_log SET comment = 'edited' WHERE seq = 1", [], "record 1"),
+    ]
+    for sql, params, named in edits:
+        with psycopg.connect(pgdb) as conn:  # committed on leaving the block, as psql would
+            conn.execute(sql, params)
+        broken = cli("audit", "verify", "--db", pgdb)
+        assert broken.exit_code == 1 and named in broken.output, (sql, broken.output)
+        tmp_db = pg.create_database()  # start again from a clean copy for the next edit
+        pgdb = pg.url(tmp_db)
+        assert cli("store", "copy", "--from", source, "--to", pgdb).exit_code == 0

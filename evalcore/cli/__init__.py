@@ -46,7 +46,7 @@ def main(ctx: click.Context) -> None:
     Example: evalcore evaluate --golden data/demo/medical/golden.jsonl
     --generated data/demo/medical/v2-candidate.jsonl
     """
-    if ctx.invoked_subcommand != "store":
+    if ctx.invoked_subcommand not in ("store", "audit"):  # audit verify reads PostgreSQL; the rest refuse it
         import os
 
         from .common import not_yet_postgres

@@ -13,6 +13,7 @@ from .. import signoff as so
 from .. import store
 from ..config import default_db_path
 from ..store import check_store_path
+from ..store.postgres import is_postgres, schema_version_pg, shown
 from ..report.record import render_record_html
 from ..text import terminal_safe
 from .common import EXIT_REFUSED, db_option, echo, expect_head_option, fail, format_table, run_cli
@@ -188,7 +189,9 @@ def audit_group() -> None:
 
 @audit_group.command("verify")
 @expect_head_option
-@db_option
+@click.option("--db", "db", default=None, metavar="PATH|URL",
+              help="The store: a DuckDB file or a PostgreSQL URL (the team store) [default: $EVALCORE_DB, else "
+                   "data/evalcore.duckdb].")
 def audit_verify(expect_head, db):
     """Exit 0 when the chain is intact, 1 naming the first edited, removed or reordered
     record, or the first account or stored run that differs from what the chain recorded.
@@ -201,9 +204,12 @@ def audit_verify(expect_head, db):
     db = db or default_db_path()
     if expect_head is not None:
         run_cli(so.parse_head, expect_head)
-    run_cli(check_store_path, db)
-    if not Path(db).exists():  # a mistyped --db must never read as an intact, empty chain
-        fail([f"error: no store at {db}: nothing to verify (check --db or $EVALCORE_DB)"])
+    if not is_postgres(db):
+        run_cli(check_store_path, db)
+        if not Path(db).exists():  # a mistyped --db must never read as an intact, empty chain
+            fail([f"error: no store at {db}: nothing to verify (check --db or $EVALCORE_DB)"])
+    elif run_cli(schema_version_pg, db)[0] is None:
+        fail([f"error: --db {shown(db)}: not an evalcore store: nothing to verify"])
     report = run_cli(so.verify_chain, db, expect_head)
     echo(terminal_safe(report.message))
     if report.ok:

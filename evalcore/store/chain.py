@@ -29,15 +29,33 @@ class ChainSnapshot:
 
 def chain_snapshot(db_path: str | Path, runs="all") -> ChainSnapshot:
     """Records, head, accounts and run headers (`runs`: "all", a list of run ids, or None)
-    of one store, all from one connection."""
+    of one store, all from one connection (on PostgreSQL: one repeatable-read transaction
+    whose rows are checked by the same code, in an in-memory DuckDB)."""
+    from .postgres import is_postgres
+
+    if is_postgres(str(db_path)):
+        from .copy import pg_snapshot
+
+        con, problems = pg_snapshot(str(db_path), ("runs", "query_results", "term_rows", "users", "audit_log",
+                                                   "audit_head"))
+        if problems:
+            return ChainSnapshot(problems)
+        try:  # a key constraint dropped by hand could let a name or run id be stored twice
+            return ChainSnapshot(integrity_problems_on(con)) if integrity_problems_on(con) else _snapshot_on(con, runs)
+        finally:
+            con.close()
     if not Path(str(db_path)).exists():
         return ChainSnapshot()
     with connect(db_path) as con:
         problems = integrity_problems_on(con)
         if problems:
             return ChainSnapshot(problems)
-        ids = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY created_at, run_id").fetchall()]
-        present = set(ids)
-        wanted = [] if runs is None else ids if runs == "all" else [rid for rid in runs if rid in present]
-        return ChainSnapshot([], audit_records_on(con), audit_head_on(con), users_rows_on(con), ids,
-                             {rid: run_header(con, rid) for rid in wanted})
+        return _snapshot_on(con, runs)
+
+
+def _snapshot_on(con, runs) -> ChainSnapshot:
+    ids = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY created_at, run_id").fetchall()]
+    present = set(ids)
+    wanted = [] if runs is None else ids if runs == "all" else [rid for rid in runs if rid in present]
+    return ChainSnapshot([], audit_records_on(con), audit_head_on(con), users_rows_on(con), ids,
+                         {rid: run_header(con, rid) for rid in wanted})

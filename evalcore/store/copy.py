@@ -17,7 +17,7 @@ import pyarrow as pa
 from ..errors import UsageError
 from .postgres import connect_pg, is_postgres, migrate_pg, shown
 
-__all__ = ["TABLES", "copy_store"]
+__all__ = ["TABLES", "copy_store", "fetch_pg", "pg_snapshot"]
 
 TABLES = ("runs", "query_results", "term_rows", "harness_outputs", "judge_log", "golden_files", "users", "audit_log",
           "audit_head", "signin_failures", "llm_cache", "embedding_cache", "prompt_eval_runs", "prompt_eval_results")
@@ -42,20 +42,50 @@ def _where(db: str) -> str:
     return shown(db) if is_postgres(db) else db
 
 
+def fetch_pg(cur, schemas: dict[str, pa.Schema]) -> dict[str, pa.Table]:
+    """Every row of these tables on a PostgreSQL cursor, as Arrow typed like the DuckDB store."""
+    out = {}
+    for table, schema in schemas.items():
+        cur.execute(f"SELECT {', '.join(schema.names)} FROM {table}")
+        rows = cur.fetchall()
+        out[table] = pa.table([pa.array([r[i] for r in rows], field.type) for i, field in enumerate(schema)],
+                              schema=schema)
+    return out
+
+
+def pg_snapshot(url: str, tables: tuple[str, ...]):
+    """(an in-memory DuckDB holding these tables of a PostgreSQL store as one snapshot,
+    integrity problems): the chain's checks then run on it exactly as on a store file."""
+    import duckdb
+
+    from .audit import CHAINED_TABLES
+
+    with connect_pg(url) as conn, conn.transaction(), conn.cursor() as cur:
+        cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")  # one consistent state
+        cur.execute("SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'public'")
+        kinds = dict(cur.fetchall())
+        problems = [f"{t} is {'missing' if t not in kinds else 'a ' + kinds[t].lower()}, not evalcore's table"
+                    for t in CHAINED_TABLES if kinds.get(t) != "BASE TABLE"]
+        if problems:
+            return None, problems
+        schemas = _schemas()
+        rows = fetch_pg(cur, {t: schemas[t] for t in tables})
+    con = duckdb.connect()
+    for table, data in rows.items():
+        con.register("_evalcore_rows", data)
+        con.execute(f"CREATE TABLE {table} AS SELECT * FROM _evalcore_rows")
+        con.unregister("_evalcore_rows")
+    return con, []
+
+
 def _read(db: str, schemas: dict[str, pa.Schema]) -> dict[str, pa.Table]:
     if is_postgres(db):
         from .postgres import schema_version_pg
 
         if schema_version_pg(db)[0] is None:
             raise UsageError(f"--from {_where(db)}: not an evalcore store")
-        out = {}
         with connect_pg(db) as conn, conn.cursor() as cur:
-            for table, schema in schemas.items():
-                cur.execute(f"SELECT {', '.join(schema.names)} FROM {table}")
-                rows = cur.fetchall()
-                out[table] = pa.table([pa.array([r[i] for r in rows], field.type) for i, field in enumerate(schema)],
-                                      schema=schema)
-        return out
+            return fetch_pg(cur, schemas)
     from .connection import connect
 
     if not Path(db).exists():
