@@ -4,6 +4,7 @@ advisory lock, a newer schema refused, least privilege at init, faults as exit 2
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -259,3 +260,58 @@ def test_audit_verify_on_postgres_catches_rows_edited_with_psql(pg, pgdb, tmp_pa
         tmp_db = pg.create_database()  # start again from a clean copy for the next edit
         pgdb = pg.url(tmp_db)
         assert cli("store", "copy", "--from", source, "--to", pgdb).exit_code == 0
+
+
+def _medical(folder):
+    from conftest import golden_row, write_jsonl
+
+    golden = write_jsonl(folder / "golden.jsonl", [
+        golden_row("m1", "heart attack", ["mi", "myocardial infarction"], domain="medical"),
+        golden_row("m2", "stroke", ["cva"], domain="medical")])
+    generated = write_jsonl(folder / "gen.jsonl", [{"query_id": "m1", "terms": ["mi", "myocardial infarction"]},
+                                                  {"query_id": "m2", "terms": ["cva"]}])
+    return golden, generated
+
+
+def test_evaluate_and_gate_on_postgres_from_two_working_folders(pg, pgdb, tmp_path):
+    """Two 'machines' (folders sharing no file) use one team store: the first stores a run,
+    the second's gate sees it and verifies the chain; a row edited by hand makes gate refuse."""
+    import psycopg
+
+    ci_a, ci_b = tmp_path / "runner-a", tmp_path / "runner-b"
+    ci_a.mkdir(), ci_b.mkdir()
+    golden, generated = _medical(ci_a)
+    stored = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated), "--db",
+                                       pgdb, "--drift-judge", "none", "--json", str(ci_a / "r.json")])
+    assert stored.exit_code == 3, stored.output  # medical: awaiting sign-off
+    assert "audit head: 1:" in stored.output
+    assert sorted(os.listdir(ci_a)) == ["gen.jsonl", "golden.jsonl", "r.json"]  # no local store was made
+    run_id = json.loads((ci_a / "r.json").read_text())["evaluation_id"]
+    gate = CliRunner().invoke(main, ["gate", run_id], env={"EVALCORE_DB": pgdb})
+    assert gate.exit_code == 3 and "audit head: 1:" in gate.output, gate.output
+    assert cli("audit", "verify", "--db", pgdb).exit_code == 0
+    second = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated), "--db",
+                                       pgdb, "--drift-judge", "none"])
+    assert second.exit_code == 3 and "audit head: 2:" in second.output  # the same golden file stored once
+    with psycopg.connect(pgdb) as conn:
+        assert conn.execute("SELECT count(*) FROM golden_files").fetchone()[0] == 1
+        conn.execute("UPDATE query_results SET passed = false WHERE run_id = %s AND query_id = 'm2'", [run_id])
+    refused = CliRunner().invoke(main, ["gate", run_id, "--db", pgdb])
+    assert refused.exit_code == 1 and f"run {run_id}" in refused.output and "edited" in refused.output
+
+
+def test_five_writers_at_once_keep_one_linear_chain_on_postgres(pg, pgdb, tmp_path):
+    import psycopg
+
+    golden, generated = _medical(tmp_path)
+    assert cli("store", "init", "--db", pgdb).exit_code == 0
+    procs = [subprocess.Popen([sys.executable, "-m", "evalcore", "evaluate", "--golden", str(golden), "--generated",
+                               str(generated), "--db", pgdb, "--drift-judge", "none", "-q"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(5)]
+    outcomes = [(p.wait(timeout=300), p.stdout.read() + p.stderr.read()) for p in procs]
+    assert [code for code, _ in outcomes] == [3] * 5, outcomes
+    with psycopg.connect(pgdb) as conn:
+        seqs = [r[0] for r in conn.execute("SELECT seq FROM audit_log ORDER BY seq").fetchall()]
+        assert seqs == [1, 2, 3, 4, 5] and conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 5
+    verify = cli("audit", "verify", "--db", pgdb)
+    assert verify.exit_code == 0 and "intact: 5 records" in verify.output, verify.output

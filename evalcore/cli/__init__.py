@@ -46,10 +46,10 @@ def main(ctx: click.Context) -> None:
     Example: evalcore evaluate --golden data/demo/medical/golden.jsonl
     --generated data/demo/medical/v2-candidate.jsonl
     """
-    if ctx.invoked_subcommand not in ("store", "audit"):  # audit verify reads PostgreSQL; the rest refuse it
-        import os
+    import os
 
-        from .common import not_yet_postgres
+    from .common import POSTGRES_COMMANDS, not_yet_postgres
+    if ctx.invoked_subcommand not in POSTGRES_COMMANDS:
         not_yet_postgres(os.environ.get("EVALCORE_DB"))
 
 

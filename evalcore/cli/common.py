@@ -110,6 +110,18 @@ def db_option(fn):
                         help="DuckDB store [default: $EVALCORE_DB, else data/evalcore.duckdb].")(fn)
 
 
+POSTGRES_COMMANDS = ("store", "audit", "evaluate", "gate")
+"""The commands that run on a PostgreSQL store so far (`audit`: its verify)."""
+
+
+def store_option(fn):
+    """--db for the commands that run on either backend."""
+    return click.option("--db", "db", default=None, metavar="PATH|URL",
+                        help="The store: a DuckDB file, or postgresql://user@host/db (the team store; the password "
+                             "from the URL, PGPASSWORD or a service file, never printed) [default: $EVALCORE_DB, "
+                             "else data/evalcore.duckdb].")(fn)
+
+
 
 
 def report_options(fn):

@@ -19,9 +19,10 @@ from ..judges import resolve_judge
 from ..regression import Baseline
 from ..report import STDOUT, PendingFile, build_report, check_outputs, iter_report_json, render_html, render_junit
 from ..signoff import ReleaseState, parse_head, release_state, unsigned_state
+from ..store.postgres import is_postgres
 from ..store import StoredVectors, check_store_path, load_baseline, repeat_runs, save_run
 from ..text import terminal_safe
-from .common import db_option, echo, expect_head_option, judge_endpoint, report_options, run_cli, say_endpoints
+from .common import db_option, echo, expect_head_option, judge_endpoint, report_options, run_cli, say_endpoints, store_option
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
            "warn_ignored_environment", "check_paths"]
@@ -39,6 +40,9 @@ def resolve_baseline(value: str | None, db: str) -> Baseline | None:
         return load_baseline_report(value)
     missing_file = UsageError(f"--baseline {value}: no such file, and no stored run has that id")
     path_like = "/" in value or "\\" in value or value.lower().endswith(".json")
+    if is_postgres(db):
+        raise UsageError(f"--baseline {value}: no such report file; a stored run as the baseline needs the DuckDB "
+                         "store for now (give the baseline's JSON report)")
     if not Path(db).exists():
         if path_like:
             raise missing_file
@@ -152,7 +156,7 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
     """SPEC §5: refuse, before any work, an output that could destroy something (a device,
     a FIFO, an input, the store, one file twice), a --db that is not an evalcore store,
     and an --expect-head that is not COUNT:HASH (or has no store to check)."""
-    run_cli(check_outputs, outputs, inputs, db)
+    run_cli(check_outputs, outputs, inputs, None if db is not None and is_postgres(db) else db)  # a URL is no file
     if db is not None:
         run_cli(check_store_path, db)
     if expect_head is not None:
@@ -174,7 +178,7 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @click.option("--prompt-version", help="Version label of the prompt under test.")
 @click.option("--author", help="Who created the run [default: the OS user]; may not approve it.")
 @report_options
-@db_option
+@store_option
 @click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
 @expect_head_option
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate, sign-off and audit head lines.")
@@ -203,7 +207,8 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     settings = run_cli(load_settings)
     warn_ignored_environment()
     base = run_cli(resolve_baseline, baseline, db)
-    judge = run_cli(resolve_judge, drift_judge, settings, None if no_store else StoredVectors(db), domain_context)
+    vectors = None if no_store or is_postgres(db) else StoredVectors(db)  # the PostgreSQL cache: not yet
+    judge = run_cli(resolve_judge, drift_judge, settings, vectors, domain_context)
     if not quiet:
         say_endpoints(*judge_endpoint(judge))
     run = run_cli(evaluate, golden, generated, thresholds=thresholds, drift_judge=judge,

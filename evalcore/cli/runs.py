@@ -13,7 +13,7 @@ from ..signoff import release_state
 from ..comparison import CompareFilter, compare_page
 from ..store import drift_terms, get_run, list_runs, query_rows
 from ..text import terminal_safe as safe
-from .common import db_option, echo, expect_head_option, format_table, run_cli
+from .common import db_option, echo, expect_head_option, format_table, run_cli, store_option
 
 __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "demo_command"]
 
@@ -122,7 +122,7 @@ def compare_command(run_id, baseline_id, db, changed_only):
 @click.command("gate")
 @click.argument("run_id", metavar="RUN")
 @expect_head_option
-@db_option
+@store_option
 def gate_command(run_id, expect_head, db):
     """Print a stored run's gate decision and sign-off state, after checking the audit
     chain (every record, the account table, this run's stored rows) and printing its head.

@@ -74,6 +74,11 @@ def get_user(db_path: str | Path, name: str) -> dict | None:
 
 def users_rows(db_path: str | Path) -> list[dict]:
     """Every account with every column (password hash included), by name."""
+    from .postgres import is_postgres
+
+    if is_postgres(db_path):
+        from .pg_runs import users_rows_pg
+        return users_rows_pg(str(db_path))
     if not Path(str(db_path)).exists():
         return []
     with connect(db_path) as con:

@@ -314,9 +314,14 @@ def schema_version(db_path: str | Path) -> tuple[int | None, str | None]:
 def check_store_path(db_path: str | Path) -> None:
     """UsageError unless `db_path` is absent (a new store) or an evalcore store: a DuckDB
     file holding evalcore's schema_migrations (SPEC §5). Reads the header, then opens the
-    file read-only (a busy store is waited for, as everywhere)."""
+    file read-only (a busy store is waited for, as everywhere). A PostgreSQL store is
+    reached, and initialised on first use when this role may create tables."""
     path = str(db_path)
-    _not_postgres(path)
+    from .postgres import is_postgres, migrate_pg
+
+    if is_postgres(path):
+        migrate_pg(path)
+        return
     if not os.path.exists(path):
         return
     _check_file(path)

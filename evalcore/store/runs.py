@@ -104,12 +104,19 @@ WHERE NOT tp"""
 def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
              extra_rows: dict[str, pa.Table] | None = None, usage: dict | None = None) -> None:
     """Store the run, its per-query and per-term rows, `extra_rows` (table name -> Arrow
-    rows, e.g. the harness's replies) and the LLM `usage` in one transaction.
-    before_commit() runs last inside it: if it raises, nothing is stored.
+    rows, e.g. the harness's replies) and the LLM `usage` in one transaction, with its
+    header appended to the audit chain in the same transaction. before_commit() runs last
+    inside it: if it raises, nothing is stored.
 
     The rows go from the scorer's in-memory DuckDB to the store without leaving DuckDB:
-    the store file is attached to it for the transaction (one wait for a busy store).
+    the store file is attached to it for the transaction (one wait for a busy store). A
+    PostgreSQL store gets the very rows a DuckDB store would (store.pg_runs).
     """
+    from .postgres import is_postgres
+
+    if is_postgres(db_path):
+        from .pg_runs import save_run_pg
+        return save_run_pg(str(db_path), run, before_commit, extra_rows, usage)
     Path(str(db_path)).parent.mkdir(parents=True, exist_ok=True)
     con = run.queries.con.cursor()
     # rows go to the store in any order (readers sort by position): inserting in parallel
@@ -122,23 +129,7 @@ def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
             migrate(con)
             con.execute("USE memory")
             con.execute("BEGIN TRANSACTION")
-            con.execute(f"INSERT INTO store.runs ({', '.join(RUN_INSERT_COLUMNS)}) "
-                        f"VALUES ({', '.join('?' * len(RUN_INSERT_COLUMNS))})", _run_row(run))
-            con.execute(f"INSERT INTO store.query_results BY NAME SELECT $run AS run_id, "
-                        f"{_stored_columns(run)} FROM query_scores"
-                        + (" LEFT JOIN comparison USING (query_id)" if run.queries.comparison_columns else ""),
-                        {"run": run.evaluation_id})
-            con.execute(_TERM_ROWS, {"run": run.evaluation_id})
-            _store_golden_file(con, run)
-            extra = dict(extra_rows or {})
-            log = _judge_log(run)
-            if log is not None:
-                extra["judge_log"] = log
-            for table_name, rows in extra.items():
-                _insert_table(con, f"store.{table_name}", rows)
-            if usage is not None:
-                con.execute("UPDATE store.runs SET usage = ? WHERE run_id = ?",
-                            [json.dumps(usage, sort_keys=True), run.evaluation_id])
+            stage_run(con, run, extra_rows, usage)
             append_on(con, header_record(con, run.evaluation_id, "store."), "store.")  # in the same transaction
             if before_commit is not None:
                 before_commit()
@@ -162,6 +153,29 @@ def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
         raise
     finally:
         con.close()
+
+
+def stage_run(con, run: EvaluationRun, extra_rows: dict[str, pa.Table] | None = None,
+              usage: dict | None = None) -> None:
+    """Every row the run stores, inserted into the store attached to the scorer's
+    connection as `store` (the one definition of what a stored run is, for both backends)."""
+    con.execute(f"INSERT INTO store.runs ({', '.join(RUN_INSERT_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(RUN_INSERT_COLUMNS))})", _run_row(run))
+    con.execute(f"INSERT INTO store.query_results BY NAME SELECT $run AS run_id, "
+                f"{_stored_columns(run)} FROM query_scores"
+                + (" LEFT JOIN comparison USING (query_id)" if run.queries.comparison_columns else ""),
+                {"run": run.evaluation_id})
+    con.execute(_TERM_ROWS, {"run": run.evaluation_id})
+    _store_golden_file(con, run)
+    extra = dict(extra_rows or {})
+    log = _judge_log(run)
+    if log is not None:
+        extra["judge_log"] = log
+    for table_name, rows in extra.items():
+        _insert_table(con, f"store.{table_name}", rows)
+    if usage is not None:
+        con.execute("UPDATE store.runs SET usage = ? WHERE run_id = ?",
+                    [json.dumps(usage, sort_keys=True), run.evaluation_id])
 
 
 def _store_golden_file(con, run: EvaluationRun) -> None:
@@ -221,6 +235,11 @@ def list_runs(db_path: str | Path, limit: int | None = None) -> pd.DataFrame:
 
 def get_run(db_path: str | Path, run_id: str) -> dict:
     """Every stored column of one run; UnknownRunError when absent."""
+    from .postgres import is_postgres
+
+    if is_postgres(db_path):
+        from .pg_runs import get_run_pg
+        return get_run_pg(str(db_path), run_id)
     with connect(db_path) as con:
         cur = con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
         rows = cur.fetchall()  # always drain a result: DuckDB 2 refuses new work otherwise
