@@ -9,13 +9,12 @@ from pathlib import Path
 import duckdb
 
 from .connection import connect
-from .records import AUDIT_COLUMNS, GENESIS, account_state, append_on, record_hash
+from .records import AUDIT_COLUMNS, CHAINED_TABLES, GENESIS, USER_COLUMNS, account_state, append_on, record_hash
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
            "get_user", "list_users", "users_rows", "audit_records", "audit_head", "decisions_for", "signin_failures",
            "record_signin_failure", "clear_signin_failures", "integrity_problems"]
 
-USER_COLUMNS = ("name", "role", "domains", "aliases", "password_hash", "disabled", "created_at")
 
 
 def _in_transaction(db_path: str | Path, work):
@@ -74,11 +73,6 @@ def get_user(db_path: str | Path, name: str) -> dict | None:
 
 def users_rows(db_path: str | Path) -> list[dict]:
     """Every account with every column (password hash included), by name."""
-    from .postgres import is_postgres
-
-    if is_postgres(db_path):
-        from .pg_runs import users_rows_pg
-        return users_rows_pg(str(db_path))
     if not Path(str(db_path)).exists():
         return []
     with connect(db_path) as con:
@@ -158,7 +152,6 @@ def audit_head_on(con) -> tuple[int, str] | None:
     return (rows[0][0], rows[0][1]) if rows else None
 
 
-CHAINED_TABLES = ("audit_log", "audit_head", "users", "runs", "query_results", "term_rows")
 
 
 def integrity_problems(db_path: str | Path) -> list[str]:

@@ -58,7 +58,7 @@ def pg_snapshot(url: str, tables: tuple[str, ...]):
     integrity problems): the chain's checks then run on it exactly as on a store file."""
     import duckdb
 
-    from .audit import CHAINED_TABLES
+    from .records import CHAINED_TABLES
 
     with connect_pg(url) as conn, conn.transaction(), conn.cursor() as cur:
         cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")  # one consistent state

@@ -101,7 +101,7 @@ def get_run_pg(url: str, run_id: str) -> dict:
 
 
 def users_rows_pg(url: str) -> list[dict]:
-    from .audit import USER_COLUMNS
+    from .records import USER_COLUMNS
 
     with connect_pg(url) as conn, conn.cursor() as cur:
         cur.execute(f"SELECT {', '.join(USER_COLUMNS)} FROM users ORDER BY name")

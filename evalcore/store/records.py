@@ -13,13 +13,16 @@ import duckdb
 from ..identity import fold_name
 from .digest import run_header
 
-__all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "account_state", "header_record",
+__all__ = ["AUDIT_COLUMNS", "GENESIS", "USER_COLUMNS", "CHAINED_TABLES", "record_hash", "append_on", "account_state", "header_record",
            "canonical_account_names", "adopt_unchained"]
 
 AUDIT_COLUMNS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment",
                  "payload", "prev_hash", "record_hash")
 GENESIS = "0" * 64
 """prev_hash of the first record."""
+USER_COLUMNS = ("name", "role", "domains", "aliases", "password_hash", "disabled", "created_at")
+CHAINED_TABLES = ("audit_log", "audit_head", "users", "runs", "query_results", "term_rows")
+"""The tables the gate reads: each must be a plain table (a view could show verify and the gate different rows)."""
 def record_hash(record: dict, prev_hash: str) -> str:
     """SHA-256 over the canonical JSON of a record's fields and the previous record's hash."""
     fields = {k: record.get(k) for k in AUDIT_COLUMNS if k != "record_hash"}

@@ -112,11 +112,6 @@ def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
     the store file is attached to it for the transaction (one wait for a busy store). A
     PostgreSQL store gets the very rows a DuckDB store would (store.pg_runs).
     """
-    from .postgres import is_postgres
-
-    if is_postgres(db_path):
-        from .pg_runs import save_run_pg
-        return save_run_pg(str(db_path), run, before_commit, extra_rows, usage)
     Path(str(db_path)).parent.mkdir(parents=True, exist_ok=True)
     con = run.queries.con.cursor()
     # rows go to the store in any order (readers sort by position): inserting in parallel
@@ -235,11 +230,6 @@ def list_runs(db_path: str | Path, limit: int | None = None) -> pd.DataFrame:
 
 def get_run(db_path: str | Path, run_id: str) -> dict:
     """Every stored column of one run; UnknownRunError when absent."""
-    from .postgres import is_postgres
-
-    if is_postgres(db_path):
-        from .pg_runs import get_run_pg
-        return get_run_pg(str(db_path), run_id)
     with connect(db_path) as con:
         cur = con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
         rows = cur.fetchall()  # always drain a result: DuckDB 2 refuses new work otherwise
