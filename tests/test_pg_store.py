@@ -315,3 +315,42 @@ def test_five_writers_at_once_keep_one_linear_chain_on_postgres(pg, pgdb, tmp_pa
         assert seqs == [1, 2, 3, 4, 5] and conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 5
     verify = cli("audit", "verify", "--db", pgdb)
     assert verify.exit_code == 0 and "intact: 5 records" in verify.output, verify.output
+
+
+def test_sign_off_on_postgres_seen_by_the_gate_of_another_runner(pg, pgdb, tmp_path):
+    """SPEC §4 on the team store: an account added there, a reviewer's approval from one
+    folder, the gate in another sees it; four-eyes holds; a decision edited with psql makes
+    the gate refuse."""
+    import psycopg
+
+    runner, reviewer = tmp_path / "ci", tmp_path / "reviewer"
+    runner.mkdir(), reviewer.mkdir()
+    golden, generated = _medical(runner)
+    env = {"EVALCORE_DB": pgdb, "EVALCORE_PASSWORD": "pw-carol-123"}
+    stored = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
+                                       "--drift-judge", "none", "--author", "dave", "--json", str(runner / "r.json")],
+                                env=env)
+    assert stored.exit_code == 3, stored.output
+    run_id = json.loads((runner / "r.json").read_text())["evaluation_id"]
+    for name in ("carol", "dave"):
+        added = CliRunner().invoke(main, ["users", "add", name, "--role", "approver", "--domains", "medical"],
+                                   env=env)
+        assert added.exit_code == 0, added.output
+    listed = CliRunner().invoke(main, ["users", "list"], env=env)
+    assert "carol" in listed.output and "dave" in listed.output
+    own = CliRunner().invoke(main, ["signoff", run_id, "--approve", "--reviewer", "dave", "--comment", "mine",
+                                    "--ack-all"], env=env)
+    assert own.exit_code == 4, own.output  # four-eyes: the author may not approve
+    wrong = CliRunner().invoke(main, ["signoff", run_id, "--approve", "--reviewer", "carol", "--comment", "x",
+                                      "--ack-all"], env={**env, "EVALCORE_PASSWORD": "not-her-password"})
+    assert wrong.exit_code == 4
+    approved = CliRunner().invoke(main, ["signoff", run_id, "--approve", "--reviewer", "carol", "--comment",
+                                         "checked", "--ack-all"], env=env)
+    assert approved.exit_code == 0, approved.output
+    gate = CliRunner().invoke(main, ["gate", run_id, "--db", pgdb])
+    assert gate.exit_code == 0 and "releasable" in gate.output, gate.output
+    assert cli("audit", "verify", "--db", pgdb).exit_code == 0
+    with psycopg.connect(pgdb) as conn:
+        conn.execute("UPDATE audit_log SET comment = 'rubber stamp' WHERE kind = 'decision'")
+    refused = CliRunner().invoke(main, ["gate", run_id, "--db", pgdb])
+    assert refused.exit_code == 1 and "broken" in refused.output, refused.output

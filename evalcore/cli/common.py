@@ -110,7 +110,7 @@ def db_option(fn):
                         help="DuckDB store [default: $EVALCORE_DB, else data/evalcore.duckdb].")(fn)
 
 
-POSTGRES_COMMANDS = ("store", "audit", "evaluate", "gate")
+POSTGRES_COMMANDS = ("store", "audit", "evaluate", "gate", "users", "signoff")
 """The commands that run on a PostgreSQL store so far (`audit`: its verify)."""
 
 

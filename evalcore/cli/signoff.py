@@ -16,7 +16,7 @@ from ..store import check_store_path
 from ..store.postgres import is_postgres, schema_version_pg, shown
 from ..report.record import render_record_html
 from ..text import terminal_safe
-from .common import EXIT_REFUSED, db_option, echo, expect_head_option, fail, format_table, run_cli
+from .common import EXIT_REFUSED, db_option, echo, expect_head_option, fail, format_table, run_cli, store_option
 
 __all__ = ["users_group", "signoff_command", "audit_group"]
 
@@ -50,7 +50,7 @@ def users_group() -> None:
 @click.option("--alias", "aliases", multiple=True,
               help="Another name of this person (a Git login, an email); repeatable. Four-eyes checks a run's "
                    "--author against the name and every alias.")
-@db_option
+@store_option
 def users_add(name, role, domains, aliases, db):
     """Create an account; the password comes from EVALCORE_PASSWORD or a prompt.
 
@@ -67,7 +67,7 @@ def users_add(name, role, domains, aliases, db):
 @click.argument("name")
 @click.option("--add", "added", multiple=True, help="An alias to add (repeatable).")
 @click.option("--remove", "removed", multiple=True, help="An alias to remove (repeatable).")
-@db_option
+@store_option
 def users_alias(name, added, removed, db):
     """Add or remove an account's aliases (Git login, email): a run authored under any of
     them cannot be approved by this account (four-eyes).
@@ -82,7 +82,7 @@ def users_alias(name, added, removed, db):
 
 @users_group.command("passwd")
 @click.argument("name")
-@db_option
+@store_option
 def users_passwd(name, db):
     """Set an account's password (from EVALCORE_PASSWORD or a prompt); recorded in the chain.
 
@@ -93,7 +93,7 @@ def users_passwd(name, db):
 
 
 @users_group.command("list")
-@db_option
+@store_option
 def users_list(db):
     """List accounts.
 
@@ -107,7 +107,7 @@ def users_list(db):
 
 @users_group.command("disable")
 @click.argument("name")
-@db_option
+@store_option
 def users_disable(name, db):
     """Disable an account: it can no longer sign off.
 
@@ -121,7 +121,7 @@ def users_disable(name, db):
 @click.argument("name")
 @click.option("--role", type=click.Choice(so.ROLES), required=True)
 @click.option("--domains", default=None, help="Comma-separated domain scope (empty string: all domains).")
-@db_option
+@store_option
 def users_set_role(name, role, domains, db):
     """Change an account's role (and optionally its domain scope).
 
@@ -138,7 +138,7 @@ def users_set_role(name, role, domains, db):
 @click.option("--reviewer", required=True, help="Your account name.")
 @click.option("--comment", required=True, help="Why (required).")
 @click.option("--ack-all", is_flag=True, help="Acknowledge every flagged item listed (required to approve one).")
-@db_option
+@store_option
 def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
     """Approve or reject a run; the decision binds to the run's content hash.
 

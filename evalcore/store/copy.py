@@ -17,7 +17,7 @@ import pyarrow as pa
 from ..errors import UsageError
 from .postgres import connect_pg, is_postgres, migrate_pg, shown
 
-__all__ = ["TABLES", "copy_store", "fetch_pg", "pg_snapshot"]
+__all__ = ["TABLES", "copy_store", "fetch_pg", "fetch_pg_where", "pg_snapshot"]
 
 TABLES = ("runs", "query_results", "term_rows", "harness_outputs", "judge_log", "golden_files", "users", "audit_log",
           "audit_head", "signin_failures", "llm_cache", "embedding_cache", "prompt_eval_runs", "prompt_eval_results")
@@ -47,6 +47,19 @@ def fetch_pg(cur, schemas: dict[str, pa.Schema]) -> dict[str, pa.Table]:
     out = {}
     for table, schema in schemas.items():
         cur.execute(f"SELECT {', '.join(schema.names)} FROM {table}")
+        rows = cur.fetchall()
+        out[table] = pa.table([pa.array([r[i] for r in rows], field.type) for i, field in enumerate(schema)],
+                              schema=schema)
+    return out
+
+
+def fetch_pg_where(cur, tables: tuple[str, ...], where: str, params: list) -> dict[str, pa.Table]:
+    """The rows of these tables matching one constant condition, typed like the DuckDB store."""
+    schemas = _schemas()
+    out = {}
+    for table in tables:
+        schema = schemas[table]
+        cur.execute(f"SELECT {', '.join(schema.names)} FROM {table} WHERE {where}", params)
         rows = cur.fetchall()
         out[table] = pa.table([pa.array([r[i] for r in rows], field.type) for i, field in enumerate(schema)],
                               schema=schema)

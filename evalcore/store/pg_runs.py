@@ -21,7 +21,9 @@ from .copy import TABLES
 from .postgres import connect_pg, migrate_pg, shown
 from .records import GENESIS, record_hash
 
-__all__ = ["save_run_pg", "get_run_pg", "users_rows_pg"]
+__all__ = ["save_run_pg", "get_run_pg", "users_rows_pg", "append_audit_pg", "get_user_pg", "list_users_pg",
+           "write_account_pg", "signin_failures_pg", "record_signin_failure_pg", "clear_signin_failures_pg",
+           "flagged_items_pg"]
 
 MAX_TRIES = 20
 
@@ -106,3 +108,138 @@ def users_rows_pg(url: str) -> list[dict]:
     with connect_pg(url) as conn, conn.cursor() as cur:
         cur.execute(f"SELECT {', '.join(USER_COLUMNS)} FROM users ORDER BY name")
         return [dict(zip(USER_COLUMNS, r)) for r in cur.fetchall()]
+
+
+# ---------------------------------------------------------------- accounts, sign-ins, decisions
+
+
+def _retrying(url: str, work):
+    """work(cur) in one transaction, tried again when another writer moved the chain's head
+    (SQLSTATE 40001 from an append function, or two first appends meeting on `seq`)."""
+    import psycopg
+
+    for attempt in range(MAX_TRIES):
+        try:
+            with connect_pg(url) as conn, conn.transaction(), conn.cursor() as cur:
+                return work(cur)
+        except (psycopg.errors.SerializationFailure, psycopg.errors.UniqueViolation) as exc:
+            if isinstance(exc, psycopg.errors.UniqueViolation) and "audit_log" not in str(exc):
+                raise EvalcoreError(f"--db {shown(url)}: {' '.join(str(exc).split())}") from None
+            time.sleep(min(0.02 * 2 ** attempt, 0.5))
+    raise EvalcoreError(f"--db {shown(url)}: the audit chain kept moving under {MAX_TRIES} tries; nothing was stored")
+
+
+def _append(cur, record: dict) -> dict:
+    """Link one record onto the head inside the caller's transaction: a decision through
+    evalcore_append_decision (the dashboard role's only door), anything else directly (the
+    owner's: accounts)."""
+    cur.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1")
+    head = cur.fetchone()
+    seq, prev = (head[0] + 1, head[1]) if head else (1, GENESIS)
+    stored = dict(record, seq=seq, prev_hash=prev)
+    stored["record_hash"] = record_hash(stored, prev)
+    payload = json.dumps(stored.get("payload"), sort_keys=True)
+    if record["kind"] == "decision":
+        cur.execute("SELECT evalcore_append_decision(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    [seq, prev, stored["created_at"], stored["actor"], stored["run_id"], stored["content_hash"],
+                     payload, stored["record_hash"], stored["decision"], stored["comment"]])
+        return stored
+    cur.execute("SELECT seq FROM audit_head WHERE id = 1 FOR UPDATE")
+    locked = cur.fetchone()
+    if (locked[0] if locked else 0) != seq - 1:
+        import psycopg
+        raise psycopg.errors.SerializationFailure("the audit chain moved")
+    cur.execute("INSERT INTO audit_log (seq, created_at, kind, actor, run_id, content_hash, decision, comment, "
+                "payload, prev_hash, record_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [seq, stored["created_at"], stored["kind"], stored["actor"], stored.get("run_id"),
+                 stored.get("content_hash"), stored.get("decision"), stored.get("comment"), payload, prev,
+                 stored["record_hash"]])
+    cur.execute("INSERT INTO audit_head VALUES (1, %s, %s) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, "
+                "record_hash = excluded.record_hash", [seq, stored["record_hash"]])
+    return stored
+
+
+def append_audit_pg(url: str, record: dict) -> dict:
+    return _retrying(url, lambda cur: _append(cur, record))
+
+
+def _user(cur, name: str) -> dict | None:
+    from .records import USER_COLUMNS
+
+    cur.execute(f"SELECT {', '.join(USER_COLUMNS)} FROM users WHERE name = %s", [name])
+    row = cur.fetchone()
+    return dict(zip(USER_COLUMNS, row)) if row else None
+
+
+def get_user_pg(url: str, name: str) -> dict | None:
+    with connect_pg(url) as conn, conn.cursor() as cur:
+        return _user(cur, name)
+
+
+def list_users_pg(url: str) -> list[dict]:
+    with connect_pg(url) as conn, conn.cursor() as cur:
+        cur.execute("SELECT name, role, domains, aliases, disabled, created_at FROM users ORDER BY name")
+        return [dict(zip([d.name for d in cur.description], r)) for r in cur.fetchall()]
+
+
+_ACCOUNT_COLUMNS = ("name", "role", "domains", "aliases", "password_hash", "disabled", "created_at")
+
+
+def write_account_pg(url: str, name: str, changes: dict, record: dict, *, new: bool = False) -> dict:
+    from .records import account_state
+
+    def work(cur):
+        if new:
+            columns = [c for c in changes if c in _ACCOUNT_COLUMNS]  # constant names, values bound
+            cur.execute(f"INSERT INTO users ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})",
+                        [changes[c] for c in columns])
+        else:
+            for column, value in changes.items():
+                if column not in _ACCOUNT_COLUMNS:
+                    raise EvalcoreError(f"unknown account column {column!r}")
+                cur.execute(f"UPDATE users SET {column} = %s WHERE name = %s", [value, name])
+        row = _user(cur, name)
+        return _append(cur, dict(record, payload=dict(record.get("payload") or {}, account=account_state(row))))
+    return _retrying(url, work)
+
+
+def signin_failures_pg(url: str, name: str) -> tuple[int, float]:
+    with connect_pg(url) as conn:
+        row = conn.execute("SELECT failures, last_at FROM signin_failures WHERE name = %s", [name]).fetchone()
+    return (row[0], row[1]) if row else (0, 0.0)
+
+
+def record_signin_failure_pg(url: str, name: str) -> int:
+    with connect_pg(url) as conn:
+        return conn.execute("INSERT INTO signin_failures VALUES (%s, 1, %s) ON CONFLICT (name) DO UPDATE SET "
+                            "failures = signin_failures.failures + 1, last_at = excluded.last_at RETURNING failures",
+                            [name, time.time()]).fetchone()[0]
+
+
+def clear_signin_failures_pg(url: str, name: str) -> None:
+    with connect_pg(url) as conn:
+        conn.execute("DELETE FROM signin_failures WHERE name = %s", [name])
+
+
+def flagged_items_pg(url: str, run_ids: list[str]):
+    """The flagged items by the one definition (store.views.flagged_items_on), over the
+    runs' rows and their baselines' fetched from PostgreSQL into an in-memory DuckDB."""
+    import duckdb
+
+    from .copy import fetch_pg_where
+    from .views import flagged_items_on
+
+    with connect_pg(url) as conn, conn.transaction(), conn.cursor() as cur:
+        cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        cur.execute("SELECT baseline_id FROM runs WHERE run_id = ANY(%s) AND baseline_id IS NOT NULL", [run_ids])
+        wanted = list(run_ids) + [r[0] for r in cur.fetchall()]
+        rows = fetch_pg_where(cur, ("runs", "query_results", "term_rows"), "run_id = ANY(%s)", [wanted])
+    con = duckdb.connect()
+    try:
+        for table, data in rows.items():
+            con.register("_evalcore_rows", data)
+            con.execute(f"CREATE TABLE {table} AS SELECT * FROM _evalcore_rows")
+            con.unregister("_evalcore_rows")
+        return flagged_items_on(con, run_ids)
+    finally:
+        con.close()

@@ -135,7 +135,7 @@ def is_postgres(db: object) -> bool:
 def not_yet(url: str) -> str:
     """What a command that still needs the DuckDB file says to a PostgreSQL URL."""
     return (f"--db {shown(url)}: the PostgreSQL team store serves `evalcore store "
-            "init|migrate|info|roles|copy` and `audit verify` so far; this command still needs a DuckDB file (--db PATH); "
+            "init|migrate|info|roles|copy`, `evaluate`, `gate`, `users`, `signoff` and `audit verify` so far; this command still needs a DuckDB file (--db PATH); "
             "see docs/deploy.md")
 
 

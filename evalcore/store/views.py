@@ -109,7 +109,12 @@ def flagged_items(db_path: str | Path, run_ids: list[str]) -> pd.DataFrame:
     against the run's baseline, failed critical queries, and drift terms with their reason.
     The Regressions page and sign-off both read this one definition."""
     with connect(db_path) as con:
-        return con.execute(
+        return flagged_items_on(con, run_ids)
+
+
+def flagged_items_on(con, run_ids: list[str]) -> pd.DataFrame:
+    """flagged_items on a connection holding runs, query_results and term_rows."""
+    return con.execute(
             """WITH r AS (SELECT run_id, name, prompt_version, gate_decision, baseline_id FROM runs
                           WHERE list_contains($runs, run_id)),
                     c AS (SELECT q.* FROM query_results q JOIN r USING (run_id))
