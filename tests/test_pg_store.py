@@ -354,3 +354,34 @@ def test_sign_off_on_postgres_seen_by_the_gate_of_another_runner(pg, pgdb, tmp_p
         conn.execute("UPDATE audit_log SET comment = 'rubber stamp' WHERE kind = 'decision'")
     refused = CliRunner().invoke(main, ["gate", run_id, "--db", pgdb])
     assert refused.exit_code == 1 and "broken" in refused.output, refused.output
+
+
+def test_the_release_flow_with_least_privilege_roles(pg, pgdb, tmp_path):
+    """The owner initialises and adds accounts; CI evaluates as the CI role; a reviewer signs
+    off through the dashboard role; the pipeline's gate (CI role) sees the approval."""
+    name = pgdb.rsplit("/", 1)[1]
+    ci_role, dash_role = f"ci_{name}", f"dash_{name}"
+    assert cli("store", "init", "--db", pgdb).exit_code == 0
+    import psycopg
+    with psycopg.connect(pgdb, autocommit=True) as owner:
+        owner.execute(cli("store", "roles", "--ci", ci_role, "--dashboard", dash_role).output)
+    env = {"EVALCORE_PASSWORD": "pw-carol-123"}
+    assert CliRunner().invoke(main, ["users", "add", "carol", "--role", "approver", "--domains", "medical", "--db",
+                                     pgdb], env=env).exit_code == 0
+    golden, generated = _medical(tmp_path)
+    ci_url, dash_url = pg.url(name, user=ci_role), pg.url(name, user=dash_role)
+    stored = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated), "--db",
+                                       ci_url, "--drift-judge", "none", "--author", "ci-bot", "--json",
+                                       str(tmp_path / "r.json")])
+    assert stored.exit_code == 3, stored.output
+    run_id = json.loads((tmp_path / "r.json").read_text())["evaluation_id"]
+    as_ci = CliRunner().invoke(main, ["signoff", run_id, "--approve", "--reviewer", "carol", "--comment", "x",
+                                      "--ack-all", "--db", ci_url], env=env)
+    assert as_ci.exit_code == 2 and "this database role may not" in as_ci.stderr  # no door for decisions
+    owner_only = CliRunner().invoke(main, ["users", "add", "mallory", "--role", "admin", "--db", ci_url], env=env)
+    assert owner_only.exit_code == 2 and "accounts stay with the store's owner" in owner_only.stderr
+    approved = CliRunner().invoke(main, ["signoff", run_id, "--approve", "--reviewer", "carol", "--comment",
+                                         "checked", "--ack-all", "--db", dash_url], env=env)
+    assert approved.exit_code == 0, approved.output
+    gate = CliRunner().invoke(main, ["gate", run_id, "--db", ci_url])
+    assert gate.exit_code == 0 and "releasable" in gate.output, gate.output

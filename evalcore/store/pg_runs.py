@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import time
 
-from ..errors import EvalcoreError, UnknownRunError
+from ..errors import EvalcoreError, UnknownRunError, UsageError
 from .copy import TABLES
 from .postgres import connect_pg, migrate_pg, shown
 from .records import GENESIS, record_hash
@@ -26,6 +26,12 @@ __all__ = ["save_run_pg", "get_run_pg", "users_rows_pg", "append_audit_pg", "get
            "flagged_items_pg"]
 
 MAX_TRIES = 20
+
+
+def _denied(url: str, what: str, exc: BaseException) -> UsageError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return UsageError(f"--db {shown(url)}: this database role may not {what} ({first}); use a role that may "
+                      "(see `evalcore store roles` and docs/deploy.md)")
 
 
 def _staged(run, extra_rows, usage):
@@ -86,6 +92,8 @@ def save_run_pg(url: str, run, before_commit=None, extra_rows=None, usage=None) 
                 if before_commit is not None:
                     before_commit()
             return
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise _denied(url, "store runs", exc) from None
         except (psycopg.errors.SerializationFailure, psycopg.errors.UniqueViolation) as exc:
             if isinstance(exc, psycopg.errors.UniqueViolation) and "audit_log" not in str(exc):
                 raise EvalcoreError(f"--db {shown(url)}: {' '.join(str(exc).split())}") from None
@@ -113,7 +121,7 @@ def users_rows_pg(url: str) -> list[dict]:
 # ---------------------------------------------------------------- accounts, sign-ins, decisions
 
 
-def _retrying(url: str, work):
+def _retrying(url: str, work, what: str):
     """work(cur) in one transaction, tried again when another writer moved the chain's head
     (SQLSTATE 40001 from an append function, or two first appends meeting on `seq`)."""
     import psycopg
@@ -122,6 +130,8 @@ def _retrying(url: str, work):
         try:
             with connect_pg(url) as conn, conn.transaction(), conn.cursor() as cur:
                 return work(cur)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise _denied(url, what, exc) from None
         except (psycopg.errors.SerializationFailure, psycopg.errors.UniqueViolation) as exc:
             if isinstance(exc, psycopg.errors.UniqueViolation) and "audit_log" not in str(exc):
                 raise EvalcoreError(f"--db {shown(url)}: {' '.join(str(exc).split())}") from None
@@ -160,7 +170,7 @@ def _append(cur, record: dict) -> dict:
 
 
 def append_audit_pg(url: str, record: dict) -> dict:
-    return _retrying(url, lambda cur: _append(cur, record))
+    return _retrying(url, lambda cur: _append(cur, record), f"record a {record.get('kind', 'chain')} record")
 
 
 def _user(cur, name: str) -> dict | None:
@@ -200,7 +210,7 @@ def write_account_pg(url: str, name: str, changes: dict, record: dict, *, new: b
                 cur.execute(f"UPDATE users SET {column} = %s WHERE name = %s", [value, name])
         row = _user(cur, name)
         return _append(cur, dict(record, payload=dict(record.get("payload") or {}, account=account_state(row))))
-    return _retrying(url, work)
+    return _retrying(url, work, "change accounts (accounts stay with the store's owner)")
 
 
 def signin_failures_pg(url: str, name: str) -> tuple[int, float]:
@@ -210,6 +220,15 @@ def signin_failures_pg(url: str, name: str) -> tuple[int, float]:
 
 
 def record_signin_failure_pg(url: str, name: str) -> int:
+    import psycopg
+
+    try:
+        return _count_failure(url, name)
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise _denied(url, "count failed sign-ins (sign off through the dashboard role)", exc) from None
+
+
+def _count_failure(url: str, name: str) -> int:
     with connect_pg(url) as conn:
         return conn.execute("INSERT INTO signin_failures VALUES (%s, 1, %s) ON CONFLICT (name) DO UPDATE SET "
                             "failures = signin_failures.failures + 1, last_at = excluded.last_at RETURNING failures",
@@ -217,8 +236,13 @@ def record_signin_failure_pg(url: str, name: str) -> int:
 
 
 def clear_signin_failures_pg(url: str, name: str) -> None:
-    with connect_pg(url) as conn:
-        conn.execute("DELETE FROM signin_failures WHERE name = %s", [name])
+    import psycopg
+
+    try:
+        with connect_pg(url) as conn:
+            conn.execute("DELETE FROM signin_failures WHERE name = %s", [name])
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise _denied(url, "record sign-ins (sign off through the dashboard role)", exc) from None
 
 
 def flagged_items_pg(url: str, run_ids: list[str]):
