@@ -1,0 +1,67 @@
+"""bench_pg_store: storing one evaluated run in the PostgreSQL team store beside the DuckDB
+file, measured in the same run on the same scored run (bench_scoring's synthetic data,
+drift judge none): the store step alone (save_run: rows, golden file, header in the audit
+chain, one transaction), then `audit verify` of that run on each backend. Goal (issue 15):
+a 100k-query run stored in PostgreSQL in ≤ 5 s.
+
+Needs PostgreSQL's binaries (Debian's postgresql); starts a private server like the tests.
+
+Usage: python bench/bench_pg_store.py [--queries 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--queries", type=int, default=100_000)
+    args = parser.parse_args()
+    from bench_scoring import make_data
+    from pg_server import PostgresServer, binaries
+
+    from evalcore import store
+    from evalcore.evaluation import evaluate
+    from evalcore.signoff import verify_chain
+
+    if binaries() is None:
+        sys.exit("bench_pg_store: PostgreSQL binaries are not installed (apt-get install postgresql)")
+    folder = Path(tempfile.mkdtemp(prefix="bench_pg-"))
+    golden, generated = make_data(args.queries, folder)
+    server = PostgresServer().start()
+    try:
+        url = server.url(server.create_database())
+        from evalcore.store.postgres import migrate_pg
+        migrate_pg(url)
+        duck = folder / "store.duckdb"
+        store.ensure_store(duck)
+        times = {}
+        for label, db in (("DuckDB", str(duck)), ("PostgreSQL", url)):
+            run = evaluate(golden, generated, drift_judge="none", author="bench")
+            start = time.perf_counter()
+            store.save_run(db, run)
+            stored = time.perf_counter() - start
+            start = time.perf_counter()
+            report = verify_chain(db, runs=[run.evaluation_id])
+            verified = time.perf_counter() - start
+            assert report.ok, report.message
+            times[label] = (stored, verified)
+            run.close()
+        (d_store, d_verify), (p_store, p_verify) = times["DuckDB"], times["PostgreSQL"]
+        print(f"bench_pg_store {args.queries:,} queries: store PostgreSQL {p_store:.2f} s [goal ≤ 5 s] vs DuckDB "
+              f"{d_store:.2f} s ({p_store / d_store:.1f}×); audit verify of the run PostgreSQL {p_verify:.2f} s vs "
+              f"DuckDB {d_verify:.2f} s")
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
