@@ -63,6 +63,27 @@ _RUN_TABLES = ("runs", "query_results", "term_rows", "harness_outputs", "judge_l
 """What stage_run writes (the chain, the accounts and the caches are never staged)."""
 
 
+def _pg_type(arrow_type) -> str:
+    """The PostgreSQL type of a store column's Arrow type (binary COPY needs them named)."""
+    import pyarrow as pa
+
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return _pg_type(arrow_type.value_type) + "[]"
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "text"
+    if pa.types.is_boolean(arrow_type):
+        return "bool"
+    if pa.types.is_int64(arrow_type):
+        return "int8"
+    if pa.types.is_integer(arrow_type):
+        return "int4"
+    if pa.types.is_float32(arrow_type):
+        return "float4"
+    if pa.types.is_floating(arrow_type):
+        return "float8"
+    raise EvalcoreError(f"no PostgreSQL type for the store column type {arrow_type}")
+
+
 def save_run_pg(url: str, run, before_commit=None, extra_rows=None, usage=None) -> None:
     import psycopg
 
@@ -79,9 +100,10 @@ def save_run_pg(url: str, run, before_commit=None, extra_rows=None, usage=None) 
                                         "ON CONFLICT (golden_hash) DO NOTHING",
                                         [list(r.values()) for r in rows.to_pylist()])
                         continue
-                    with cur.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-                        for row in rows.to_pylist():
-                            copy.write_row(list(row.values()))
+                    with cur.copy(f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)") as copy:
+                        copy.set_types([_pg_type(field.type) for field in rows.schema])
+                        for row in zip(*(column.to_pylist() for column in rows.columns)):  # no dict per row
+                            copy.write_row(row)
                 cur.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1")
                 head = cur.fetchone()
                 seq, prev = (head[0] + 1, head[1]) if head else (1, GENESIS)
