@@ -36,6 +36,8 @@ import json
 import re
 import unicodedata
 
+from .text import strip_controls
+
 __all__ = ["read_reply", "read_json_reply", "drop_reasoning", "term_entries", "RESPONSE_SCHEMA"]
 
 RESPONSE_SCHEMA = {
@@ -105,9 +107,7 @@ _DASHES = (" - ", " -- ", " – ", " — ")
 # break ("E. coli", "St. John's wort", "Roe vs. Wade" are terms)
 _SENTENCE = re.compile(r"(?<![A-Za-z])(?!(?i:vs|etc|approx|incl|cf|viz|al|st|dr|mr|mrs|ms|jr|sr|no|co|inc|ltd|mt|ft|"
                        r"gen|gov|sen|rep|corp|dept|univ|ave|fig)\.)[A-Za-z][a-z]+[.?!]\s+\w")
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
-_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064"
-                        r"\u2066-\u2069\ufeff]")
+_ZERO_WIDTH = re.compile(r"[\u200b-\u200d\u2060-\u2064\ufeff]")
 _ANSWER_TAGS = re.compile(r"</?(?i:answer|output|result|response|terms|synonyms|final)>")
 _MAX_WS = re.compile(r"[ \t]{2,}")
 _BREAKS = re.compile(r"[\r\x85\u2028\u2029]")
@@ -187,7 +187,7 @@ def _clean(text: str) -> str:
     folded (so no pattern below meets a long run of white space)."""
     text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n")
     text = _BREAKS.sub("\n", text)
-    text = _INVISIBLE.sub("", _ESCAPES.sub("", text))
+    text = _ZERO_WIDTH.sub("", strip_controls(text))  # escapes, C0/C1 controls, BiDi: evalcore.text
     return _MAX_WS.sub(" ", text.replace("\t", " "))
 
 

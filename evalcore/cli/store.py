@@ -7,16 +7,9 @@ import click
 
 from ..config import default_db_path
 from ..store.postgres import PG_SCHEMA_VERSION, is_postgres, migrate_pg, roles_sql, schema_version_pg, shown
-from .common import echo, run_cli
+from .common import echo, run_cli, store_option
 
 __all__ = ["store_group"]
-
-
-def _db_option(fn):
-    return click.option("--db", "db", default=None, metavar="PATH|URL",
-                        help="The store: a DuckDB file, or postgresql://user@host/db (the password from the URL, "
-                             "PGPASSWORD or a service file; never printed) [default: $EVALCORE_DB, else "
-                             "data/evalcore.duckdb].")(fn)
 
 
 def _upgrade(db: str, create: bool) -> tuple[int, list[int] | None]:
@@ -68,7 +61,7 @@ def store_group() -> None:
 
 
 @store_group.command("init")
-@_db_option
+@store_option
 def init_command(db):
     """Create the store (or say it is there already)."""
     db = db or default_db_path()
@@ -77,7 +70,7 @@ def init_command(db):
 
 
 @store_group.command("migrate")
-@_db_option
+@store_option
 def migrate_command(db):
     """Apply pending migrations to an existing store."""
     db = db or default_db_path()
@@ -86,7 +79,7 @@ def migrate_command(db):
 
 
 @store_group.command("info")
-@_db_option
+@store_option
 def info_command(db):
     """The backend, the schema version and which evalcore applied it."""
     db = db or default_db_path()

@@ -41,7 +41,8 @@ def chain_snapshot(db_path: str | Path, runs="all") -> ChainSnapshot:
         if problems:
             return ChainSnapshot(problems)
         try:  # a key constraint dropped by hand could let a name or run id be stored twice
-            return ChainSnapshot(integrity_problems_on(con)) if integrity_problems_on(con) else _snapshot_on(con, runs)
+            problems = integrity_problems_on(con)
+            return ChainSnapshot(problems) if problems else _snapshot_on(con, runs)
         finally:
             con.close()
     if not Path(str(db_path)).exists():

@@ -17,14 +17,14 @@ import pyarrow as pa
 from ..errors import UsageError
 from .postgres import connect_pg, is_postgres, migrate_pg, shown
 
-__all__ = ["TABLES", "copy_store", "fetch_pg", "fetch_pg_where", "pg_snapshot"]
+__all__ = ["TABLES", "copy_store", "fetch_pg", "in_memory", "pg_snapshot", "store_schemas"]
 
 TABLES = ("runs", "query_results", "term_rows", "harness_outputs", "judge_log", "golden_files", "users", "audit_log",
           "audit_head", "signin_failures", "llm_cache", "embedding_cache", "prompt_eval_runs", "prompt_eval_results")
 """Every table with data (schema_migrations is each store's own)."""
 
 
-def _schemas() -> dict[str, pa.Schema]:
+def store_schemas() -> dict[str, pa.Schema]:
     """Each table's Arrow schema as the DuckDB store types it (an in-memory store)."""
     import duckdb
 
@@ -42,35 +42,35 @@ def _where(db: str) -> str:
     return shown(db) if is_postgres(db) else db
 
 
-def fetch_pg(cur, schemas: dict[str, pa.Schema]) -> dict[str, pa.Table]:
-    """Every row of these tables on a PostgreSQL cursor, as Arrow typed like the DuckDB store."""
+def fetch_pg(cur, schemas: dict[str, pa.Schema], where: str = "TRUE", params: list | None = None
+             ) -> dict[str, pa.Table]:
+    """The rows of these tables on a PostgreSQL cursor (those matching one constant
+    condition), as Arrow typed like the DuckDB store."""
     out = {}
     for table, schema in schemas.items():
-        cur.execute(f"SELECT {', '.join(schema.names)} FROM {table}")
+        cur.execute(f"SELECT {', '.join(schema.names)} FROM {table} WHERE {where}", params or [])
         rows = cur.fetchall()
         out[table] = pa.table([pa.array([r[i] for r in rows], field.type) for i, field in enumerate(schema)],
                               schema=schema)
     return out
 
 
-def fetch_pg_where(cur, tables: tuple[str, ...], where: str, params: list) -> dict[str, pa.Table]:
-    """The rows of these tables matching one constant condition, typed like the DuckDB store."""
-    schemas = _schemas()
-    out = {}
-    for table in tables:
-        schema = schemas[table]
-        cur.execute(f"SELECT {', '.join(schema.names)} FROM {table} WHERE {where}", params)
-        rows = cur.fetchall()
-        out[table] = pa.table([pa.array([r[i] for r in rows], field.type) for i, field in enumerate(schema)],
-                              schema=schema)
-    return out
+def in_memory(tables: dict[str, pa.Table]):
+    """An in-memory DuckDB holding these tables: the store's DuckDB SQL then runs on rows
+    fetched from PostgreSQL as it runs on a store file."""
+    import duckdb
+
+    con = duckdb.connect()
+    for table, data in tables.items():
+        con.register("_evalcore_rows", data)
+        con.execute(f"CREATE TABLE {table} AS SELECT * FROM _evalcore_rows")
+        con.unregister("_evalcore_rows")
+    return con
 
 
 def pg_snapshot(url: str, tables: tuple[str, ...]):
     """(an in-memory DuckDB holding these tables of a PostgreSQL store as one snapshot,
     integrity problems): the chain's checks then run on it exactly as on a store file."""
-    import duckdb
-
     from .records import CHAINED_TABLES
 
     with connect_pg(url) as conn, conn.transaction(), conn.cursor() as cur:
@@ -81,13 +81,9 @@ def pg_snapshot(url: str, tables: tuple[str, ...]):
                     for t in CHAINED_TABLES if kinds.get(t) != "BASE TABLE"]
         if problems:
             return None, problems
-        schemas = _schemas()
+        schemas = store_schemas()
         rows = fetch_pg(cur, {t: schemas[t] for t in tables})
-    con = duckdb.connect()
-    for table, data in rows.items():
-        con.register("_evalcore_rows", data)
-        con.execute(f"CREATE TABLE {table} AS SELECT * FROM _evalcore_rows")
-        con.unregister("_evalcore_rows")
+    con = in_memory(rows)
     return con, []
 
 
@@ -121,7 +117,7 @@ def copy_store(source: str, target: str) -> dict[str, int]:
     rows per table."""
     if str(source) == str(target):
         raise UsageError("--from and --to name the same store")
-    schemas = _schemas()
+    schemas = store_schemas()
     tables = _read(str(source), schemas)
     target = str(target)
     if is_postgres(target):

@@ -85,42 +85,31 @@ def _pg_type(arrow_type) -> str:
 
 
 def save_run_pg(url: str, run, before_commit=None, extra_rows=None, usage=None) -> None:
-    import psycopg
-
     migrate_pg(url)  # first use initialises an empty database when this role may create tables
     tables, header = _staged(run, extra_rows, usage)
     payload = json.dumps(header["payload"], sort_keys=True)
-    for attempt in range(MAX_TRIES):
-        try:
-            with connect_pg(url) as conn, conn.transaction(), conn.cursor() as cur:
-                for table, rows in tables.items():
-                    columns = ", ".join(rows.column_names)
-                    if table == "golden_files":  # once per golden revision: another run may have stored it
-                        cur.executemany(f"INSERT INTO golden_files ({columns}) VALUES (%s, %s, %s, %s) "
-                                        "ON CONFLICT (golden_hash) DO NOTHING",
-                                        [list(r.values()) for r in rows.to_pylist()])
-                        continue
-                    with cur.copy(f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)") as copy:
-                        copy.set_types([_pg_type(field.type) for field in rows.schema])
-                        for row in zip(*(column.to_pylist() for column in rows.columns)):  # no dict per row
-                            copy.write_row(row)
-                cur.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1")
-                head = cur.fetchone()
-                seq, prev = (head[0] + 1, head[1]) if head else (1, GENESIS)
-                stored = dict(header, seq=seq, prev_hash=prev)
-                cur.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
-                            [seq, prev, header["created_at"], header["actor"], header["run_id"],
-                             header["content_hash"], payload, record_hash(stored, prev)])
-                if before_commit is not None:
-                    before_commit()
-            return
-        except psycopg.errors.InsufficientPrivilege as exc:
-            raise _denied(url, "store runs", exc) from None
-        except (psycopg.errors.SerializationFailure, psycopg.errors.UniqueViolation) as exc:
-            if isinstance(exc, psycopg.errors.UniqueViolation) and "audit_log" not in str(exc):
-                raise EvalcoreError(f"--db {shown(url)}: {' '.join(str(exc).split())}") from None
-            time.sleep(min(0.02 * 2 ** attempt, 0.5))  # another writer moved the head: read it again
-    raise EvalcoreError(f"--db {shown(url)}: the audit chain kept moving under {MAX_TRIES} tries; nothing was stored")
+
+    def work(cur):
+        for table, rows in tables.items():
+            columns = ", ".join(rows.column_names)
+            if table == "golden_files":  # once per golden revision: another run may have stored it
+                cur.executemany(f"INSERT INTO golden_files ({columns}) VALUES (%s, %s, %s, %s) "
+                                "ON CONFLICT (golden_hash) DO NOTHING", [list(r.values()) for r in rows.to_pylist()])
+                continue
+            with cur.copy(f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types([_pg_type(field.type) for field in rows.schema])
+                for row in zip(*(column.to_pylist() for column in rows.columns)):  # no dict per row
+                    copy.write_row(row)
+        cur.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1")
+        head = cur.fetchone()
+        seq, prev = (head[0] + 1, head[1]) if head else (1, GENESIS)
+        stored = dict(header, seq=seq, prev_hash=prev)
+        cur.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
+                    [seq, prev, header["created_at"], header["actor"], header["run_id"], header["content_hash"],
+                     payload, record_hash(stored, prev)])
+        if before_commit is not None:
+            before_commit()
+    _retrying(url, work, "store runs")
 
 
 def get_run_pg(url: str, run_id: str) -> dict:
@@ -214,20 +203,17 @@ def list_users_pg(url: str) -> list[dict]:
         return [dict(zip([d.name for d in cur.description], r)) for r in cur.fetchall()]
 
 
-_ACCOUNT_COLUMNS = ("name", "role", "domains", "aliases", "password_hash", "disabled", "created_at")
-
-
 def write_account_pg(url: str, name: str, changes: dict, record: dict, *, new: bool = False) -> dict:
-    from .records import account_state
+    from .records import USER_COLUMNS, account_state
 
     def work(cur):
         if new:
-            columns = [c for c in changes if c in _ACCOUNT_COLUMNS]  # constant names, values bound
+            columns = [c for c in changes if c in USER_COLUMNS]  # constant names, values bound
             cur.execute(f"INSERT INTO users ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})",
                         [changes[c] for c in columns])
         else:
             for column, value in changes.items():
-                if column not in _ACCOUNT_COLUMNS:
+                if column not in USER_COLUMNS:
                     raise EvalcoreError(f"unknown account column {column!r}")
                 cur.execute(f"UPDATE users SET {column} = %s WHERE name = %s", [value, name])
         row = _user(cur, name)
@@ -270,22 +256,18 @@ def clear_signin_failures_pg(url: str, name: str) -> None:
 def flagged_items_pg(url: str, run_ids: list[str]):
     """The flagged items by the one definition (store.views.flagged_items_on), over the
     runs' rows and their baselines' fetched from PostgreSQL into an in-memory DuckDB."""
-    import duckdb
-
-    from .copy import fetch_pg_where
+    from .copy import fetch_pg, in_memory, store_schemas
     from .views import flagged_items_on
 
+    schemas = store_schemas()
     with connect_pg(url) as conn, conn.transaction(), conn.cursor() as cur:
         cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         cur.execute("SELECT baseline_id FROM runs WHERE run_id = ANY(%s) AND baseline_id IS NOT NULL", [run_ids])
         wanted = list(run_ids) + [r[0] for r in cur.fetchall()]
-        rows = fetch_pg_where(cur, ("runs", "query_results", "term_rows"), "run_id = ANY(%s)", [wanted])
-    con = duckdb.connect()
+        rows = fetch_pg(cur, {t: schemas[t] for t in ("runs", "query_results", "term_rows")},
+                        "run_id = ANY(%s)", [wanted])
+    con = in_memory(rows)
     try:
-        for table, data in rows.items():
-            con.register("_evalcore_rows", data)
-            con.execute(f"CREATE TABLE {table} AS SELECT * FROM _evalcore_rows")
-            con.unregister("_evalcore_rows")
         return flagged_items_on(con, run_ids)
     finally:
         con.close()
