@@ -23,7 +23,7 @@ busy_slot = st.empty()  # where "store busy" appears, above the page
 try:
     with st.sidebar:
         auth.sidebar()
-        st.caption(f"Store: {ui.literal(data.db_path())}")
+        st.caption(f"Store: {ui.literal(data.shown_store())}")
         if st.button("Refresh data", help="Data refreshes by itself every 5 seconds"):
             data.clear()
     navigation.run()

@@ -9,7 +9,6 @@ call time, so tests and users can point the dashboard anywhere with EVALCORE_DB.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -21,22 +20,22 @@ TTL = 5
 
 
 def db_path() -> str:
-    """The store file. A PostgreSQL URL (the team store) serves `evalcore store` only so far:
-    the page says so and stops, rather than showing an empty store."""
-    from evalcore.store.postgres import is_postgres, shown
-
-    from . import ui
+    """The store: a DuckDB file (as an absolute path) or a PostgreSQL URL (the team store)."""
+    from evalcore.store.postgres import is_postgres
 
     value = default_db_path()
-    if is_postgres(value):
-        st.error(f"EVALCORE_DB names a PostgreSQL database ({ui.literal(shown(value))}); the dashboard still needs "
-                 "the DuckDB store file for now. Set EVALCORE_DB to a .duckdb path (see docs/deploy.md).")
-        st.stop()
-    return os.path.abspath(value)
+    return value if is_postgres(value) else os.path.abspath(value)
+
+
+def shown_store() -> str:
+    """The store as the page may show it (a URL's password blanked)."""
+    from evalcore.store.postgres import shown
+
+    return shown(db_path())
 
 
 def store_exists() -> bool:
-    return Path(db_path()).exists()
+    return store.exists(db_path())
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)

@@ -27,7 +27,7 @@ class DemoRun:
     created: bool
 
 
-def _store_once(db_path: Path, run: EvaluationRun) -> tuple[str, bool]:
+def _store_once(db_path: str | Path, run: EvaluationRun) -> tuple[str, bool]:
     existing = find_run_by_content(db_path, run.content_hash)
     if existing is not None:
         return existing, False
@@ -37,7 +37,7 @@ def _store_once(db_path: Path, run: EvaluationRun) -> tuple[str, bool]:
 
 def seed_demo(db_path: str | Path, data_dir: str | Path = "data/demo") -> list[DemoRun]:
     """Evaluate every demo version against its domain's v1 baseline; skip stored content."""
-    db_path, data_dir = Path(db_path), Path(data_dir)
+    data_dir = Path(data_dir)  # the store stays as given: a path or a PostgreSQL URL
     if not data_dir.exists():  # run from elsewhere: the data beside the package (editable install)
         bundled = Path(__file__).resolve().parent.parent / "data" / "demo"
         data_dir = bundled if bundled.exists() else data_dir

@@ -401,7 +401,7 @@ def authenticate(db, name: str, password: str, wait: bool = False) -> Account:
         time.sleep(delay)
     row = store.get_user(db, key)
     if row is None or not verify_password(password, row["password_hash"]):
-        if Path(str(db)).exists():
+        if store.exists(db):
             store.record_signin_failure(db, key)
         raise SignoffRefused(f"wrong account name or password for '{key}'")
     store.clear_signin_failures(db, key)

@@ -126,24 +126,6 @@ def test_postgres_scheme_is_accepted_and_the_password_never_printed(pg, pgdb):
     assert "s3kr1t-pass" not in result.output + info.output and "postgres://***@127.0.0.1" in info.output
 
 
-def test_commands_not_yet_on_postgres_say_so_and_write_nothing_locally(pgdb, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    for args in (["runs", "--db", pgdb], ["show", "r1", "--db", pgdb], ["audit", "list", "--db", pgdb]):
-        result = cli(*args)
-        assert result.exit_code == 2, (args, result.output)
-        assert "PostgreSQL" in result.stderr and "store init" in result.stderr
-    assert os.listdir(tmp_path) == []  # no "postgresql:" folder or file was created
-
-
-def test_evalcore_db_naming_postgres_is_refused_by_commands_not_yet_on_it(pgdb, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["runs"], env={"EVALCORE_DB": pgdb})
-    assert result.exit_code == 2 and "still needs a DuckDB file" in result.stderr
-    assert CliRunner().invoke(main, ["store", "init"], env={"EVALCORE_DB": pgdb}).exit_code == 0
-    assert os.listdir(tmp_path) == []
-
-
-
 def _append_args(conn, run_id, content_hash, kind="run", decision=None):
     """What a client sends an append function: the head it read, and the record's hash over it."""
     from evalcore.store.records import record_hash

@@ -35,8 +35,7 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="evalcore")
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main() -> None:
     """Score LLM query expansions against a golden set, compare with a baseline, gate CI.
 
     Exit codes: 0 releasable, 1 not releasable, 2 usage or input error,
@@ -46,11 +45,5 @@ def main(ctx: click.Context) -> None:
     Example: evalcore evaluate --golden data/demo/medical/golden.jsonl
     --generated data/demo/medical/v2-candidate.jsonl
     """
-    import os
-
-    from .common import POSTGRES_COMMANDS, not_yet_postgres
-    if ctx.invoked_subcommand not in POSTGRES_COMMANDS:
-        not_yet_postgres(os.environ.get("EVALCORE_DB"))
-
 
 

@@ -95,27 +95,8 @@ def expect_head_option(fn):
                              "`audit head` line: anchors the chain against a rewritten or truncated store.")(fn)
 
 
-def not_yet_postgres(value: str | None) -> None:
-    """One clear line (exit 2) for a PostgreSQL URL given to a command that needs the DuckDB
-    file for now — never an empty answer read from a file that does not exist."""
-    from ..store.postgres import is_postgres, not_yet
-
-    if value is not None and is_postgres(value):
-        fail([f"error: {not_yet(value)}"])
-
-
-def db_option(fn):
-    return click.option("--db", "db", type=click.Path(dir_okay=False), default=None,
-                        callback=lambda ctx, param, value: not_yet_postgres(value) or value,
-                        help="DuckDB store [default: $EVALCORE_DB, else data/evalcore.duckdb].")(fn)
-
-
-POSTGRES_COMMANDS = ("store", "audit", "evaluate", "gate", "users", "signoff")
-"""The commands that run on a PostgreSQL store so far (`audit`: its verify)."""
-
-
 def store_option(fn):
-    """--db for the commands that run on either backend."""
+    """--db: a DuckDB file or a PostgreSQL URL (every command runs on either backend)."""
     return click.option("--db", "db", default=None, metavar="PATH|URL",
                         help="The store: a DuckDB file, or postgresql://user@host/db (the team store; the password "
                              "from the URL, PGPASSWORD or a service file, never printed) [default: $EVALCORE_DB, "

@@ -10,7 +10,7 @@ from ..calibration import calibrate_embedding, load_calibration
 from ..config import default_db_path, load_settings
 from ..judges import resolve_judge
 from ..store import StoredVectors
-from .common import db_option, echo, run_cli
+from .common import echo, run_cli, store_option
 
 __all__ = ["drift_group"]
 
@@ -27,7 +27,7 @@ def drift_group() -> None:
 @click.option("--data", "data_path", default="data/drift_calibration.csv", show_default=True,
               type=click.Path(dir_okay=False), help="CSV: query, domain, term, related (1/0).")
 @click.option("--threshold", type=click.FloatRange(0, 1), help="Judge threshold [default: configured].")
-@db_option
+@store_option
 def calibrate_command(data_path, threshold, db):
     """Print precision, recall and ROC AUC of the embedding judge, and the threshold
     that maximises F1 of flagging unrelated terms.

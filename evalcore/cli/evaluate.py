@@ -20,9 +20,9 @@ from ..regression import Baseline
 from ..report import STDOUT, PendingFile, build_report, check_outputs, iter_report_json, render_html, render_junit
 from ..signoff import ReleaseState, parse_head, release_state, unsigned_state
 from ..store.postgres import is_postgres
-from ..store import StoredVectors, check_store_path, load_baseline, repeat_runs, save_run
+from ..store import StoredVectors, check_store_path, exists, load_baseline, repeat_runs, save_run
 from ..text import terminal_safe
-from .common import db_option, echo, expect_head_option, judge_endpoint, report_options, run_cli, say_endpoints, store_option
+from .common import echo, expect_head_option, judge_endpoint, report_options, run_cli, say_endpoints, store_option
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
            "warn_ignored_environment", "check_paths"]
@@ -40,10 +40,7 @@ def resolve_baseline(value: str | None, db: str) -> Baseline | None:
         return load_baseline_report(value)
     missing_file = UsageError(f"--baseline {value}: no such file, and no stored run has that id")
     path_like = "/" in value or "\\" in value or value.lower().endswith(".json")
-    if is_postgres(db):
-        raise UsageError(f"--baseline {value}: no such report file; a stored run as the baseline needs the DuckDB "
-                         "store for now (give the baseline's JSON report)")
-    if not Path(db).exists():
+    if not exists(db):
         if path_like:
             raise missing_file
         raise UsageError(f"--baseline {value}: no such report file, and no store at {db} to look up a run id")
@@ -207,14 +204,14 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     settings = run_cli(load_settings)
     warn_ignored_environment()
     base = run_cli(resolve_baseline, baseline, db)
-    vectors = None if no_store or is_postgres(db) else StoredVectors(db)  # the PostgreSQL cache: not yet
+    vectors = None if no_store else StoredVectors(db)
     judge = run_cli(resolve_judge, drift_judge, settings, vectors, domain_context)
     if not quiet:
         say_endpoints(*judge_endpoint(judge))
     run = run_cli(evaluate, golden, generated, thresholds=thresholds, drift_judge=judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
                   domain_context=domain_context, author=author, cache_db=None if no_store else db,
-                  repeats_from=None if not Path(db).exists() else
+                  repeats_from=None if not exists(db) else
                   (lambda golden_hash, version: repeat_runs(db, golden_hash, version)))
     finish(run, None if no_store else db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet,
            expect_head=expect_head)

@@ -26,7 +26,7 @@ from ..replies import RESPONSE_SCHEMA
 from ..report import STDOUT
 from ..io import load_golden_set, load_thresholds
 from ..llm import AsyncLLMClient, LLMConfig
-from .common import db_option, echo, fail, judge_endpoint, report_options, run_cli, say_endpoints
+from .common import echo, fail, judge_endpoint, report_options, run_cli, say_endpoints, store_option
 from .evaluate import check_paths, finish, resolve_baseline, warn_ignored_environment, write_outputs
 
 __all__ = ["harness_command"]
@@ -108,7 +108,7 @@ def _use_endpoint(settings, name: str, model: str | None):
 @click.option("--prompt-version", help="Version label [default: hash of prompt, model and parameters].")
 @click.option("--author", help="Who created the run [default: the OS user].")
 @report_options
-@db_option
+@store_option
 @click.option("--no-store", is_flag=True, help="Do not record the run (the LLM cache is then in memory only).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate line (and errors).")
 def harness_command(golden, prompt_file, model, base_url, endpoint_name, callable_spec, parser_spec, response_format,

@@ -23,7 +23,7 @@ from ..io import read_text
 from ..llm import AsyncLLMClient, LLMConfig
 from ..prompt_eval import PromptEvalResults, PromptEvaluator, dataset_hash, load_dataset
 from ..store.prompts import find_dataset_hash, prompt_eval_datasets, prompt_eval_scores, prompt_eval_versions
-from .common import db_option, echo, fail, format_table, run_cli, endpoint_lines, say_endpoints
+from .common import echo, endpoint_lines, fail, format_table, run_cli, say_endpoints, store_option
 
 __all__ = ["prompt_eval_group", "load_template"]
 
@@ -66,7 +66,7 @@ def _parse_inputs(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--model", help="Generator model [default: [llm] model or EVALCORE_LLM_MODEL].")
 @click.option("--base-url", help="OpenAI-compatible endpoint [default: [llm] base_url or OPENAI_BASE_URL].")
 @click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
-@db_option
+@store_option
 @click.option("--no-store", is_flag=True, help="Keep the LLM reply cache in memory only.")
 def generate_command(task, inputs, num_cases, out, model, base_url, concurrency, db, no_store):
     """Generate a test dataset: diverse scenario ideas, then one case per idea.
@@ -165,7 +165,7 @@ def _print_results(results: PromptEvalResults) -> None:
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the results as JSON here.")
 @click.option("--name", help="A name for the run.")
 @click.option("--prompt-version", help="Version label [default: hash of prompt and model, or the callable].")
-@db_option
+@store_option
 @click.option("--no-store", is_flag=True, help="Do not record the results (the LLM cache is then in memory only).")
 def run_command(dataset, prompt_file, callable_spec, model, judge_model, base_url, extra_criteria, pass_threshold,
                 min_pass_rate, concurrency, html_out, json_out, name, prompt_version, db, no_store):
@@ -242,7 +242,7 @@ def _cell(value: float | None, fmt: str = ".1f") -> str:
 
 @prompt_eval_group.command("compare")
 @click.option("--dataset", required=True, help="Dataset JSON file, or a stored dataset hash (or unique prefix of 6+).")
-@db_option
+@store_option
 def compare_command(dataset, db):
     """Per-case scores of every stored prompt version on one dataset, with averages and spread.
 

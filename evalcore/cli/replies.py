@@ -10,7 +10,7 @@ import click
 from ..config import default_db_path
 from ..store import get_run, harness_outputs
 from ..text import json_escaped, terminal_lines, terminal_safe as safe
-from .common import db_option, echo, fail, run_cli
+from .common import echo, fail, run_cli, store_option
 
 __all__ = ["replies_command"]
 
@@ -77,7 +77,7 @@ def _print_item(item: dict) -> None:
 @click.option("--errored", is_flag=True, help="Only errored items (retries exhausted, unparseable replies).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print a JSON array of {query_id, query, prompt, reply, terms, error} instead.")
-@db_option
+@store_option
 def replies_command(run_id, query_id, errored, as_json, db):
     """Show what a harness run sent and got back: for each item, in golden-set order, the
     prompt, the model's raw reply (its own lines, indented), the parsed terms and, for an

@@ -13,7 +13,7 @@ from ..signoff import release_state
 from ..comparison import CompareFilter, compare_page
 from ..store import drift_terms, get_run, list_runs, query_rows
 from ..text import terminal_safe as safe
-from .common import db_option, echo, expect_head_option, format_table, run_cli, store_option
+from .common import echo, expect_head_option, format_table, run_cli, store_option
 
 __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "demo_command"]
 
@@ -33,7 +33,7 @@ def _print_runs(db: str, limit: int | None) -> None:
 
 
 @click.command("runs")
-@db_option
+@store_option
 @click.option("--limit", type=int, default=None, help="Show only the newest N runs.")
 def runs_command(db, limit):
     """List stored runs, newest first.
@@ -45,7 +45,7 @@ def runs_command(db, limit):
 
 @click.command("show")
 @click.argument("run_id", metavar="RUN")
-@db_option
+@store_option
 @click.option("--failed-only", is_flag=True, help="Only queries that failed.")
 def show_command(run_id, db, failed_only):
     """Show one run: summary, gate and per-query results.
@@ -99,7 +99,7 @@ def _print_drift(db: str, run_id: str, limit: int | None) -> None:
 @click.command("compare")
 @click.argument("run_id", metavar="RUN")
 @click.option("--baseline", "baseline_id", required=True, metavar="RUN", help="Baseline run id.")
-@db_option
+@store_option
 @click.option("--changed-only", is_flag=True, help="Only queries whose F1 or pass/fail changed.")
 def compare_command(run_id, baseline_id, db, changed_only):
     """Compare two stored runs query by query, side by side.
@@ -149,7 +149,7 @@ def gate_command(run_id, expect_head, db):
 
 
 @click.command("demo")
-@db_option
+@store_option
 @click.option("--data", "data_dir", default="data/demo", show_default=True, type=click.Path(file_okay=False),
               help="Folder of the bundled demo data.")
 def demo_command(db, data_dir):

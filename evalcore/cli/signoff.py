@@ -16,7 +16,7 @@ from ..store import check_store_path
 from ..store.postgres import is_postgres, schema_version_pg, shown
 from ..report.record import render_record_html
 from ..text import terminal_safe
-from .common import EXIT_REFUSED, db_option, echo, expect_head_option, fail, format_table, run_cli, store_option
+from .common import EXIT_REFUSED, echo, expect_head_option, fail, format_table, run_cli, store_option
 
 __all__ = ["users_group", "signoff_command", "audit_group"]
 
@@ -219,7 +219,7 @@ def audit_verify(expect_head, db):
 
 @audit_group.command("list")
 @click.option("--run", "run_id", help="Only records about this run.")
-@db_option
+@store_option
 def audit_list(run_id, db):
     """List audit records in chain order.
 
@@ -238,7 +238,7 @@ def audit_list(run_id, db):
 @audit_group.command("export")
 @click.argument("seq", type=int)
 @click.option("--format", "fmt", type=click.Choice(["json", "html"]), default="json", show_default=True)
-@db_option
+@store_option
 def audit_export(seq, fmt, db):
     """Print one decision as JSON or as a printable HTML record carrying its hashes.
 

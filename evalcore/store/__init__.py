@@ -8,20 +8,20 @@ other processes, so nothing holds one across calls. A busy store is retried for 
 
 from .audit import (AUDIT_COLUMNS, GENESIS, account_state, audit_head, audit_records, decisions_for,
                     integrity_problems)
-from .connection import MIGRATIONS, SCHEMA_VERSION, check_store_path, connect, ensure_store
-from .runs import (drift_terms, find_run_by_content, golden_entry, judge_log,
+from .connection import MIGRATIONS, SCHEMA_VERSION, check_store_path, connect, ensure_store, exists
+from .runs import (drift_terms, find_run_by_content, get_run, golden_entry, judge_log,
                    list_runs, load_baseline, paired_metrics, query_rows, repeat_runs,
                    term_rows)
-from .backends import (append_audit, clear_signin_failures, flagged_items, get_run, get_user, list_users,
-                       record_signin_failure, save_run, signin_failures, users_rows, write_account)
+from .audit import get_user, list_users, signin_failures, users_rows
+from .backends import append_audit, clear_signin_failures, record_signin_failure, save_run, write_account
 from .llm import StoredReplies, harness_output_rows, harness_outputs, load_llm_cache, query_replies, save_llm_cache
 from .prompts import (find_dataset_hash, list_prompt_evals, prompt_eval_datasets, prompt_eval_matrix,
                       prompt_eval_results, prompt_eval_scores, prompt_eval_versions, save_prompt_eval)
 from .vectors import StoredVectors, load_vectors, save_vectors
 from .views import (StoredPair, compare_domains, comparison_rows, errored_queries, find_query_ids,
-                    metric_trend, query_history, runs_overview)
+                    flagged_items, metric_trend, query_history, runs_overview)
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensure_store", "drift_terms",
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensure_store", "exists", "drift_terms",
            "find_run_by_content", "get_run", "golden_entry", "judge_log", "list_runs", "load_baseline", "query_rows",
            "save_run", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredPair", "comparison_rows",
            "compare_domains", "errored_queries", "find_query_ids", "flagged_items",

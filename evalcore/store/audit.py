@@ -8,7 +8,9 @@ from pathlib import Path
 
 import duckdb
 
-from .connection import connect
+from .connection import connect, exists
+from .pg_rows import Rows, every, of_runs
+from .postgres import is_postgres
 from .records import AUDIT_COLUMNS, CHAINED_TABLES, GENESIS, USER_COLUMNS, account_state, append_on, record_hash
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
@@ -65,17 +67,17 @@ def write_account(db_path: str | Path, name: str, changes: dict, record: dict, *
 
 
 def get_user(db_path: str | Path, name: str) -> dict | None:
-    if not Path(str(db_path)).exists():
+    if not exists(db_path):
         return None
-    with connect(db_path) as con:
+    with connect(db_path, rows={"users": Rows("name = %s", (name,))}) as con:
         return _user(con, name)
 
 
 def users_rows(db_path: str | Path) -> list[dict]:
     """Every account with every column (password hash included), by name."""
-    if not Path(str(db_path)).exists():
+    if not exists(db_path):
         return []
-    with connect(db_path) as con:
+    with connect(db_path, rows=every("users")) as con:
         return users_rows_on(con)
 
 
@@ -85,7 +87,8 @@ def users_rows_on(con) -> list[dict]:
 
 
 def list_users(db_path: str | Path) -> list[dict]:
-    with connect(db_path) as con:
+    with connect(db_path, rows={"users": Rows(columns=("name", "role", "domains", "aliases", "disabled",
+                                                       "created_at"))}) as con:
         cur = con.execute("SELECT name, role, domains, aliases, disabled, created_at FROM users ORDER BY name")
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
@@ -93,9 +96,9 @@ def list_users(db_path: str | Path) -> list[dict]:
 
 def signin_failures(db_path: str | Path, name: str) -> tuple[int, float]:
     """(failed sign-ins since the last success, time.time() of the last one) for a name."""
-    if not Path(str(db_path)).exists():
+    if not exists(db_path):
         return 0, 0.0
-    with connect(db_path) as con:
+    with connect(db_path, rows={"signin_failures": Rows("name = %s", (name,))}) as con:
         rows = con.execute("SELECT failures, last_at FROM signin_failures WHERE name = ?", [name]).fetchall()
     return (rows[0][0], rows[0][1]) if rows else (0, 0.0)
 
@@ -124,9 +127,9 @@ def _records(rows: list[tuple]) -> list[dict]:
 
 def audit_records(db_path: str | Path, run_id: str | None = None) -> list[dict]:
     """Audit records in chain order (all, or those of one run)."""
-    if not Path(str(db_path)).exists():
+    if not exists(db_path):
         return []
-    with connect(db_path) as con:
+    with connect(db_path, rows=every("audit_log") if run_id is None else of_runs([run_id], "audit_log")) as con:
         return audit_records_on(con, run_id)
 
 
@@ -141,9 +144,9 @@ def audit_records_on(con, run_id: str | None = None) -> list[dict]:
 
 def audit_head(db_path: str | Path) -> tuple[int, str] | None:
     """(seq, record_hash) of the last record appended, as recorded at append time."""
-    if not Path(str(db_path)).exists():
+    if not exists(db_path):
         return None
-    with connect(db_path) as con:
+    with connect(db_path, rows=every("audit_head")) as con:
         return audit_head_on(con)
 
 
@@ -158,8 +161,12 @@ def integrity_problems(db_path: str | Path) -> list[str]:
     """What makes the store unfit to verify: a table the gate reads that is not a plain
     table (a view could show verify and the gate different rows), or a name or run id
     stored twice (sign-in and verify could read different rows)."""
-    if not Path(str(db_path)).exists():
+    if not exists(db_path):
         return []
+    from .chain import chain_snapshot
+
+    if is_postgres(db_path):  # the table kinds are PostgreSQL's: the snapshot checks them there
+        return chain_snapshot(db_path, runs=None).problems
     with connect(db_path) as con:
         return integrity_problems_on(con)
 
@@ -180,9 +187,9 @@ def integrity_problems_on(con) -> list[str]:
 
 def decisions_for(db_path: str | Path, content_hash: str) -> list[dict]:
     """Sign-off decisions bound to this content hash, oldest first."""
-    if not Path(str(db_path)).exists():
+    if not exists(db_path):
         return []
-    with connect(db_path) as con:
+    with connect(db_path, rows={"audit_log": Rows("content_hash = %s", (content_hash,))}) as con:
         rows = con.execute(f"SELECT {', '.join(AUDIT_COLUMNS)} FROM audit_log WHERE kind = 'decision' "
                            "AND content_hash = ? ORDER BY seq", [content_hash]).fetchall()
     return _records(rows)

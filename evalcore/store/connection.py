@@ -216,11 +216,35 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("COMMIT")
 
 
+def exists(db_path: str | Path) -> bool:
+    """Whether there is a store to read: a PostgreSQL URL always (a new database is
+    initialised on first use), a file path when the file is there."""
+    from .postgres import is_postgres
+
+    return is_postgres(db_path) or Path(str(db_path)).exists()
+
+
 @contextmanager
-def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A short-lived connection; a writer creates and migrates the store when needed."""
+def connect(db_path: str | Path, write: bool = False, rows: dict | None = None
+            ) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived connection; a writer creates and migrates the store when needed.
+
+    On a PostgreSQL store a read is an in-memory DuckDB holding the `rows` it names
+    (store.pg_rows: every reader says which rows its SQL reads, and the same SQL runs on
+    them); the PostgreSQL writes are their own functions (store.backends)."""
     path = str(db_path)
-    _not_postgres(path)
+    from .postgres import is_postgres
+
+    if is_postgres(path):
+        if write or rows is None:
+            from ..errors import EvalcoreError
+            raise EvalcoreError("internal: a PostgreSQL store is read with the rows named, and written through "
+                                "store.backends")
+        from .pg_rows import snapshot
+
+        with snapshot(path, rows) as con:
+            yield con
+        return
     if not write and not Path(path).exists():
         raise UsageError(f"no store at {path}: run `evalcore evaluate` first or pass --db")
     _check_file(path)
@@ -283,20 +307,10 @@ def _check_file(path: str) -> None:
         raise UsageError(f"--db {path}: not an evalcore store (not a DuckDB file); nothing was written to it")
 
 
-def _not_postgres(path: str) -> None:
-    """The commands that read and write runs, accounts and the chain need the DuckDB file
-    for now: a PostgreSQL URL gets one clear line (never a local file named after it)."""
-    from .postgres import is_postgres, not_yet
-
-    if is_postgres(path):
-        raise UsageError(not_yet(path))
-
-
 def schema_version(db_path: str | Path) -> tuple[int | None, str | None]:
     """(schema version, the evalcore version that applied the last migration) of a store
     file, read without migrating it; (None, None) when there is no file."""
     path = str(db_path)
-    _not_postgres(path)
     if not os.path.exists(path):
         return None, None
     check_store_path(path)
@@ -335,6 +349,12 @@ def check_store_path(db_path: str | Path) -> None:
 
 
 def ensure_store(db_path: str | Path) -> None:
-    """Create the store file and apply pending migrations."""
+    """Create the store (a file, or evalcore's schema in a PostgreSQL database) and apply
+    pending migrations."""
+    from .postgres import is_postgres, migrate_pg
+
+    if is_postgres(db_path):
+        migrate_pg(str(db_path))
+        return
     with connect(db_path, write=True):
         pass

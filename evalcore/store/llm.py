@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from .connection import connect
+from .connection import connect, exists
+from .pg_rows import Rows, every, insert_rows, of_runs
+from .postgres import is_postgres
 
 __all__ = ["load_llm_cache", "save_llm_cache", "harness_output_rows", "harness_outputs", "query_replies",
            "StoredReplies"]
@@ -14,9 +16,9 @@ __all__ = ["load_llm_cache", "save_llm_cache", "harness_output_rows", "harness_o
 
 def load_llm_cache(db_path: str | Path, keys: list[str]) -> dict[str, str]:
     """Cached replies for these request keys (absent keys are missing)."""
-    if not keys or not Path(str(db_path)).exists():
+    if not keys or not exists(db_path):
         return {}
-    with connect(db_path) as con:
+    with connect(db_path, rows={"llm_cache": Rows("key = ANY(%s)", (list(keys),), ("key", "reply"))}) as con:
         con.register("_evalcore_keys", pa.table({"key": pa.array(keys, pa.string())}))
         rows = con.execute("SELECT c.key, c.reply FROM llm_cache c JOIN _evalcore_keys k ON c.key = k.key").fetchall()
     return dict(rows)
@@ -29,6 +31,11 @@ def save_llm_cache(db_path: str | Path, entries: list[tuple[str, str, str, int, 
     table = pa.table({"key": [e[0] for e in entries], "model": [e[1] for e in entries],
                       "reply": [e[2] for e in entries], "prompt_tokens": [e[3] for e in entries],
                       "completion_tokens": [e[4] for e in entries]})
+    if is_postgres(db_path):
+        from ..evaluation import utc_now
+
+        return insert_rows(str(db_path), "llm_cache", table.append_column(
+            "created_at", pa.array([utc_now()] * table.num_rows, pa.string())), key=("key",))
     with connect(db_path, write=True) as con:
         con.register("_evalcore_cache", table)
         con.execute("INSERT OR IGNORE INTO llm_cache SELECT key, model, reply, prompt_tokens, completion_tokens, "
@@ -49,7 +56,7 @@ def harness_output_rows(run_id: str, rows: list[dict]) -> pa.Table:
 def harness_outputs(db_path: str | Path, run_id: str):
     """A harness run's items (query_id, query, prompt, reply, terms, error) in golden-set
     order (query_results.position); empty for a run the harness did not make."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=of_runs([run_id], "harness_outputs", "query_results")) as con:
         return con.execute("""SELECT h.query_id, q.query, h.prompt, h.reply, h.terms, h.error
             FROM harness_outputs h LEFT JOIN query_results q ON q.run_id = h.run_id AND q.query_id = h.query_id
             WHERE h.run_id = ? ORDER BY q.position NULLS LAST, h.query_id""", [run_id]).df()
@@ -58,7 +65,7 @@ def harness_outputs(db_path: str | Path, run_id: str):
 def query_replies(db_path: str | Path, query_id: str, limit: int = 10):
     """One query's harness items across runs, newest first (run_id, created_at,
     prompt_version, prompt, reply, terms, error); empty when no harness run holds it."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=every("runs") | {"harness_outputs": Rows("query_id = %s", (query_id,))}) as con:
         return con.execute("""SELECT h.run_id, r.created_at, r.prompt_version, h.prompt, h.reply, h.terms, h.error
             FROM harness_outputs h JOIN runs r USING (run_id) WHERE h.query_id = ?
             ORDER BY r.created_at DESC, h.run_id DESC LIMIT ?""", [query_id, limit]).df()

@@ -2,11 +2,9 @@
 each in its own transaction under an advisory lock (so two CI runners meeting an empty
 database create it once).
 
-This is the first part of the PostgreSQL backend (issue 15): `evalcore store init`,
-`store migrate` and `store info` work on it; the commands that read and write runs,
-accounts and the audit chain still need the DuckDB file and say so (exit 2) when given a
-PostgreSQL URL. The schema is the DuckDB store's, column for column (`tests/test_pg_store.py`
-compares them), so the rest can move over table by table.
+The schema is the DuckDB store's, column for column (`tests/test_pg_store.py` compares
+them): reads fetch the rows they need into an in-memory DuckDB and run the DuckDB store's SQL
+there (store.pg_rows), writes are store.pg_runs and store.pg_rows.insert_rows.
 
 All SQL here is constant text with bound parameters. The password comes from the URL,
 PGPASSWORD or a service file (libpq reads them); it is never stored or printed: every
@@ -18,7 +16,7 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..redact import redact_url
 
-__all__ = ["is_postgres", "shown", "not_yet", "connect_pg", "migrate_pg", "schema_version_pg", "roles_sql", "PG_MIGRATIONS",
+__all__ = ["is_postgres", "shown", "connect_pg", "migrate_pg", "schema_version_pg", "roles_sql", "PG_MIGRATIONS",
            "PG_SCHEMA_VERSION", "ADVISORY_KEY"]
 
 ADVISORY_KEY = 0x6576616C636F7265
@@ -132,13 +130,6 @@ def is_postgres(db: object) -> bool:
     return str(db).startswith(("postgresql://", "postgres://"))
 
 
-def not_yet(url: str) -> str:
-    """What a command that still needs the DuckDB file says to a PostgreSQL URL."""
-    return (f"--db {shown(url)}: the PostgreSQL team store serves `evalcore store "
-            "init|migrate|info|roles|copy`, `evaluate`, `gate`, `users`, `signoff` and `audit verify` so far; this command still needs a DuckDB file (--db PATH); "
-            "see docs/deploy.md")
-
-
 def shown(url: str) -> str:
     """The URL as it may be printed: the password (and any key in it) blanked."""
     return redact_url(url) or url
@@ -241,6 +232,7 @@ GRANT USAGE ON SCHEMA public TO {ci}, {dashboard};
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO {ci}, {dashboard};
 GRANT INSERT ON runs, query_results, term_rows, harness_outputs, judge_log, golden_files TO {ci};
 GRANT INSERT, UPDATE ON llm_cache, embedding_cache TO {ci};
+GRANT INSERT ON prompt_eval_runs, prompt_eval_results TO {ci};
 GRANT EXECUTE ON FUNCTION evalcore_append_run_header(bigint, text, text, text, text, text, text, text) TO {ci};
 GRANT INSERT, UPDATE, DELETE ON signin_failures TO {dashboard};
 GRANT EXECUTE ON FUNCTION evalcore_append_decision(bigint, text, text, text, text, text, text, text, text, text)

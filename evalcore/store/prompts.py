@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .connection import connect
+from .pg_rows import Rows, every
+from .postgres import is_postgres, shown
 
 if TYPE_CHECKING:  # pandas loads on first use: `evaluate` never needs it
     import pandas as pd
@@ -33,6 +35,28 @@ _LATEST = """
                                ORDER BY created_at DESC, eval_id DESC) = 1"""
 
 
+def _dataset(dataset_hash: str) -> dict[str, Rows]:
+    """The runs on one dataset and their cases (what _LATEST and its joins read)."""
+    return {"prompt_eval_runs": Rows("dataset_hash = %s", (dataset_hash,)),
+            "prompt_eval_results": Rows("eval_id IN (SELECT eval_id FROM prompt_eval_runs WHERE dataset_hash = %s)",
+                                        (dataset_hash,))}
+
+
+def save_prompt_eval_pg(url: str, run_values: list, result_values: list[list]) -> None:
+    """save_prompt_eval on the PostgreSQL store: the run and its cases in one transaction."""
+    from .pg_runs import _retrying
+    from .postgres import migrate_pg
+
+    def work(cur):
+        cur.execute(f"INSERT INTO prompt_eval_runs ({', '.join(RUN_COLUMNS)}) "
+                    f"VALUES ({', '.join(['%s'] * len(RUN_COLUMNS))})", run_values)
+        if result_values:
+            cur.executemany(f"INSERT INTO prompt_eval_results ({', '.join(RESULT_COLUMNS)}) "
+                            f"VALUES ({', '.join(['%s'] * len(RESULT_COLUMNS))})", result_values)
+    migrate_pg(url)
+    _retrying(url, work, "store prompt evaluations")
+
+
 def _values(row: dict, columns: tuple[str, ...], label: str) -> list:
     unknown = set(row) - set(columns)
     if unknown:
@@ -47,6 +71,8 @@ def save_prompt_eval(db_path: str | Path, run_row: dict, result_rows: list[dict]
     """
     run_values = _values(run_row, RUN_COLUMNS, "run_row")
     result_values = [_values(r, RESULT_COLUMNS, "result_rows") for r in result_rows]
+    if is_postgres(db_path):
+        return save_prompt_eval_pg(str(db_path), run_values, result_values)
     with connect(db_path, write=True) as con:
         con.execute("BEGIN TRANSACTION")
         try:
@@ -64,7 +90,7 @@ def save_prompt_eval(db_path: str | Path, run_row: dict, result_rows: list[dict]
 
 def list_prompt_evals(db_path: str | Path, dataset_hash: str | None = None) -> pd.DataFrame:
     """Stored prompt evaluations, newest first; only those on one dataset when given."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=every("prompt_eval_runs")) as con:
         if dataset_hash is None:
             return con.execute("SELECT * FROM prompt_eval_runs ORDER BY created_at DESC, eval_id DESC").df()
         return con.execute("SELECT * FROM prompt_eval_runs WHERE dataset_hash = ? "
@@ -73,7 +99,7 @@ def list_prompt_evals(db_path: str | Path, dataset_hash: str | None = None) -> p
 
 def prompt_eval_datasets(db_path: str | Path) -> pd.DataFrame:
     """One row per dataset: its hash, newest path, runs, distinct versions, newest run time."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=every("prompt_eval_runs")) as con:
         return con.execute("""
             SELECT dataset_hash, arg_max(dataset_path, created_at) AS dataset_path, count(*) AS runs,
                    count(DISTINCT coalesce(prompt_version, eval_id)) AS versions, max(created_at) AS last_run
@@ -82,7 +108,7 @@ def prompt_eval_datasets(db_path: str | Path) -> pd.DataFrame:
 
 def find_dataset_hash(db_path: str | Path, text: str) -> str | None:
     """The stored dataset hash equal to `text` or starting with it (unique prefix), else None."""
-    with connect(db_path) as con:
+    with connect(db_path, rows={"prompt_eval_runs": Rows(columns=("dataset_hash",))}) as con:
         rows = con.execute("SELECT DISTINCT dataset_hash FROM prompt_eval_runs WHERE starts_with(dataset_hash, ?)",
                            [text.strip().lower()]).fetchall()
     return rows[0][0] if len(rows) == 1 else None
@@ -90,7 +116,7 @@ def find_dataset_hash(db_path: str | Path, text: str) -> str | None:
 
 def prompt_eval_versions(db_path: str | Path, dataset_hash: str) -> pd.DataFrame:
     """Per prompt version on a dataset (its newest run), oldest first: averages, spread, pass rate."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=_dataset(dataset_hash)) as con:
         return con.execute(f"""
             SELECT version, eval_id, created_at, name, model, judge_model, pass_threshold, total_cases,
                    scored_cases, total_cases - scored_cases AS errored_cases, average_score, stdev_score, pass_rate
@@ -99,7 +125,7 @@ def prompt_eval_versions(db_path: str | Path, dataset_hash: str) -> pd.DataFrame
 
 def prompt_eval_scores(db_path: str | Path, dataset_hash: str) -> pd.DataFrame:
     """Long form: one row per (version, case) with score, passed and error."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=_dataset(dataset_hash)) as con:
         return con.execute(f"""
             SELECT l.version, l.eval_id, l.created_at, r.case_index, r.scenario, r.score, r.passed, r.error
             FROM ({_LATEST}) l JOIN prompt_eval_results r ON r.eval_id = l.eval_id
@@ -121,9 +147,10 @@ def prompt_eval_matrix(db_path: str | Path, dataset_hash: str) -> pd.DataFrame:
 
 def prompt_eval_results(db_path: str | Path, eval_id: str) -> pd.DataFrame:
     """Every case of one stored evaluation, in dataset order; UsageError for an unknown eval_id."""
-    with connect(db_path) as con:
+    with connect(db_path, rows={t: Rows("eval_id = %s", (eval_id,)) for t in ("prompt_eval_runs",
+                                                                              "prompt_eval_results")}) as con:
         known = con.execute("SELECT count(*) FROM prompt_eval_runs WHERE eval_id = ?", [eval_id]).fetchall()[0][0]
         if not known:
-            raise UsageError(f"unknown prompt evaluation '{eval_id}' in {db_path}")
+            raise UsageError(f"unknown prompt evaluation '{eval_id}' in {shown(db_path) if is_postgres(db_path) else db_path}")
         return con.execute("SELECT * EXCLUDE (eval_id) FROM prompt_eval_results WHERE eval_id = ? "
                            "ORDER BY case_index", [eval_id]).df()

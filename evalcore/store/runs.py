@@ -14,7 +14,8 @@ from ..errors import UnknownRunError
 from ..models import QUERY_COLUMNS, Baseline, BaselineRow
 from .digest import RUN_COLUMNS as RUN_COLUMNS_DIGESTED
 from .records import append_on, header_record
-from .connection import attach, connect, migrate, store_write_error
+from .connection import attach, connect, exists, migrate, store_write_error
+from .pg_rows import Rows, every, of_runs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -187,7 +188,7 @@ def _store_golden_file(con, run: EvaluationRun) -> None:
 
 def golden_entry(db_path: str | Path, golden_hash: str, query_id: str) -> tuple[int, str] | None:
     """(line number, the line as given) of a query's entry in a stored golden file."""
-    with connect(db_path) as con:
+    with connect(db_path, rows={"golden_files": Rows("golden_hash = %s", (golden_hash,))}) as con:
         rows = con.execute("""SELECT line, text FROM (
             SELECT unnest(lines) AS text, generate_subscripts(lines, 1) AS line
             FROM (SELECT string_split(content, chr(10)) AS lines FROM golden_files WHERE golden_hash = ?))
@@ -221,7 +222,7 @@ RUN_COLUMNS = ("run_id, created_at, name, prompt_version, gate_decision, domains
 
 def list_runs(db_path: str | Path, limit: int | None = None) -> pd.DataFrame:
     """Runs, newest first."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=every("runs")) as con:
         sql = f"SELECT {RUN_COLUMNS} FROM runs ORDER BY created_at DESC, run_id DESC"
         if limit is not None:
             return con.execute(sql + " LIMIT ?", [limit]).df()
@@ -230,7 +231,7 @@ def list_runs(db_path: str | Path, limit: int | None = None) -> pd.DataFrame:
 
 def get_run(db_path: str | Path, run_id: str) -> dict:
     """Every stored column of one run; UnknownRunError when absent."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=of_runs([run_id], "runs")) as con:
         cur = con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
         rows = cur.fetchall()  # always drain a result: DuckDB 2 refuses new work otherwise
         row = rows[0] if rows else None
@@ -241,9 +242,9 @@ def get_run(db_path: str | Path, run_id: str) -> dict:
 
 def find_run_by_content(db_path: str | Path, content_hash: str) -> str | None:
     """The newest run with this content hash, if any."""
-    if not Path(str(db_path)).exists():
+    if not exists(db_path):
         return None
-    with connect(db_path) as con:
+    with connect(db_path, rows={"runs": Rows("content_hash = %s", (content_hash,))}) as con:
         row = con.execute("SELECT run_id FROM runs WHERE content_hash = ? ORDER BY created_at DESC LIMIT 1",
                           [content_hash]).fetchall()
         row = row[0] if row else None
@@ -253,14 +254,14 @@ def find_run_by_content(db_path: str | Path, content_hash: str) -> str | None:
 def query_rows(db_path: str | Path, run_id: str) -> pd.DataFrame:
     """Per-query rows of a run in golden-set order."""
     get_run(db_path, run_id)
-    with connect(db_path) as con:
+    with connect(db_path, rows=of_runs([run_id], "query_results")) as con:
         return con.execute("SELECT * EXCLUDE (run_id) FROM query_results WHERE run_id = ? ORDER BY position",
                            [run_id]).df()
 
 
 def drift_terms(db_path: str | Path, run_id: str, limit: int | None = None) -> pd.DataFrame:
     """Drift terms of a run with their query and explanation, in golden order."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=of_runs([run_id], "term_rows", "query_results")) as con:
         sql = ("SELECT t.query_id, q.query, t.term, t.reason FROM term_rows t JOIN query_results q "
                "ON q.run_id = t.run_id AND q.query_id = t.query_id WHERE t.run_id = ? AND t.drift "
                "ORDER BY q.position, t.gen_pos")
@@ -271,14 +272,14 @@ def drift_terms(db_path: str | Path, run_id: str, limit: int | None = None) -> p
 
 def judge_log(db_path: str | Path, run_id: str) -> pd.DataFrame:
     """Prompt, raw reply and parsed verdicts of an LLM drift judge, per query."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=of_runs([run_id], "judge_log")) as con:
         return con.execute("SELECT * EXCLUDE (run_id) FROM judge_log WHERE run_id = ? ORDER BY query_id",
                            [run_id]).df()
 
 
 def term_rows(db_path: str | Path, run_id: str, query_id: str | None = None) -> pd.DataFrame:
     """Per-term rows (TP/FP/FN with weight, drift flag and reason) of a run."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=of_runs([run_id], "term_rows")) as con:
         sql = "SELECT * EXCLUDE (run_id) FROM term_rows WHERE run_id = ?"
         params: list = [run_id]
         if query_id is not None:
@@ -289,9 +290,10 @@ def term_rows(db_path: str | Path, run_id: str, query_id: str | None = None) -> 
 
 def repeat_runs(db_path: str | Path, golden_hash: str, prompt_version: str, limit: int = 10) -> list[Baseline]:
     """Earlier runs of this prompt version on this golden set (for the noise floor)."""
-    if not Path(str(db_path)).exists():
+    if not exists(db_path):
         return []
-    with connect(db_path) as con:
+    with connect(db_path, rows={"runs": Rows("golden_hash = %s AND prompt_version = %s",
+                                             (golden_hash, prompt_version))}) as con:
         ids = [r[0] for r in con.execute("SELECT run_id FROM runs WHERE golden_hash = ? AND prompt_version = ? "
                                          "ORDER BY created_at DESC LIMIT ?", [golden_hash, prompt_version, limit]).fetchall()]
     return [load_baseline(db_path, rid) for rid in ids]
@@ -299,7 +301,7 @@ def repeat_runs(db_path: str | Path, golden_hash: str, prompt_version: str, limi
 
 def paired_metrics(db_path: str | Path, run_id: str, baseline_id: str):
     """(domain, ΔP, ΔR, ΔF1) per query on both sides, errored ones left out."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=of_runs([run_id, baseline_id], "query_results")) as con:
         return con.execute(
             """SELECT c.domain, c.precision - b.precision AS d_precision, c.recall - b.recall AS d_recall,
                       c.f1 - b.f1 AS d_f1
@@ -311,7 +313,7 @@ def paired_metrics(db_path: str | Path, run_id: str, baseline_id: str):
 def load_baseline(db_path: str | Path, run_id: str) -> Baseline:
     """A stored run as a baseline: its stored per-query values, used as they are."""
     run = get_run(db_path, run_id)
-    with connect(db_path) as con:
+    with connect(db_path, rows=of_runs([run_id], "query_results")) as con:
         rows = con.execute("SELECT query_id, f1, passed, precision, recall, error IS NOT NULL "
                            "FROM query_results WHERE run_id = ? ORDER BY position", [run_id]).fetchall()
     return Baseline(run_id, f"store {db_path}",

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from .connection import connect
+from .connection import connect, exists
+from .pg_rows import Rows, insert_rows
+from .postgres import is_postgres
 
 if TYPE_CHECKING:
     import numpy as np
@@ -17,7 +19,8 @@ def load_vectors(db_path: str | Path, model: str, texts: list[str]) -> dict[str,
     import numpy as np
 
     wanted = pa.table({"text": pa.array(texts, pa.string())})
-    with connect(db_path) as con:
+    with connect(db_path, rows={"embedding_cache": Rows("model = %s AND text = ANY(%s)", (model, list(texts)),
+                                                         ("model", "text", "vector"))}) as con:
         con.register("_evalcore_wanted", wanted)
         rows = con.execute("SELECT c.text, c.vector FROM embedding_cache c JOIN _evalcore_wanted w "
                            "ON c.text = w.text WHERE c.model = ?", [model]).fetchall()
@@ -34,6 +37,11 @@ def save_vectors(db_path: str | Path, model: str, texts: list[str], vectors) -> 
     table = pa.table({"model": pa.array([model] * len(texts), pa.string()),
                       "text": pa.array(texts, pa.string()),
                       "vector": pa.ListArray.from_arrays(offsets, flat)})
+    if is_postgres(db_path):
+        from ..evaluation import utc_now
+
+        return insert_rows(str(db_path), "embedding_cache", table.append_column(
+            "created_at", pa.array([utc_now()] * table.num_rows, pa.string())), key=("model", "text"))
     with connect(db_path, write=True) as con:
         con.register("_evalcore_vectors", table)
         con.execute("INSERT OR IGNORE INTO embedding_cache SELECT model, text, vector, "
@@ -47,7 +55,7 @@ class StoredVectors:
         self.db_path = db_path
 
     def load(self, model: str, texts: list[str]) -> dict[str, "np.ndarray"]:
-        if not Path(str(self.db_path)).exists():
+        if not exists(self.db_path):
             return {}
         return load_vectors(self.db_path, model, texts)
 

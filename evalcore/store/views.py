@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from .connection import connect
+from .pg_rows import Rows, every, of_runs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -22,9 +23,10 @@ __all__ = ["StoredPair", "comparison_rows", "compare_domains", "runs_overview", 
 
 # What a comparison reads of each side, in golden-set order. Statuses are not computed here:
 # evalcore.regression holds the rule, so another store backend needs no copy of it.
-_SIDE = """SELECT query_id, position, query, domain, critical, precision, recall, f1, passed, term_drift_score,
-                  n_drift, failure_reasons, generated_terms, expected_terms, true_positives, drift_terms
-           FROM query_results WHERE run_id = ? ORDER BY position"""
+_SIDE_COLUMNS = ("query_id", "position", "query", "domain", "critical", "precision", "recall", "f1", "passed",
+                 "term_drift_score", "n_drift", "failure_reasons", "generated_terms", "expected_terms",
+                 "true_positives", "drift_terms")
+_SIDE = f"SELECT {', '.join(_SIDE_COLUMNS)} FROM query_results WHERE run_id = ? ORDER BY position"
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,8 @@ class StoredPair:
 
 def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> StoredPair:
     """Both runs' per-query rows and the candidate's thresholds, over one connection."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=of_runs([run_id], "runs") | {"query_results": Rows(
+            "run_id = ANY(%s)", ([run_id, baseline_id],), _SIDE_COLUMNS + ("run_id",))}) as con:
         found = con.execute("SELECT thresholds FROM runs WHERE run_id = ?", [run_id]).fetchall()
         current = con.sql(_SIDE, params=[run_id]).to_arrow_table()
         baseline = con.sql(_SIDE, params=[baseline_id]).to_arrow_table()
@@ -49,7 +52,7 @@ def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> Store
 
 
 def compare_domains(db_path: str | Path, run_id: str) -> list[str]:
-    with connect(db_path) as con:
+    with connect(db_path, rows={"query_results": Rows("run_id = %s", (run_id,), ("run_id", "domain"))}) as con:
         rows = con.execute("SELECT DISTINCT domain FROM query_results WHERE run_id = ? AND domain IS NOT NULL "
                            "ORDER BY 1", [run_id]).fetchall()
     return [r[0] for r in rows]
@@ -57,7 +60,7 @@ def compare_domains(db_path: str | Path, run_id: str) -> list[str]:
 
 def runs_overview(db_path: str | Path) -> pd.DataFrame:
     """Every run with what the Runs page shows, newest first."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=every("runs")) as con:
         return con.execute(
             """SELECT run_id, created_at, name, prompt_version, gate_decision, domains, high_risk_domains,
                       total_queries, passed, failed, errored, aggregate_precision, aggregate_recall,
@@ -69,7 +72,7 @@ def runs_overview(db_path: str | Path) -> pd.DataFrame:
 
 def metric_trend(db_path: str | Path, golden_hash: str) -> pd.DataFrame:
     """Macro metrics of every run on one golden set, oldest first (for the trend chart)."""
-    with connect(db_path) as con:
+    with connect(db_path, rows={"runs": Rows("golden_hash = %s", (golden_hash,))}) as con:
         return con.execute(
             """SELECT run_id, created_at, coalesce(prompt_version, run_id) AS prompt_version, name,
                       aggregate_precision, aggregate_recall, aggregate_f1, mean_term_drift_score, gate_decision
@@ -78,7 +81,7 @@ def metric_trend(db_path: str | Path, golden_hash: str) -> pd.DataFrame:
 
 def query_history(db_path: str | Path, query_id: str) -> pd.DataFrame:
     """One query across every run, oldest first: metrics and expansions as they changed."""
-    with connect(db_path) as con:
+    with connect(db_path, rows=every("runs") | {"query_results": Rows("query_id = %s", (query_id,))}) as con:
         return con.execute(
             """SELECT r.run_id, r.created_at, r.name, r.prompt_version, q.query, q.precision, q.recall, q.f1,
                       q.term_drift_score, q.passed, q.generated_terms, q.true_positives, q.drift_terms,
@@ -90,14 +93,14 @@ def query_history(db_path: str | Path, query_id: str) -> pd.DataFrame:
 
 def errored_queries(db_path: str | Path, run_id: str) -> pd.DataFrame:
     """A run's errored items (query_id, query, error), in golden-set order."""
-    with connect(db_path) as con:
+    with connect(db_path, rows={"query_results": Rows("run_id = %s AND error IS NOT NULL", (run_id,))}) as con:
         return con.execute("SELECT query_id, query, error FROM query_results WHERE run_id = ? AND error IS NOT NULL "
                            "ORDER BY position", [run_id]).df()
 
 
 def find_query_ids(db_path: str | Path, text: str = "", limit: int = 200) -> pd.DataFrame:
     """Distinct query ids (with their latest text) matching `text`, for pickers."""
-    with connect(db_path) as con:
+    with connect(db_path, rows={"query_results": Rows(columns=("query_id", "query", "position"))}) as con:
         return con.execute(
             """SELECT query_id, arg_max(query, position) AS query, count(*) AS runs FROM query_results
                WHERE $text = '' OR contains(lower(query_id), lower($text)) OR contains(lower(query), lower($text))
@@ -108,7 +111,10 @@ def flagged_items(db_path: str | Path, run_ids: list[str]) -> pd.DataFrame:
     """Every flagged item of the given runs (SPEC §4): regressed queries with their term diff
     against the run's baseline, failed critical queries, and drift terms with their reason.
     The Regressions page and sign-off both read this one definition."""
-    with connect(db_path) as con:
+    ids = list(run_ids)
+    with connect(db_path, rows={t: Rows("run_id = ANY(%s) OR run_id IN (SELECT baseline_id FROM runs WHERE "
+                                        "run_id = ANY(%s))", (ids, ids)) for t in ("runs", "query_results",
+                                                                                  "term_rows")}) as con:
         return flagged_items_on(con, run_ids)
 
 

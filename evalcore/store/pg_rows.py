@@ -1,0 +1,101 @@
+"""Reading and adding rows on the PostgreSQL team store with the DuckDB store's own SQL.
+
+A read names the rows it needs (`Rows`: a table, a constant condition with bound values,
+optionally a few columns); `snapshot` fetches them in one repeatable-read transaction into
+an in-memory DuckDB holding tables of the same names and types, and the read's DuckDB SQL
+runs there exactly as on a store file. So every rule (statuses, flagged items, headers,
+digests) has one implementation, and PostgreSQL's SQL only selects and filters.
+
+Writes of whole rows that are not chained (the caches, prompt evaluations) go in by
+`insert_rows`, keeping rows already stored under the same key.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NamedTuple
+
+import pyarrow as pa
+
+from .postgres import PG_SCHEMA_VERSION, connect_pg, migrate_pg
+
+__all__ = ["Rows", "every", "of_runs", "snapshot", "insert_rows", "schemas"]
+
+
+class Rows(NamedTuple):
+    """Which rows of a table a read needs: `where` is constant SQL with %s placeholders."""
+
+    where: str = "TRUE"
+    params: tuple | list = ()
+    columns: tuple[str, ...] | None = None
+    """Only these columns (the rest are absent from the snapshot's table)."""
+
+
+def every(*tables: str) -> dict[str, Rows]:
+    return {t: Rows() for t in tables}
+
+
+def of_runs(run_ids, *tables: str) -> dict[str, Rows]:
+    """The rows of these runs in each table (every table with a run_id column)."""
+    ids = [r for r in run_ids if r is not None]
+    return {t: Rows("run_id = ANY(%s)", (ids,)) for t in tables}
+
+
+@functools.cache
+def schemas() -> dict[str, pa.Schema]:
+    """Each table's Arrow schema as the DuckDB store types it (computed once)."""
+    from .copy import store_schemas
+
+    return store_schemas()
+
+
+@contextmanager
+def snapshot(url: str, rows: dict[str, Rows]) -> Iterator:
+    """An in-memory DuckDB connection holding `rows` of a PostgreSQL store, read as one
+    consistent state. A database without evalcore's schema is initialised first when this
+    role may create tables (as a new store file is); a newer schema is refused."""
+    from .copy import fetch_pg, in_memory
+
+    for attempt in (1, 2):
+        with connect_pg(url) as conn, conn.transaction(), conn.cursor() as cur:
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            cur.execute("SELECT to_regclass('schema_migrations') IS NOT NULL")
+            if cur.fetchone()[0]:
+                cur.execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
+                current = cur.fetchone()[0]
+            else:
+                current = None
+            if current == PG_SCHEMA_VERSION or attempt == 2:
+                fetched = {}
+                for table, want in rows.items():
+                    schema = schemas()[table]
+                    if want.columns is not None:
+                        schema = pa.schema([schema.field(c) for c in want.columns])
+                    fetched |= fetch_pg(cur, {table: schema}, want.where, list(want.params))
+                break
+        migrate_pg(url)  # initialise, upgrade, or refuse a newer schema with the version to install
+    con = in_memory(fetched)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def insert_rows(url: str, table: str, rows: pa.Table, key: tuple[str, ...] | None = None) -> None:
+    """Add rows in one transaction; with `key`, rows whose key is stored already are kept
+    as they are (another process cached the same entry)."""
+    from .pg_runs import _retrying
+
+    if rows.num_rows == 0:
+        return
+    columns = ", ".join(rows.column_names)
+    conflict = f" ON CONFLICT ({', '.join(key)}) DO NOTHING" if key else ""
+    values = [list(r) for r in zip(*(c.to_pylist() for c in rows.columns))]
+
+    def work(cur):
+        cur.executemany(f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * len(rows.column_names))})"
+                        f"{conflict}", values)
+    migrate_pg(url)
+    _retrying(url, work, f"add rows to {table}")
