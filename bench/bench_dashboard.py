@@ -3,9 +3,11 @@
 Builds a real DuckDB store with two synthetic runs (the candidate perturbs ~20% of the
 baseline's expansions), then drives the real page through Streamlit's AppTest: the first
 render (cold caches) and a filter change (status = regressed). Goals on this machine:
-first render ≤ 3 s, filter change ≤ 1 s.
+first render ≤ 3 s, filter change ≤ 1 s. When PostgreSQL's binaries are installed, the same
+store is copied into a private PostgreSQL server (`evalcore store copy`, as the tests start
+one) and the page is measured on it too, in the same run (issue 15).
 
-Usage: python bench/bench_dashboard.py [--queries 100000] [--keep DIR]
+Usage: python bench/bench_dashboard.py [--queries 100000] [--keep DIR] [--backend duckdb|postgresql|both]
 """
 
 from __future__ import annotations
@@ -49,10 +51,32 @@ def evaluate(golden: Path, generated: Path, db: Path, version: str, baseline: st
     return head.split('"evaluation_id":"')[1].split('"')[0]
 
 
+def measure(db: str, run_id: str, base_id: str) -> tuple[float, int, float, str]:
+    """(first render s, rows on page 1, filter change s, the match caption) of Compare."""
+    os.environ["EVALCORE_DB"] = db
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.switch_page("views/compare.py")
+    at.query_params["run"], at.query_params["baseline"] = run_id, base_id
+    start = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - start
+    if at.exception:
+        sys.exit(f"page failed on {db}: {at.exception[0].value}")
+    rows = len(at.dataframe[0].value)
+    start = time.perf_counter()
+    at.multiselect(key="cmp_status").set_value(["regressed"]).run()
+    change = time.perf_counter() - start
+    caption = next(c.value for c in at.caption if "queries match" in c.value)
+    return first, rows, change, caption
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queries", type=int, default=100_000)
     parser.add_argument("--keep")
+    parser.add_argument("--backend", choices=("duckdb", "postgresql", "both"), default="both")
     args = parser.parse_args()
     from bench_scoring import make_data
 
@@ -70,24 +94,30 @@ def main() -> None:
             from evalcore import store
             runs = store.runs_overview(db)
             run_id, base_id = runs["run_id"].iloc[0], runs["run_id"].iloc[1]
-        os.environ["EVALCORE_DB"] = str(db)
-        from streamlit.testing.v1 import AppTest
+        server = None
+        targets = [("DuckDB", str(db))] if args.backend != "postgresql" else []
+        if args.backend != "duckdb":
+            sys.path.insert(0, str(ROOT / "tests"))
+            from pg_server import PostgresServer, binaries
 
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-        at.switch_page("views/compare.py")
-        at.query_params["run"], at.query_params["baseline"] = run_id, base_id
-        start = time.perf_counter()
-        at.run()
-        first = time.perf_counter() - start
-        if at.exception:
-            sys.exit(f"page failed: {at.exception[0].value}")
-        rows = len(at.dataframe[0].value)
-        start = time.perf_counter()
-        at.multiselect(key="cmp_status").set_value(["regressed"]).run()
-        change = time.perf_counter() - start
-        caption = next(c.value for c in at.caption if "queries match" in c.value)
-        print(f"bench_dashboard {args.queries:,} vs {args.queries:,} queries: Compare first render {first:.2f} s "
-              f"[goal ≤ 3 s] ({rows} rows on page 1); filter change {change:.2f} s [goal ≤ 1 s] ({caption.split(' ·')[0]})")
+            if binaries() is None:
+                print("bench_dashboard: PostgreSQL binaries are not installed: PostgreSQL not measured")
+            else:
+                server = PostgresServer().start()
+                url = server.url(server.create_database())
+                exe = Path(sys.executable).with_name("evalcore")
+                subprocess.run([str(exe), "store", "copy", "--from", str(db), "--to", url], check=True,
+                               capture_output=True)
+                targets.append(("PostgreSQL", url))
+        try:
+            for label, target in targets:
+                first, rows, change, caption = measure(target, run_id, base_id)
+                print(f"bench_dashboard {label} {args.queries:,} vs {args.queries:,} queries: Compare first render "
+                      f"{first:.2f} s [goal ≤ 3 s] ({rows} rows on page 1); filter change {change:.2f} s "
+                      f"[goal ≤ 1 s] ({caption.split(' ·')[0]})")
+        finally:
+            if server is not None:
+                server.stop()
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)

@@ -11,7 +11,7 @@ import duckdb
 from .connection import connect, exists
 from .pg_rows import Rows, every, of_runs
 from .postgres import is_postgres
-from .records import AUDIT_COLUMNS, CHAINED_TABLES, GENESIS, USER_COLUMNS, account_state, append_on, record_hash
+from .records import AUDIT_COLUMNS, GENESIS, USER_COLUMNS, account_state, append_on, record_hash, table_kind_problems
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
            "get_user", "list_users", "users_rows", "audit_records", "audit_head", "decisions_for", "signin_failures",
@@ -174,8 +174,7 @@ def integrity_problems(db_path: str | Path) -> list[str]:
 def integrity_problems_on(con) -> list[str]:
     kinds = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables "
                              "WHERE table_schema = 'main'").fetchall())
-    out = [f"{t} is {'missing' if t not in kinds else 'a ' + kinds[t].lower()}, not evalcore's table"
-           for t in CHAINED_TABLES if kinds.get(t) != "BASE TABLE"]
+    out = table_kind_problems(kinds)
     if out:
         return out
     for table, key in (("users", "name"), ("runs", "run_id"), ("audit_log", "seq")):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .audit import audit_head_on, audit_records_on, integrity_problems_on, users_rows_on
 from .connection import connect
+from .pg_rows import Rows, every
 from .digest import run_header
 
 __all__ = ["ChainSnapshot", "chain_snapshot"]
@@ -34,17 +35,15 @@ def chain_snapshot(db_path: str | Path, runs="all") -> ChainSnapshot:
     from .postgres import is_postgres
 
     if is_postgres(str(db_path)):
-        from .copy import pg_snapshot
-
-        con, problems = pg_snapshot(str(db_path), ("runs", "query_results", "term_rows", "users", "audit_log",
-                                                   "audit_head"))
+        problems = table_kind_problems_pg(str(db_path))
         if problems:
             return ChainSnapshot(problems)
-        try:  # a key constraint dropped by hand could let a name or run id be stored twice
+        wanted = Rows() if runs == "all" else Rows("FALSE") if runs is None else Rows("run_id = ANY(%s)", (list(runs),))
+        with connect(db_path, rows=every("runs", "users", "audit_log", "audit_head")
+                     | {"query_results": wanted, "term_rows": wanted}) as con:
+            # a key constraint dropped by hand could let a name or run id be stored twice
             problems = integrity_problems_on(con)
             return ChainSnapshot(problems) if problems else _snapshot_on(con, runs)
-        finally:
-            con.close()
     if not Path(str(db_path)).exists():
         return ChainSnapshot()
     with connect(db_path) as con:
@@ -52,6 +51,17 @@ def chain_snapshot(db_path: str | Path, runs="all") -> ChainSnapshot:
         if problems:
             return ChainSnapshot(problems)
         return _snapshot_on(con, runs)
+
+
+def table_kind_problems_pg(url: str) -> list[str]:
+    """A table the gate reads that is not a plain table in PostgreSQL (a view could show
+    verify and the gate different rows), as integrity_problems_on says it for a file."""
+    from .postgres import connect_pg
+    from .records import table_kind_problems
+
+    with connect_pg(url) as conn:
+        return table_kind_problems(dict(conn.execute("SELECT table_name, table_type FROM information_schema.tables "
+                                                     "WHERE table_schema = 'public'").fetchall()))
 
 
 def _snapshot_on(con, runs) -> ChainSnapshot:

@@ -23,6 +23,14 @@ GENESIS = "0" * 64
 USER_COLUMNS = ("name", "role", "domains", "aliases", "password_hash", "disabled", "created_at")
 CHAINED_TABLES = ("audit_log", "audit_head", "users", "runs", "query_results", "term_rows")
 """The tables the gate reads: each must be a plain table (a view could show verify and the gate different rows)."""
+
+
+def table_kind_problems(kinds: dict[str, str]) -> list[str]:
+    """What is wrong with the tables the gate reads, from {table name: table type} as the
+    database's information_schema tells it."""
+    return [f"{t} is {'missing' if t not in kinds else 'a ' + kinds[t].lower()}, not evalcore's table"
+            for t in CHAINED_TABLES if kinds.get(t) != "BASE TABLE"]
+
 def record_hash(record: dict, prev_hash: str) -> str:
     """SHA-256 over the canonical JSON of a record's fields and the previous record's hash."""
     fields = {k: record.get(k) for k in AUDIT_COLUMNS if k != "record_hash"}

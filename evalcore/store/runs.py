@@ -301,7 +301,8 @@ def repeat_runs(db_path: str | Path, golden_hash: str, prompt_version: str, limi
 
 def paired_metrics(db_path: str | Path, run_id: str, baseline_id: str):
     """(domain, ΔP, ΔR, ΔF1) per query on both sides, errored ones left out."""
-    with connect(db_path, rows=of_runs([run_id, baseline_id], "query_results")) as con:
+    with connect(db_path, rows={"query_results": Rows("run_id = ANY(%s)", ([run_id, baseline_id],), (
+            "run_id", "query_id", "position", "domain", "precision", "recall", "f1", "error"))}) as con:
         return con.execute(
             """SELECT c.domain, c.precision - b.precision AS d_precision, c.recall - b.recall AS d_recall,
                       c.f1 - b.f1 AS d_f1
@@ -313,7 +314,8 @@ def paired_metrics(db_path: str | Path, run_id: str, baseline_id: str):
 def load_baseline(db_path: str | Path, run_id: str) -> Baseline:
     """A stored run as a baseline: its stored per-query values, used as they are."""
     run = get_run(db_path, run_id)
-    with connect(db_path, rows=of_runs([run_id], "query_results")) as con:
+    with connect(db_path, rows={"query_results": Rows("run_id = %s", (run_id,), (
+            "run_id", "query_id", "position", "f1", "passed", "precision", "recall", "error"))}) as con:
         rows = con.execute("SELECT query_id, f1, passed, precision, recall, error IS NOT NULL "
                            "FROM query_results WHERE run_id = ? ORDER BY position", [run_id]).fetchall()
     return Baseline(run_id, f"store {db_path}",
