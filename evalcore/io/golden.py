@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
 import pyarrow as pa
 from pydantic import ValidationError
 
 from ..metrics import normalize_term
 from ..models import GoldenItem
-from .reading import ProblemCollector, RepeatedKey, jsonl_lines, loads_line, pydantic_problems, read_text
+from .reading import BOM, ProblemCollector, RepeatedKey, jsonl_lines, loads_line, pydantic_problems, read_text
 
 
 @dataclass(slots=True)
@@ -189,3 +191,28 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
     return GoldenSet(str(path), items, parsed)
 
 
+
+
+def golden_line_numbers(path: str | Path, query_ids: Iterable[str]) -> dict[str, int]:
+    """query_id -> the line of its entry in a golden file (numbered as the loader numbers
+    them: lines end at \\n), for the ids asked; an id not found is left out. Streams the
+    file and stops once every id is found."""
+    wanted = set(query_ids)
+    found: dict[str, int] = {}
+    if not wanted:
+        return found
+    with Path(path).open("rb") as handle:
+        for lineno, raw in enumerate(handle, start=1):
+            if lineno == 1 and raw.startswith(BOM.encode("utf-8")):
+                raw = raw[3:]
+            if not raw.strip():
+                continue
+            try:
+                qid = orjson.loads(raw).get("query_id")
+            except (orjson.JSONDecodeError, AttributeError):
+                continue
+            if isinstance(qid, str) and qid in wanted and qid not in found:
+                found[qid] = lineno
+                if len(found) == len(wanted):
+                    break
+    return found

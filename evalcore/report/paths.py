@@ -36,16 +36,22 @@ def _keys(path: str) -> set[object]:
     return keys
 
 
+def _label(flag: str) -> str:
+    """`--json`, or `$GITHUB_STEP_SUMMARY` for an output named by the environment."""
+    return flag if flag.startswith("$") else f"--{flag}"
+
+
 def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None],
                   store: str | None = None) -> None:
     """UsageError unless every output (flag -> path) is a regular file or `-`, none is an
     input (flag -> path) or the store (the same file by device and inode or by resolved
     path: hard and symbolic links and `..` included, a store not created yet too), no two
-    outputs name one file and `-` is given once."""
+    outputs name one file and `-` is given once. A flag starting with `$` names an
+    environment variable (`$GITHUB_STEP_SUMMARY`) and is shown as it is."""
     given = {flag: path for flag, path in outputs.items() if path}
     to_stdout = [flag for flag, path in given.items() if path == STDOUT]
     if len(to_stdout) > 1:
-        raise UsageError(f"{' and '.join('--' + f for f in to_stdout)} both write to standard output (-): "
+        raise UsageError(f"{' and '.join(_label(f) for f in to_stdout)} both write to standard output (-): "
                          "give all but one of them a file")
     taken: dict[object, str] = {}
     chained = {f: p for f, p in inputs.items() if p}
@@ -60,14 +66,14 @@ def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | 
         except FileNotFoundError:
             st = None
         except OSError as exc:
-            raise UsageError(f"cannot write --{flag} {path}: {exc.strerror}") from None
+            raise UsageError(f"cannot write {_label(flag)} {path}: {exc.strerror}") from None
         if st is not None and not stat.S_ISREG(st.st_mode):
-            raise UsageError(f"--{flag} {path}: is {_kind(st.st_mode)}, not a regular file; reports are written "
+            raise UsageError(f"{_label(flag)} {path}: is {_kind(st.st_mode)}, not a regular file; reports are written "
                              "only to regular files or - (standard output), and nothing there was replaced")
         keys = _keys(path)
         clash = next((taken[key] for key in keys if key in taken), None)
         if clash is not None:
-            raise UsageError(f"--{flag} {path}: is the same file as {clash}; "
+            raise UsageError(f"{_label(flag)} {path}: is the same file as {clash}; "
                              "write the report somewhere else (nothing was written)")
         for key in keys:
-            taken[key] = f"--{flag} {path}"
+            taken[key] = f"{_label(flag)} {path}"
