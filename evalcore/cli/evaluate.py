@@ -22,6 +22,7 @@ from ..signoff import ReleaseState, parse_head, release_state, unsigned_state
 from ..store.postgres import is_postgres
 from ..store import StoredVectors, check_store_path, exists, load_baseline, repeat_runs, save_run
 from ..text import terminal_safe
+from .ci import PipelineFiles, ci_options, ci_paths, run_findings, tell_pipeline
 from .common import echo, expect_head_option, judge_endpoint, report_options, run_cli, say_endpoints, store_option
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
@@ -175,18 +176,25 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @click.option("--prompt-version", help="Version label of the prompt under test.")
 @click.option("--author", help="Who created the run [default: the OS user]; may not approve it.")
 @report_options
+@ci_options
 @store_option
 @click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
 @expect_head_option
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate, sign-off and audit head lines.")
 def evaluate_command(golden, generated, thresholds, domain_context, baseline, drift_judge, name,
-                     prompt_version, author, json_out, html_out, junit_out, db, no_store, expect_head, quiet):
+                     prompt_version, author, json_out, html_out, junit_out, summary_out, comment_out, codequality_out,
+                     db, no_store, expect_head, quiet):
     """Score generated expansions against a golden set and decide the gate.
 
     Exit codes: 0 releasable, 1 not releasable (gate fail, a rejection, or a broken audit
     chain), 2 bad input or usage, 3 awaiting human sign-off (gate review), 5 incomplete
     (errored items). A stored run is checked against the audit chain before any decision
     counts, and the chain's head is printed as `audit head: COUNT:HASH`.
+
+    In CI: --summary, --pr-comment and --codequality write Markdown and GitLab files; with
+    $GITHUB_STEP_SUMMARY set the summary is appended there, and with GITHUB_ACTIONS=true
+    regressed and failed critical queries and drift terms are annotated at their golden
+    lines (docs/ci.md).
 
     Example:
 
@@ -196,7 +204,9 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     if db is not None and no_store:
         raise click.UsageError("--db and --no-store exclude each other")
     db = db or default_db_path()
-    check_paths({"json": json_out, "html": html_out, "junit": junit_out},
+    outputs = {"json": json_out, "html": html_out, "junit": junit_out,
+               **ci_paths(summary_out, comment_out, codequality_out)}
+    check_paths(outputs,
                 {"golden": golden, "generated": generated, "thresholds": thresholds,
                  "baseline": baseline if baseline and Path(baseline).exists() else None}, None if no_store else db,
                 expect_head)
@@ -213,8 +223,8 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
                   domain_context=domain_context, author=author, cache_db=None if no_store else db,
                   repeats_from=None if not exists(db) else
                   (lambda golden_hash, version: repeat_runs(db, golden_hash, version)))
-    finish(run, None if no_store else db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet,
-           expect_head=expect_head)
+    finish(run, None if no_store else db, settings, outputs, quiet, expect_head=expect_head,
+           baseline=(baseline, db))
 
 
 def warn_ignored_environment() -> None:
@@ -224,11 +234,23 @@ def warn_ignored_environment() -> None:
 
 
 def finish(run: EvaluationRun, db: str | None, settings, paths: dict, quiet: bool,
-           store_with: dict | None = None, expect_head: str | None = None) -> None:
-    """Store, write reports, print, and exit with the release code (shared with `harness`).
+           store_with: dict | None = None, expect_head: str | None = None,
+           baseline: tuple[str | None, str | None] = (None, None)) -> None:
+    """Store, write reports, tell the pipeline, print, and exit with the release code
+    (shared with `harness`). `paths` holds the reports' and the CI outputs' paths (ci_paths);
+    `baseline` is (--baseline as given, the store it was looked up in), for the term diffs.
 
     SPEC §3: 2 (input) is raised before; then 1 for a broken audit chain, 5 for errored
     items, then the gate's own code (a review run counts decisions on identical content)."""
+    pipeline = run_cli(PipelineFiles, paths)  # created before the run is stored: an unwritable path stops here
+    try:
+        _finish(run, db, settings, paths, quiet, store_with, expect_head, baseline, pipeline)
+    finally:
+        pipeline.discard()  # nothing half-written: whatever was not committed goes
+
+
+def _finish(run: EvaluationRun, db: str | None, settings, paths: dict, quiet: bool, store_with: dict | None,
+            expect_head: str | None, baseline: tuple[str | None, str | None], pipeline: PipelineFiles) -> None:
     outputs = run_cli(write_outputs, run, db, paths, store_with)
     err = STDOUT in paths.values()  # a report on standard output: the summary goes to standard error
     if quiet:
@@ -247,6 +269,8 @@ def finish(run: EvaluationRun, db: str | None, settings, paths: dict, quiet: boo
         state = run_cli(release_state, db, run.evaluation_id, settings, expect_head=expect_head)
         if state.chain is not None and state.chain.ok:
             echo(f"audit head: {state.chain.head}", err=err)
+    run_cli(tell_pipeline, pipeline, lambda lines: run_findings(run, db, settings, state, *baseline, with_lines=lines),
+            err)
     if state.exit_code != 0 or run.gate.decision == "review":
         echo(f"{'sign-off' if run.gate.decision == 'review' and state.exit_code in (0, 3) else 'release'}: "
              f"{state.status} ({terminal_safe('; '.join(state.reasons))})", err=err)

@@ -26,6 +26,7 @@ from ..replies import RESPONSE_SCHEMA
 from ..report import STDOUT
 from ..io import load_golden_set, load_thresholds
 from ..llm import AsyncLLMClient, LLMConfig
+from .ci import ci_options, ci_paths
 from .common import echo, fail, judge_endpoint, report_options, run_cli, say_endpoints, store_option
 from .evaluate import check_paths, finish, resolve_baseline, warn_ignored_environment, write_outputs
 
@@ -108,13 +109,14 @@ def _use_endpoint(settings, name: str, model: str | None):
 @click.option("--prompt-version", help="Version label [default: hash of prompt, model and parameters].")
 @click.option("--author", help="Who created the run [default: the OS user].")
 @report_options
+@ci_options
 @store_option
 @click.option("--no-store", is_flag=True, help="Do not record the run (the LLM cache is then in memory only).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate line (and errors).")
 def harness_command(golden, prompt_file, model, base_url, endpoint_name, callable_spec, parser_spec, response_format,
                     repeat, concurrency, temperature, timeout,
                     max_tries, thresholds, domain_context, baseline, drift_judge, name, prompt_version, author,
-                    json_out, html_out, junit_out, db, no_store, quiet):
+                    json_out, html_out, junit_out, summary_out, comment_out, codequality_out, db, no_store, quiet):
     """Run the system under test on every golden query, then score it like `evaluate`.
 
     Replies are read as a person would (SPEC §6): JSON anywhere in the reply (fenced or
@@ -128,6 +130,9 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
     --parser and --response-format go with --prompt; --repeat works with both (with
     --callable it calls the expander N times). A parser's failure is an unparseable reply,
     retried like one.
+
+    --summary, --pr-comment, --codequality, $GITHUB_STEP_SUMMARY and the annotations under
+    GITHUB_ACTIONS=true work as with `evaluate` (docs/ci.md).
 
     Exit codes: as `evaluate` — 0 releasable, 1 not releasable (or a broken audit chain),
     2 bad input or usage, 3 awaiting human sign-off, 5 incomplete (errored items; a rerun
@@ -152,7 +157,9 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         raise click.UsageError("--parser reads the replies itself: leave out --response-format")
     db = db or default_db_path()
     cache_db = None if no_store else db
-    check_paths({"json": json_out, "html": html_out, "junit": junit_out},
+    report_paths = {"json": json_out, "html": html_out, "junit": junit_out,
+                    **ci_paths(summary_out, comment_out, codequality_out)}
+    check_paths(report_paths,
                 {"golden": golden, "prompt": prompt_file, "thresholds": thresholds,
                  "callable": callable_source(callable_spec) if callable_spec else None,
                  "parser": callable_source(parser_spec) if parser_spec else None,
@@ -215,7 +222,7 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
             return [await run_callable(golden_set, fn, concurrency, _bar("harness")) for _ in range(repeat)]
         samples = _interruptible(lambda: asyncio.run(each()), None)
         source = f"harness:{callable_spec}"
-    err = STDOUT in (json_out, html_out, junit_out)  # a report on standard output: our lines go to stderr
+    err = STDOUT in report_paths.values()  # a report on standard output: our lines go to stderr
     repeats_from = (lambda golden_hash, v: store.repeat_runs(cache_db, golden_hash, v)) if cache_db else None
 
     def evaluated(outputs):
@@ -251,8 +258,8 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
                 f"{usage['prompt_tokens'] + usage['completion_tokens']} tokens" if "calls" in usage else ""), err=err)
         if repeat > 1:
             _print_variation(run, f1s, others, cache_db, err)
-    finish(run, cache_db, settings, {"json": json_out, "html": html_out, "junit": junit_out}, quiet,
-           stored_with(run.evaluation_id, samples[0], usage))
+    finish(run, cache_db, settings, report_paths, quiet, stored_with(run.evaluation_id, samples[0], usage),
+           baseline=(baseline, db))
 
 
 def _interruptible(work, cache_db):

@@ -7,12 +7,15 @@ import sys
 import click
 import pandas as pd
 
-from ..config import default_db_path
+from ..config import default_db_path, load_settings
 from ..demo import seed_demo
 from ..signoff import release_state
 from ..comparison import CompareFilter, compare_page
+from ..report import STDOUT, check_outputs
 from ..store import drift_terms, get_run, list_runs, query_rows
+from ..store.postgres import is_postgres
 from ..text import terminal_safe as safe
+from .ci import PipelineFiles, ci_options, ci_paths, stored_findings, tell_pipeline
 from .common import echo, expect_head_option, format_table, run_cli, store_option
 
 __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "demo_command"]
@@ -123,7 +126,8 @@ def compare_command(run_id, baseline_id, db, changed_only):
 @click.argument("run_id", metavar="RUN")
 @expect_head_option
 @store_option
-def gate_command(run_id, expect_head, db):
+@ci_options
+def gate_command(run_id, expect_head, db, summary_out, comment_out, codequality_out):
     """Print a stored run's gate decision and sign-off state, after checking the audit
     chain (every record, the account table, this run's stored rows) and printing its head.
 
@@ -131,20 +135,34 @@ def gate_command(run_id, expect_head, db):
     naming the first bad record), 2 unknown run, 3 awaiting sign-off, 5 incomplete (errored
     items; rerun them).
 
+    --summary, --pr-comment and --codequality write the run's job summary, pull-request
+    comment and GitLab Code Quality report as `evaluate` does, with today's sign-off state;
+    $GITHUB_STEP_SUMMARY and, under GITHUB_ACTIONS=true, annotations at the lines of the
+    golden file stored with the run (the original may be gone) too (docs/ci.md).
+
     Example: evalcore gate 20261129-223000-1a2b3c --expect-head 12:3f5a9c0d1e2f4a6b && deploy
     """
     db = db or default_db_path()
+    paths = ci_paths(summary_out, comment_out, codequality_out)
+    run_cli(check_outputs, paths, {}, None if is_postgres(db) else db)  # never over the store
     if expect_head is not None:
         from ..signoff import parse_head
         run_cli(parse_head, expect_head)
     run = run_cli(get_run, db, run_id)
-    echo(f"gate: {run['gate_decision']}")
-    for reason in run["gate_reasons"]:
-        echo(f"  - {safe(reason)}")
-    state = run_cli(release_state, db, run_id, expect_head=expect_head)
-    if state.chain.ok:
-        echo(f"audit head: {state.chain.head}")
-    echo(f"{state.status}: {safe('; '.join(state.reasons))}")
+    err = STDOUT in paths.values()  # a file on standard output: our lines go to standard error
+    pipeline = run_cli(PipelineFiles, paths)
+    try:
+        echo(f"gate: {run['gate_decision']}", err=err)
+        for reason in run["gate_reasons"]:
+            echo(f"  - {safe(reason)}", err=err)
+        state = run_cli(release_state, db, run_id, expect_head=expect_head)
+        if state.chain.ok:
+            echo(f"audit head: {state.chain.head}", err=err)
+        run_cli(tell_pipeline, pipeline,
+                lambda lines: stored_findings(db, run_id, load_settings(), state, with_lines=lines), err)
+        echo(f"{state.status}: {safe('; '.join(state.reasons))}", err=err)
+    finally:
+        pipeline.discard()
     sys.exit(state.exit_code)
 
 
