@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,91 @@ def demo_store(tmp_path_factory) -> Path:
 @pytest.fixture
 def db(tmp_path) -> Path:
     return tmp_path / "store.duckdb"
+
+
+# ---------------------------------------------------------------- both backends (issue 15, item 8)
+
+NO_POSTGRES = "PostgreSQL binaries are not installed (apt-get install postgresql; .ci/run installs them)"
+
+
+@pytest.fixture(scope="session")
+def pg():
+    """One PostgreSQL server for the session, started by the first test that needs it
+    (a DuckDB-only run never starts one) and stopped at the end."""
+    from pg_server import PostgresServer, binaries
+
+    if binaries() is None:
+        pytest.skip(NO_POSTGRES)
+    server = PostgresServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pgdb(pg) -> str:
+    """The URL of a new, empty database (about 0.1 s)."""
+    return pg.url(pg.create_database())
+
+
+@pytest.fixture(params=["duckdb", "postgresql"])
+def backend(request, tmp_path) -> str:
+    """A new, empty store on each backend: a DuckDB file's path, or a PostgreSQL URL. A test
+    taking it proves its guarantee on both (SPEC §3: "with the same behaviour")."""
+    if request.param == "duckdb":
+        return str(tmp_path / "store.duckdb")
+    return request.getfixturevalue("pgdb")
+
+
+class StoreTemplates:
+    """Stores built once per session and backend, handed to each test as a copy of its own
+    (a file copied; a PostgreSQL database made with CREATE DATABASE … TEMPLATE), so a fixture
+    that adds slow-hashed accounts and scores a run pays for it once, not per test."""
+
+    def __init__(self, folder: Path):
+        self._folder = folder
+        self._built: dict[tuple[str, str], tuple[str, object]] = {}
+
+    def copy(self, request, like: str, name: str, build, dest: Path) -> tuple[str, object]:
+        """(a copy of store `name` on the backend of `like` (a `backend` value), what
+        build(store, folder) returned when it made the store; `folder` is its own, for the
+        input files it writes); a file copy goes into `dest`."""
+        from evalcore.store.postgres import is_postgres
+
+        kind = "postgresql" if is_postgres(like) else "duckdb"
+        pg = request.getfixturevalue("pg") if kind == "postgresql" else None
+        if (kind, name) not in self._built:
+            source = pg.create_database() if pg else str(self._folder / f"{name}.duckdb")
+            folder = self._folder / f"{name}-{kind}"
+            folder.mkdir()
+            self._built[kind, name] = source, build(pg.url(source) if pg else source, folder)
+        source, made = self._built[kind, name]
+        if pg:
+            return pg.url(pg.create_database(template=source)), made
+        target = dest / f"{name}.duckdb"
+        shutil.copy(source, target)
+        return str(target), made
+
+
+@pytest.fixture(scope="session")
+def store_templates(tmp_path_factory) -> StoreTemplates:
+    return StoreTemplates(tmp_path_factory.mktemp("templates"))
+
+
+def run_sql(db, *statements) -> None:
+    """Edit a store behind evalcore's back, as a person with the file or psql would: each
+    statement is SQL or (SQL, params) with `?` placeholders, committed together."""
+    from evalcore.store.postgres import is_postgres
+
+    pairs = [(s, ()) if isinstance(s, str) else s for s in statements]
+    if is_postgres(db):
+        import psycopg
+
+        with psycopg.connect(str(db)) as conn:  # committed on leaving the block
+            for sql, params in pairs:
+                conn.execute(sql.replace("?", "%s"), list(params))
+        return
+    import duckdb
+
+    with duckdb.connect(str(db)) as con:
+        for sql, params in pairs:
+            con.execute(sql, list(params))

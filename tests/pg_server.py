@@ -83,9 +83,10 @@ class PostgresServer:
         with psycopg.connect(self.url(dbname), autocommit=True) as conn:
             conn.execute(statement)
 
-    def create_database(self) -> str:
-        """A new empty database owned by postgres; its name."""
+    def create_database(self, template: str | None = None) -> str:
+        """A new database owned by postgres, empty or a copy of `template` (a database
+        nobody is connected to); its name."""
         self._counter += 1
         name = f"t{self._counter}_{os.getpid()}"
-        self.sql(f'CREATE DATABASE "{name}"')
+        self.sql(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
         return name

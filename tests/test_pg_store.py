@@ -15,23 +15,12 @@ from click.testing import CliRunner
 
 from evalcore.cli import main
 
-from pg_server import PostgresServer, binaries
+from conftest import NO_POSTGRES
+from pg_server import binaries
 
-pytestmark = pytest.mark.skipif(binaries() is None, reason="PostgreSQL binaries are not installed "
-                                "(apt-get install postgresql; .ci/run installs them)")
-
-
-@pytest.fixture(scope="session")
-def pg():
-    server = PostgresServer().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def pgdb(pg):
-    """The URL of a new, empty database."""
-    return pg.url(pg.create_database())
+# the server (`pg`) and a new database per test (`pgdb`) are conftest's, shared with every
+# test that runs on both backends: one server per session
+pytestmark = pytest.mark.skipif(binaries() is None, reason=NO_POSTGRES)
 
 
 def cli(*args):

@@ -1,4 +1,8 @@
-"""Release sign-off (SPEC §4): every refusal, content binding, the audit chain, concurrency."""
+"""Release sign-off (SPEC §4): every refusal, content binding, the audit chain, concurrency.
+
+Every test runs on both backends (`backend`: a DuckDB file, a PostgreSQL database), and the
+store is edited behind evalcore's back the way each is edited by hand (the file with
+DuckDB, the team store with psycopg, as psql would)."""
 
 from __future__ import annotations
 
@@ -9,7 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
 from click.testing import CliRunner
 
@@ -18,31 +21,36 @@ from evalcore import store
 from evalcore.cli import main
 from evalcore.report.record import render_record_html
 
-from conftest import golden_row, write_jsonl
+from conftest import golden_row, run_sql, write_jsonl
 
 PASSWORDS = {"alice": "alice-password", "bob": "bob-password", "vic": "viewer-password",
              "eve": "engineer-pass", "lena": "legal-only-pass", "carol": "carol-password"}
 
 
-@pytest.fixture
-def setup(tmp_path, monkeypatch):
-    """A store with accounts and a medical run (gate review) authored by carol."""
-    monkeypatch.chdir(tmp_path)
-    db = tmp_path / "store.duckdb"
-    golden = write_jsonl(tmp_path / "golden.jsonl", [
+def _signoff_store(db: str, folder: Path) -> tuple[str, Path, Path]:
+    """Accounts (records 1-6), and a medical run (gate review, record 7) authored by carol."""
+    golden = write_jsonl(folder / "golden.jsonl", [
         golden_row("m1", "heart attack", ["mi", "myocardial infarction", "cardiac arrest", "chest pain"],
                    domain="medical", forbidden=["panic attack"]),
         golden_row("m2", "<script>alert(1)</script>", ["a", "b"], domain="medical")])
-    generated = write_jsonl(tmp_path / "gen.jsonl", [
+    generated = write_jsonl(folder / "gen.jsonl", [
         {"query_id": "m1", "terms": ["mi", "myocardial infarction", "cardiac arrest", "chest pain", "panic attack"]},
         {"query_id": "m2", "terms": ["a", "b"]}])
     for name, role, domains in (("alice", "approver", "medical"), ("bob", "admin", ""), ("vic", "viewer", ""),
                                 ("eve", "engineer", ""), ("lena", "approver", "legal"), ("carol", "approver", "")):
         so.add_user(db, name, role, PASSWORDS[name], domains)
     result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
-                                       "--db", str(db), "--drift-judge", "none", "--author", "carol", "-q"])
+                                       "--db", db, "--drift-judge", "none", "--author", "carol", "-q"])
     assert result.exit_code == 3, result.output
-    run_id = store.list_runs(db)["run_id"].iloc[0]
+    return store.list_runs(db)["run_id"].iloc[0], golden, generated
+
+
+@pytest.fixture
+def setup(request, tmp_path, monkeypatch, backend, store_templates):
+    """A store of its own on each backend with the accounts and carol's medical run
+    (_signoff_store): built once per backend and session, copied for each test."""
+    monkeypatch.chdir(tmp_path)
+    db, (run_id, golden, generated) = store_templates.copy(request, backend, "signoff", _signoff_store, tmp_path)
     return db, run_id, golden, generated
 
 
@@ -157,21 +165,21 @@ def test_passwords_are_salted_slow_hashes(setup):
     assert so.verify_password(PASSWORDS["alice"], stored) and not so.verify_password("nope", stored)
 
 
-def tamper(db, sql):
-    with duckdb.connect(str(db)) as con:
-        con.execute(sql)
+tamper = run_sql
 
 
 @pytest.mark.parametrize("sql, bad, phrase", [
-    ("UPDATE audit_log SET comment = 'edited' WHERE seq = 7", 7, "edited"),
-    ("DELETE FROM audit_log WHERE seq = 3", 4, "removed or reordered"),
-    ("UPDATE audit_log SET seq = CASE seq WHEN 2 THEN 3 WHEN 3 THEN 2 ELSE seq END", 2, "removed or reordered"),
-])
+    (["UPDATE audit_log SET comment = 'edited' WHERE seq = 8"], 8, "edited"),
+    (["DELETE FROM audit_log WHERE seq = 3"], 4, "removed or reordered"),
+    # records 2 and 3 swapped (in two steps: PostgreSQL checks the key on every row)
+    (["UPDATE audit_log SET seq = seq + 1000 WHERE seq IN (2, 3)",
+      "UPDATE audit_log SET seq = CASE seq WHEN 1002 THEN 3 ELSE 2 END WHERE seq > 1000"], 2, "removed or reordered"),
+], ids=["edited", "removed", "reordered"])
 def test_audit_verify_names_the_first_bad_record(setup, sql, bad, phrase):
     db, run_id, *_ = setup
-    so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", ack_all=True)  # record 7 (6 accounts first)
+    so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", ack_all=True)  # record 8 (6 accounts, 1 run)
     assert run_cli(["audit", "verify", "--db", str(db)]).exit_code == 0
-    tamper(db, sql)
+    tamper(db, *sql)
     result = run_cli(["audit", "verify", "--db", str(db)])
     assert result.exit_code == 1
     assert f"record {bad}" in result.output and phrase in result.output
@@ -264,11 +272,10 @@ def test_expect_head_catches_a_rewritten_store(setup):
     so.decide(db, run_id, "bob", PASSWORDS["bob"], "reject", "later record")
     # later records do not move an anchor: record COUNT still has HASH
     assert run_cli(["audit", "verify", "--expect-head", f"{count}:{digest[:16]}", "--db", str(db)]).exit_code == 0
-    with duckdb.connect(str(db)) as con:  # rewrite the chain whole, consistently, from record COUNT on
-        last = con.execute("SELECT max(seq) FROM audit_log").fetchone()[0]
-        con.execute("DELETE FROM audit_log WHERE seq >= ?", [int(count)])
-        con.execute("UPDATE audit_head SET seq = ?, record_hash = (SELECT record_hash FROM audit_log "
-                    "WHERE seq = ?)", [int(count) - 1, int(count) - 1])
+    last = store.audit_records(db)[-1]["seq"]
+    tamper(db, ("DELETE FROM audit_log WHERE seq >= ?", [int(count)]),  # rewrite the chain whole, consistently
+           ("UPDATE audit_head SET seq = ?, record_hash = (SELECT record_hash FROM audit_log WHERE seq = ?)",
+            [int(count) - 1, int(count) - 1]))
     assert last > int(count)
     truncated = run_cli(["audit", "verify", "--expect-head", head, "--db", str(db)])
     assert truncated.exit_code == 1 and f"record {count}" in truncated.output
@@ -308,3 +315,45 @@ def test_edited_baseline_report_changes_the_content_hash(setup, tmp_path):
     assert first.exit_code == second.exit_code == 3
     hashes = list(store.list_runs(db)["run_id"][:2].map(lambda r: store.get_run(db, r)["content_hash"]))
     assert hashes[0] != hashes[1]
+
+
+@pytest.mark.parametrize("sql, named", [
+    ("UPDATE query_results SET passed = NOT passed WHERE run_id = ? AND query_id = 'm2'", "run {run}"),
+    ("UPDATE term_rows SET drift = false WHERE run_id = ? AND term = 'panic attack'", "run {run}"),
+    ("UPDATE runs SET gate_decision = 'pass' WHERE run_id = ?", "run {run}"),
+    ("UPDATE users SET role = 'admin' WHERE name = 'vic' AND ? <> ''", "account 'vic'"),
+    ("UPDATE audit_log SET decision = 'approve' WHERE run_id = ? AND actor = 'bob'", "record 8"),
+], ids=["query-row", "drift-flag", "gate-decision", "account", "decision"])
+def test_rows_edited_by_hand_make_verify_and_the_gate_refuse(setup, sql, named):
+    """A stored row, an account or a decision edited behind evalcore's back: verify names
+    it and the gate says not releasable (exit 1) without counting any decision (bob's
+    rejection turned into an approval counts for nothing). An evaluate checks the records
+    and accounts (not every other run's rows): it refuses on the last two."""
+    db, run_id, golden, generated = setup
+    so.decide(db, run_id, "bob", PASSWORDS["bob"], "reject", "not this one")  # record 8
+    assert run_cli(["gate", run_id, "--db", db]).exit_code == 1
+    so.decide(db, run_id, "bob", PASSWORDS["bob"], "approve", "fixed", ack_all=True)
+    assert run_cli(["gate", run_id, "--db", db]).exit_code == 0
+    tamper(db, (sql, [run_id]))
+    named = named.format(run=run_id)
+    verify = run_cli(["audit", "verify", "--db", db])
+    assert verify.exit_code == 1 and named in verify.output, verify.output
+    gate = run_cli(["gate", run_id, "--db", db])
+    assert gate.exit_code == 1 and named in gate.output and "audit chain" in gate.output, gate.output
+    if not named.startswith("run"):
+        again = run_cli(["evaluate", "--golden", str(golden), "--generated", str(generated), "--db", db,
+                         "--drift-judge", "none", "--author", "eve"])  # identical content: bob's approval would count
+        assert again.exit_code == 1 and named in again.output, again.output
+
+
+def test_failed_sign_ins_are_counted_outside_the_chain_and_slow_the_next_try(setup):
+    db, *_ = setup
+    records = len(store.audit_records(db))
+    with pytest.raises(so.SignoffRefused, match="wrong account name or password"):
+        so.authenticate(db, "Alice", "not-her-password")  # counted under the canonical name
+    assert store.signin_failures(db, "alice")[0] == 1
+    with pytest.raises(so.SignoffRefused, match=r"too many failed sign-ins for 'alice': try again in 1 s"):
+        so.authenticate(db, "alice", PASSWORDS["alice"])  # even the right password waits its turn
+    assert so.authenticate(db, "alice", PASSWORDS["alice"], wait=True).name == "alice"
+    assert store.signin_failures(db, "alice")[0] == 0  # reset on success
+    assert len(store.audit_records(db)) == records  # sign-ins are not chain records

@@ -1,4 +1,6 @@
-"""The DuckDB store: round trip, term rows, migrations, busy store, bound parameters."""
+"""The store: round trip, term rows, baselines, unknown runs and golden file lines on both
+backends (`backend`: a DuckDB file, a PostgreSQL database); migrations, a busy store and
+file checks of the DuckDB file."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import duckdb
 import pytest
 
 from evalcore import store
-from evalcore.errors import StoreBusyError, UnknownRunError, UsageError
+from evalcore.errors import EvalcoreError, StoreBusyError, UnknownRunError, UsageError
 
 from conftest import golden_row
 
@@ -27,7 +29,8 @@ def run(score):
     return score(golden, generated)
 
 
-def test_round_trip(run, db):
+def test_round_trip(run, backend):
+    db = backend
     store.save_run(db, run)
     runs = store.list_runs(db)
     assert list(runs["run_id"]) == [run.evaluation_id]
@@ -37,9 +40,13 @@ def test_round_trip(run, db):
     assert list(queries["query_id"]) == ["q1", "q2"]
     assert queries.loc[0, "query"] == EVIL  # data, not SQL
     assert queries.loc[0, "precision"] == run.scores[0].precision
+    assert list(queries.loc[0, "generated_terms"]) == ["mi", "panic attack", EVIL.lower()]
+    assert list(queries.loc[0, "drift_terms"]) == ["panic attack"]
+    assert row["domains"] == ["ecommerce"] and row["total_queries"] == 2 and row["author"] == "tester"
 
 
-def test_term_rows_carry_kind_weight_drift_and_reason(run, db):
+def test_term_rows_carry_kind_weight_drift_and_reason(run, backend):
+    db = backend
     store.save_run(db, run)
     terms = store.term_rows(db, run.evaluation_id, "q1")
     got = {(r.term, r.kind): (r.weight, r.min_weight, r.drift, r.reason) for r in terms.itertuples()}
@@ -50,17 +57,59 @@ def test_term_rows_carry_kind_weight_drift_and_reason(run, db):
     assert len(terms) == 5  # 3 generated + 2 missed
 
 
-def test_baseline_from_store(run, db):
+def test_baseline_from_store(run, backend):
+    db = backend
     store.save_run(db, run)
     base = store.load_baseline(db, run.evaluation_id)
     assert base.rows["q2"].f1 == 1.0 and base.rows["q2"].passed
     assert base.content_hash == run.content_hash
 
 
-def test_unknown_run(db, run):
+def test_unknown_run(backend, run):
+    db = backend
     store.save_run(db, run)
-    with pytest.raises(UnknownRunError):
+    with pytest.raises(UnknownRunError, match="unknown run 'nope'"):
         store.get_run(db, "nope")
+    with pytest.raises(UnknownRunError):
+        store.load_baseline(db, "nope")
+
+
+def test_failed_write_rolls_back(backend, run):
+    db = backend
+    store.save_run(db, run)
+    head = store.audit_head(db)
+    with pytest.raises((duckdb.ConstraintException, EvalcoreError), match="(?i)duplicate|primary key|unique"):
+        store.save_run(db, run)  # same run id again: primary key
+    assert len(store.query_rows(db, run.evaluation_id)) == 2 and len(store.term_rows(db, run.evaluation_id)) == 6
+    assert store.audit_head(db) == head  # no second header either
+
+
+def test_the_golden_file_is_kept_with_its_line_numbers(tmp_path, backend):
+    """An upload's folder is removed after the run (Import): the entries stay in the store."""
+    from evalcore.cli import main
+    from click.testing import CliRunner
+
+    golden = tmp_path / "upload" / "golden.jsonl"
+    golden.parent.mkdir()
+    golden.write_text('\ufeff{"query_id": "a", "query": "x", "expected_expansions": []}\n\n'
+                      '{"query_id": "caf\\u00e9", "query": "y", "expected_expansions": [{"term": "z"}]}\r\n',
+                      encoding="utf-8")
+    generated = tmp_path / "gen.jsonl"
+    generated.write_text('{"query_id": "a", "terms": ["q"]}\n', encoding="utf-8")
+    db = backend
+    result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
+                                       "--db", str(db), "--drift-judge", "none", "-q"])
+    assert result.exit_code in (1, 3), result.output
+    golden_hash = store.list_runs(db).pipe(lambda runs: store.get_run(db, runs["run_id"].iloc[0]))["golden_hash"]
+    shutil.rmtree(golden.parent)
+    assert store.golden_entry(db, golden_hash, "a") == (1, '{"query_id": "a", "query": "x", "expected_expansions": []}')
+    line, text = store.golden_entry(db, golden_hash, "café")
+    assert line == 3 and text.startswith('{"query_id": "caf\\u00e9"')
+    assert store.golden_entry(db, golden_hash, "b") is None
+
+
+# The DuckDB file's own: its migrations, its lock, its header (PostgreSQL's migrations and
+# faults are in test_pg_store.py).
 
 
 def test_migrations_are_idempotent(db, run):
@@ -86,38 +135,6 @@ def test_busy_store_times_out_and_writes_nothing(db, run, monkeypatch):
         holder.kill()
         holder.wait()
     assert len(store.list_runs(db)) == 1
-
-
-def test_failed_write_rolls_back(db, run):
-    store.save_run(db, run)
-    with pytest.raises(duckdb.ConstraintException):
-        store.save_run(db, run)  # same run id again: primary key
-    with store.connect(db) as con:
-        assert con.execute("SELECT count(*) FROM query_results").fetchone()[0] == 2
-
-
-def test_the_golden_file_is_kept_with_its_line_numbers(tmp_path):
-    """An upload's folder is removed after the run (Import): the entries stay in the store."""
-    from evalcore.cli import main
-    from click.testing import CliRunner
-
-    golden = tmp_path / "upload" / "golden.jsonl"
-    golden.parent.mkdir()
-    golden.write_text('\ufeff{"query_id": "a", "query": "x", "expected_expansions": []}\n\n'
-                      '{"query_id": "caf\\u00e9", "query": "y", "expected_expansions": [{"term": "z"}]}\r\n',
-                      encoding="utf-8")
-    generated = tmp_path / "gen.jsonl"
-    generated.write_text('{"query_id": "a", "terms": ["q"]}\n', encoding="utf-8")
-    db = tmp_path / "s.duckdb"
-    result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
-                                       "--db", str(db), "--drift-judge", "none", "-q"])
-    assert result.exit_code in (1, 3), result.output
-    golden_hash = store.list_runs(db).pipe(lambda runs: store.get_run(db, runs["run_id"].iloc[0]))["golden_hash"]
-    shutil.rmtree(golden.parent)
-    assert store.golden_entry(db, golden_hash, "a") == (1, '{"query_id": "a", "query": "x", "expected_expansions": []}')
-    line, text = store.golden_entry(db, golden_hash, "café")
-    assert line == 3 and text.startswith('{"query_id": "caf\\u00e9"')
-    assert store.golden_entry(db, golden_hash, "b") is None
 
 
 def test_a_store_newer_than_this_evalcore_is_refused_with_the_version_to_install(db, run):

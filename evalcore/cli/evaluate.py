@@ -21,6 +21,7 @@ from ..report import STDOUT, PendingFile, build_report, check_outputs, iter_repo
 from ..signoff import ReleaseState, parse_head, release_state, unsigned_state
 from ..store.postgres import is_postgres
 from ..store import StoredVectors, check_store_path, exists, load_baseline, repeat_runs, save_run
+from ..store.connection import shown_db
 from ..text import terminal_safe
 from .ci import PipelineFiles, ci_options, ci_paths, run_findings, tell_pipeline
 from .common import echo, expect_head_option, judge_endpoint, report_options, run_cli, say_endpoints, store_option
@@ -144,7 +145,7 @@ def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) 
              f"  {terminal_safe(run.regression.summary)}", f"gate: {run.gate.decision.upper()}"]
     lines += [f"  - {terminal_safe(reason)}" for reason in run.gate.reasons]
     if stored_in:
-        lines.append(f"stored in {stored_in}")
+        lines.append(f"stored in {shown_db(stored_in)}")
     for line in lines:
         echo(line, err=err)
 

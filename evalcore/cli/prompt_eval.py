@@ -23,6 +23,7 @@ from ..io import read_text
 from ..llm import AsyncLLMClient, LLMConfig
 from ..prompt_eval import PromptEvalResults, PromptEvaluator, dataset_hash, load_dataset
 from ..store.prompts import find_dataset_hash, prompt_eval_datasets, prompt_eval_scores, prompt_eval_versions
+from ..store.connection import shown_db
 from .common import echo, endpoint_lines, fail, format_table, run_cli, say_endpoints, store_option
 
 __all__ = ["prompt_eval_group", "load_template"]
@@ -214,7 +215,7 @@ def _write_outputs(results: PromptEvalResults, db: str | None, html_out: str | N
     if db is not None:
         run_cli(results.store_results, db)
         url = load_settings().dashboard_url.rstrip("/")
-        echo(f"stored as {results.eval_id} in {db}; compare versions: {url}/prompts?dataset="
+        echo(f"stored as {results.eval_id} in {shown_db(db)}; compare versions: {url}/prompts?dataset="
                    f"{results.dataset_hash[:12]}")
     if html_out:
         results.save_html(html_out)
@@ -254,8 +255,8 @@ def compare_command(dataset, db):
     digest = run_cli(_resolve_hash, dataset, db)
     versions = run_cli(prompt_eval_versions, db, digest)
     if versions.empty:
-        fail([f"--dataset {dataset}: no stored prompt evaluations on this dataset (hash {digest[:12]}) in {db}; "
-              "run `evalcore prompt-eval run` first"])
+        fail([f"--dataset {dataset}: no stored prompt evaluations on this dataset (hash {digest[:12]}) in "
+              f"{shown_db(db)}; run `evalcore prompt-eval run` first"])
     scores = run_cli(prompt_eval_scores, db, digest)
     labels = list(versions["version"])
     by_case = scores.pivot(index="case_index", columns="version", values="score").reindex(columns=labels)

@@ -216,6 +216,14 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("COMMIT")
 
 
+def shown_db(db_path: str | Path) -> str:
+    """The --db value as a message may show it: a PostgreSQL URL with its password blanked
+    (never printed, SPEC §5), a file path as given."""
+    from .postgres import is_postgres, shown
+
+    return shown(str(db_path)) if is_postgres(db_path) else str(db_path)
+
+
 def exists(db_path: str | Path) -> bool:
     """Whether there is a store to read: a PostgreSQL URL always (a new database is
     initialised on first use), a file path when the file is there."""

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .connection import connect
+from .connection import connect, shown_db
 from .pg_rows import Rows, every
-from .postgres import is_postgres, shown
+from .postgres import is_postgres
 
 if TYPE_CHECKING:  # pandas loads on first use: `evaluate` never needs it
     import pandas as pd
@@ -151,6 +151,6 @@ def prompt_eval_results(db_path: str | Path, eval_id: str) -> pd.DataFrame:
                                                                               "prompt_eval_results")}) as con:
         known = con.execute("SELECT count(*) FROM prompt_eval_runs WHERE eval_id = ?", [eval_id]).fetchall()[0][0]
         if not known:
-            raise UsageError(f"unknown prompt evaluation '{eval_id}' in {shown(db_path) if is_postgres(db_path) else db_path}")
+            raise UsageError(f"unknown prompt evaluation '{eval_id}' in {shown_db(db_path)}")
         return con.execute("SELECT * EXCLUDE (eval_id) FROM prompt_eval_results WHERE eval_id = ? "
                            "ORDER BY case_index", [eval_id]).df()

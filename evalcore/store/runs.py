@@ -14,7 +14,7 @@ from ..errors import UnknownRunError
 from ..models import QUERY_COLUMNS, Baseline, BaselineRow
 from .digest import RUN_COLUMNS as RUN_COLUMNS_DIGESTED
 from .records import append_on, header_record
-from .connection import attach, connect, exists, migrate, store_write_error
+from .connection import attach, connect, exists, migrate, shown_db, store_write_error
 from .pg_rows import Rows, every, of_runs
 
 if TYPE_CHECKING:
@@ -236,7 +236,7 @@ def get_run(db_path: str | Path, run_id: str) -> dict:
         rows = cur.fetchall()  # always drain a result: DuckDB 2 refuses new work otherwise
         row = rows[0] if rows else None
         if row is None:
-            raise UnknownRunError(f"unknown run '{run_id}' in {db_path} (see `evalcore runs`)")
+            raise UnknownRunError(f"unknown run '{run_id}' in {shown_db(db_path)} (see `evalcore runs`)")
         return dict(zip([d[0] for d in cur.description], row))
 
 
@@ -318,6 +318,6 @@ def load_baseline(db_path: str | Path, run_id: str) -> Baseline:
             "run_id", "query_id", "position", "f1", "passed", "precision", "recall", "error"))}) as con:
         rows = con.execute("SELECT query_id, f1, passed, precision, recall, error IS NOT NULL "
                            "FROM query_results WHERE run_id = ? ORDER BY position", [run_id]).fetchall()
-    return Baseline(run_id, f"store {db_path}",
+    return Baseline(run_id, f"store {shown_db(db_path)}",
                     {q: BaselineRow(f1, passed, p, r, err) for q, f1, passed, p, r, err in rows},
                     run["golden_hash"], run["content_hash"])
