@@ -17,6 +17,7 @@ from ..store.postgres import is_postgres
 from ..text import terminal_safe as safe
 from .ci import PipelineFiles, ci_options, ci_paths, stored_findings, tell_pipeline
 from .common import echo, expect_head_option, format_table, run_cli, store_option
+from .waiting import final_line, wait_for_decision, wait_options, wait_plan
 
 __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "demo_command"]
 
@@ -127,22 +128,36 @@ def compare_command(run_id, baseline_id, db, changed_only):
 @expect_head_option
 @store_option
 @ci_options
-def gate_command(run_id, expect_head, db, summary_out, comment_out, codequality_out):
+@wait_options
+def gate_command(run_id, expect_head, db, summary_out, comment_out, codequality_out, wait, timeout, interval):
     """Print a stored run's gate decision and sign-off state, after checking the audit
     chain (every record, the account table, this run's stored rows) and printing its head.
 
     Exit codes: 0 releasable, 1 not releasable (failed, rejected, or a broken audit chain,
-    naming the first bad record), 2 unknown run, 3 awaiting sign-off, 5 incomplete (errored
-    items; rerun them).
+    naming the first bad record), 2 unknown run or bad option, 3 awaiting sign-off (with
+    --wait: still, at the timeout), 5 incomplete (errored items; rerun them), 130
+    interrupted while waiting (Ctrl-C).
+
+    --wait reads the store every --interval seconds (10) until a decision closes it: 0 once
+    approved, 1 once rejected (or the chain breaks), 3 after --timeout seconds (3600); each
+    decision is printed with its reviewer as it is read. A run no sign-off can release
+    (failed gate, errored items) returns at once. No connection is held between reads, so
+    the dashboard can record the decision meanwhile (a DuckDB file or a PostgreSQL URL).
 
     --summary, --pr-comment and --codequality write the run's job summary, pull-request
-    comment and GitLab Code Quality report as `evaluate` does, with today's sign-off state;
-    $GITHUB_STEP_SUMMARY and, under GITHUB_ACTIONS=true, annotations at the lines of the
-    golden file stored with the run (the original may be gone) too (docs/ci.md).
+    comment and GitLab Code Quality report as `evaluate` does, with the sign-off state at
+    the end (after --wait); $GITHUB_STEP_SUMMARY and, under GITHUB_ACTIONS=true,
+    annotations at the lines of the golden file stored with the run (the original may be
+    gone) too (docs/ci.md).
 
-    Example: evalcore gate 20261129-223000-1a2b3c --expect-head 12:3f5a9c0d1e2f4a6b && deploy
+    \b
+    Example:
+      evalcore gate 20261129-223000-1a2b3c --expect-head 12:3f5a9c0d1e2f4a6b && deploy
+      # a deployment job waiting up to 2 hours for a reviewer, reading the store every 30 s:
+      evalcore gate 20261129-223000-1a2b3c --wait --timeout 7200 --interval 30 --summary summary.md
     """
     db = db or default_db_path()
+    plan = wait_plan(wait, timeout, interval)
     paths = ci_paths(summary_out, comment_out, codequality_out)
     run_cli(check_outputs, paths, {}, None if is_postgres(db) else db)  # never over the store
     if expect_head is not None:
@@ -151,16 +166,21 @@ def gate_command(run_id, expect_head, db, summary_out, comment_out, codequality_
     run = run_cli(get_run, db, run_id)
     err = STDOUT in paths.values()  # a file on standard output: our lines go to standard error
     pipeline = run_cli(PipelineFiles, paths)
+    settings = run_cli(load_settings)
     try:
         echo(f"gate: {run['gate_decision']}", err=err)
         for reason in run["gate_reasons"]:
             echo(f"  - {safe(reason)}", err=err)
-        state = run_cli(release_state, db, run_id, expect_head=expect_head)
+        if plan is None:
+            state, last = run_cli(release_state, db, run_id, settings, expect_head=expect_head), None
+        else:
+            waited = wait_for_decision(db, run_id, settings, plan, expect_head, err)
+            state, last = waited.state, final_line(waited, plan)
         if state.chain.ok:
             echo(f"audit head: {state.chain.head}", err=err)
         run_cli(tell_pipeline, pipeline,
-                lambda lines: stored_findings(db, run_id, load_settings(), state, with_lines=lines), err)
-        echo(f"{state.status}: {safe('; '.join(state.reasons))}", err=err)
+                lambda lines: stored_findings(db, run_id, settings, state, with_lines=lines), err)
+        echo(last or f"{state.status}: {safe('; '.join(state.reasons))}", err=err)
     finally:
         pipeline.discard()
     sys.exit(state.exit_code)
