@@ -174,12 +174,14 @@ def test_a_urls_password_is_never_printed(pg, pgdb, tmp_path):
     url = pg.url(pgdb.rsplit("/", 1)[1], password="s3kr1t-pass")  # the test server trusts any password
     golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("q1", "x", ["a"])])
     generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": ["a"]}])
-    said = [cli("evaluate", "--golden", golden, "--generated", generated, "--db", url, "--drift-judge", "none"),
+    said = [cli("runs", "--db", url),
+            cli("evaluate", "--golden", golden, "--generated", generated, "--db", url, "--drift-judge", "none"),
             cli("show", "no-such-run", "--db", url), cli("gate", "no-such-run", "--db", url),
             cli("evaluate", "--golden", golden, "--generated", generated, "--db", url, "--drift-judge", "none",
                 "--baseline", "no-such-run")]
-    assert [r.exit_code for r in said] == [0, 2, 2, 2]
-    assert "stored in postgresql://***@127.0.0.1" in said[0].output
+    assert [r.exit_code for r in said] == [0, 0, 2, 2, 2]
+    assert "no runs in postgresql://***@127.0.0.1" in said[0].output
+    assert "stored in postgresql://***@127.0.0.1" in said[1].output
     for result in said:
         assert "s3kr1t" not in result.output + result.stderr, result.output + result.stderr
     with pytest.raises(UsageError, match=r"postgresql://\*\*\*@") as refused:

@@ -13,6 +13,7 @@ from ..signoff import release_state
 from ..comparison import CompareFilter, compare_page
 from ..report import STDOUT, check_outputs
 from ..store import drift_terms, get_run, list_runs, query_rows
+from ..store.connection import shown_db
 from ..store.postgres import is_postgres
 from ..text import terminal_safe as safe
 from .ci import PipelineFiles, ci_options, ci_paths, stored_findings, tell_pipeline
@@ -25,7 +26,7 @@ __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "d
 def _print_runs(db: str, limit: int | None) -> None:
     df = run_cli(list_runs, db, limit)
     if df.empty:
-        echo(f"no runs in {db}")
+        echo(f"no runs in {shown_db(db)}")
         return
     def repeat(r) -> str:  # harness --repeat: which sample of how many
         return "-" if pd.isna(r.repeats) or pd.isna(r.repeat) else f"{int(r.repeat)}/{int(r.repeats)}"
