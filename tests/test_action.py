@@ -263,8 +263,13 @@ def test_a_pull_request_gets_one_comment_updated_on_the_next_push(runner, ws):
     assert runner.summary.read_text().count("## evalcore gate") == 1
     assert first.skipped == ["actions/setup-python@v5", "actions/upload-artifact@v4"]
 
-    second = runner.run(evaluate_inputs("bad.jsonl"))  # the next push: the gate fails now
+    # the next push, compared with the first run: both queries regress, the gate fails
+    second = runner.run(evaluate_inputs("bad.jsonl", baseline=first.outputs["run_id"]))
     assert second.outputs["gate"] == "fail" and second.outputs["exit_code"] == "1" and second.exit_code == 1
+    evaluate = second.step("Evaluate").output  # annotations at the golden file's lines, relative to the workspace
+    assert "::error file=golden.jsonl,line=1," in evaluate and "::error file=golden.jsonl,line=2," in evaluate
+    junit = (ws / "evalcore-reports/nightly/junit.xml").read_text()
+    assert 'failures="2"' in junit and junit.count("<failure ") == 2  # every regressed query counted
     assert [c["args"][2:4] for c in second.gh_calls[1:]] == [["PATCH", f"repos/{REPO}/issues/comments/1001"]]
     comments = runner.gh_comments()
     assert [c["id"] for c in comments] == [5, 1001] and comments[0]["body"].endswith("hijack")
