@@ -76,20 +76,23 @@ def endpoint_key(endpoint: Endpoint) -> str | None:
 
 
 def child_env(endpoint: Endpoint | None = None, settings=None) -> dict[str, str]:
-    """The child's environment. For the harness (an endpoint given): no secret but that
-    endpoint's own key. For evaluate: as the dashboard's, without the endpoints' keys and
-    EVALCORE_PASSWORD (its drift judge may use the server's own [llm] endpoint)."""
+    """The child's environment, naming the store in EVALCORE_DB (never on the command line:
+    a URL's password would show in the process list). For the harness (an endpoint given):
+    no secret but that endpoint's own key and libpq's PG* settings for the store. For
+    evaluate: as the dashboard's, without the endpoints' keys and EVALCORE_PASSWORD (its
+    drift judge may use the server's own [llm] endpoint)."""
     settings = settings or load_settings()
     keys = {e.key_env for e in settings.endpoints.values() if e.key_env} | {"EVALCORE_PASSWORD"}
     if endpoint is None:
         env = {k: v for k, v in os.environ.items() if k not in keys}
     else:
-        env = {k: v for k, v in os.environ.items()
-               if k not in keys and not k.startswith("OPENAI_") and not _SECRET.search(k)}
+        env = {k: v for k, v in os.environ.items()  # libpq's PG* settings reach the store, nothing else
+               if k not in keys and not k.startswith("OPENAI_") and (k.startswith("PG") or not _SECRET.search(k))}
         key = endpoint_key(endpoint)
         if key and endpoint.key_env:
             env[endpoint.key_env] = key
     env["EVALCORE_STORE_TIMEOUT"] = busy.cli_wait()
+    env["EVALCORE_DB"] = data.db_path()  # the store by environment: a URL's password never in the process list
     return env
 
 
@@ -117,7 +120,7 @@ def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int 
         report = folder / "report.json"
         cmd = [sys.executable, "-m", "evalcore", "harness", "--endpoint", endpoint,
                "--golden", str(_save(golden, folder, "golden")), "--prompt", str(_save(prompt, folder, "prompt")),
-               "--concurrency", str(concurrency), "--db", data.db_path(), "--json", str(report), "--author", author,
+               "--concurrency", str(concurrency), "--json", str(report), "--author", author,
                "--response-format", response_format, "--repeat", str(int(repeat))]
         cmd += _flags((("--name", name), ("--drift-judge", judge), ("--baseline", baseline)))
         env = child_env(chosen, settings) | {"EVALCORE_PROGRESS": "lines"}
@@ -145,7 +148,7 @@ def run_import(golden, generated, thresholds=None, *, author: str, name: str = "
     with private_folder() as folder:
         report = folder / "report.json"
         cmd = [sys.executable, "-m", "evalcore", "evaluate", "--golden", str(_save(golden, folder, "golden")),
-               "--generated", str(_save(generated, folder, "generated")), "--db", data.db_path(),
+               "--generated", str(_save(generated, folder, "generated")),
                "--json", str(report), "--author", author]
         if thresholds is not None:
             cmd += ["--thresholds", str(_save(thresholds, folder, "thresholds"))]

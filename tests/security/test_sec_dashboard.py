@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from types import SimpleNamespace
 import sys
 from pathlib import Path
 
@@ -172,6 +173,26 @@ def test_harness_child_environment_carries_only_its_endpoints_key(tmp_path, monk
     assert "sk-b" not in env.values() and "sk-o" not in env.values()
     evaluate_env = child_env(None, settings)  # evaluate calls no endpoint of the dashboard's
     assert not {"A_KEY", "B_KEY", "EVALCORE_PASSWORD"} & set(evaluate_env)
+
+
+def test_the_child_finds_the_store_by_environment_never_on_its_command_line(tmp_path, monkeypatch):
+    from dashboard import importer
+    from evalcore.config import load_settings
+
+    write_config(tmp_path, '[llm.endpoints.a]\nbase_url = "http://a/v1"\nmodel = "m"\nkey_env = "A_KEY"\n', monkeypatch)
+    url = "postgresql://dash:S3CRETPW@db.internal/evalcore"
+    monkeypatch.setenv("EVALCORE_DB", url)
+    monkeypatch.setenv("PGPASSWORD", "pg-secret")
+    settings = load_settings()
+    for env in (importer.child_env(settings.endpoints["a"], settings), importer.child_env(None, settings)):
+        assert env["EVALCORE_DB"] == url and env["PGPASSWORD"] == "pg-secret"  # the store's own credential
+    seen = []
+    monkeypatch.setattr(importer.subprocess, "run", lambda cmd, **kw: seen.append(cmd) or subprocess.CompletedProcess(
+        cmd, 2, "", "stopped"))
+    upload = lambda name, data: SimpleNamespace(name=name, getvalue=lambda: data)  # noqa: E731
+    importer.run_import(upload("g.jsonl", b'{"query_id": "q", "query": "x", "expected_expansions": [{"term": "y"}]}'),
+                        upload("c.jsonl", b'{"query_id": "q", "terms": ["y"]}'), author="ann")
+    assert seen and "S3CRETPW" not in " ".join(seen[0]) and "--db" not in seen[0]
 
 
 def _harness(tmp_path, env: dict, *args: str) -> subprocess.CompletedProcess:
