@@ -291,6 +291,13 @@ def test_no_write_permission_skips_the_comment_with_a_notice(runner, case):
     assert result.outputs["exit_code"] == "1" and result.exit_code == 1  # evalcore's, not the comment's
 
 
+def test_a_bot_authors_pull_request_is_evaluated_under_a_name_evalcore_allows(runner):
+    event = pull_request_event()
+    event["pull_request"]["user"]["login"] = "dependabot[bot]"
+    result = runner.run(evaluate_inputs("good.jsonl"), event=event)
+    assert "--author dependabot+bot" in result.step("Evaluate").output and result.exit_code == 0
+
+
 def test_an_event_that_is_not_a_pull_request_makes_no_comment(runner):
     result = runner.run(evaluate_inputs("good.jsonl"), event={"ref": "refs/heads/main"}, event_name="push")
     assert result.gh_calls == [] and "push event is not a pull request" in result.step(

@@ -72,9 +72,13 @@ def event() -> dict:
 
 def author() -> str:
     """The `author` input, else the pull request's author (so four-eyes holds: they cannot
-    approve their own change), else the actor who started the workflow."""
+    approve their own change), else the actor who started the workflow. A login evalcore's
+    names do not allow is spelled with what they do: `dependabot[bot]` is `dependabot+bot`."""
+    if value("author"):
+        return value("author")
     pr = event().get("pull_request") or {}
-    return value("author") or (pr.get("user") or {}).get("login") or os.environ.get("GITHUB_ACTOR", "")
+    login = (pr.get("user") or {}).get("login") or os.environ.get("GITHUB_ACTOR", "")
+    return re.sub(r"[^A-Za-z0-9._@+-]", "-", re.sub(r"\[bot\]$", "+bot", login))
 
 
 def command_line(reports: Path) -> list[str]:
