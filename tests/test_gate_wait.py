@@ -31,6 +31,7 @@ from conftest import golden_row, run_sql, write_jsonl
 
 PASSWORDS = {"alice": "alice-password", "bob": "bob-password-1"}
 DEADLINE = 120  # seconds a subprocess may take before the test calls it hung
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _review_store(db: str, folder: Path) -> str:
@@ -97,6 +98,32 @@ def test_an_approval_releases_the_waiting_gate(review, tmp_path):
     assert "releasable: approved by alice (after waiting" in out.splitlines()[-1]
     summary = (tmp_path / "summary.md").read_text(encoding="utf-8")  # written once, with the final state
     assert "**releasable**: approved by alice" in summary
+
+
+def test_an_approval_on_the_dashboards_signoff_page_releases_the_waiting_gate(review, monkeypatch):
+    """The issue's "done when": the waiting gate returns once a reviewer approves in the
+    dashboard (the Sign-off page, driven with AppTest, writing to the store the gate polls)."""
+    from streamlit.testing.v1 import AppTest
+
+    db, run_id = review
+    monkeypatch.setenv("EVALCORE_DB", db)
+    proc = start_gate(db, run_id, "--interval", "0.2", "--timeout", "120")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.switch_page("views/signoff.py")
+    at.query_params["run"] = run_id
+    at.run()
+    at.text_input(key="auth_name").input("alice")
+    at.text_input(key="auth_password").input(PASSWORDS["alice"])
+    next(b for b in at.sidebar.button if b.label == "Sign in").click()
+    at.run()
+    for box in [c for c in at.checkbox if c.key.startswith("so_ack_")]:
+        box.check()
+    at.text_area(key=f"so_comment_{run_id}").input("reviewed on the page").run()
+    at.button(key="so_approve").click().run()
+    assert any("Recorded approve" in s.value for s in at.success), [e.message for e in at.exception]
+    code, out, err = finish(proc)
+    assert code == 0, out + err
+    assert "decision: alice approved at " in out and ": reviewed on the page" in out
 
 
 def test_a_rejection_ends_the_wait_with_1(review):
