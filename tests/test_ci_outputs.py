@@ -378,3 +378,23 @@ def test_harness_writes_the_same_summary(ci):
     assert cells(row_of(summary, "g3"))[5] == "light, lantern (vs golden)"  # no baseline: missing expected terms
     assert "not stored (--no-store)" in summary
     assert Path("hpr.md").read_text(encoding="utf-8").startswith(f"<!-- evalcore: {GOLDEN}/ -->\n")
+
+
+def test_gate_places_every_flagged_query_of_a_large_stored_run_at_its_line(ci):
+    rows = []
+    for i in range(400):  # every query critical and failed; a blank line after every seventh
+        rows.append(json.dumps(golden_row(f"q{i}", f"query {i}", ["expected"], critical=True)))
+        if i % 7 == 0:
+            rows.append("")
+    Path("big.jsonl").write_text("".join(r + "\n" for r in rows), encoding="utf-8")
+    write_jsonl(ci / "big-c.jsonl", [{"query_id": f"q{i}", "terms": ["wrong"]} for i in range(400)])
+    result = evaluate("big-c.jsonl", "--db", "s.duckdb", "--json", "big.json", golden="big.jsonl")
+    assert result.exit_code == 1, result.output
+    run_id = json.loads(Path("big.json").read_text())["evaluation_id"]
+    want = {json.loads(line)["query_id"]: n for n, line in enumerate(Path("big.jsonl").read_text().split("\n"), 1)
+            if line.strip()}
+    Path("big.jsonl").unlink()
+    assert cli("gate", run_id, "--db", "s.duckdb", "--codequality", "big-cq.json").exit_code == 1
+    report = json.loads(Path("big-cq.json").read_text(encoding="utf-8"))
+    placed = {i["description"].split(" ", 1)[0]: i["location"]["lines"]["begin"] for i in report}
+    assert placed == want and not any("not known" in i["description"] for i in report)

@@ -29,15 +29,11 @@ from ..text import terminal_safe
 from .common import echo
 
 __all__ = ["ci_options", "ci_paths", "PipelineFiles", "run_findings", "stored_findings", "tell_pipeline",
-           "STEP_SUMMARY", "LINE_LOOKUPS"]
+           "STEP_SUMMARY"]
 
 STEP_SUMMARY = "$GITHUB_STEP_SUMMARY"
 """The output key of the job summary file GitHub names in the environment."""
 _CI_KEYS = ("summary", "pr-comment", "codequality")
-LINE_LOOKUPS = 250
-"""A stored run's golden lines are read from the store one query at a time (about 40 ms
-each): the Code Quality report of `gate RUN` looks up at most this many queries' lines
-(annotations need at most 20); the rest point at line 1 and say so."""
 
 
 def ci_options(fn):
@@ -228,25 +224,14 @@ def _stored_row(r) -> dict:
 
 
 def _stored_lines(db: str, golden_hash: str | None, findings: Findings) -> dict[str, int]:
-    """Lines of the stored golden file: the annotated queries first, then the rest up to LINE_LOOKUPS."""
-    from ..store import golden_entry
-    if not golden_hash:
+    """Lines of the flagged queries in the golden file stored with the run (the original
+    may be gone), read in one pass."""
+    from ..store import golden_content
+    content = golden_content(db, golden_hash) if golden_hash else None
+    if content is None:
         return {}
-    order = [q.query_id for q in findings.flagged[:ANNOTATIONS_PER_KIND]]
-    order += [d.query_id for d in findings.drift[:ANNOTATIONS_PER_KIND]]
-    order += [q.query_id for q in findings.flagged] + [d.query_id for d in findings.drift]
-    lines: dict[str, int] = {}
-    looked: set[str] = set()
-    for qid in order:
-        if qid in looked:
-            continue
-        if len(looked) >= LINE_LOOKUPS:
-            break
-        looked.add(qid)
-        entry = golden_entry(db, golden_hash, qid)
-        if entry is not None:
-            lines[qid] = entry[0]
-    return lines
+    return golden_line_numbers(None, [q.query_id for q in findings.flagged] + [d.query_id for d in findings.drift],
+                               text=content)
 
 
 def stored_findings(db: str, run_id: str, settings, state, with_lines: bool = False) -> Findings:

@@ -9,7 +9,7 @@ other processes, so nothing holds one across calls. A busy store is retried for 
 from .audit import (AUDIT_COLUMNS, GENESIS, account_state, audit_head, audit_records, decisions_for,
                     integrity_problems)
 from .connection import MIGRATIONS, SCHEMA_VERSION, check_store_path, connect, ensure_store, exists
-from .runs import (drift_terms, find_run_by_content, get_run, golden_entry, judge_log,
+from .runs import (drift_terms, find_run_by_content, get_run, golden_content, golden_entry, judge_log,
                    list_runs, load_baseline, paired_metrics, query_rows, repeat_runs,
                    term_rows)
 from .audit import get_user, list_users, signin_failures, users_rows
@@ -22,7 +22,7 @@ from .views import (StoredPair, compare_domains, comparison_rows, errored_querie
                     flagged_items, metric_trend, query_history, runs_overview)
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensure_store", "exists", "drift_terms",
-           "find_run_by_content", "get_run", "golden_entry", "judge_log", "list_runs", "load_baseline", "query_rows",
+           "find_run_by_content", "get_run", "golden_content", "golden_entry", "judge_log", "list_runs", "load_baseline", "query_rows",
            "save_run", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredPair", "comparison_rows",
            "compare_domains", "errored_queries", "find_query_ids", "flagged_items",
            "metric_trend", "query_history", "runs_overview", "append_audit",

@@ -186,6 +186,13 @@ def _store_golden_file(con, run: EvaluationRun) -> None:
                 [run.golden_hash, run.golden_path, content, run.timestamp])
 
 
+def golden_content(db_path: str | Path, golden_hash: str) -> str | None:
+    """The golden file as given, stored with the runs that scored it; None when not stored."""
+    with connect(db_path, rows={"golden_files": Rows("golden_hash = %s", (golden_hash,))}) as con:
+        rows = con.execute("SELECT content FROM golden_files WHERE golden_hash = ?", [golden_hash]).fetchall()
+    return rows[0][0] if rows else None
+
+
 def golden_entry(db_path: str | Path, golden_hash: str, query_id: str) -> tuple[int, str] | None:
     """(line number, the line as given) of a query's entry in a stored golden file."""
     with connect(db_path, rows={"golden_files": Rows("golden_hash = %s", (golden_hash,))}) as con:
