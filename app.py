@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dashboard import auth, busy, data, ui
-from evalcore.errors import StoreBusyError
+from evalcore.errors import StoreBusyError, UsageError
 
 st.set_page_config(page_title="evalcore", page_icon=":material/manage_search:", layout="wide")
 busy.short_waits()
@@ -29,3 +29,5 @@ try:
     navigation.run()
 except StoreBusyError as exc:
     busy.notice(busy_slot, exc)
+except UsageError as exc:  # an unreachable server, a newer schema, not an evalcore store: one line, no traceback
+    busy_slot.error(f"The store cannot be read: {ui.literal(str(exc))}")

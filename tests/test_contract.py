@@ -408,3 +408,12 @@ def test_dashboard_signoff_page_approves_and_the_gate_sees_it(demo):
     gate = cli("gate", run_id, "--db", db)
     assert gate.exit_code == 0 and "releasable" in gate.output and "audit head: 11:" in gate.output, gate.output
     assert [r["actor"] for r in store.audit_records(db) if r["kind"] == "decision"] == ["alice"]
+
+
+def test_dashboard_on_an_unreachable_server_says_so_in_one_line(pg, monkeypatch):
+    monkeypatch.setenv("EVALCORE_DB", f"postgresql://dash:S3CRETPW@127.0.0.1:{pg.port + 1}/none")
+    for name in ("runs", "compare", "signoff"):
+        at = page(name)
+        assert [e.value for e in at.error if "The store cannot be read" in e.value], name
+        shown = " ".join(e.value for e in at.error) + " ".join(c.value for c in at.caption)
+        assert "cannot connect to PostgreSQL" in shown.replace("\\", "") and "S3CRETPW" not in shown
