@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,13 +20,15 @@ import duckdb
 import pyarrow as pa
 
 from . import store
+from .metrics import normalize_term
 from .models import Thresholds
-from .regression import pair_queries
+from .regression import DIFFERENT_GOLDEN_SET, pair_queries
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["STATUSES", "SORTS", "CompareFilter", "PairedRuns", "pair_runs", "compare_page"]
+__all__ = ["STATUSES", "SORTS", "CompareFilter", "PairedRuns", "Walk", "BaselineChoice", "pair_runs",
+           "compare_page", "default_baseline", "golden_sets_differ"]
 
 STATUSES = ("regressed", "improved", "unchanged", "added", "removed")
 SORTS = {
@@ -118,10 +121,31 @@ class CompareFilter:
         if self.domain:
             clauses.append("domain = $domain")
             params["domain"] = self.domain
-        if self.text.strip():
-            clauses.append("(contains(lower(query), lower($text)) OR contains(lower(query_id), lower($text)))")
-            params["text"] = self.text.strip()
+        if self.search:
+            # over search_keys (PairedRuns.search_keys): the query text and id as terms are compared
+            clauses.append("pair_row IN (SELECT pair_row FROM search_keys WHERE contains(key, $text))")
+            params["text"] = self.search
         return " AND ".join(clauses), params
+
+    @property
+    def search(self) -> str:
+        """The search text normalised as terms are (SPEC §2 rule 1), so `CAFÉ`, a decomposed
+        `café` and `café` find each other; empty when there is nothing to search."""
+        return normalize_term(self.text)
+
+
+@dataclass(frozen=True)
+class Walk:
+    """Where one query sits in a filtered, sorted list: what Previous and Next open."""
+
+    position: int | None
+    """1-based place in the list; None when the query is not in it."""
+    total: int
+    """How many queries the list holds."""
+    previous: str | None
+    next: str | None
+    """The neighbours' query ids (None at either end; `next` is the list's first query when
+    this one is not in the list)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +160,23 @@ class PairedRuns:
     table: pa.Table
     """pair_queries' rows (the baseline's columns prefixed base_) and their index `pair_row`."""
 
+    @cached_property
+    def search_keys(self) -> pa.Table:
+        """(pair_row, key): each query's text and id normalised as terms are, joined by a line
+        break (which a normalised text never holds); built on the first search, then kept."""
+        texts = [t if t is not None else b for t, b in zip(self.table.column("query").to_pylist(),
+                                                           self.table.column("base_query").to_pylist())]
+        keys = [normalize_term(t or "") + "\n" + normalize_term(q or "")
+                for t, q in zip(texts, self.table.column("query_id").to_pylist())]
+        return pa.table({"pair_row": self.table.column("pair_row"), "key": pa.array(keys, pa.string())})
+
+    def _connect(self, flt: CompareFilter) -> duckdb.DuckDBPyConnection:
+        con = duckdb.connect(":memory:")
+        con.register("pairs", self.table)
+        if flt.search:
+            con.register("search_keys", self.search_keys)
+        return con
+
     def page(self, flt: CompareFilter, offset: int = 0, limit: int | None = 50) -> tuple[pd.DataFrame, int]:
         """One page of side-by-side rows matching `flt` (every row when limit is None), and
         how many rows match in all."""
@@ -144,14 +185,39 @@ class PairedRuns:
         params.update(limit=2 ** 62 if limit is None else int(limit), offset=int(offset))
         sql = (f"WITH k AS ({_KEYS}) SELECT pair_row, count(*) OVER () AS total_rows FROM k "  # noqa: S608
                f"WHERE {where} ORDER BY {order} LIMIT $limit OFFSET $offset")  # constants; values bound
-        with duckdb.connect(":memory:") as con:
-            con.register("pairs", self.table)
+        with self._connect(flt) as con:
             found = con.sql(sql, params=params).to_arrow_table()
             # the term diff only for the rows shown, gathered by position rather than scanned
             picked = self.table.take(found.column("pair_row"))
             con.register("picked", picked.append_column("page_row", pa.array(range(picked.num_rows), pa.int64())))
             df = con.sql(_SIDE_BY_SIDE).df()
         return df, int(found.column("total_rows")[0].as_py()) if found.num_rows else 0
+
+    def walk(self, flt: CompareFilter, query_id: str) -> Walk:
+        """The query's place in the rows `flt` matches, in its sort order (the order `page`
+        shows), and its neighbours there."""
+        where, params = flt.where()
+        order = SORTS.get(flt.sort, SORTS["regressions first"])
+        params["query_id"] = query_id
+        sql = (f"WITH k AS ({_KEYS}), o AS (SELECT query_id, row_number() OVER w AS n, "  # noqa: S608
+               f"lag(query_id) OVER w AS previous, lead(query_id) OVER w AS next FROM k WHERE {where} "
+               f"WINDOW w AS (ORDER BY {order})) "  # constants; values bound
+               "SELECT (SELECT count(*) FROM o), o.n, o.previous, o.next, (SELECT query_id FROM o WHERE n = 1) "
+               "FROM (SELECT 1) LEFT JOIN o ON o.query_id = $query_id")
+        with self._connect(flt) as con:
+            total, n, previous, nxt, first = con.execute(sql, params).fetchall()[0]
+        if n is None:
+            return Walk(None, int(total), None, first)
+        return Walk(int(n), int(total), previous, nxt)
+
+    def query(self, query_id: str) -> dict | None:
+        """Both sides' stored values of one query (the baseline's prefixed base_) and its
+        status; None when neither run has it."""
+        with duckdb.connect(":memory:") as con:
+            con.register("pairs", self.table)
+            cur = con.execute("SELECT * EXCLUDE (pair_row) FROM pairs WHERE query_id = ?", [query_id])
+            rows = cur.fetchall()
+            return dict(zip([d[0] for d in cur.description], rows[0])) if rows else None
 
     def headline(self) -> dict:
         """Counts per status and the macro means of both sides over shared queries."""
@@ -168,6 +234,47 @@ class PairedRuns:
             df = con.execute(_POINTS, {"max": int(max_points)}).df()
         total = int(df["n"].iloc[0]) if len(df) else 0
         return df.drop(columns=["n"]), total
+
+
+@dataclass(frozen=True)
+class BaselineChoice:
+    """The baseline Compare opens a run against when the link names none."""
+
+    baseline_id: str | None
+    """None when the run records no baseline and no earlier run shares its golden set."""
+    why: str
+    """How it was chosen, for the page to say."""
+
+
+def default_baseline(runs: pd.DataFrame, run_id: str) -> BaselineChoice:
+    """The run's recorded baseline (`evaluate --baseline`) when it is stored, else the latest
+    earlier run on the same golden set, else none: never a run on another golden set. The
+    same golden set is the same golden_hash: the store keeps no golden-set name yet (SPEC
+    §1.1 names sets by --golden-name). `runs` is store.runs_overview's frame."""
+    by_id = runs.set_index("run_id")
+    run = by_id.loc[run_id]
+    recorded = run["baseline_id"] if isinstance(run["baseline_id"], str) else None
+    if recorded in by_id.index and recorded != run_id:
+        return BaselineChoice(recorded, "the run's recorded baseline")
+    missing = (f"its recorded baseline {recorded} is not in this store" if recorded else
+               "the run records no baseline")
+    earlier = runs[(runs["golden_hash"] == run["golden_hash"]) & runs["golden_hash"].notna()
+                   & (runs["run_id"] != run_id)
+                   & ((runs["created_at"] < run["created_at"])
+                      | ((runs["created_at"] == run["created_at"]) & (runs["run_id"] < run_id)))]
+    if earlier.empty:
+        return BaselineChoice(None, f"{missing}, and no earlier run shares its golden set")
+    latest = earlier.sort_values(["created_at", "run_id"]).iloc[-1]["run_id"]
+    return BaselineChoice(latest, f"the latest earlier run on the same golden set ({missing})")
+
+
+def golden_sets_differ(runs: pd.DataFrame, run_id: str, baseline_id: str) -> str | None:
+    """The CLI's warning when the two runs were scored on different golden sets, else None."""
+    hashes = runs.set_index("run_id")["golden_hash"]
+    pair = [hashes.get(run_id), hashes.get(baseline_id)]
+    if all(isinstance(h, str) for h in pair) and pair[0] != pair[1]:
+        return DIFFERENT_GOLDEN_SET
+    return None
 
 
 def _regression_delta(thresholds: str | None) -> float:

@@ -12,7 +12,12 @@ import pyarrow.compute as pc
 from .metrics import EPSILON
 from .models import Baseline, BaselineRow
 
-__all__ = ["BaselineRow", "Baseline", "RegressionResult", "compare_to_baseline", "pair_queries"]
+__all__ = ["BaselineRow", "Baseline", "RegressionResult", "compare_to_baseline", "pair_queries",
+           "DIFFERENT_GOLDEN_SET"]
+
+DIFFERENT_GOLDEN_SET = ("The baseline was scored on a different golden set: deltas mix curation "
+                        "changes with model changes.")
+"""The one wording of that warning: evaluate's recommendation and the dashboard's Compare."""
 
 
 @dataclass(slots=True)

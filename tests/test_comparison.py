@@ -132,3 +132,67 @@ def test_stored_statuses_equal_the_dashboards_for_each_run_and_its_baseline(demo
         df, _ = comparison.compare_page(demo_store, run_id, baseline_id, comparison.CompareFilter(), 0, None)
         shown = dict(zip(df["query_id"], df["status"]))
         assert {q: shown[q] for q in stored["query_id"]} == dict(zip(stored["query_id"], stored["regression_status"]))
+
+
+# ---------------------------------------------------------------- the side-by-side view's reads
+
+
+def test_walk_follows_the_pages_order_and_says_when_a_query_is_not_in_it(stored):
+    pair = comparison.pair_runs(stored, "cand-0.1", "base-0.1")
+    for flt in (comparison.CompareFilter(), comparison.CompareFilter(statuses=("regressed",), sort="golden order")):
+        order = list(pair.page(flt, 0, None)[0]["query_id"])
+        walks = [pair.walk(flt, q) for q in order]
+        assert [w.position for w in walks] == list(range(1, len(order) + 1))
+        assert {w.total for w in walks} == {len(order)}
+        assert [w.next for w in walks] == order[1:] + [None]
+        assert [w.previous for w in walks] == [None] + order[:-1]
+    regressed = comparison.CompareFilter(statuses=("regressed",))
+    outside = pair.walk(regressed, "only-in-candidate")  # added: not in the regressed list
+    first = pair.page(regressed, 0, 1)[0]["query_id"].iloc[0]
+    assert outside == comparison.Walk(None, pair.page(regressed, 0, 1)[1], None, first)
+
+
+def test_query_reads_both_sides_of_one_query(stored):
+    pair = comparison.pair_runs(stored, "cand-0.1", "base-0.1")
+    row = pair.query("q3")  # (0.9, True) -> (0.75, True): regressed
+    assert (row["base_f1"], row["f1"], row["status"]) == (0.9, 0.75, "regressed")
+    assert pair.query("only-in-baseline")["status"] == "removed" and pair.query("nope") is None
+
+
+def test_search_normalises_text_and_fields_with_the_term_rule(db):
+    """`CAFÉ`, a decomposed `café` and full-width letters find what rule 1 makes equal. Rule 1
+    keeps accents (NFKC, casefold), so `cafe` is another word and finds only itself."""
+    store.ensure_store(db)
+    with store.connect(db, write=True) as con:
+        for run_id in ("base", "cand"):
+            _insert_run(con, run_id, [("drink-1", 1.0, True), ("ＤＲＩＮＫ-2", 1.0, True), ("plain", 1.0, True)], {})
+        con.execute("UPDATE query_results SET query = 'Café  Crème' WHERE query_id = 'drink-1'")
+        con.execute("UPDATE query_results SET query = 'cafe latte' WHERE query_id = 'plain'")
+    pair = comparison.pair_runs(db, "cand", "base")
+    found = lambda text: set(pair.page(comparison.CompareFilter(text=text), 0, None)[0]["query_id"])  # noqa: E731
+    assert found("CAFÉ") == found("cafe\u0301 crème") == found("  café   CRÈME ") == {"drink-1"}
+    assert found("drink-2") == found("ＤＲＩＮＫ") - {"drink-1"} == {"ＤＲＩＮＫ-2"}
+    assert found("drink") == {"drink-1", "ＤＲＩＮＫ-2"}
+    assert found("cafe") == {"plain"}  # no accent folding: not a rule of SPEC §2
+    assert found("") == found("   ") == {"drink-1", "ＤＲＩＮＫ-2", "plain"}
+
+
+def test_default_baseline_never_picks_another_golden_set():
+    import pandas as pd
+
+    runs = pd.DataFrame([  # run_id, created_at, golden_hash, baseline_id
+        ("a1", "2026-01-01T00:00:01Z", "g-a", None), ("b1", "2026-01-01T00:00:02Z", "g-b", None),
+        ("a2", "2026-01-01T00:00:03Z", "g-a", None), ("a3", "2026-01-01T00:00:03Z", "g-a", None),
+        ("a4", "2026-01-01T00:00:04Z", "g-a", "gone"), ("b2", "2026-01-01T00:00:05Z", "g-b", "a1"),
+        ("x", "2026-01-01T00:00:06Z", None, None),
+    ], columns=["run_id", "created_at", "golden_hash", "baseline_id"]).iloc[::-1]  # newest first, as stored
+    choose = lambda rid: comparison.default_baseline(runs, rid)  # noqa: E731
+    assert choose("b2").baseline_id == "a1"  # recorded, though on another golden set ...
+    assert comparison.golden_sets_differ(runs, "b2", "a1")  # ... and said so
+    assert choose("a4").baseline_id == "a3"  # recorded one gone: latest earlier on g-a (a3 after a2 at a tie)
+    assert "gone is not in this store" in choose("a4").why
+    assert choose("a3").baseline_id == "a2" and choose("a2").baseline_id == "a1"
+    assert choose("b1").baseline_id is None and choose("a1").baseline_id is None  # no earlier run on its set
+    assert choose("x").baseline_id is None  # no golden hash: nothing shares it
+    assert comparison.golden_sets_differ(runs, "a2", "a1") is None
+    assert comparison.golden_sets_differ(runs, "x", "a1") is None  # unknown is not "different"
