@@ -5,20 +5,28 @@ Four-eyes compares the run's author with every alias of the approver. For that t
 name is NFKC-normalised, case-folded and trimmed, and then may hold only
 `a-z 0-9 . _ @ + -`. Anything else is refused where a name enters evalcore (account
 names, aliases, `--author`), so look-alike letters from other scripts cannot pass.
+
+A single sign-on identity (an OpenID Connect issuer and subject) becomes an alias by
+`oidc_alias`, which escapes every character outside that set, so two subjects that differ
+only in case (subjects are case-sensitive) stay two aliases.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
 from .errors import UsageError
 
-__all__ = ["NAME_CHARACTERS", "canonical_name", "fold_name"]
+__all__ = ["NAME_CHARACTERS", "OIDC_PREFIX", "canonical_name", "fold_name", "oidc_alias", "oidc_issuer_prefix",
+           "SsoIdentity"]
 
 NAME_CHARACTERS = "a-z 0-9 . _ @ + -"
 _ALLOWED = re.compile(r"[a-z0-9._@+-]+")
 _NOT_ALLOWED = re.compile(r"[^a-z0-9._@+-]")
+_KEPT = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.@-")  # what oidc_alias keeps as it is
+OIDC_PREFIX = "oidc+"
 
 
 def fold_name(text: str) -> str:
@@ -37,3 +45,40 @@ def canonical_name(text: str | None, what: str = "name") -> str:
         raise UsageError(f"{what} {ascii(text)}: {ascii(bad)} is not allowed; a name may hold only "
                          f"{NAME_CHARACTERS} (compared case-insensitively)")
     return folded
+
+
+def _escaped(text: str) -> str:
+    """Every byte outside _KEPT as `_xx` (lower-case hex; `_` and `+` included), so the
+    result is canonical and the escaping can be undone: no two texts share a form."""
+    return "".join(chr(b) if chr(b) in _KEPT else f"_{b:02x}" for b in text.encode("utf-8"))
+
+
+def oidc_issuer_prefix(issuer: str) -> str:
+    """What every alias of one identity provider starts with: `oidc+ISSUER+`."""
+    return f"{OIDC_PREFIX}{_escaped(issuer)}+"
+
+
+def oidc_alias(issuer: str, subject: str) -> str:
+    """The alias of an OpenID Connect identity, `oidc+ISSUER+SUBJECT` with both escaped
+    (`http://idp:9400` -> `http_3a_2f_2fidp_3a9400`): a canonical name that only this
+    issuer and subject produce, readable enough to recognise in `evalcore users list`."""
+    return oidc_issuer_prefix(issuer) + _escaped(subject)
+
+
+@dataclass(frozen=True)
+class SsoIdentity:
+    """Who signed in through the identity provider: the ID token's issuer and subject, and
+    its verified email (canonical)."""
+
+    issuer: str
+    subject: str
+    email: str
+
+    @property
+    def alias(self) -> str:
+        """The account alias this identity is bound to (oidc_alias)."""
+        return oidc_alias(self.issuer, self.subject)
+
+    def claims(self) -> dict:
+        """As an audit record stores it: {"iss", "sub"}."""
+        return {"iss": self.issuer, "sub": self.subject}

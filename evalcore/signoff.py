@@ -20,13 +20,13 @@ from pathlib import Path
 
 from . import store
 from .errors import EvalcoreError, UsageError
-from .identity import canonical_name, fold_name
+from .identity import SsoIdentity, canonical_name, fold_name
 from .metrics import normalize_term
-from .store.records import record_hash
+from .store.records import SSO_PASSWORD_HASH, record_hash
 
 __all__ = ["ROLES", "CAN_RUN", "SignoffRefused", "Account", "FlaggedItem", "ReleaseState", "hash_password",
            "verify_password", "add_user", "disable_user", "set_role", "set_password", "set_aliases", "authenticate",
-           "signin_delay", "flagged_items", "decide", "decide_as", "current_account", "approval_blockers",
+           "signin_delay", "refuse_sso", "owner_of", "flagged_items", "decide", "decide_as", "current_account", "approval_blockers",
            "release_state", "unsigned_state", "is_author", "verify_chain", "ChainReport", "record_hash", "parse_head"]
 
 ROLES = ("viewer", "engineer", "approver", "admin")
@@ -48,6 +48,11 @@ class Account:
     domains: tuple[str, ...]
     disabled: bool
     aliases: tuple[str, ...] = ()
+    sso: bool = False
+    """Signs in only through the identity provider (`users add --sso`): it has no password."""
+    via: SsoIdentity | None = field(default=None, compare=False)
+    """Set when this session signed in through the identity provider (evalcore.sso): a
+    decision it records stores the issuer and subject."""
 
     def covers(self, domain: str) -> bool:
         return not self.domains or domain in self.domains
@@ -289,8 +294,8 @@ def _check_password(password: str) -> None:
         raise UsageError("the password needs at least 8 characters")
 
 
-def _owner_of(db, identity: str) -> str | None:
-    """The account whose name or alias is this canonical identity."""
+def owner_of(db, identity: str) -> str | None:
+    """The account whose name or alias is this canonical identity (None: no account)."""
     for row in store.users_rows(db):
         if identity == row["name"] or identity in (row["aliases"] or []):
             return row["name"]
@@ -299,7 +304,7 @@ def _owner_of(db, identity: str) -> str | None:
 
 def _check_free(db, identities, owner: str | None = None) -> None:
     for identity in identities:
-        taken = _owner_of(db, identity)
+        taken = owner_of(db, identity)
         if taken is not None and taken != owner:
             raise UsageError(f"{identity!r} is already account {taken!r} or one of its aliases")
 
@@ -310,26 +315,29 @@ def _actor() -> str:
 
 def _account(row: dict) -> Account:
     return Account(row["name"], row["role"], tuple(row["domains"] or ()), bool(row["disabled"]),
-                   tuple(row["aliases"] or ()))
+                   tuple(row["aliases"] or ()), row.get("password_hash") == SSO_PASSWORD_HASH)
 
 
-def add_user(db, name: str, role: str, password: str, domains=None, aliases=None) -> Account:
-    """Create an account (canonical name, SPEC §4) and chain its state."""
+def add_user(db, name: str, role: str, password: str | None, domains=None, aliases=None, sso: bool = False) -> Account:
+    """Create an account (canonical name, SPEC §4) and chain its state. An `sso` account has
+    no password (`password` is ignored): it signs in only through the identity provider,
+    under an email that is its name or one of its aliases (evalcore.sso)."""
     name = canonical_name(name, "account name")
     if role not in ROLES:
         raise UsageError(f"unknown role '{role}' (choose from {', '.join(ROLES)})")
-    _check_password(password)
+    if not sso:
+        _check_password(password or "")
     scopes, alias_list = _parse_domains(domains), [a for a in _parse_aliases(aliases) if a != name]
     if role == "admin" and scopes:
         raise UsageError("admins approve in every domain; give --domains to approvers only")
     if store.get_user(db, name) is not None:
         raise UsageError(f"account '{name}' exists; use `evalcore users set-role`, `alias` or `disable`")
     _check_free(db, [name, *alias_list])
+    secret = SSO_PASSWORD_HASH if sso else hash_password(password)
     row = store.write_account(db, name, {"name": name, "role": role, "domains": scopes, "aliases": alias_list,
-                                         "password_hash": hash_password(password), "disabled": False,
-                                         "created_at": _now()},
+                                         "password_hash": secret, "disabled": False, "created_at": _now()},
                               {"created_at": _now(), "kind": "user_add", "actor": _actor()}, new=True)
-    return _account({**row["payload"]["account"]})
+    return _account({**row["payload"]["account"], "password_hash": secret})
 
 
 def _existing(db, name: str) -> dict:
@@ -362,6 +370,9 @@ def set_role(db, name: str, role: str, domains=None) -> None:
 
 def set_password(db, name: str, password: str) -> None:
     row = _existing(db, name)
+    if row["password_hash"] == SSO_PASSWORD_HASH:
+        raise UsageError(f"account '{row['name']}' signs in through the identity provider (single sign-on) and has "
+                         "no password; `evalcore users add NAME --role ROLE` makes a local account")
     _check_password(password)
     _change(db, row["name"], "user_password", {"password_hash": hash_password(password)})
 
@@ -389,6 +400,19 @@ def signin_delay(db, name: str) -> float:
     return min(max(0.0, last + delay - time.time()), delay)  # a last time in the future waits no longer
 
 
+def _sso_only(name: str) -> str:
+    return (f"account '{name}' signs in through the identity provider (single sign-on): it has no password; "
+            "sign in with single sign-on in the dashboard and decide on its Sign-off page")
+
+
+def refuse_sso(db, name: str) -> None:
+    """SignoffRefused when this account signs in only through the identity provider: a
+    password sign-in (the CLI, the dashboard's form) is refused before any password is asked."""
+    row = store.get_user(db, fold_name(name))
+    if row is not None and row["password_hash"] == SSO_PASSWORD_HASH:
+        raise SignoffRefused(_sso_only(row["name"]))
+
+
 def authenticate(db, name: str, password: str, wait: bool = False) -> Account:
     """The account when the password is right; SignoffRefused otherwise. A name with
     recent failed tries must wait first: `wait` sleeps (the CLI), else the refusal says how
@@ -400,6 +424,8 @@ def authenticate(db, name: str, password: str, wait: bool = False) -> Account:
             raise SignoffRefused(f"too many failed sign-ins for '{key}': try again in {math.ceil(delay)} s")
         time.sleep(delay)
     row = store.get_user(db, key)
+    if row is not None and row["password_hash"] == SSO_PASSWORD_HASH:
+        raise SignoffRefused(_sso_only(key))
     if row is None or not verify_password(password, row["password_hash"]):
         if store.exists(db):
             store.record_signin_failure(db, key)
@@ -484,6 +510,7 @@ def decide_as(db, run_id: str, account: Account, decision: str, comment: str,
     if decision not in ("approve", "reject"):
         raise UsageError("decision is approve or reject")
     run = store.get_run(db, run_id)
+    via = account.via  # how this session signed in; the account itself is read again
     account = current_account(db, account.name)
     if not comment or not comment.strip():
         raise SignoffRefused("a comment is required for every decision")
@@ -496,6 +523,8 @@ def decide_as(db, run_id: str, account: Account, decision: str, comment: str,
     items = flagged_items(db, run_id)
     payload = {"role": account.role, "gate": run["gate_decision"], "domains": list(run["domains"] or []),
                "evalcore_version": run["evalcore_version"]}
+    if via is not None:
+        payload["sso"] = via.claims()
     if decision == "approve":
         blockers = approval_blockers(db, run, account)
         if blockers:

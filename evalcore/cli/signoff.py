@@ -43,6 +43,10 @@ def users_group() -> None:
     """
 
 
+def _has_email(account) -> bool:
+    return any("@" in n for n in (account.name, *account.aliases))
+
+
 @users_group.command("add")
 @click.argument("name")
 @click.option("--role", type=click.Choice(so.ROLES), required=True, help="What the account may do.")
@@ -50,17 +54,25 @@ def users_group() -> None:
 @click.option("--alias", "aliases", multiple=True,
               help="Another name of this person (a Git login, an email); repeatable. Four-eyes checks a run's "
                    "--author against the name and every alias.")
+@click.option("--sso", is_flag=True,
+              help="Sign in only through the identity provider (the dashboard's single sign-on), under an email "
+                   "that is the name or an alias; no password, and `evalcore signoff` refuses the account.")
 @store_option
-def users_add(name, role, domains, aliases, db):
-    """Create an account; the password comes from EVALCORE_PASSWORD or a prompt.
+def users_add(name, role, domains, aliases, sso, db):
+    """Create an account; the password comes from EVALCORE_PASSWORD or a prompt (none with --sso).
 
     Example: EVALCORE_PASSWORD=s3cret-pass evalcore users add bob --role approver --domains legal,medical
     --alias bob-gh --alias bob@example.com
+
+    Example: evalcore users add carol --role approver --sso --alias carol@example.com
     """
-    account = run_cli(so.add_user, db or default_db_path(), name, role, _password("Password", confirm=True), domains,
-                      aliases)
+    password = None if sso else _password("Password", confirm=True)
+    account = run_cli(so.add_user, db or default_db_path(), name, role, password, domains, aliases, sso)
     echo(f"added {account.name} ({account.role}{'; ' + ', '.join(account.domains) if account.domains else ''}"
-         f"{'; aliases ' + ', '.join(account.aliases) if account.aliases else ''})")
+         f"{'; aliases ' + ', '.join(account.aliases) if account.aliases else ''}{'; single sign-on' if sso else ''})")
+    if sso and not _has_email(account):
+        echo(f"note: {account.name} has no email among its name and aliases, so single sign-on cannot find it yet: "
+             f"`evalcore users alias {account.name} --add EMAIL`", err=True)
 
 
 @users_group.command("alias")
@@ -95,14 +107,16 @@ def users_passwd(name, db):
 @users_group.command("list")
 @store_option
 def users_list(db):
-    """List accounts.
+    """List accounts; `sign-in` is `sso` for an account that signs in only through the identity
+    provider, `password` for a local one (an `oidc+ISSUER+SUBJECT` alias is a bound identity).
 
     Example: evalcore users list
     """
     rows = run_cli(store.list_users, db or default_db_path())
-    echo(format_table(["name", "role", "domains", "aliases", "disabled", "created"],
+    echo(format_table(["name", "role", "domains", "aliases", "sign-in", "disabled", "created"],
                       [(r["name"], r["role"], list(r["domains"] or []) or "all", list(r["aliases"] or []) or "-",
-                        r["disabled"], r["created_at"]) for r in rows]))
+                        "sso" if r["sso"] else "password", r["disabled"], r["created_at"]) for r in rows],
+                      max_width=120))  # a bound identity's alias is long: keep it whole
 
 
 @users_group.command("disable")
@@ -144,8 +158,9 @@ def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
 
     Exit codes: 0 now releasable, 1 not releasable (or a broken audit chain), 3 still
     awaiting approvals, 4 refused (wrong password, role, scope, author, failed run, broken
-    chain) — nothing recorded, 5 incomplete (errored items). After failed sign-ins the
-    next try waits (1 s, doubling up to 30 s; reset on success).
+    chain, an account that signs in only through the identity provider) — nothing
+    recorded, 5 incomplete (errored items). After failed sign-ins the next try waits (1 s,
+    doubling up to 30 s; reset on success).
 
     Example: EVALCORE_PASSWORD=... evalcore signoff RUN --approve --reviewer alice --comment "checked" --ack-all
     """
@@ -158,6 +173,7 @@ def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
         for item in items:
             echo(f"  [{item.kind}] {terminal_safe(item.query_id)} {terminal_safe(repr(item.query))}: "
                  f"{terminal_safe(item.detail)}")
+    run_cli(_password_account, db, reviewer)  # single sign-on accounts: refused before a password is asked
     password = _password(f"Password for {terminal_safe(reviewer)}")
     delay = run_cli(so.signin_delay, db, reviewer)
     if delay > 0:
@@ -170,6 +186,13 @@ def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
         echo(f"audit head: {state.chain.head}")
     echo(f"{state.status}: {terminal_safe('; '.join(state.reasons))}")
     sys.exit(state.exit_code)
+
+
+def _password_account(db, reviewer) -> None:
+    try:
+        so.refuse_sso(db, reviewer)
+    except so.SignoffRefused as exc:
+        fail([f"refused: {exc}"], EXIT_REFUSED)
 
 
 def _decide(db, run_id, reviewer, password, decision, comment, ack_all) -> dict:

@@ -11,7 +11,8 @@ import duckdb
 from .connection import connect, exists
 from .pg_rows import Rows, every, of_runs
 from .postgres import is_postgres
-from .records import AUDIT_COLUMNS, GENESIS, USER_COLUMNS, account_state, append_on, record_hash, table_kind_problems
+from .records import (AUDIT_COLUMNS, GENESIS, SSO_PASSWORD_HASH, USER_COLUMNS, account_state, append_on, record_hash,
+                      table_kind_problems)
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
            "get_user", "list_users", "users_rows", "audit_records", "audit_head", "decisions_for", "signin_failures",
@@ -87,9 +88,11 @@ def users_rows_on(con) -> list[dict]:
 
 
 def list_users(db_path: str | Path) -> list[dict]:
+    """Every account without its password hash; `sso` says it signs in only through the identity provider."""
     with connect(db_path, rows={"users": Rows(columns=("name", "role", "domains", "aliases", "disabled",
-                                                       "created_at"))}) as con:
-        cur = con.execute("SELECT name, role, domains, aliases, disabled, created_at FROM users ORDER BY name")
+                                                       "created_at", "password_hash"))}) as con:
+        cur = con.execute("SELECT name, role, domains, aliases, disabled, created_at, password_hash = ? AS sso "
+                          "FROM users ORDER BY name", [SSO_PASSWORD_HASH])
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
 

@@ -13,7 +13,7 @@ import duckdb
 from ..identity import fold_name
 from .digest import run_header
 
-__all__ = ["AUDIT_COLUMNS", "GENESIS", "USER_COLUMNS", "CHAINED_TABLES", "record_hash", "append_on", "account_state", "header_record",
+__all__ = ["AUDIT_COLUMNS", "GENESIS", "USER_COLUMNS", "SSO_PASSWORD_HASH", "CHAINED_TABLES", "record_hash", "append_on", "account_state", "header_record",
            "canonical_account_names", "adopt_unchained"]
 
 AUDIT_COLUMNS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment",
@@ -21,6 +21,9 @@ AUDIT_COLUMNS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash",
 GENESIS = "0" * 64
 """prev_hash of the first record."""
 USER_COLUMNS = ("name", "role", "domains", "aliases", "password_hash", "disabled", "created_at")
+SSO_PASSWORD_HASH = "sso:"
+"""password_hash of an account that signs in only through the identity provider: no scrypt
+hash has this form, so no password verifies against it (and no schema change was needed)."""
 CHAINED_TABLES = ("audit_log", "audit_head", "users", "runs", "query_results", "term_rows")
 """The tables the gate reads: each must be a plain table (a view could show verify and the gate different rows)."""
 
