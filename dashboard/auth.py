@@ -1,8 +1,13 @@
 """Sign-in for every page (in the sidebar) and who may start work from the dashboard.
 
-The session keeps only the account's name; the account is read again from the store on
-every page run (a disabled or demoted account loses its rights at once) and again right
-before any action (`recheck`).
+Two ways, chosen by the server's Streamlit secrets: with an `[auth]` section, single sign-on
+through the company's identity provider (OpenID Connect: `st.login`, `st.user`,
+`st.logout`; the ID token's claims are mapped to an account by evalcore.sso, which needs a
+verified email); without one, the local password form (the embedded default).
+
+The session keeps only the account's name (or the provider's signed identity cookie); the
+account is read again from the store on every page run (a disabled or demoted account
+loses its rights at once) and again right before any action (`recheck`).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore import signoff as so
+from evalcore import sso
 from evalcore.errors import StoreBusyError
 
 from . import data
@@ -20,6 +26,7 @@ __all__ = ["sidebar", "account", "recheck", "run_refusal", "sign_out"]
 NAME_KEY = "auth_account"  # the signed-in account's name
 _CHECKED = "auth_checked"  # the Account as read on this page run
 _ERROR = "auth_error"
+_SSO_ERROR = "auth_sso_error"  # why the provider's identity signs in as no account (this page run)
 
 
 def _oidc_available() -> bool:
@@ -27,6 +34,14 @@ def _oidc_available() -> bool:
         return "auth" in st.secrets
     except Exception:  # no secrets file at all
         return False
+
+
+def _sso_claims() -> dict | None:
+    """The ID token's claims when this browser signed in through the identity provider."""
+    user = getattr(st, "user", None)
+    if user is None or not user.is_logged_in:
+        return None
+    return user.to_dict()
 
 
 def _sign_in() -> None:
@@ -47,10 +62,22 @@ def sign_out() -> None:
         st.session_state.pop(key, None)
 
 
+def _read_sso_account() -> so.Account | None:
+    st.session_state.pop(_SSO_ERROR, None)
+    claims = _sso_claims()
+    if claims is None:
+        return None
+    try:
+        return sso.sign_in(data.db_path(), claims)
+    except so.SignoffRefused as exc:
+        st.session_state[_SSO_ERROR] = str(exc)
+        return None
+
+
 def _read_account() -> so.Account | None:
+    if _oidc_available():  # the provider's identity only: the password form is not offered
+        return _read_sso_account()
     name = st.session_state.get(NAME_KEY)
-    if not name and _oidc_available() and getattr(st, "user", None) is not None and st.user.is_logged_in:
-        name = st.user.email
     if not name:
         return None
     try:
@@ -61,10 +88,29 @@ def _read_account() -> so.Account | None:
         return None
 
 
+def _sso_sidebar(account: so.Account | None) -> None:
+    if account is not None:
+        scope = f"; {', '.join(account.domains)}" if account.domains else ""
+        st.caption(f"Signed in as **{literal(account.name)}** ({literal(account.role + scope)}) through single "
+                   f"sign-on as {literal(account.via.email)}")
+        st.button("Sign out", key="auth_logout", on_click=st.logout)
+        return
+    if st.session_state.get(_SSO_ERROR):
+        st.error(f"Not signed in: {literal(st.session_state[_SSO_ERROR])}")
+        st.button("Sign out of single sign-on", key="auth_logout", on_click=st.logout)
+        return
+    st.caption("Sign in with your company account to run evaluations or record a sign-off")
+    st.button("Sign in with single sign-on", on_click=st.login, key="auth_sso", type="primary")
+
+
 def sidebar() -> so.Account | None:
-    """The sign-in form, or who is signed in with a Sign out button; every page shows it."""
+    """The sign-in (single sign-on, or the password form), or who is signed in with a Sign
+    out button; every page shows it."""
     account = _read_account()
     st.session_state[_CHECKED] = account
+    if _oidc_available():
+        _sso_sidebar(account)
+        return account
     if account is not None:
         scope = f"; {', '.join(account.domains)}" if account.domains else ""
         st.caption(f"Signed in as **{literal(account.name)}** ({literal(account.role + scope)})")
@@ -77,8 +123,6 @@ def sidebar() -> so.Account | None:
         st.form_submit_button("Sign in", on_click=_sign_in)
     if st.session_state.get(_ERROR):
         st.error(literal(st.session_state[_ERROR]))
-    if _oidc_available():
-        st.button("Sign in with single sign-on", on_click=st.login, key="auth_sso")
     return None
 
 
