@@ -30,7 +30,7 @@ from evalcore.config import Endpoint, load_settings
 
 from . import busy, data
 
-__all__ = ["ImportResult", "run_import", "run_harness", "child_env", "endpoint_key"]
+__all__ = ["ImportResult", "run_import", "run_harness", "child_env", "endpoint_key", "server_url"]
 
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
 
@@ -75,12 +75,29 @@ def endpoint_key(endpoint: Endpoint) -> str | None:
     return str(value) if value else None
 
 
-def child_env(endpoint: Endpoint | None = None, settings=None) -> dict[str, str]:
+def server_url(page_path: str = "") -> str:
+    """This dashboard's address: as the visitor's browser reaches it (st.context.url, the
+    page's own `page_path` taken off), else as Streamlit's options give it (scheme from
+    server.sslCertFile, browser.serverAddress, browser.serverPort, which follows server.port,
+    and server.baseUrlPath). The links a child prints then open this server, whatever its port."""
+    import streamlit as st
+
+    url = (st.context.url or "").rstrip("/")
+    if url:
+        return url.removesuffix(f"/{page_path.strip('/')}") if page_path.strip("/") else url
+    scheme = "https" if st.get_option("server.sslCertFile") else "http"
+    base = (st.get_option("server.baseUrlPath") or "").strip("/")
+    return (f"{scheme}://{st.get_option('browser.serverAddress')}:{st.get_option('browser.serverPort')}"
+            + (f"/{base}" if base else ""))
+
+
+def child_env(endpoint: Endpoint | None = None, settings=None, dashboard_url: str | None = None) -> dict[str, str]:
     """The child's environment, naming the store in EVALCORE_DB (never on the command line:
     a URL's password would show in the process list). For the harness (an endpoint given):
     no secret but that endpoint's own key and libpq's PG* settings for the store. For
     evaluate: as the dashboard's, without the endpoints' keys and EVALCORE_PASSWORD (its
-    drift judge may use the server's own [llm] endpoint)."""
+    drift judge may use the server's own [llm] endpoint). `dashboard_url` (server_url())
+    becomes the child's EVALCORE_DASHBOARD_URL, the base of the links it prints."""
     settings = settings or load_settings()
     keys = {e.key_env for e in settings.endpoints.values() if e.key_env} | {"EVALCORE_PASSWORD"}
     if endpoint is None:
@@ -93,6 +110,8 @@ def child_env(endpoint: Endpoint | None = None, settings=None) -> dict[str, str]
             env[endpoint.key_env] = key
     env["EVALCORE_STORE_TIMEOUT"] = busy.cli_wait()
     env["EVALCORE_DB"] = data.db_path()  # the store by environment: a URL's password never in the process list
+    if dashboard_url:
+        env["EVALCORE_DASHBOARD_URL"] = dashboard_url
     return env
 
 
@@ -109,9 +128,9 @@ def _flags(pairs) -> list[str]:
 
 def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int = 8, name: str = "",
                 judge: str | None = None, baseline: str | None = None, response_format: str = "text",
-                repeat: int = 1, progress=None) -> ImportResult:
+                repeat: int = 1, progress=None, dashboard_url: str | None = None) -> ImportResult:
     """`python -m evalcore harness --endpoint NAME` in a child; `progress(done, total)` follows it
-    (over every repeat's calls)."""
+    (over every repeat's calls); `dashboard_url` is the base of the link it prints (see child_env)."""
     settings = load_settings()
     chosen = settings.endpoints.get(endpoint)
     if chosen is None:
@@ -123,7 +142,7 @@ def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int 
                "--concurrency", str(concurrency), "--json", str(report), "--author", author,
                "--response-format", response_format, "--repeat", str(int(repeat))]
         cmd += _flags((("--name", name), ("--drift-judge", judge), ("--baseline", baseline)))
-        env = child_env(chosen, settings) | {"EVALCORE_PROGRESS": "lines"}
+        env = child_env(chosen, settings, dashboard_url) | {"EVALCORE_PROGRESS": "lines"}
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         output: list[str] = []
         reader = threading.Thread(target=lambda: output.append(proc.stdout.read()), daemon=True)
@@ -143,8 +162,9 @@ def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int 
 
 
 def run_import(golden, generated, thresholds=None, *, author: str, name: str = "", prompt_version: str = "",
-               judge: str | None = None, baseline: str | None = None) -> ImportResult:
-    """`python -m evalcore evaluate` on the uploads, in a child process."""
+               judge: str | None = None, baseline: str | None = None, dashboard_url: str | None = None) -> ImportResult:
+    """`python -m evalcore evaluate` on the uploads, in a child process; `dashboard_url` is the
+    base of the link it prints (see child_env)."""
     with private_folder() as folder:
         report = folder / "report.json"
         cmd = [sys.executable, "-m", "evalcore", "evaluate", "--golden", str(_save(golden, folder, "golden")),
@@ -154,6 +174,7 @@ def run_import(golden, generated, thresholds=None, *, author: str, name: str = "
             cmd += ["--thresholds", str(_save(thresholds, folder, "thresholds"))]
         cmd += _flags((("--name", name), ("--prompt-version", prompt_version), ("--drift-judge", judge),
                        ("--baseline", baseline)))
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=child_env())
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600,
+                              env=child_env(dashboard_url=dashboard_url))
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         return _result(report, proc.returncode, lines, proc.stdout, "evaluate")

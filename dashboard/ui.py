@@ -49,11 +49,22 @@ def chart_column(series):
     return series.map(lambda v: v if v is None or v != v else chart_text(v))
 
 
-def run_label(row) -> str:
-    """`medical demo · v2 · 20261129-225454-b9cf7a` for pickers."""
-    name = row.get("name") if isinstance(row.get("name"), str) else "run"
+def run_label(row, unnamed: str | None = "run") -> str:
+    """`medical demo · v2 · 20261129-225454-b9cf7a` for pickers: what the run has of name,
+    prompt version and id (never "nan"); a run without a name is called `unnamed`."""
+    name = row.get("name") if isinstance(row.get("name"), str) else unnamed
     version = row.get("prompt_version") if isinstance(row.get("prompt_version"), str) else None
     return " · ".join(str(p) for p in (name, version, row["run_id"]) if p)
+
+
+def run_choice(row) -> str:
+    """A run in a picker of run ids: `20261129-225454-b9cf7a — medical demo · v2 ·
+    2026-11-29 22:54 UTC · gate review` (what the run has of each; never "nan")."""
+    name, version = (row.get(k) if isinstance(row.get(k), str) else None for k in ("name", "prompt_version"))
+    created = row.get("created_at")
+    when = f"{created[:10]} {created[11:16]} UTC" if isinstance(created, str) and len(created) >= 16 else None
+    gate = f"gate {row['gate_decision']}" if isinstance(row.get("gate_decision"), str) else None
+    return f"{row['run_id']} — " + " · ".join(p for p in (name, version, when, gate) if p)
 
 
 def visible(text: str) -> str:

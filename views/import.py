@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dashboard import auth, data, ui
-from dashboard.importer import run_harness, run_import
+from dashboard.importer import run_harness, run_import, server_url
 from evalcore.config import load_settings
 
 st.title("Import a run")
@@ -14,6 +14,8 @@ refusal = auth.run_refusal(account)
 if refusal:
     st.info(refusal, icon=":material/lock:")
 runs = data.runs()
+by_id = runs.set_index("run_id")
+baseline_label = lambda rid: ui.run_choice(by_id.loc[rid].to_dict() | {"run_id": rid}) if rid else "(none)"  # noqa: E731
 endpoints = load_settings().endpoints
 evaluate_tab, harness_tab = st.tabs(["Evaluate generated expansions", "Run a prompt (harness)"])
 with evaluate_tab, st.form("import_form"):
@@ -24,7 +26,8 @@ with evaluate_tab, st.form("import_form"):
     name = cols[0].text_input("Run name", key="imp_name")
     version = cols[1].text_input("Prompt version", key="imp_version")
     judge = cols[2].selectbox("Drift judge", ["default", "embedding", "none"], key="imp_judge")
-    baseline = st.selectbox("Baseline (optional)", [""] + list(runs["run_id"]), key="imp_base")
+    baseline = st.selectbox("Baseline (optional)", [""] + list(runs["run_id"]), key="imp_base",
+                            format_func=baseline_label)
     submitted = st.form_submit_button("Evaluate", type="primary", disabled=bool(refusal))
 launched = False
 with harness_tab:
@@ -45,7 +48,8 @@ with harness_tab:
                                          format_func=lambda n: f"{n} · {endpoints[n].model}")
             concurrency = cols[1].number_input("Concurrency", 1, 256, 8, key="har_conc")
             h_name = cols[2].text_input("Run name", key="har_name")
-            h_base = st.selectbox("Baseline (optional)", [""] + list(runs["run_id"]), key="har_base")
+            h_base = st.selectbox("Baseline (optional)", [""] + list(runs["run_id"]), key="har_base",
+                                  format_func=baseline_label)
             cols = st.columns(2)
             h_format = cols[0].selectbox(
                 "Reply format", ["text", "json"], key="har_format",
@@ -86,7 +90,8 @@ if submitted and (who := runner()):
     else:
         with st.spinner("Evaluating…"):
             show(run_import(golden, generated, thresholds, author=who.name, name=name, prompt_version=version,
-                            judge=None if judge == "default" else judge, baseline=baseline or None), baseline)
+                            judge=None if judge == "default" else judge, baseline=baseline or None,
+                            dashboard_url=server_url("import")), baseline)
 if launched and (who := runner()):
     if h_golden is None or h_prompt is None:
         st.error("Upload a golden set and a prompt file.")
@@ -94,5 +99,6 @@ if launched and (who := runner()):
         bar = st.progress(0.0, text="Starting…")
         show(run_harness(h_golden, h_prompt, endpoint=endpoint, author=who.name, concurrency=int(concurrency),
                          name=h_name, baseline=h_base or None, response_format=h_format, repeat=int(h_repeat),
+                         dashboard_url=server_url("import"),
                          progress=lambda done, total: bar.progress(done / total, text=f"{done}/{total} queries")),
              h_base)
