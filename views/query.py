@@ -1,5 +1,6 @@
 """Query history: one query across every run — how its expansion and metrics changed."""
 
+import pandas as pd
 import plotly.express as px
 import streamlit as st
 
@@ -28,18 +29,30 @@ entry = data.golden_entry(history["run_id"].iloc[-1], query_id) if not history.e
 if entry is not None:
     with st.expander(f"Golden entry (line {entry[0]} of the newest run's golden set)"):
         st.code(entry[1], language="json", wrap_lines=True)
-chart = history.assign(run=ui.chart_column(history["prompt_version"].fillna(history["run_id"])),
-                       run_id=ui.chart_column(history["run_id"]))
-fig = px.line(chart.melt(id_vars=["run", "run_id"], value_vars=["precision", "recall", "f1", "term_drift_score"],
-                         var_name="metric"), x="run", y="value", color="metric", markers=True, hover_data=["run_id"])
-fig.update_layout(height=280, margin=dict(l=10, r=10, t=10, b=10), yaxis_range=[0, 1.02], yaxis_title=None)
+# One point per run at its time (repeated prompt versions no longer zigzag over categories),
+# one small chart per metric so equal values never hide a line behind another.
+metrics = {"precision": "precision", "recall": "recall", "f1": "F1", "term_drift_score": "drift score"}
+chart = history[list(metrics)].assign(
+    run_time=pd.to_datetime(history["created_at"], utc=True, format="ISO8601"),
+    run_id=ui.chart_column(history["run_id"]),
+    prompt_version=ui.chart_column(history["prompt_version"].fillna("-")),
+    name=ui.chart_column(history["name"].fillna("-")))
+long = chart.melt(id_vars=["run_time", "run_id", "prompt_version", "name"], value_vars=list(metrics),
+                  var_name="metric").assign(metric=lambda d: d["metric"].map(metrics))
+fig = px.line(long, x="run_time", y="value", color="metric", facet_col="metric", facet_col_wrap=2, markers=True,
+              category_orders={"metric": list(metrics.values())},
+              hover_data={"run_id": True, "prompt_version": True, "name": True, "metric": False, "value": ":.3f"},
+              labels={"run_time": "run time", "run_id": "run", "prompt_version": "prompt"})
+fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))  # "metric=recall" -> "recall"
+fig.update_yaxes(range=[0, 1.05], title=None)
+fig.update_layout(height=380, margin=dict(l=10, r=10, t=30, b=10), showlegend=False)
 st.plotly_chart(fig, width="stretch")
 for item in history[history["error"].notna()].iloc[::-1].head(5).itertuples():  # the newest errored runs
     st.warning(f"Errored in run {ui.literal(item.run_id)}: error: {ui.literal(item.error)}")
 table = history.assign(**{c: history[c].map(ui.terms) for c in
                           ("generated_terms", "true_positives", "drift_terms", "missed", "failure_reasons")})
-st.dataframe(table[["prompt_version", "f1", "passed", "generated_terms", "missed", "drift_terms", "regression_status",
-                    "precision", "recall", "failure_reasons", "error", "name", "created_at", "run_id"]],
+st.dataframe(table[["run_id", "created_at", "prompt_version", "name", "f1", "passed", "generated_terms", "missed",
+                    "drift_terms", "regression_status", "precision", "recall", "failure_reasons", "error"]],
              hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("f1", "precision", "recall")})
 
