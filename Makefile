@@ -17,6 +17,8 @@ demo: $(STAMP)
 
 PORT ?= 8501
 
+# the links `evalcore demo` (run first, as a prerequisite) prints name this server's port
+run: export EVALCORE_DASHBOARD_URL ?= http://localhost:$(PORT)
 run: demo
 	EVALCORE_DB=$(DEMO_DB) $(VENV)/bin/streamlit run app.py --server.port $(PORT)
 
