@@ -61,14 +61,15 @@ def trend(golden_hash: str) -> pd.DataFrame:
 
 
 @st.cache_resource(ttl=TTL, max_entries=2, show_spinner=False)
-def _pair(db: str, run_id: str, baseline_id: str) -> comparison.PairedRuns:
+def _pair(db: str, run_id: str, baseline_id: str | None) -> comparison.PairedRuns:
     """Both runs read and paired once per 5 s; the page's filters, sorts and pages run over it.
     cache_resource hands out the object itself, not a copy (PairedRuns is immutable); two
     entries bound the memory (about 75 MB for a 100k-query pair)."""
     return comparison.pair_runs(db, run_id, baseline_id)
 
 
-def pair(run_id: str, baseline_id: str) -> comparison.PairedRuns:
+def pair(run_id: str, baseline_id: str | None) -> comparison.PairedRuns:
+    """The cached pair; a baseline of None pairs the run with nothing (every query added)."""
     return _pair(db_path(), run_id, baseline_id)
 
 
@@ -82,6 +83,50 @@ def compare_page(run_id: str, baseline_id: str, flt: comparison.CompareFilter, o
 
 def points(run_id: str, baseline_id: str):
     return pair(run_id, baseline_id).points()
+
+
+def pair_query(run_id: str, baseline_id: str | None, query_id: str) -> dict | None:
+    """Both sides' stored values of one query (PairedRuns.query) over the cached pair."""
+    return pair(run_id, baseline_id).query(query_id)
+
+
+def walk(run_id: str, baseline_id: str | None, flt: comparison.CompareFilter, query_id: str) -> comparison.Walk:
+    """The query's place among the rows `flt` matches, and its neighbours (PairedRuns.walk)."""
+    return pair(run_id, baseline_id).walk(flt, query_id)
+
+
+def query_terms(run_id: str, query_id: str) -> pd.DataFrame:
+    """One query's per-term rows in a run (TP/FP/FN, weight, min_weight, drift, unjudged,
+    reason), cached 5 s; a copy per call (cache_data), so the caller may change it."""
+    return cached("term_rows", run_id, query_id)
+
+
+@st.cache_resource(ttl=TTL, max_entries=2, show_spinner=False)
+def _golden_lines(db: str, golden_hash: str, run_id: str, baseline_id: str | None):
+    """A stored golden file's lines and where the pair's queries are in it (numbered by
+    io.golden_line_numbers, as the loader numbers them), or None when it is not stored:
+    read once per 5 s, so walking a 100k-query run does not scan the whole file for every
+    query as store.golden_entry does."""
+    from evalcore.io import golden_line_numbers
+
+    text = store.golden_content(db, golden_hash)
+    if text is None:
+        return None
+    ids = _pair(db, run_id, baseline_id).table.column("query_id").to_pylist()
+    return text.split("\n"), golden_line_numbers(None, ids, text=text)
+
+
+def golden_line(run_id: str, baseline_id: str | None, golden_hash: str | None,
+                query_id: str) -> tuple[int, str] | None:
+    """A query's entry in a golden file stored with either run of the pair, as
+    store.golden_entry gives it: (line, the line as given); None when the file was not
+    stored or holds no such query."""
+    found = None if golden_hash is None else _golden_lines(db_path(), golden_hash, run_id, baseline_id)
+    if found is None or query_id not in found[1]:
+        return None
+    line = found[1][query_id]
+    text = found[0][line - 1].rstrip("\r")
+    return line, text.removeprefix("\ufeff") if line == 1 else text
 
 
 def domains(run_id: str) -> list[str]:
@@ -119,6 +164,7 @@ def dashboard_url() -> str:
 def clear() -> None:
     st.cache_data.clear()
     _pair.clear()
+    _golden_lines.clear()
 
 
 # ---------------------------------------------------------------- sign-off (never cached: decisions must be current)

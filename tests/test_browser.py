@@ -88,3 +88,40 @@ def test_compare_page_in_a_real_browser(server):
         assert f"run={run}" in page.url and f"baseline={base}" in page.url
         browser.close()
     assert (shots / "compare.png").stat().st_size > 10_000
+
+
+def test_compare_opens_a_query_side_by_side_and_walks_with_next(server):
+    """Select a row of Compare's table: the query opens side by side, its terms as chips; Next
+    opens the following query of the list and the URL names it (screenshot: side_by_side.png)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from evalcore import comparison
+
+    url, db = server
+    ids = {(r.name.split()[0], r.prompt_version): r.run_id for r in store.runs_overview(db).itertuples()}
+    run, base = ids[("medical", "v2")], ids[("medical", "v1")]
+    first, second = comparison.pair_runs(db, run, base).page(comparison.CompareFilter(), 0, 2)[0]["query_id"]
+    shots = Path(os.environ.get("EVALCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="evalcore-screens-"))
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{url}/compare?run={run}&baseline={base}")
+        expect(page.get_by_text("48 queries match")).to_be_visible(timeout=60_000)
+        grid = page.locator('[data-testid="stDataFrame"]').first
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        page.mouse.click(box["x"] + 14, box["y"] + 35 + 17)  # the first row's selection cell
+        expect(page.get_by_text("query 1 of 48 in the filtered list")).to_be_visible(timeout=30_000)
+        assert page.url.endswith(f"&query={first}")
+        chips = page.locator('[data-testid="stMarkdownContainer"] span', has_text="✓")
+        expect(chips.first).to_be_visible()
+        expect(page.get_by_text("Golden entry").first).to_be_visible()
+        page.get_by_role("button", name="Next").click()
+        expect(page.get_by_text("query 2 of 48 in the filtered list")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text(f"{second} ·").first).to_be_visible()
+        page.wait_for_function(f"() => location.search.endsWith('query={second}')", timeout=10_000)
+        page.get_by_text("Golden entry").first.scroll_into_view_if_needed()
+        page.mouse.move(1270, 790)  # no tooltip over the picture
+        page.screenshot(path=str(shots / "side_by_side.png"))
+        browser.close()
