@@ -176,6 +176,31 @@ def test_an_unknown_query_in_the_link_says_so_and_shows_the_table(db):
     assert any("no\\-such\\-query" in w.value for w in at.warning) and len(at.dataframe) == 1
 
 
+def test_regressions_and_signoff_open_the_same_panel_and_walk_their_flagged_queries(db):
+    ids = runs_by(db)
+    run = ids[("medical", "v2")]
+    flagged = list(dict.fromkeys(store.flagged_items(db, [run])["query_id"]))
+    at = page("regressions", run=run, query=flagged[0])
+    assert not at.exception
+    assert any(m.value == f"query 1 of {len(flagged)} in this run\\'s flagged queries" for m in at.markdown)
+    left, right = side_columns(at)
+    assert [(c, label_term(c, label)) for c, label, _ in badges(right)] == expected_chips(db, run, flagged[0])
+    at.button(key="reg_next").click().run()
+    assert at.query_params["query"] in ([flagged[1]], flagged[1])
+    assert at.query_params["run"] in ([run], run)
+    review = ids[("medical", "v3")]  # gate review: on Sign-off
+    items = store.flagged_items(db, [review])
+    at = page("signoff", run=review, query=items["query_id"].iloc[0])
+    assert not at.exception
+    left, right = side_columns(at)
+    assert [(c, label_term(c, label)) for c, label, _ in badges(right)] == expected_chips(
+        db, review, items["query_id"].iloc[0])
+    assert [(c, label_term(c, label)) for c, label, _ in badges(left)] == expected_chips(
+        db, ids[("medical", "v1")], items["query_id"].iloc[0])
+    table = page("signoff", run=review)  # no query open: the flagged queries to pick from
+    assert list(table.dataframe[0].value["query_id"]) == list(items["query_id"])
+
+
 # ---------------------------------------------------------------- data is text, never markup
 
 HOSTILE = ["<img src=x onerror=alert(1)>", "**bold** [x](javascript:alert(1))", ":red[x] $y$ ~~s~~ `c`"]

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import data, ui
+from dashboard import data, side_by_side, ui
 
 st.title("Regressions")
 st.caption("Regressed queries, failed critical queries and drift terms of every run that is not "
@@ -24,7 +24,8 @@ st.caption(f"{len(items)} flagged items in {items['run_id'].nunique()} runs")
 for run_id, group in items.groupby("run_id", sort=False):
     first = group.iloc[0]
     with st.expander(ui.literal(f"{first['gate_decision'].upper()} {first['name'] or ''} · {first['prompt_version'] or ''} "
-                                f"· {run_id} — {len(group)} items"), expanded=len(items) < 60):
+                                f"· {run_id} — {len(group)} items"),
+                     expanded=len(items) < 60 or side_by_side.opened_for(run_id)):
         links = st.columns(2)
         if isinstance(first["baseline_id"], str):
             links[0].page_link("views/compare.py", label="Open in Compare", icon=":material/compare_arrows:",
@@ -32,4 +33,4 @@ for run_id, group in items.groupby("run_id", sort=False):
         if first["gate_decision"] == "review":
             links[1].page_link("views/signoff.py", label="Sign off", icon=":material/verified_user:",
                                query_params={"run": run_id})
-        st.dataframe(group[["kind", "query_id", "query", "detail"]], hide_index=True, width="stretch")
+        side_by_side.flagged(run_id, first["baseline_id"], group, "reg")

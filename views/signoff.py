@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import auth, data, signoff_view, ui
+from dashboard import auth, data, side_by_side, signoff_view, ui
 
 st.title("Sign-off")
 chain = data.chain_report()
@@ -32,6 +32,9 @@ if run["gate_decision"] == "fail":
     st.warning("This run failed its gate: it can be rejected but never approved.")
 
 items = data.flagged_for_signoff(run_id)
+if items:
+    st.subheader("Flagged queries side by side")
+    side_by_side.flagged(run_id, run["baseline_id"], items, "so")
 acked = signoff_view.acknowledge(items, run_id, account)
 if account is not None:
     signoff_view.decision_form(run, account, items, acked)
