@@ -1,15 +1,18 @@
-"""Seed the bundled demo data into a store, idempotently (SPEC §8)."""
+"""Seed the bundled demo data into a store, idempotently (SPEC §8): the runs of three
+domains (data/demo/DOMAIN/) and the recorded prompt evaluations (data/demo/prompts/,
+evalcore.demo_prompts)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+from .demo_prompts import DemoPromptEval, seed_demo_prompts
 from .evaluation import EvaluationRun, evaluate
 from .regression import Baseline
 from .store import find_run_by_content, load_baseline, save_run
 
-__all__ = ["DEMO_DOMAINS", "DemoRun", "seed_demo"]
+__all__ = ["DEMO_DOMAINS", "DemoRun", "DemoPromptEval", "DemoSeed", "seed_demo"]
 
 DEMO_DOMAINS = ("medical", "legal", "ecommerce")
 VERSIONS = (("v1-baseline", "v1"), ("v2-candidate", "v2"), ("v3-candidate", "v3"))
@@ -27,6 +30,14 @@ class DemoRun:
     created: bool
 
 
+@dataclass(frozen=True, slots=True)
+class DemoSeed:
+    """What seed_demo found: the demo runs, then the demo prompt evaluations."""
+
+    runs: list[DemoRun]
+    prompt_evals: list[DemoPromptEval]
+
+
 def _store_once(db_path: str | Path, run: EvaluationRun) -> tuple[str, bool]:
     existing = find_run_by_content(db_path, run.content_hash)
     if existing is not None:
@@ -35,12 +46,19 @@ def _store_once(db_path: str | Path, run: EvaluationRun) -> tuple[str, bool]:
     return run.evaluation_id, True
 
 
-def seed_demo(db_path: str | Path, data_dir: str | Path = "data/demo") -> list[DemoRun]:
-    """Evaluate every demo version against its domain's v1 baseline; skip stored content."""
+def seed_demo(db_path: str | Path, data_dir: str | Path = "data/demo") -> DemoSeed:
+    """Evaluate every demo version against its domain's v1 baseline, then store the recorded
+    prompt evaluations; skip what is stored already (same content, same evaluation id)."""
     data_dir = Path(data_dir)  # the store stays as given: a path or a PostgreSQL URL
     if not data_dir.exists():  # run from elsewhere: the data beside the package (editable install)
         bundled = Path(__file__).resolve().parent.parent / "data" / "demo"
         data_dir = bundled if bundled.exists() else data_dir
+    runs = _seed_runs(db_path, data_dir)
+    return DemoSeed(runs, seed_demo_prompts(db_path, data_dir / "prompts"))
+
+
+def _seed_runs(db_path: str | Path, data_dir: Path) -> list[DemoRun]:
+    """The runs of every domain folder under data_dir, v2 and v3 against that domain's v1."""
     out: list[DemoRun] = []
     for domain in DEMO_DOMAINS:
         folder = data_dir / domain

@@ -49,7 +49,7 @@ from .report.files import write_atomically
 
 __all__ = ["PromptEvaluator", "ScenarioIdeas", "TestCase", "Dataset", "JudgeVerdict", "CaseResult",
            "PromptEvalSummary", "PromptEvalResults", "DatasetGenerationError", "load_dataset", "dataset_hash",
-           "summarize", "cap_score", "judge_messages", "EXTRA_CRITERIA_CAP", "JUDGE_SYSTEM"]
+           "summarize", "cap_score", "case_result", "judge_messages", "EXTRA_CRITERIA_CAP", "JUDGE_SYSTEM"]
 
 IDEAS_SYSTEM = (
     "You design test datasets for evaluating an AI prompt. Propose diverse, realistic scenarios that "
@@ -209,7 +209,7 @@ class PromptEvaluator:
         finally:
             self.usage = {"judge": client.usage()}
             await client.aclose()
-        results = [_case_result(i, case, out, err, verdict, threshold, extras)
+        results = [case_result(i, case, out, err, verdict, threshold, extras)
                    for i, (case, (out, err), verdict) in enumerate(zip(dataset.cases, outputs, verdicts))]
         created = utc_now()
         return PromptEvalResults(
@@ -272,8 +272,11 @@ async def _run_all(fn: Callable, cases: list[TestCase], concurrency: int) -> lis
         return list(await asyncio.gather(*(one(c, pool) for c in cases)))
 
 
-def _case_result(index: int, case: TestCase, output: str | None, error: str | None, verdict, threshold: float,
-                 extras: Sequence[str] = ()) -> CaseResult:
+def case_result(index: int, case: TestCase, output: str | None, error: str | None, verdict, threshold: float,
+                extras: Sequence[str] = ()) -> CaseResult:
+    """One case's result from its output (or the prompt's `error`) and the judge's verdict (a
+    JudgeVerdict, or the text of why judging failed): the extra-criteria cap and the pass
+    rule applied. Live runs and the demo's recorded verdicts (demo_prompts) both use it."""
     base = CaseResult(index=index, scenario=case.scenario, prompt_inputs=case.prompt_inputs,
                       solution_criteria=case.solution_criteria, output=output, error=error)
     if isinstance(verdict, str):

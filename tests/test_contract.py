@@ -76,10 +76,26 @@ def test_the_demo_stores_nine_runs_once_and_its_chain_verifies(demo, tmp_path, m
     config.write_text('[drift]\njudge = "none"\n', encoding="utf-8")
     monkeypatch.setenv("EVALCORE_CONFIG", str(config))
     again = cli("demo", "--db", db, "--data", ROOT / "data" / "demo")
-    assert again.exit_code == 0 and again.output.count("(already stored)") == 9 and "(stored)" not in again.output
-    assert len(store.list_runs(db)) == 9
+    # nine runs and three prompt evaluations, all found
+    assert again.exit_code == 0 and again.output.count("(already stored)") == 12 and "(stored)" not in again.output
+    assert len(store.list_runs(db)) == 9 and len(store.list_prompt_evals(db)) == 3
     verify = cli("audit", "verify", "--db", db)
     assert verify.exit_code == 0 and "intact: 9 records" in verify.output, verify.output
+
+
+def test_the_demo_stores_its_prompt_evaluations_and_the_prompts_page_compares_them(demo):
+    db, output = demo
+    made = re.findall(r"^prompts\s+(v\d)\s+average\s+(\S+)\s+pass rate\s+(\d+)%\s+eval (\S+)\s+\(stored\)$",
+                      output, re.M)
+    assert [(v, a, r) for v, a, r, _ in made] == [("v1", "3.9", "0"), ("v2", "6.8", "40"), ("v3", "8.6", "90")]
+    digest = store.list_prompt_evals(db)["dataset_hash"].iloc[0]
+    assert f"/prompts?dataset={digest[:12]}" in output
+    at = page("prompts")
+    assert at.selectbox(key="prompts_dataset").value == digest
+    table = at.dataframe[0].value
+    assert list(table["version"]) == ["v1", "v2", "v3"] and set(table["eval_id"]) == {e for *_, e in made}
+    assert list(table["average"]) == ["3.90 ± 1.20", "6.80 ± 2.10", "8.60 ± 0.97"]
+    assert any("Demo data" in i.value for i in at.info)
 
 
 # ---------------------------------------------------------------- runs, show, compare, gate

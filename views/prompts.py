@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard import prompts_data as data
 from dashboard import ui
+from evalcore.demo_prompts import is_demo
 
 st.title("Prompt versions")
 datasets = data.datasets()
@@ -27,10 +28,13 @@ if st.query_params.get("dataset") != chosen[:12]:
     st.query_params["dataset"] = chosen[:12]  # shareable URL
 
 versions = data.versions(chosen)
+if any(is_demo(v.name, v.model) for v in versions.itertuples()):
+    st.info("Demo data: hand-written sample outputs and judge verdicts for three versions of a query-expansion "
+            "prompt (data/demo/prompts), stored by `evalcore demo`; no model was called.", icon=":material/science:")
 spread = versions["stdev_score"].map(lambda s: "" if s != s else f" ± {s:.2f}")  # NaN: fewer than 2 scores
 table = versions.assign(average=versions["average_score"].map(lambda a: "—" if a != a else f"{a:.2f}") + spread)
-st.dataframe(table[["version", "average", "pass_rate", "scored_cases", "errored_cases", "pass_threshold", "model",
-                    "judge_model", "created_at", "eval_id"]], hide_index=True, width="stretch",
+st.dataframe(table[["version", "average", "pass_rate", "scored_cases", "errored_cases", "pass_threshold", "name",
+                    "model", "judge_model", "created_at", "eval_id"]], hide_index=True, width="stretch",
              column_config={"average": "average ± sd", "pass_rate": st.column_config.NumberColumn("pass rate",
                                                                                                   format="percent"),
                             "scored_cases": "scored", "errored_cases": "errored", "pass_threshold": "threshold",

@@ -192,21 +192,29 @@ def gate_command(run_id, expect_head, db, summary_out, comment_out, codequality_
 @click.option("--data", "data_dir", default="data/demo", show_default=True, type=click.Path(file_okay=False),
               help="Folder of the bundled demo data.")
 def demo_command(db, data_dir):
-    """Seed the demo runs into the store (idempotent) and list them.
+    """Seed the demo runs and the demo prompt evaluations into the store (idempotent) and list them.
 
     Example: evalcore demo --db data/evalcore.duckdb
     """
     db = db or default_db_path()
     seeded = run_cli(seed_demo, db, data_dir)
-    if not seeded:
+    if not seeded.runs and not seeded.prompt_evals:
         echo(f"no demo data found under {data_dir}", err=True)
         sys.exit(2)
-    for item in seeded:
+    for item in seeded.runs:
         state = "stored" if item.created else "already stored"
         echo(f"{item.domain:10} {item.prompt_version}  gate {item.gate:6}  run {item.run_id}  ({state})")
+    for prompt in seeded.prompt_evals:
+        state = "stored" if prompt.created else "already stored"
+        average = "-" if prompt.average is None else f"{prompt.average:.1f}"
+        echo(f"{'prompts':10} {prompt.prompt_version}  average {average:>4}  pass rate {prompt.pass_rate:4.0%}  "
+             f"eval {prompt.eval_id}  ({state})")
+    if seeded.prompt_evals:
+        echo(f"prompt versions compared: {load_settings().dashboard_url.rstrip('/')}/prompts?dataset="
+             f"{seeded.prompt_evals[0].dataset_hash[:12]}")
     echo("")
     _print_runs(db, None)
-    for item in seeded:
+    for item in seeded.runs:
         if item.prompt_version != "v1":
             echo(f"\n== {item.domain} {item.prompt_version} (run {item.run_id}), gate {item.gate}")
             _print_drift(db, item.run_id, 6)
