@@ -14,6 +14,8 @@ from evalcore.report.record import render_record_html
 from . import auth, busy, data
 from .ui import literal
 
+_RECORDED = "so_recorded"  # session key: the note of a decision just recorded, for the next run
+
 
 def acknowledge(items: list[so.FlaggedItem], run_id: str, account: so.Account | None) -> set[str]:
     """One checkbox per flagged item, private to this reviewer and run; returns the keys acknowledged."""
@@ -51,9 +53,24 @@ def decision_form(run: dict, account: so.Account, items: list[so.FlaggedItem], a
         try:
             record = busy.patiently(so.decide_as, data.db_path(), run["run_id"], current,
                                     "approve" if approve else "reject", comment, acknowledged=acked)
-            st.success(f"Recorded {literal(record['decision'])} (audit record {record['seq']}).")
         except EvalcoreError as exc:
             st.error(literal(str(exc)))
+            return
+        # The state, the chain's record count and the lists above were drawn before the
+        # decision: drop the cached reads and draw the page again, the note kept for it.
+        data.clear()
+        st.session_state[_RECORDED] = {"message": f"Recorded {literal(record['decision'])} (audit record "
+                                                  f"{record['seq']}).", "comment": f"so_comment_{run['run_id']}"}
+        st.rerun()
+
+
+def recorded_notice() -> None:
+    """The decision the previous run of the page recorded, shown once at the top; its comment
+    box starts empty again."""
+    note = st.session_state.pop(_RECORDED, None)
+    if note:
+        st.session_state.pop(note["comment"], None)  # before the text area exists: allowed
+        st.success(note["message"])
 
 
 def history(run: dict) -> None:

@@ -2,17 +2,18 @@
 
 import streamlit as st
 
-from dashboard import data, side_by_side, ui
+from dashboard import data, release_data, side_by_side, ui
 
 st.title("Regressions")
 st.caption("Regressed queries, failed critical queries and drift terms of every run that is not "
-           "signed off: gate fail, or gate review without the approvals it needs.")
+           "signed off: gate fail, or gate review without the approvals it needs (awaiting sign-off or rejected).")
 runs = data.runs()
 if runs.empty:
     ui.empty_store_notice()
     st.stop()
-states = data.release_states(runs["run_id"])
-open_runs = runs[runs["gate_decision"].isin(["fail", "review"]) & (runs["run_id"].map(states) != "releasable")]
+states = release_data.sign_off_states(runs["run_id"])
+open_runs = runs[runs["gate_decision"].isin(["fail", "review"])
+                 & ~runs["run_id"].map(states).isin(["releasable", "approved"])]
 kinds = st.multiselect("Show", ["regressed query", "failed critical query", "drift term"],
                        default=["regressed query", "failed critical query", "drift term"], key="reg_kinds")
 items = data.flagged(list(open_runs["run_id"]))
@@ -23,9 +24,10 @@ if items.empty:
 st.caption(f"{len(items)} flagged items in {items['run_id'].nunique()} runs")
 for run_id, group in items.groupby("run_id", sort=False):
     first = group.iloc[0]
-    with st.expander(ui.literal(f"{first['gate_decision'].upper()} {first['name'] or ''} · {first['prompt_version'] or ''} "
-                                f"· {run_id} — {len(group)} items"),
-                     expanded=len(items) < 60 or side_by_side.opened_for(run_id)):
+    # the gate beside the sign-off state: a rejected review run says so
+    named = ui.run_label(first.to_dict(), unnamed=None)  # what the run has of name, version and id
+    label = f"{first['gate_decision'].upper()} · {states[run_id]} — {named} — {len(group)} items"
+    with st.expander(ui.literal(label), expanded=len(items) < 60 or side_by_side.opened_for(run_id)):
         links = st.columns(2)
         if isinstance(first["baseline_id"], str):
             links[0].page_link("views/compare.py", label="Open in Compare", icon=":material/compare_arrows:",

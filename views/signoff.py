@@ -5,6 +5,7 @@ import streamlit as st
 from dashboard import auth, data, side_by_side, signoff_view, ui
 
 st.title("Sign-off")
+signoff_view.recorded_notice()
 chain = data.chain_report()
 (st.success if chain.ok else st.error)(f"Audit chain: {ui.literal(chain.message)}")
 runs = data.signoff_runs()
