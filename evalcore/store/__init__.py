@@ -6,8 +6,7 @@ other processes, so nothing holds one across calls. A busy store is retried for 
 """
 
 
-from .audit import (AUDIT_COLUMNS, GENESIS, account_state, audit_head, audit_records, decisions_for,
-                    integrity_problems)
+from .audit import (AUDIT_COLUMNS, GENESIS, account_state, audit_head, audit_records, decisions_for)
 from .connection import MIGRATIONS, SCHEMA_VERSION, check_store_path, connect, ensure_store, exists
 from .runs import (drift_terms, find_run_by_content, get_run, golden_content, golden_entry, judge_log,
                    list_runs, load_baseline, paired_metrics, query_rows, repeat_runs,
@@ -27,7 +26,7 @@ __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensur
            "compare_domains", "errored_queries", "find_query_ids", "flagged_items",
            "metric_trend", "query_history", "runs_overview", "append_audit",
            "audit_records", "decisions_for", "get_user", "list_users", "users_rows", "write_account", "account_state",
-           "GENESIS", "integrity_problems", "signin_failures", "record_signin_failure", "clear_signin_failures",
+           "GENESIS", "signin_failures", "record_signin_failure", "clear_signin_failures",
            "AUDIT_COLUMNS", "audit_head", "harness_outputs", "query_replies", "load_llm_cache", "harness_output_rows",
            "save_llm_cache", "paired_metrics", "repeat_runs", "find_dataset_hash",
            "list_prompt_evals", "prompt_eval_datasets", "prompt_eval_matrix", "prompt_eval_results",

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import duckdb
 
-from .connection import connect, exists
+from .connection import connect as connect_file, exists
+from .reading import connect
 from .pg_rows import Rows, every, of_runs
-from .postgres import is_postgres
 from .records import (AUDIT_COLUMNS, GENESIS, SSO_PASSWORD_HASH, USER_COLUMNS, account_state, append_on, record_hash,
                       table_kind_problems)
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
            "get_user", "list_users", "users_rows", "audit_records", "audit_head", "decisions_for", "signin_failures",
-           "record_signin_failure", "clear_signin_failures", "integrity_problems"]
+           "record_signin_failure", "clear_signin_failures"]
 
 
 
@@ -26,7 +26,7 @@ def _in_transaction(db_path: str | Path, work):
     deadline = time.monotonic() + 30
     while True:
         try:
-            with connect(db_path, write=True) as con:
+            with connect_file(db_path, write=True) as con:
                 con.execute("BEGIN TRANSACTION")
                 try:
                     result = work(con)
@@ -158,20 +158,6 @@ def audit_head_on(con) -> tuple[int, str] | None:
     return (rows[0][0], rows[0][1]) if rows else None
 
 
-
-
-def integrity_problems(db_path: str | Path) -> list[str]:
-    """What makes the store unfit to verify: a table the gate reads that is not a plain
-    table (a view could show verify and the gate different rows), or a name or run id
-    stored twice (sign-in and verify could read different rows)."""
-    if not exists(db_path):
-        return []
-    from .chain import chain_snapshot
-
-    if is_postgres(db_path):  # the table kinds are PostgreSQL's: the snapshot checks them there
-        return chain_snapshot(db_path, runs=None).problems
-    with connect(db_path) as con:
-        return integrity_problems_on(con)
 
 
 def integrity_problems_on(con) -> list[str]:

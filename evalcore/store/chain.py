@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .audit import audit_head_on, audit_records_on, integrity_problems_on, users_rows_on
-from .connection import connect
-from .pg_rows import Rows, every
+from .reading import connect
+from .pg_rows import Rows, every, table_kind_problems_pg
 from .digest import run_header
 
 __all__ = ["ChainSnapshot", "chain_snapshot"]
@@ -51,17 +51,6 @@ def chain_snapshot(db_path: str | Path, runs="all") -> ChainSnapshot:
         if problems:
             return ChainSnapshot(problems)
         return _snapshot_on(con, runs)
-
-
-def table_kind_problems_pg(url: str) -> list[str]:
-    """A table the gate reads that is not a plain table in PostgreSQL (a view could show
-    verify and the gate different rows), as integrity_problems_on says it for a file."""
-    from .postgres import connect_pg
-    from .records import table_kind_problems
-
-    with connect_pg(url) as conn:
-        return table_kind_problems(dict(conn.execute("SELECT table_name, table_type FROM information_schema.tables "
-                                                     "WHERE table_schema = 'public'").fetchall()))
 
 
 def _snapshot_on(con, runs) -> ChainSnapshot:

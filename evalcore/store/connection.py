@@ -233,26 +233,16 @@ def exists(db_path: str | Path) -> bool:
 
 
 @contextmanager
-def connect(db_path: str | Path, write: bool = False, rows: dict | None = None
-            ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A short-lived connection; a writer creates and migrates the store when needed.
-
-    On a PostgreSQL store a read is an in-memory DuckDB holding the `rows` it names
-    (store.pg_rows: every reader says which rows its SQL reads, and the same SQL runs on
-    them); the PostgreSQL writes are their own functions (store.backends)."""
+def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived connection to a store file; a writer creates and migrates it when
+    needed. (Readers of either backend go through store.reading.connect.)"""
     path = str(db_path)
     from .postgres import is_postgres
 
     if is_postgres(path):
-        if write or rows is None:
-            from ..errors import EvalcoreError
-            raise EvalcoreError("internal: a PostgreSQL store is read with the rows named, and written through "
-                                "store.backends")
-        from .pg_rows import snapshot
-
-        with snapshot(path, rows) as con:
-            yield con
-        return
+        from ..errors import EvalcoreError
+        raise EvalcoreError("internal: a PostgreSQL store is read through store.reading.connect with the rows "
+                            "named, and written through store.backends")
     if not write and not Path(path).exists():
         raise UsageError(f"no store at {path}: run `evalcore evaluate` first or pass --db")
     _check_file(path)

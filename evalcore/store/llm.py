@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from .connection import connect, exists
+from .connection import connect as connect_file, exists
+from .reading import connect
 from .pg_rows import Rows, every, insert_rows, of_runs
 from .postgres import is_postgres
 
@@ -36,7 +37,7 @@ def save_llm_cache(db_path: str | Path, entries: list[tuple[str, str, str, int, 
 
         return insert_rows(str(db_path), "llm_cache", table.append_column(
             "created_at", pa.array([utc_now()] * table.num_rows, pa.string())), key=("key",))
-    with connect(db_path, write=True) as con:
+    with connect_file(db_path, write=True) as con:
         con.register("_evalcore_cache", table)
         con.execute("INSERT OR IGNORE INTO llm_cache SELECT key, model, reply, prompt_tokens, completion_tokens, "
                     "CAST(current_timestamp AS VARCHAR) FROM _evalcore_cache")

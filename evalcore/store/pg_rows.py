@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from .postgres import PG_SCHEMA_VERSION, connect_pg, migrate_pg
 
-__all__ = ["Rows", "every", "of_runs", "snapshot", "insert_rows", "schemas"]
+__all__ = ["Rows", "every", "of_runs", "snapshot", "insert_rows", "schemas", "table_kind_problems_pg"]
 
 
 class Rows(NamedTuple):
@@ -81,6 +81,16 @@ def snapshot(url: str, rows: dict[str, Rows]) -> Iterator:
         yield con
     finally:
         con.close()
+
+
+def table_kind_problems_pg(url: str) -> list[str]:
+    """A table the gate reads that is not a plain table in PostgreSQL (a view could show
+    verify and the gate different rows), worded as for a store file."""
+    from .records import table_kind_problems
+
+    with connect_pg(url) as conn:
+        return table_kind_problems(dict(conn.execute("SELECT table_name, table_type FROM information_schema.tables "
+                                                     "WHERE table_schema = 'public'").fetchall()))
 
 
 def insert_rows(url: str, table: str, rows: pa.Table, key: tuple[str, ...] | None = None) -> None:

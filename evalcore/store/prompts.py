@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .connection import connect, shown_db
+from .connection import connect as connect_file, shown_db
+from .reading import connect
 from .pg_rows import Rows, every
 from .postgres import is_postgres
 
@@ -73,7 +74,7 @@ def save_prompt_eval(db_path: str | Path, run_row: dict, result_rows: list[dict]
     result_values = [_values(r, RESULT_COLUMNS, "result_rows") for r in result_rows]
     if is_postgres(db_path):
         return save_prompt_eval_pg(str(db_path), run_values, result_values)
-    with connect(db_path, write=True) as con:
+    with connect_file(db_path, write=True) as con:
         con.execute("BEGIN TRANSACTION")
         try:
             # constant column names; every value is a bound parameter

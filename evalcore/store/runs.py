@@ -14,7 +14,8 @@ from ..errors import UnknownRunError
 from ..models import QUERY_COLUMNS, Baseline, BaselineRow
 from .digest import RUN_COLUMNS as RUN_COLUMNS_DIGESTED
 from .records import append_on, header_record
-from .connection import attach, connect, exists, migrate, shown_db, store_write_error
+from .connection import attach, exists, migrate, shown_db, store_write_error
+from .reading import connect
 from .pg_rows import Rows, every, of_runs
 
 if TYPE_CHECKING:

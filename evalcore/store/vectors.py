@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from .connection import connect, exists
+from .connection import connect as connect_file, exists
+from .reading import connect
 from .pg_rows import Rows, insert_rows
 from .postgres import is_postgres
 
@@ -42,7 +43,7 @@ def save_vectors(db_path: str | Path, model: str, texts: list[str], vectors) -> 
 
         return insert_rows(str(db_path), "embedding_cache", table.append_column(
             "created_at", pa.array([utc_now()] * table.num_rows, pa.string())), key=("model", "text"))
-    with connect(db_path, write=True) as con:
+    with connect_file(db_path, write=True) as con:
         con.register("_evalcore_vectors", table)
         con.execute("INSERT OR IGNORE INTO embedding_cache SELECT model, text, vector, "
                     "CAST(current_timestamp AS VARCHAR) FROM _evalcore_vectors")

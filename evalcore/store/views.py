@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from .connection import connect
+from .reading import connect
 from .pg_rows import Rows, every, of_runs
 
 if TYPE_CHECKING:
