@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from ..errors import UsageError
 from .postgres import connect_pg, is_postgres, migrate_pg, shown
+from .transfer import copy_in, copy_out
 
 __all__ = ["TABLES", "copy_store", "fetch_pg", "in_memory", "pg_snapshot", "store_schemas"]
 
@@ -46,13 +47,7 @@ def fetch_pg(cur, schemas: dict[str, pa.Schema], where: str = "TRUE", params: li
              ) -> dict[str, pa.Table]:
     """The rows of these tables on a PostgreSQL cursor (those matching one constant
     condition), as Arrow typed like the DuckDB store."""
-    out = {}
-    for table, schema in schemas.items():
-        cur.execute(f"SELECT {', '.join(schema.names)} FROM {table} WHERE {where}", params or [])
-        rows = cur.fetchall()
-        out[table] = pa.table([pa.array([r[i] for r in rows], field.type) for i, field in enumerate(schema)],
-                              schema=schema)
-    return out
+    return {table: copy_out(cur, table, schema, where, params) for table, schema in schemas.items()}
 
 
 def in_memory(tables: dict[str, pa.Table]):
@@ -132,9 +127,7 @@ def copy_store(source: str, target: str) -> dict[str, int]:
     if is_postgres(target):
         with connect_pg(target) as conn, conn.transaction(), conn.cursor() as cur:
             for table, rows in tables.items():
-                with cur.copy(f"COPY {table} ({', '.join(rows.column_names)}) FROM STDIN") as copy:
-                    for row in rows.to_pylist():
-                        copy.write_row(list(row.values()))
+                copy_in(cur, table, rows)
     else:
         from .connection import connect
         with connect(target, write=True) as con:

@@ -4,22 +4,23 @@ read one, read the accounts.
 A run's rows are built by the same code as for a DuckDB file (store.runs.stage_run) into a
 private in-memory DuckDB store, so they are exactly the rows a file would hold; its header
 is computed there by store.records.header_record (the same digests `audit verify` later
-recomputes from PostgreSQL, store.chain); then the rows are copied into PostgreSQL and the
-header is appended through `evalcore_append_run_header` (store.postgres), all in one
-transaction. A head that moved meanwhile (another writer) makes the function refuse with
-SQLSTATE 40001, and a first append racing another hits the key on `seq`: the whole
-transaction is tried again, so the chain stays one linear chain.
+recomputes from PostgreSQL, store.chain) while the rows are copied into PostgreSQL by COPY
+(store.transfer); then the header is appended through `evalcore_append_run_header`
+(store.postgres), all in one transaction. A head that moved meanwhile (another writer)
+makes the function refuse with SQLSTATE 40001, and a first append racing another hits the
+key on `seq`: the whole transaction is tried again, so the chain stays one linear chain.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 
 from ..errors import EvalcoreError, UnknownRunError, UsageError
-from .copy import TABLES
 from .postgres import connect_pg, migrate_pg, shown
 from .records import GENESIS, record_hash
+from .transfer import copy_in
 
 __all__ = ["save_run_pg", "get_run_pg", "users_rows_pg", "append_audit_pg", "get_user_pg", "list_users_pg",
            "write_account_pg", "signin_failures_pg", "record_signin_failure_pg", "clear_signin_failures_pg",
@@ -34,11 +35,15 @@ def _denied(url: str, what: str, exc: BaseException) -> UsageError:
                       "(see `evalcore store roles` and docs/deploy.md)")
 
 
+@contextmanager
 def _staged(run, extra_rows, usage):
-    """(the rows to store per table as Arrow, the header record) built in a private
-    in-memory DuckDB store by the DuckDB store's own code."""
+    """(the rows to store per table as Arrow, a Future of the header record) built in a
+    private in-memory DuckDB store by the DuckDB store's own code. The header's digests are
+    computed on a second cursor while the caller sends the rows (it needs them only at the
+    end); the store is dropped once both are done."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from .connection import migrate
-    from .records import header_record
     from .runs import stage_run
 
     con = run.queries.con.cursor()
@@ -49,67 +54,78 @@ def _staged(run, extra_rows, usage):
             migrate(con)
             con.execute("USE memory")
             stage_run(con, run, extra_rows, usage)
-            header = header_record(con, run.evaluation_id, "store.")
-            tables = {t: con.sql(f"SELECT * FROM store.{t}").to_arrow_table() for t in TABLES}
+            tables = {t: con.sql(f"SELECT * FROM store.{t}").to_arrow_table() for t in _RUN_TABLES}
+            with ThreadPoolExecutor(1) as pool:
+                header = pool.submit(_header, run.queries.con, run.evaluation_id)
+                yield {t: rows for t, rows in tables.items() if rows.num_rows}, header
         finally:
             con.execute("USE memory")
             con.execute("DETACH store")
     finally:
         con.close()
-    return {t: rows for t, rows in tables.items() if rows.num_rows and t in _RUN_TABLES}, header
+
+
+def _header(parent, run_id: str) -> dict:
+    """The run's header record from the staged store (on a cursor of its own)."""
+    from .records import header_record
+
+    con = parent.cursor()
+    try:
+        return header_record(con, run_id, "store.")
+    finally:
+        con.close()
 
 
 _RUN_TABLES = ("runs", "query_results", "term_rows", "harness_outputs", "judge_log", "golden_files")
 """What stage_run writes (the chain, the accounts and the caches are never staged)."""
 
 
-def _pg_type(arrow_type) -> str:
-    """The PostgreSQL type of a store column's Arrow type (binary COPY needs them named)."""
-    import pyarrow as pa
-
-    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
-        return _pg_type(arrow_type.value_type) + "[]"
-    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
-        return "text"
-    if pa.types.is_boolean(arrow_type):
-        return "bool"
-    if pa.types.is_int64(arrow_type):
-        return "int8"
-    if pa.types.is_integer(arrow_type):
-        return "int4"
-    if pa.types.is_float32(arrow_type):
-        return "float4"
-    if pa.types.is_floating(arrow_type):
-        return "float8"
-    raise EvalcoreError(f"no PostgreSQL type for the store column type {arrow_type}")
-
-
 def save_run_pg(url: str, run, before_commit=None, extra_rows=None, usage=None) -> None:
     migrate_pg(url)  # first use initialises an empty database when this role may create tables
-    tables, header = _staged(run, extra_rows, usage)
-    payload = json.dumps(header["payload"], sort_keys=True)
+    with _staged(run, extra_rows, usage) as (tables, header):
+        _retrying(url, lambda cur: _store_staged(cur, tables, header.result, before_commit), "store runs")
 
-    def work(cur):
-        for table, rows in tables.items():
-            columns = ", ".join(rows.column_names)
-            if table == "golden_files":  # once per golden revision: another run may have stored it
-                cur.executemany(f"INSERT INTO golden_files ({columns}) VALUES (%s, %s, %s, %s) "
-                                "ON CONFLICT (golden_hash) DO NOTHING", [list(r.values()) for r in rows.to_pylist()])
-                continue
-            with cur.copy(f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)") as copy:
-                copy.set_types([_pg_type(field.type) for field in rows.schema])
-                for row in zip(*(column.to_pylist() for column in rows.columns)):  # no dict per row
-                    copy.write_row(row)
-        cur.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1")
-        head = cur.fetchone()
-        seq, prev = (head[0] + 1, head[1]) if head else (1, GENESIS)
-        stored = dict(header, seq=seq, prev_hash=prev)
-        cur.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
-                    [seq, prev, header["created_at"], header["actor"], header["run_id"], header["content_hash"],
-                     payload, record_hash(stored, prev)])
-        if before_commit is not None:
-            before_commit()
-    _retrying(url, work, "store runs")
+
+def _store_staged(cur, tables: dict, header, before_commit) -> None:
+    """The staged rows, then the run's header onto the chain (header() waits for its digests)."""
+    for table, rows in tables.items():
+        if table == "golden_files":
+            _store_golden(cur, rows)
+        else:
+            copy_in(cur, table, rows)
+    record = header()
+    cur.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1")
+    head = cur.fetchone()
+    seq, prev = (head[0] + 1, head[1]) if head else (1, GENESIS)
+    stored = dict(record, seq=seq, prev_hash=prev)
+    cur.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
+                [seq, prev, record["created_at"], record["actor"], record["run_id"], record["content_hash"],
+                 json.dumps(record["payload"], sort_keys=True), record_hash(stored, prev)])
+    if before_commit is not None:
+        before_commit()
+
+
+def _store_golden(cur, rows) -> None:
+    """The golden file's row, once per golden revision: one another run stored already is
+    not sent again, and one another run stores meanwhile makes the COPY meet the key, which
+    rolls back only its savepoint (as ON CONFLICT DO NOTHING would). The text is long (50 MB
+    for 100k queries): compressed with lz4 where the server has it, 3× faster than pglz."""
+    import psycopg
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    cur.execute("SELECT golden_hash FROM golden_files WHERE golden_hash = ANY(%s)", [rows["golden_hash"].to_pylist()])
+    stored = pa.array([r[0] for r in cur.fetchall()], pa.string())
+    new = rows.filter(pc.invert(pc.is_in(rows["golden_hash"], value_set=stored)))
+    if not new.num_rows:
+        return
+    cur.execute("SELECT set_config('default_toast_compression', 'lz4', true) FROM pg_settings "
+                "WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)")
+    try:
+        with cur.connection.transaction():
+            copy_in(cur, "golden_files", new)
+    except psycopg.errors.UniqueViolation:
+        pass  # another run stored this golden revision meanwhile: its row is the same
 
 
 def get_run_pg(url: str, run_id: str) -> dict:
