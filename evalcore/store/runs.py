@@ -287,7 +287,9 @@ def judge_log(db_path: str | Path, run_id: str) -> pd.DataFrame:
 
 def term_rows(db_path: str | Path, run_id: str, query_id: str | None = None) -> pd.DataFrame:
     """Per-term rows (TP/FP/FN with weight, drift flag and reason) of a run."""
-    with connect(db_path, rows=of_runs([run_id], "term_rows")) as con:
+    wanted = (of_runs([run_id], "term_rows") if query_id is None
+              else {"term_rows": Rows("run_id = %s AND query_id = %s", (run_id, query_id))})
+    with connect(db_path, rows=wanted) as con:
         sql = "SELECT * EXCLUDE (run_id) FROM term_rows WHERE run_id = ?"
         params: list = [run_id]
         if query_id is not None:
