@@ -8,7 +8,8 @@ import pyarrow as pa
 
 from .connection import connect as connect_file, exists
 from .reading import connect
-from .pg_rows import Rows, every, insert_rows, of_runs
+from .pg_rows import Rows, every, of_runs
+from .pg_runs import insert_rows
 from .postgres import is_postgres
 
 __all__ = ["load_llm_cache", "save_llm_cache", "harness_output_rows", "harness_outputs", "query_replies",

@@ -5,9 +5,7 @@ optionally a few columns); `snapshot` fetches them in one repeatable-read transa
 an in-memory DuckDB holding tables of the same names and types, and the read's DuckDB SQL
 runs there exactly as on a store file. So every rule (statuses, flagged items, headers,
 digests) has one implementation, and PostgreSQL's SQL only selects and filters.
-
-Writes of whole rows that are not chained (the caches, prompt evaluations) go in by
-`insert_rows`, keeping rows already stored under the same key.
+(Writes are store.pg_runs.)
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ import pyarrow as pa
 
 from .postgres import PG_SCHEMA_VERSION, connect_pg, migrate_pg
 
-__all__ = ["Rows", "every", "of_runs", "snapshot", "insert_rows", "schemas", "table_kind_problems_pg"]
+__all__ = ["Rows", "every", "of_runs", "snapshot", "schemas", "table_kind_problems_pg"]
 
 
 class Rows(NamedTuple):
@@ -91,21 +89,3 @@ def table_kind_problems_pg(url: str) -> list[str]:
     with connect_pg(url) as conn:
         return table_kind_problems(dict(conn.execute("SELECT table_name, table_type FROM information_schema.tables "
                                                      "WHERE table_schema = 'public'").fetchall()))
-
-
-def insert_rows(url: str, table: str, rows: pa.Table, key: tuple[str, ...] | None = None) -> None:
-    """Add rows in one transaction; with `key`, rows whose key is stored already are kept
-    as they are (another process cached the same entry)."""
-    from .pg_runs import _retrying
-
-    if rows.num_rows == 0:
-        return
-    columns = ", ".join(rows.column_names)
-    conflict = f" ON CONFLICT ({', '.join(key)}) DO NOTHING" if key else ""
-    values = [list(r) for r in zip(*(c.to_pylist() for c in rows.columns))]
-
-    def work(cur):
-        cur.executemany(f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * len(rows.column_names))})"
-                        f"{conflict}", values)
-    migrate_pg(url)
-    _retrying(url, work, f"add rows to {table}")

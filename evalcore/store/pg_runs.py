@@ -1,5 +1,6 @@
-"""Runs on the PostgreSQL team store: store one (with its header in the audit chain),
-read one, read the accounts.
+"""The PostgreSQL team store's writes: a run (with its header in the audit chain),
+accounts, decisions, sign-in counts, and unchained rows (caches, prompt evaluations), each
+in one transaction retried when another writer moved the chain (reads: store.reading).
 
 A run's rows are built by the same code as for a DuckDB file (store.runs.stage_run) into a
 private in-memory DuckDB store, so they are exactly the rows a file would hold; its header
@@ -17,14 +18,13 @@ import json
 import time
 from contextlib import contextmanager
 
-from ..errors import EvalcoreError, UnknownRunError, UsageError
+from ..errors import EvalcoreError, UsageError
 from .postgres import connect_pg, migrate_pg, shown
 from .records import GENESIS, record_hash
 from .transfer import copy_in
 
-__all__ = ["save_run_pg", "get_run_pg", "users_rows_pg", "append_audit_pg", "get_user_pg", "list_users_pg",
-           "write_account_pg", "signin_failures_pg", "record_signin_failure_pg", "clear_signin_failures_pg",
-           "flagged_items_pg"]
+__all__ = ["save_run_pg", "append_audit_pg", "write_account_pg", "record_signin_failure_pg",
+           "clear_signin_failures_pg", "insert_rows", "retrying"]
 
 MAX_TRIES = 20
 
@@ -83,7 +83,7 @@ _RUN_TABLES = ("runs", "query_results", "term_rows", "harness_outputs", "judge_l
 def save_run_pg(url: str, run, before_commit=None, extra_rows=None, usage=None) -> None:
     migrate_pg(url)  # first use initialises an empty database when this role may create tables
     with _staged(run, extra_rows, usage) as (tables, header):
-        _retrying(url, lambda cur: _store_staged(cur, tables, header.result, before_commit), "store runs")
+        retrying(url, lambda cur: _store_staged(cur, tables, header.result, before_commit), "store runs")
 
 
 def _store_staged(cur, tables: dict, header, before_commit) -> None:
@@ -128,27 +128,7 @@ def _store_golden(cur, rows) -> None:
         pass  # another run stored this golden revision meanwhile: its row is the same
 
 
-def get_run_pg(url: str, run_id: str) -> dict:
-    with connect_pg(url) as conn, conn.cursor() as cur:
-        cur.execute("SELECT * FROM runs WHERE run_id = %s", [run_id])
-        row = cur.fetchone()
-        if row is None:
-            raise UnknownRunError(f"unknown run '{run_id}' in {shown(url)} (see `evalcore runs`)")
-        return dict(zip([d.name for d in cur.description], row))
-
-
-def users_rows_pg(url: str) -> list[dict]:
-    from .records import USER_COLUMNS
-
-    with connect_pg(url) as conn, conn.cursor() as cur:
-        cur.execute(f"SELECT {', '.join(USER_COLUMNS)} FROM users ORDER BY name")
-        return [dict(zip(USER_COLUMNS, r)) for r in cur.fetchall()]
-
-
-# ---------------------------------------------------------------- accounts, sign-ins, decisions
-
-
-def _retrying(url: str, work, what: str):
+def retrying(url: str, work, what: str):
     """work(cur) in one transaction, tried again when another writer moved the chain's head
     (SQLSTATE 40001 from an append function, or two first appends meeting on `seq`)."""
     import psycopg
@@ -197,7 +177,7 @@ def _append(cur, record: dict) -> dict:
 
 
 def append_audit_pg(url: str, record: dict) -> dict:
-    return _retrying(url, lambda cur: _append(cur, record), f"record a {record.get('kind', 'chain')} record")
+    return retrying(url, lambda cur: _append(cur, record), f"record a {record.get('kind', 'chain')} record")
 
 
 def _user(cur, name: str) -> dict | None:
@@ -206,17 +186,6 @@ def _user(cur, name: str) -> dict | None:
     cur.execute(f"SELECT {', '.join(USER_COLUMNS)} FROM users WHERE name = %s", [name])
     row = cur.fetchone()
     return dict(zip(USER_COLUMNS, row)) if row else None
-
-
-def get_user_pg(url: str, name: str) -> dict | None:
-    with connect_pg(url) as conn, conn.cursor() as cur:
-        return _user(cur, name)
-
-
-def list_users_pg(url: str) -> list[dict]:
-    with connect_pg(url) as conn, conn.cursor() as cur:
-        cur.execute("SELECT name, role, domains, aliases, disabled, created_at FROM users ORDER BY name")
-        return [dict(zip([d.name for d in cur.description], r)) for r in cur.fetchall()]
 
 
 def write_account_pg(url: str, name: str, changes: dict, record: dict, *, new: bool = False) -> dict:
@@ -234,13 +203,7 @@ def write_account_pg(url: str, name: str, changes: dict, record: dict, *, new: b
                 cur.execute(f"UPDATE users SET {column} = %s WHERE name = %s", [value, name])
         row = _user(cur, name)
         return _append(cur, dict(record, payload=dict(record.get("payload") or {}, account=account_state(row))))
-    return _retrying(url, work, "change accounts (accounts stay with the store's owner)")
-
-
-def signin_failures_pg(url: str, name: str) -> tuple[int, float]:
-    with connect_pg(url) as conn:
-        row = conn.execute("SELECT failures, last_at FROM signin_failures WHERE name = %s", [name]).fetchone()
-    return (row[0], row[1]) if row else (0, 0.0)
+    return retrying(url, work, "change accounts (accounts stay with the store's owner)")
 
 
 def record_signin_failure_pg(url: str, name: str) -> int:
@@ -269,21 +232,17 @@ def clear_signin_failures_pg(url: str, name: str) -> None:
         raise _denied(url, "record sign-ins (sign off through the dashboard role)", exc) from None
 
 
-def flagged_items_pg(url: str, run_ids: list[str]):
-    """The flagged items by the one definition (store.views.flagged_items_on), over the
-    runs' rows and their baselines' fetched from PostgreSQL into an in-memory DuckDB."""
-    from .copy import fetch_pg, in_memory, store_schemas
-    from .views import flagged_items_on
+def insert_rows(url: str, table: str, rows: pa.Table, key: tuple[str, ...] | None = None) -> None:
+    """Add rows in one transaction; with `key`, rows whose key is stored already are kept
+    as they are (another process cached the same entry)."""
+    if rows.num_rows == 0:
+        return
+    columns = ", ".join(rows.column_names)
+    conflict = f" ON CONFLICT ({', '.join(key)}) DO NOTHING" if key else ""
+    values = [list(r) for r in zip(*(c.to_pylist() for c in rows.columns))]
 
-    schemas = store_schemas()
-    with connect_pg(url) as conn, conn.transaction(), conn.cursor() as cur:
-        cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        cur.execute("SELECT baseline_id FROM runs WHERE run_id = ANY(%s) AND baseline_id IS NOT NULL", [run_ids])
-        wanted = list(run_ids) + [r[0] for r in cur.fetchall()]
-        rows = fetch_pg(cur, {t: schemas[t] for t in ("runs", "query_results", "term_rows")},
-                        "run_id = ANY(%s)", [wanted])
-    con = in_memory(rows)
-    try:
-        return flagged_items_on(con, run_ids)
-    finally:
-        con.close()
+    def work(cur):
+        cur.executemany(f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * len(rows.column_names))})"
+                        f"{conflict}", values)
+    migrate_pg(url)
+    retrying(url, work, f"add rows to {table}")

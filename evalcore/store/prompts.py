@@ -45,7 +45,7 @@ def _dataset(dataset_hash: str) -> dict[str, Rows]:
 
 def save_prompt_eval_pg(url: str, run_values: list, result_values: list[list]) -> None:
     """save_prompt_eval on the PostgreSQL store: the run and its cases in one transaction."""
-    from .pg_runs import _retrying
+    from .pg_runs import retrying
     from .postgres import migrate_pg
 
     def work(cur):
@@ -55,7 +55,7 @@ def save_prompt_eval_pg(url: str, run_values: list, result_values: list[list]) -
             cur.executemany(f"INSERT INTO prompt_eval_results ({', '.join(RESULT_COLUMNS)}) "
                             f"VALUES ({', '.join(['%s'] * len(RESULT_COLUMNS))})", result_values)
     migrate_pg(url)
-    _retrying(url, work, "store prompt evaluations")
+    retrying(url, work, "store prompt evaluations")
 
 
 def _values(row: dict, columns: tuple[str, ...], label: str) -> list:

@@ -9,7 +9,8 @@ import pyarrow as pa
 
 from .connection import connect as connect_file, exists
 from .reading import connect
-from .pg_rows import Rows, insert_rows
+from .pg_rows import Rows
+from .pg_runs import insert_rows
 from .postgres import is_postgres
 
 if TYPE_CHECKING:
