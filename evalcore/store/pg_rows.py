@@ -1,4 +1,4 @@
-"""Reading and adding rows on the PostgreSQL team store with the DuckDB store's own SQL.
+"""Reading rows of the PostgreSQL team store with the DuckDB store's own SQL.
 
 A read names the rows it needs (`Rows`: a table, a constant condition with bound values,
 optionally a few columns); `snapshot` fetches them in one repeatable-read transaction into
