@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -73,6 +74,7 @@ def main() -> None:
               f"drift judge none): PostgreSQL {walls['PostgreSQL']:.2f} s vs DuckDB {walls['DuckDB']:.2f} s wall")
     finally:
         server.stop()
+        shutil.rmtree(folder, ignore_errors=True)  # 100k-query files and a store: several GB
 
 
 def five_writers(db: str, golden: Path, generated: Path) -> float:
