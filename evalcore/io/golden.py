@@ -225,18 +225,3 @@ def _line_numbers(lines: Iterable[bytes], wanted: set[str], found: dict[str, int
             if len(found) == len(wanted):
                 break
     return found
-    with Path(path).open("rb") as handle:
-        for lineno, raw in enumerate(handle, start=1):
-            if lineno == 1 and raw.startswith(BOM.encode("utf-8")):
-                raw = raw[3:]
-            if not raw.strip():
-                continue
-            try:
-                qid = orjson.loads(raw).get("query_id")
-            except (orjson.JSONDecodeError, AttributeError):
-                continue
-            if isinstance(qid, str) and qid in wanted and qid not in found:
-                found[qid] = lineno
-                if len(found) == len(wanted):
-                    break
-    return found
