@@ -129,8 +129,9 @@ def golden_line(run_id: str, baseline_id: str | None, golden_hash: str | None,
     return line, text.removeprefix("\ufeff") if line == 1 else text
 
 
-def domains(run_id: str) -> list[str]:
-    return cached("compare_domains", run_id)
+def domains(run_id: str, baseline_id: str | None) -> list[str]:
+    """The domain filter's choices: the domains of the pair's queries (either side)."""
+    return pair(run_id, baseline_id).domains()
 
 
 def history(query_id: str) -> pd.DataFrame:
@@ -232,16 +233,9 @@ def release_states(run_ids) -> dict[str, str]:
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def _pair_statistics(db: str, run_id: str, baseline_id: str) -> dict:
-    from evalcore.models import Thresholds
-    from evalcore.stats import describe_pairs
-
-    deltas = store.paired_metrics(db, run_id, baseline_id)
-    delta = Thresholds.model_validate_json(store.get_run(db, run_id)["thresholds"] or "{}").regression_delta
-    return describe_pairs(deltas["d_f1"].to_numpy(dtype=float), deltas["d_precision"].to_numpy(dtype=float),
-                          deltas["d_recall"].to_numpy(dtype=float),
-                          [None if d is None or d != d else d for d in deltas["domain"]], delta)
+    return _pair(db, run_id, baseline_id).statistics()
 
 
 def pair_statistics(run_id: str, baseline_id: str) -> dict:
-    """Paired bootstrap intervals and sign-flip p-values for any pair of runs (cached)."""
+    """Paired bootstrap intervals and sign-flip p-values over the cached pair (cached)."""
     return _pair_statistics(db_path(), run_id, baseline_id)

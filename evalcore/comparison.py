@@ -23,6 +23,7 @@ from . import store
 from .metrics import normalize_term
 from .models import Thresholds
 from .regression import DIFFERENT_GOLDEN_SET, pair_queries
+from .stats import describe_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,6 +94,13 @@ _POINTS = f"""WITH k AS ({_KEYS}),
     SELECT *, (SELECT count(*) FROM shared) AS n FROM shared
     WHERE status <> 'unchanged' OR hash(query_id) % greatest(1, (SELECT count(*) FROM shared) // $max) = 0
     ORDER BY status, query_id LIMIT $max"""
+
+# Per shared query (both sides scored, neither errored), in the candidate's golden-set order:
+# what the paired statistics read.
+_DELTAS = """SELECT domain, precision - base_precision AS d_precision, recall - base_recall AS d_recall,
+       f1 - base_f1 AS d_f1
+FROM pairs WHERE position IS NOT NULL AND base_position IS NOT NULL AND error IS NULL AND base_error IS NULL
+ORDER BY position"""
 
 
 @dataclass(frozen=True)
@@ -225,6 +233,25 @@ class PairedRuns:
             con.register("pairs", self.table)
             cur = con.execute(_HEADLINE)
             return dict(zip([d[0] for d in cur.description], cur.fetchall()[0]))
+
+    def domains(self) -> list[str]:
+        """The domains the pair's queries name (either side), sorted: the domain filter's choices."""
+        with duckdb.connect(":memory:") as con:
+            con.register("pairs", self.table)
+            rows = con.execute(f"SELECT DISTINCT domain FROM ({_KEYS}) WHERE domain IS NOT NULL ORDER BY 1").fetchall()
+        return [r[0] for r in rows]
+
+    def statistics(self) -> dict:
+        """The report's `statistics` block for this pair (stats.describe_pairs over the shared,
+        unerrored queries, with the candidate's regression_delta and its domains), without
+        the noise-floor part, which needs the run's repeats."""
+        with duckdb.connect(":memory:") as con:
+            con.register("pairs", self.table)
+            deltas = con.execute(_DELTAS).fetchnumpy()
+            named = [r[0] for r in con.execute("SELECT DISTINCT domain FROM pairs WHERE position IS NOT NULL "
+                                               "AND domain <> '' ORDER BY 1").fetchall()]
+        return describe_pairs(deltas["d_f1"].astype(float), deltas["d_precision"].astype(float),
+                              deltas["d_recall"].astype(float), list(deltas["domain"]), self.regression_delta, named)
 
     def points(self, max_points: int = 5000) -> tuple[pd.DataFrame, int]:
         """(baseline F1, F1, delta, status, query) per shared query for plots; a reproducible

@@ -134,6 +134,20 @@ def test_stored_statuses_equal_the_dashboards_for_each_run_and_its_baseline(demo
         assert {q: shown[q] for q in stored["query_id"]} == dict(zip(stored["query_id"], stored["regression_status"]))
 
 
+def test_pair_statistics_equal_the_ones_the_evaluation_stored(demo_store):
+    """Compare's intervals and p-values (PairedRuns.statistics over the stored rows) are the
+    report's statistics block, computed at scoring time from the in-memory run."""
+    runs = store.runs_overview(demo_store)
+    pairs = [(r.run_id, r.baseline_id) for r in runs.itertuples() if isinstance(r.baseline_id, str)]
+    assert pairs
+    for run_id, baseline_id in pairs:
+        stored = json.loads(store.get_run(demo_store, run_id)["statistics"])
+        stored.pop("noise", None)
+        shown = comparison.pair_runs(demo_store, run_id, baseline_id).statistics()
+        assert shown["f1"]["n"] > 0
+        assert shown == stored
+
+
 # ---------------------------------------------------------------- the side-by-side view's reads
 
 

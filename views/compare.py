@@ -28,5 +28,5 @@ if st.session_state.setdefault("cmp_landed", True):
 else:
     render_overview(run_id, baseline_id)
 
-flt = filters_from_widgets(data.domains(run_id))
+flt = filters_from_widgets(data.domains(run_id, baseline_id))
 render_queries(run_id, baseline_id, flt)

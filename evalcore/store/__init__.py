@@ -9,26 +9,27 @@ other processes, so nothing holds one across calls. A busy store is retried for 
 from .audit import (AUDIT_COLUMNS, GENESIS, account_state, audit_head, audit_records, decisions_for)
 from .connection import MIGRATIONS, SCHEMA_VERSION, check_store_path, connect, ensure_store, exists
 from .runs import (drift_terms, find_run_by_content, get_run, golden_content, golden_entry, judge_log,
-                   list_runs, load_baseline, paired_metrics, query_rows, repeat_runs,
+                   list_runs, load_baseline, query_rows, repeat_runs,
                    term_rows)
 from .audit import get_user, list_users, signin_failures, users_rows
 from .backends import append_audit, clear_signin_failures, record_signin_failure, save_run, write_account
 from .llm import StoredReplies, harness_output_rows, harness_outputs, load_llm_cache, query_replies, save_llm_cache
 from .prompts import (find_dataset_hash, list_prompt_evals, prompt_eval_datasets, prompt_eval_matrix,
                       prompt_eval_results, prompt_eval_scores, prompt_eval_versions, save_prompt_eval)
+from .lexicon import StoredLexicon, load_lexicon, save_lexicon
 from .vectors import StoredVectors, load_vectors, save_vectors
-from .views import (StoredPair, compare_domains, comparison_rows, errored_queries, find_query_ids,
+from .views import (StoredPair, comparison_rows, errored_queries, find_query_ids,
                     flagged_items, metric_trend, query_history, runs_overview)
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensure_store", "exists", "drift_terms",
            "find_run_by_content", "get_run", "golden_content", "golden_entry", "judge_log", "list_runs", "load_baseline", "query_rows",
-           "save_run", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredPair", "comparison_rows",
-           "compare_domains", "errored_queries", "find_query_ids", "flagged_items",
+           "save_run", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredLexicon", "load_lexicon", "save_lexicon", "StoredPair", "comparison_rows",
+           "errored_queries", "find_query_ids", "flagged_items",
            "metric_trend", "query_history", "runs_overview", "append_audit",
            "audit_records", "decisions_for", "get_user", "list_users", "users_rows", "write_account", "account_state",
            "GENESIS", "signin_failures", "record_signin_failure", "clear_signin_failures",
            "AUDIT_COLUMNS", "audit_head", "harness_outputs", "query_replies", "load_llm_cache", "harness_output_rows",
-           "save_llm_cache", "paired_metrics", "repeat_runs", "find_dataset_hash",
+           "save_llm_cache", "repeat_runs", "find_dataset_hash",
            "list_prompt_evals", "prompt_eval_datasets", "prompt_eval_matrix", "prompt_eval_results",
            "prompt_eval_scores", "prompt_eval_versions", "save_prompt_eval"]
 

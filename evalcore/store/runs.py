@@ -309,18 +309,6 @@ def repeat_runs(db_path: str | Path, golden_hash: str, prompt_version: str, limi
     return [load_baseline(db_path, rid) for rid in ids]
 
 
-def paired_metrics(db_path: str | Path, run_id: str, baseline_id: str):
-    """(domain, ΔP, ΔR, ΔF1) per query on both sides, errored ones left out."""
-    with connect(db_path, rows={"query_results": Rows("run_id = ANY(%s)", ([run_id, baseline_id],), (
-            "run_id", "query_id", "position", "domain", "precision", "recall", "f1", "error"))}) as con:
-        return con.execute(
-            """SELECT c.domain, c.precision - b.precision AS d_precision, c.recall - b.recall AS d_recall,
-                      c.f1 - b.f1 AS d_f1
-               FROM query_results c JOIN query_results b ON b.query_id = c.query_id
-               WHERE c.run_id = ? AND b.run_id = ? AND c.error IS NULL AND b.error IS NULL
-               ORDER BY c.position""", [run_id, baseline_id]).df()
-
-
 def load_baseline(db_path: str | Path, run_id: str) -> Baseline:
     """A stored run as a baseline: its stored per-query values, used as they are."""
     run = get_run(db_path, run_id)

@@ -18,14 +18,14 @@ from .pg_rows import Rows, every, of_runs
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["StoredPair", "comparison_rows", "compare_domains", "runs_overview", "metric_trend", "query_history",
+__all__ = ["StoredPair", "comparison_rows", "runs_overview", "metric_trend", "query_history",
            "find_query_ids", "flagged_items"]
 
 # What a comparison reads of each side, in golden-set order. Statuses are not computed here:
 # evalcore.regression holds the rule, so another store backend needs no copy of it.
 _SIDE_COLUMNS = ("query_id", "position", "query", "domain", "critical", "precision", "recall", "f1", "passed",
                  "term_drift_score", "n_drift", "failure_reasons", "generated_terms", "expected_terms",
-                 "true_positives", "drift_terms")
+                 "true_positives", "drift_terms", "error")
 _SIDE = f"SELECT {', '.join(_SIDE_COLUMNS)} FROM query_results WHERE run_id = ? ORDER BY position"
 
 
@@ -49,13 +49,6 @@ def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> Store
         current = con.sql(_SIDE, params=[run_id]).to_arrow_table()
         baseline = con.sql(_SIDE, params=[baseline_id]).to_arrow_table()
     return StoredPair(found[0][0] if found else None, current, baseline)
-
-
-def compare_domains(db_path: str | Path, run_id: str) -> list[str]:
-    with connect(db_path, rows={"query_results": Rows("run_id = %s", (run_id,), ("run_id", "domain"))}) as con:
-        rows = con.execute("SELECT DISTINCT domain FROM query_results WHERE run_id = ? AND domain IS NOT NULL "
-                           "ORDER BY 1", [run_id]).fetchall()
-    return [r[0] for r in rows]
 
 
 def runs_overview(db_path: str | Path) -> pd.DataFrame:
