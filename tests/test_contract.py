@@ -296,6 +296,23 @@ def test_vector_cache_round_trip_keeps_existing_keys(backend):
     assert cache.load("model-b", ["heart attack"])["heart attack"].tolist() == [5, 5, 5]
 
 
+def test_lexicon_cache_round_trip_keeps_existing_entries_and_is_copied(backend, tmp_path):
+    db = backend
+    cache = store.StoredLexicon(db)
+    assert cache.load("wordnet-3.0/v1", ["stroke"]) == {}
+    cache.save("wordnet-3.0/v1", {"stroke": '{"synsets": ["stroke.n.01"]}', "x'); DROP TABLE lexicon_cache; --": "{}"})
+    cache.save("wordnet-3.0/v1", {"stroke": '{"synsets": []}', "café": '{"synsets": ["cafe.n.01"]}'})
+    cache.save("wordnet-3.0/v2", {"stroke": '{"v": 2}'})
+    got = cache.load("wordnet-3.0/v1", ["stroke", "café", "x'); DROP TABLE lexicon_cache; --", "absent", "stroke"])
+    assert got == {"stroke": '{"synsets": ["stroke.n.01"]}', "café": '{"synsets": ["cafe.n.01"]}',
+                   "x'); DROP TABLE lexicon_cache; --": "{}"}  # the first entry stored is kept
+    assert cache.load("wordnet-3.0/v2", ["stroke"]) == {"stroke": '{"v": 2}'}
+    copy = str(tmp_path / "copy.duckdb")
+    result = CliRunner().invoke(main, ["store", "copy", "--from", db, "--to", copy])
+    assert result.exit_code == 0, result.output
+    assert store.StoredLexicon(copy).load("wordnet-3.0/v1", list(got)) == got
+
+
 # ---------------------------------------------------------------- prompt evaluations
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -13,6 +14,8 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+from evalcore import store
+from evalcore.store.postgres import PG_MIGRATIONS, PG_SCHEMA_VERSION
 from evalcore.cli import main
 
 from conftest import NO_POSTGRES
@@ -35,9 +38,10 @@ DUCKDB_TO_PG = {"VARCHAR": "text", "VARCHAR[]": "text[]", "DOUBLE": "double prec
 def test_init_creates_the_duckdb_stores_schema_column_for_column(pgdb, tmp_path):
     import psycopg
 
+    assert PG_SCHEMA_VERSION == store.SCHEMA_VERSION  # migrations numbered in step on both backends
     result = cli("store", "init", "--db", pgdb)
     assert result.exit_code == 0, result.output
-    assert "initialised PostgreSQL store" in result.output and "schema version 10" in result.output
+    assert "initialised PostgreSQL store" in result.output and f"schema version {store.SCHEMA_VERSION}" in result.output
     duck = tmp_path / "s.duckdb"
     assert cli("store", "init", "--db", duck).exit_code == 0
     with duckdb.connect(str(duck), read_only=True) as con:
@@ -55,9 +59,9 @@ def test_init_creates_the_duckdb_stores_schema_column_for_column(pgdb, tmp_path)
 def test_init_again_and_migrate_say_up_to_date(pgdb):
     assert cli("store", "init", "--db", pgdb).exit_code == 0
     again = cli("store", "migrate", "--db", pgdb)
-    assert again.exit_code == 0 and "schema version 10, up to date" in again.output
+    assert again.exit_code == 0 and f"schema version {store.SCHEMA_VERSION}, up to date" in again.output
     info = cli("store", "info", "--db", pgdb)
-    assert info.exit_code == 0 and "schema version 10, applied by evalcore" in info.output
+    assert info.exit_code == 0 and f"schema version {store.SCHEMA_VERSION}, applied by evalcore" in info.output
 
 
 def test_migrate_on_an_empty_database_says_to_init(pgdb):
@@ -72,9 +76,13 @@ def test_four_runners_meeting_an_empty_database_create_it_once(pgdb):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
     outcomes = [(p.wait(timeout=120), p.stdout.read() + p.stderr.read()) for p in procs]
     assert [code for code, _ in outcomes] == [0] * 4, outcomes
-    assert sum("(applied 10)" in out for _, out in outcomes) == 1  # one created it; the others found it
+    # each migration applied by exactly one of them (each in its own transaction under the lock)
+    applied = [int(v) for _, out in outcomes for found in re.findall(r"\(applied ([0-9, ]+)\)", out)
+               for v in found.split(", ")]
+    assert sorted(applied) == [v for v, _ in PG_MIGRATIONS], outcomes
     with psycopg.connect(pgdb) as conn:
-        assert conn.execute("SELECT version FROM schema_migrations").fetchall() == [(10,)]
+        assert conn.execute("SELECT version FROM schema_migrations ORDER BY 1").fetchall() == [
+            (v,) for v, _ in PG_MIGRATIONS]
 
 
 def test_a_schema_newer_than_this_evalcore_is_refused_with_the_version_to_install(pgdb):
@@ -82,10 +90,10 @@ def test_a_schema_newer_than_this_evalcore_is_refused_with_the_version_to_instal
 
     assert cli("store", "init", "--db", pgdb).exit_code == 0
     with psycopg.connect(pgdb) as conn:
-        conn.execute("INSERT INTO schema_migrations VALUES (11, 'later', '9.4.1')")
+        conn.execute("INSERT INTO schema_migrations VALUES (%s, 'later', '9.4.1')", [PG_SCHEMA_VERSION + 1])
     result = cli("store", "migrate", "--db", pgdb)
     assert result.exit_code == 2
-    assert "schema is version 11, newer than this evalcore" in result.stderr
+    assert f"schema is version {PG_SCHEMA_VERSION + 1}, newer than this evalcore" in result.stderr
     assert "install evalcore 9.4.1 or later" in result.stderr
 
 
@@ -96,6 +104,28 @@ def test_a_role_that_may_not_create_tables_is_told_to_ask_the_owner(pg, pgdb):
     result = cli("store", "init", "--db", pg.url(name, user="ci_runner"))
     assert result.exit_code == 2, result.output
     assert "not an evalcore store: run `evalcore store init` as its owner" in result.stderr
+
+
+def test_a_role_meeting_an_older_schema_is_told_to_migrate_and_the_owner_upgrades_it(pg, pgdb, monkeypatch):
+    import psycopg
+
+    from evalcore.store import postgres
+
+    name = pgdb.rsplit("/", 1)[1]
+    with monkeypatch.context() as m:  # a store written by the evalcore that knew only the first migration
+        m.setattr(postgres, "PG_MIGRATIONS", PG_MIGRATIONS[:1])
+        assert postgres.migrate_pg(pgdb)[0] == PG_MIGRATIONS[0][0]
+    pg.sql(f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'reader_{name}') THEN "
+           f"CREATE ROLE reader_{name} LOGIN; END IF; END $$")
+    with psycopg.connect(pgdb) as conn:
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader_{name}")
+    result = cli("runs", "--db", pg.url(name, user=f"reader_{name}"))
+    assert result.exit_code == 2, result.output
+    assert (f"the store's schema is version {PG_MIGRATIONS[0][0]}, this evalcore needs {PG_SCHEMA_VERSION}: "
+            "run `evalcore store migrate` as its owner") in result.stderr
+    upgraded = cli("store", "migrate", "--db", pgdb)
+    assert upgraded.exit_code == 0 and f"(applied {PG_SCHEMA_VERSION})" in upgraded.output
+    assert cli("runs", "--db", pg.url(name, user=f"reader_{name}")).exit_code == 0
 
 
 def test_an_unreachable_server_is_exit_2_with_the_cause(pg):

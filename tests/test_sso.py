@@ -176,9 +176,11 @@ def test_store_copy_keeps_sso_accounts_and_bindings(backend, tmp_path):
         so.authenticate(copy, "alice", "any-password-at-all")
 
 
-def test_the_team_stores_dashboard_role_cannot_bind_and_names_the_alias_for_the_owner(pg, pgdb, tmp_path):
-    """PostgreSQL's least-privilege dashboard role may not change accounts: the first sign-in
-    is refused with the alias to bind; once the owner has bound it, the role signs in."""
+def test_the_team_stores_dashboard_role_binds_only_through_its_door(pg, pgdb, tmp_path):
+    """PostgreSQL's least-privilege dashboard role binds a first sign-in's identity through
+    evalcore_bind_sso and nothing else: the chain verifies, the decision carries the
+    identity; the function refuses what a rogue dashboard process would try (a non-OIDC
+    alias, a second subject at the same issuer, an identity bound already, other columns)."""
     import psycopg
 
     name = pgdb.rsplit("/", 1)[1]
@@ -187,14 +189,31 @@ def test_the_team_stores_dashboard_role_cannot_bind_and_names_the_alias_for_the_
     with psycopg.connect(pgdb, autocommit=True) as owner:
         owner.execute(roles.output)
     dash_url = pg.url(name, user=f"dash_{name}")
-    alias = oidc_alias(ISSUER, "alice-sub")
-    with pytest.raises(so.SignoffRefused, match=f"could not be bound .*--add {alias.replace('+', '[+]')}"):
-        sso.sign_in(dash_url, claims())
-    bound = CliRunner().invoke(main, ["users", "alias", "alice", "--add", alias, "--db", pgdb])
-    assert bound.exit_code == 0, bound.output
     account = sso.sign_in(dash_url, claims())
+    assert oidc_alias(ISSUER, "alice-sub") in store.get_user(pgdb, "alice")["aliases"] and len(binds(pgdb)) == 1
     record = so.decide_as(dash_url, run_id, account, "approve", "reviewed", ack_all=True)
     assert record["payload"]["sso"] == {"iss": ISSUER, "sub": "alice-sub"} and so.verify_chain(pgdb).ok
+
+    def bind(actor: str, alias: str, prefix: str, aliases: list[str]) -> None:
+        with psycopg.connect(dash_url) as conn:
+            seq, head = conn.execute("SELECT seq, record_hash FROM audit_head").fetchone()
+            conn.execute("SELECT evalcore_bind_sso(%s, %s, 'now', %s, '{}', %s, %s, %s, %s)",
+                         [seq + 1, head, actor, "f" * 64, alias, prefix, aliases])
+
+    old = store.get_user(pgdb, "carol")["aliases"] or []
+    prefix = oidc_alias(ISSUER, "")
+    with pytest.raises(psycopg.errors.RaiseException, match="not an identity provider alias"):
+        bind("carol", "alice", "alice", [*old, "alice"])  # another account's name as carol's alias
+    with pytest.raises(psycopg.errors.RaiseException, match="bound already"):
+        bind("carol", oidc_alias(ISSUER, "alice-sub"), prefix, [*old, oidc_alias(ISSUER, "alice-sub")])
+    alice = store.get_user(pgdb, "alice")["aliases"]
+    with pytest.raises(psycopg.errors.RaiseException, match="another subject"):
+        bind("alice", oidc_alias(ISSUER, "mallory"), prefix, [*alice, oidc_alias(ISSUER, "mallory")])
+    with pytest.raises(psycopg.errors.RaiseException, match="the old ones and"):
+        bind("carol", oidc_alias(ISSUER, "carol-sub"), prefix, [oidc_alias(ISSUER, "carol-sub"), "alice"])
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), psycopg.connect(dash_url) as conn:
+        conn.execute("UPDATE users SET role = 'admin' WHERE name = 'carol'")
+    assert store.get_user(pgdb, "carol")["aliases"] == old and so.verify_chain(pgdb).ok
 
 
 # ---------------------------------------------------------------- end to end in a real browser

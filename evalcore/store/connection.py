@@ -114,6 +114,12 @@ MIGRATIONS.append((10, [
     # which version to install instead of misreading tables it does not know
     "ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS evalcore_version VARCHAR",
 ]))
+MIGRATIONS.append((11, [
+    # per-term lexical-resource entries (WordNet), as embedding_cache keeps vectors; the
+    # PostgreSQL store's migration 11 also adds indexes, which a DuckDB file does not need
+    """CREATE TABLE lexicon_cache (source VARCHAR NOT NULL, term VARCHAR NOT NULL, entry VARCHAR NOT NULL,
+        created_at VARCHAR, PRIMARY KEY (source, term))""",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

@@ -30,9 +30,11 @@ def save_llm_cache(db_path: str | Path, entries: list[tuple[str, str, str, int, 
     """(key, model, reply, prompt_tokens, completion_tokens); existing keys are kept."""
     if not entries:
         return
-    table = pa.table({"key": [e[0] for e in entries], "model": [e[1] for e in entries],
-                      "reply": [e[2] for e in entries], "prompt_tokens": [e[3] for e in entries],
-                      "completion_tokens": [e[4] for e in entries]})
+    table = pa.table({"key": pa.array([e[0] for e in entries], pa.string()),
+                      "model": pa.array([e[1] for e in entries], pa.string()),
+                      "reply": pa.array([e[2] for e in entries], pa.string()),
+                      "prompt_tokens": pa.array([e[3] for e in entries], pa.int32()),  # the columns' INTEGER
+                      "completion_tokens": pa.array([e[4] for e in entries], pa.int32())})
     if is_postgres(db_path):
         from ..evaluation import utc_now
 

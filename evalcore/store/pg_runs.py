@@ -146,15 +146,22 @@ def retrying(url: str, work, what: str):
     raise EvalcoreError(f"--db {shown(url)}: the audit chain kept moving under {MAX_TRIES} tries; nothing was stored")
 
 
-def _append(cur, record: dict) -> dict:
-    """Link one record onto the head inside the caller's transaction: a decision through
-    evalcore_append_decision (the dashboard role's only door), anything else directly (the
-    owner's: accounts)."""
+def _linked(cur, record: dict) -> dict:
+    """The record as it goes onto the chain's head now: its seq, prev_hash and record_hash."""
     cur.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1")
     head = cur.fetchone()
     seq, prev = (head[0] + 1, head[1]) if head else (1, GENESIS)
     stored = dict(record, seq=seq, prev_hash=prev)
     stored["record_hash"] = record_hash(stored, prev)
+    return stored
+
+
+def _append(cur, record: dict) -> dict:
+    """Link one record onto the head inside the caller's transaction: a decision through
+    evalcore_append_decision (the dashboard role's only door), anything else directly (the
+    owner's: accounts)."""
+    stored = _linked(cur, record)
+    seq, prev = stored["seq"], stored["prev_hash"]
     payload = json.dumps(stored.get("payload"), sort_keys=True)
     if record["kind"] == "decision":
         cur.execute("SELECT evalcore_append_decision(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
@@ -188,10 +195,34 @@ def _user(cur, name: str) -> dict | None:
     return dict(zip(USER_COLUMNS, row)) if row else None
 
 
+SSO_BIND_KIND = "user_sso_bind"
+"""evalcore.sso.BIND_KIND: an account change the dashboard role makes through evalcore_bind_sso."""
+
+
+def _bind_sso(cur, name: str, changes: dict, record: dict) -> dict:
+    """A first single sign-on's alias, through evalcore_bind_sso (the dashboard role's door;
+    the owner goes the same way): the function checks what the change may be."""
+    from ..identity import oidc_issuer_prefix
+    from .records import account_state
+
+    row = _user(cur, name)
+    if row is None or set(changes) != {"aliases"}:
+        raise EvalcoreError(f"a first single sign-on changes only an existing account's aliases, not {sorted(changes)}")
+    alias = record["payload"]["alias"]
+    stored = _linked(cur, dict(record, payload=dict(record["payload"], account=account_state(dict(row, **changes)))))
+    cur.execute("SELECT evalcore_bind_sso(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [stored["seq"], stored["prev_hash"], stored["created_at"], stored["actor"],
+                 json.dumps(stored["payload"], sort_keys=True), stored["record_hash"], alias,
+                 oidc_issuer_prefix(record["payload"]["sso"]["iss"]), list(changes["aliases"])])
+    return stored
+
+
 def write_account_pg(url: str, name: str, changes: dict, record: dict, *, new: bool = False) -> dict:
     from .records import USER_COLUMNS, account_state
 
     def work(cur):
+        if record["kind"] == SSO_BIND_KIND and not new:
+            return _bind_sso(cur, name, changes, record)
         if new:
             columns = [c for c in changes if c in USER_COLUMNS]  # constant names, values bound
             cur.execute(f"INSERT INTO users ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})",
@@ -233,16 +264,19 @@ def clear_signin_failures_pg(url: str, name: str) -> None:
 
 
 def insert_rows(url: str, table: str, rows: pa.Table, key: tuple[str, ...] | None = None) -> None:
-    """Add rows in one transaction; with `key`, rows whose key is stored already are kept
-    as they are (another process cached the same entry)."""
+    """Add rows in one transaction, by binary COPY; with `key`, rows whose key is stored
+    already are kept as they are (another process cached the same entry): the rows go
+    into a temporary copy of the table first, then across with ON CONFLICT DO NOTHING."""
     if rows.num_rows == 0:
         return
-    columns = ", ".join(rows.column_names)
-    conflict = f" ON CONFLICT ({', '.join(key)}) DO NOTHING" if key else ""
-    values = [list(r) for r in zip(*(c.to_pylist() for c in rows.columns))]
+    columns = ", ".join(f'"{name}"' for name in rows.column_names)
 
     def work(cur):
-        cur.executemany(f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * len(rows.column_names))})"
-                        f"{conflict}", values)
+        if key is None:
+            return copy_in(cur, table, rows)
+        cur.execute(f"CREATE TEMP TABLE _evalcore_new (LIKE {table}) ON COMMIT DROP")  # constant names
+        copy_in(cur, "_evalcore_new", rows)
+        cur.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM _evalcore_new "
+                    f"ON CONFLICT ({', '.join(key)}) DO NOTHING")
     migrate_pg(url)
     retrying(url, work, f"add rows to {table}")

@@ -122,6 +122,65 @@ PG_MIGRATIONS: list[tuple[int, list[str]]] = [(10, [
     "REVOKE ALL ON FUNCTION evalcore_append_decision(bigint, text, text, text, text, text, text, text, text, text) "
     "FROM PUBLIC",
 ])]
+
+# The door of a first single sign-on (evalcore.sso): the dashboard role binds an identity
+# provider's issuer and subject to an account as an alias, and nothing else about accounts.
+# Only an `oidc+` alias bound to nobody yet, onto an account with no other subject at that
+# issuer, appended to its aliases (the caller sends the full new list, as the chain record's
+# account state has it); the record goes onto the chain as _APPEND's do.
+_BIND_SSO = """CREATE FUNCTION evalcore_bind_sso(p_seq bigint, p_prev_hash text, p_created_at text, p_actor text,
+        p_payload text, p_record_hash text, p_alias text, p_issuer_prefix text, p_aliases text[]) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+DECLARE head_seq bigint := 0; head_hash text := repeat('0', 64); old text[];
+BEGIN
+    SELECT seq, record_hash INTO head_seq, head_hash FROM audit_head WHERE id = 1 FOR UPDATE;
+    IF NOT FOUND THEN head_seq := 0; head_hash := repeat('0', 64); END IF;
+    IF p_seq <> head_seq + 1 OR p_prev_hash <> head_hash THEN
+        RAISE EXCEPTION 'evalcore: the audit chain moved (its head is record %): read it again', head_seq
+            USING ERRCODE = '40001';
+    END IF;
+    SELECT coalesce(aliases, '{}') INTO old FROM users WHERE name = p_actor AND NOT disabled FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'evalcore: no enabled account %', p_actor;
+    END IF;
+    IF left(p_issuer_prefix, 5) <> 'oidc+' OR left(p_alias, length(p_issuer_prefix)) <> p_issuer_prefix
+            OR length(p_alias) = length(p_issuer_prefix) THEN
+        RAISE EXCEPTION 'evalcore: % is not an identity provider alias', p_alias;
+    END IF;
+    IF EXISTS (SELECT 1 FROM users WHERE p_alias = ANY(aliases) OR name = p_alias) THEN
+        RAISE EXCEPTION 'evalcore: the identity % is bound already', p_alias;
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest(old) a WHERE left(a, length(p_issuer_prefix)) = p_issuer_prefix) THEN
+        RAISE EXCEPTION 'evalcore: account % is bound to another subject at this issuer', p_actor;
+    END IF;
+    IF cardinality(p_aliases) <> cardinality(old) + 1 OR NOT p_aliases @> (old || p_alias)
+            OR NOT (old || p_alias) @> p_aliases THEN
+        RAISE EXCEPTION 'evalcore: the new aliases must be the old ones and %', p_alias;
+    END IF;
+    UPDATE users SET aliases = p_aliases WHERE name = p_actor;
+    INSERT INTO audit_log (seq, created_at, kind, actor, run_id, content_hash, decision, comment, payload, prev_hash,
+                           record_hash)
+        VALUES (p_seq, p_created_at, 'user_sso_bind', p_actor, NULL, NULL, NULL, NULL, p_payload, p_prev_hash,
+                p_record_hash);
+    INSERT INTO audit_head VALUES (1, p_seq, p_record_hash)
+        ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, record_hash = excluded.record_hash;
+    RETURN p_seq;
+END $fn$"""
+
+PG_MIGRATIONS.append((11, [
+    # what the reads name: one run's rows (and one query's terms) without scanning every run's
+    "CREATE INDEX query_results_run ON query_results (run_id, position)",
+    "CREATE INDEX query_results_query ON query_results (query_id)",
+    "CREATE INDEX term_rows_run ON term_rows (run_id, query_id)",
+    "CREATE INDEX harness_outputs_run ON harness_outputs (run_id)",
+    "CREATE INDEX judge_log_run ON judge_log (run_id)",
+    "CREATE INDEX prompt_eval_results_eval ON prompt_eval_results (eval_id)",
+    # per-term lexical-resource entries (WordNet), as embedding_cache keeps vectors
+    """CREATE TABLE lexicon_cache (
+        source text NOT NULL, term text NOT NULL, entry text NOT NULL, created_at text, PRIMARY KEY (source, term))""",
+    _BIND_SSO,
+    "REVOKE ALL ON FUNCTION evalcore_bind_sso(bigint, text, text, text, text, text, text, text, text[]) FROM PUBLIC",
+]))
 PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
 
 
@@ -214,6 +273,10 @@ def migrate_pg(url: str, create: bool = True) -> tuple[int, list[int]]:
                     cur.execute("INSERT INTO schema_migrations VALUES (%s, to_char(now() AT TIME ZONE 'UTC', "
                                 "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), %s)", [version, __version__])
                 except psycopg.errors.InsufficientPrivilege:
+                    if current is not None:
+                        raise UsageError(f"--db {shown(url)}: the store's schema is version {current}, this evalcore "
+                                         f"needs {PG_SCHEMA_VERSION}: run `evalcore store migrate` as its owner "
+                                         "(this role may not change the schema)") from None
                     raise UsageError(f"--db {shown(url)}: not an evalcore store: run `evalcore store init` as its "
                                      "owner (this role may not create tables)") from None
                 applied.append(version)
@@ -225,18 +288,21 @@ ROLES_SQL = """-- evalcore least privilege (run as the database's owner, after `
 -- {ci}: stores runs, their rows and the caches; appends a run's header only through
 -- evalcore_append_run_header; no write on audit_log, audit_head, users or decisions.
 -- {dashboard}: reads everything; records sign-offs only through evalcore_append_decision
--- and counts failed sign-ins. Accounts stay with the owner (`evalcore users` as the owner).
+-- and counts failed sign-ins; binds an identity provider's subject to an account at its first
+-- single sign-on only through evalcore_bind_sso. Accounts stay with the owner (`evalcore users`
+-- as the owner).
 CREATE ROLE {ci} LOGIN;
 CREATE ROLE {dashboard} LOGIN;
 GRANT USAGE ON SCHEMA public TO {ci}, {dashboard};
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO {ci}, {dashboard};
 GRANT INSERT ON runs, query_results, term_rows, harness_outputs, judge_log, golden_files TO {ci};
-GRANT INSERT, UPDATE ON llm_cache, embedding_cache TO {ci};
+GRANT INSERT, UPDATE ON llm_cache, embedding_cache, lexicon_cache TO {ci};
 GRANT INSERT ON prompt_eval_runs, prompt_eval_results TO {ci};
 GRANT EXECUTE ON FUNCTION evalcore_append_run_header(bigint, text, text, text, text, text, text, text) TO {ci};
 GRANT INSERT, UPDATE, DELETE ON signin_failures TO {dashboard};
 GRANT EXECUTE ON FUNCTION evalcore_append_decision(bigint, text, text, text, text, text, text, text, text, text)
     TO {dashboard};
+GRANT EXECUTE ON FUNCTION evalcore_bind_sso(bigint, text, text, text, text, text, text, text, text[]) TO {dashboard};
 -- then give each role a password (ALTER ROLE … PASSWORD '…') or a certificate, outside this script
 """
 
