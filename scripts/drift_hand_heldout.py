@@ -1,0 +1,626 @@
+"""Hand-written held-out rows for data/drift/heldout.jsonl (medical, legal, e-commerce).
+
+Written from domain knowledge, not drawn from WordNet (WordNet relations are features of
+the drift combiner, so rows built from them would flatter it). No query here may appear
+in train.jsonl. Format and codes as in scripts/drift_hand_train.py.
+"""
+
+ROWS = """
+@ medical
+= pneumonia | lung infection; pneumonitis
+rel   community-acquired pneumonia
+rel   lobar pneumonia
+abbr  CAP
+jar   consolidation on chest x-ray
+arch  lung fever
+look  pneumatic drill
+unr   picnic blanket
+
+= bronchitis | inflammation of the bronchi; chest infection
+rel   acute bronchitis
+rel   chronic obstructive pulmonary disease
+jar   productive cough
+look  bronco
+look  bronze medal
+unr   wedding cake
+
+= appendicitis | inflamed appendix; acute appendicitis
+rel   appendectomy
+rel   McBurney's point tenderness
+rel   right lower quadrant pain
+shift appendix of a book
+shift appendix in a contract
+unr   electric guitar
+
+= hypothyroidism | underactive thyroid; low thyroid function
+rel   Hashimoto's thyroiditis
+rel   levothyroxine
+arch  myxedema
+opp   hyperthyroidism
+look  hypoparathyroidism
+unr   ski resort
+
+= hypoglycemia | low blood glucose; hypoglycaemia
+rel   insulin shock
+rel   diabetic hypoglycemia
+opp   hyperglycaemia
+look  hypoglossal nerve
+unr   beach umbrella
+
+= bradycardia | slow heart rate; slow heartbeat
+rel   sinus bradycardia
+rel   heart block
+opp   tachyarrhythmia
+look  bradykinesia
+unr   bookshelf
+
+= hypotension | low blood pressure; low BP
+rel   orthostatic hypotension
+rel   postural hypotension
+opp   hypertension
+look  hypothesis
+unr   golf course
+
+= peptic ulcer | stomach ulcer; gastric ulcer; duodenal ulcer
+abbr  PUD
+rel   Helicobacter pylori infection
+rel   gastritis
+shift ulcerative colitis
+shift mouth ulcer
+unr   yoga mat
+
+= cirrhosis | liver cirrhosis; hepatic fibrosis
+rel   end-stage liver disease
+rel   alcoholic liver disease
+rel   portal hypertension
+look  psoriasis
+look  sclerosis
+unr   car wash
+
+= septicemia | sepsis; blood poisoning
+rel   septic shock
+rel   bacteremia
+shift septic tank
+unr   toothpaste
+
+= melanoma | malignant melanoma; skin cancer
+rel   basal cell carcinoma
+rel   atypical mole
+abbr  MM
+aos   multiple myeloma
+unr   vending machine
+
+= psoriasis | plaque psoriasis; psoriatic skin disease
+rel   psoriatic arthritis
+rel   scaly skin plaques
+look  psychosis
+unr   chess board
+
+= glaucoma | raised intraocular pressure; optic neuropathy
+rel   open-angle glaucoma
+rel   ocular hypertension
+abbr  IOP
+look  carcinoma
+look  glaucous gull
+unr   kitchen sink
+
+= insomnia | sleeplessness; difficulty sleeping
+rel   sleep deprivation
+rel   sleep onset insomnia
+jar   initial insomnia
+opp   hypersomnia
+unr   lawnmower
+
+= Parkinson's disease | Parkinson disease; parkinsonism; PD
+arch  shaking palsy
+arch  paralysis agitans
+rel   resting tremor
+aos   police department
+aos   pupillary distance
+unr   chocolate fountain
+
+= Alzheimer's disease | Alzheimer disease; dementia; AD
+arch  senile dementia
+rel   cognitive decline
+rel   memory loss
+aos   advertisement
+aos   anno Domini
+unr   motorbike
+
+= angina pectoris | angina; chest pain from ischemia
+rel   stable angina
+rel   unstable angina
+rel   coronary artery disease
+shift Ludwig's angina
+shift Vincent's angina
+unr   bird feeder
+
+= hepatitis | liver inflammation; viral hepatitis
+rel   hepatitis B
+rel   hepatitis C
+abbr  HBV
+look  hepatica
+unr   tent peg
+
+= smallpox | variola; variola major
+arch  the speckled monster
+rel   smallpox vaccine
+rel   vaccinia
+shift chickenpox
+unr   ping pong table
+
+= concussion | mild traumatic brain injury; mTBI
+rel   traumatic brain injury
+rel   post-concussion syndrome
+abbr  TBI
+look  percussion
+look  concession stand
+unr   paint roller
+
+= gallstones | cholelithiasis; biliary calculi
+rel   biliary colic
+rel   cholecystitis
+jar   calculous cholecystitis
+look  gall wasp
+unr   mouth organ
+
+= inguinal hernia | groin hernia; hernia
+rel   hernia repair
+rel   femoral hernia
+unr   bread maker
+
+= leprosy | Hansen's disease; Mycobacterium leprae infection
+rel   lepromatous leprosy
+rel   tuberculoid leprosy
+look  leopard
+look  lepidoptera
+unr   salad spinner
+
+= otitis media | middle ear infection; ear infection
+abbr  AOM
+rel   glue ear
+rel   ear effusion
+shift social media
+unr   treadmill
+
+= nausea | feeling sick; queasiness
+rel   vomiting
+rel   emesis
+arch  qualm
+rel   motion sickness
+shift Nausea (Sartre novel)
+unr   desk lamp
+
+= benign prostatic hyperplasia | BPH; enlarged prostate
+rel   prostate enlargement
+rel   lower urinary tract symptoms
+abbr  LUTS
+shift benign paroxysmal positional vertigo
+unr   pizza oven
+
+= amyotrophic lateral sclerosis | ALS; motor neurone disease
+syn   Lou Gehrig's disease
+abbr  MND
+aos   advanced life support
+rel   progressive muscular atrophy
+unr   dog leash
+
+= pro re nata | as needed; PRN
+jar   when required
+rel   on demand dosing
+aos   pseudo random number
+unr   sunglasses case
+
+= subcutaneous injection | SC injection; subcut injection
+abbr  SQ injection
+rel   insulin injection
+aos   South Carolina
+unr   surfboard
+
+@ legal
+= defendant | accused; respondent
+rel   co-defendant
+jar   the defense
+opp   plaintiff
+opp   prosecutor
+look  descendant
+unr   coconut
+
+= testimony | sworn statement; evidence given under oath
+rel   deposition
+rel   witness statement
+rel   affidavit
+shift testimonial advertisement
+shift testimony of faith
+unr   cake stand
+
+= larceny | theft; stealing
+arch  thievery
+rel   grand larceny
+rel   petty larceny
+rel   shoplifting
+unr   bus stop
+
+= fraud | deception; fraudulent misrepresentation
+rel   wire fraud
+rel   securities fraud
+jar   scienter
+look  Freud
+unr   cornflakes
+
+= child support | child maintenance; support payments
+rel   child support enforcement
+rel   custody order
+jar   support order
+shift technical support
+shift lumbar support
+unr   squash racket
+
+= annulment | nullity of marriage; declaration of nullity
+rel   void marriage
+rel   voidable marriage
+look  annual meeting
+unr   toaster
+
+= manslaughter | unlawful killing without malice; culpable homicide
+rel   involuntary manslaughter
+rel   voluntary manslaughter
+rel   homicide
+unr   ice rink
+
+= extradition | surrender of a fugitive; interstate rendition
+rel   extradition treaty
+rel   fugitive warrant
+jar   rendition
+look  extra edition
+look  tradition
+unr   bouncy castle
+
+= money laundering | laundering the proceeds of crime; concealing illicit funds
+rel   structuring deposits
+rel   anti-money laundering
+abbr  AML
+shift laundry detergent
+shift laundromat
+unr   rocking chair
+
+= wrongful death | wrongful death claim; wrongful death lawsuit
+rel   survival action
+rel   loss of consortium
+shift death metal
+shift death star
+unr   bowling alley
+
+= insider trading | trading on material nonpublic information; securities fraud
+jar   MNPI
+rel   Rule 10b-5
+rel   tipping
+shift inside joke
+shift trading cards
+unr   flip chart
+
+= paternity | fatherhood; legal fatherhood
+rel   paternity test
+rel   acknowledgment of paternity
+jar   filiation
+opp   maternity
+look  paternoster
+unr   rubber duck
+
+= mechanics lien | construction lien; materialman's lien
+rel   lien waiver
+rel   property lien
+look  lean meat
+look  loin chop
+unr   hula hoop
+
+= deposition | sworn out-of-court testimony; examination before trial
+abbr  EBT
+rel   discovery
+rel   court reporter
+shift deposition of sediment
+shift vapor deposition
+unr   paper airplane
+
+= summons | writ of summons; court summons
+rel   service of process
+rel   citation
+look  summit meeting
+unr   accordion player
+
+= notary public | notary; commissioner of oaths
+rel   notarization
+rel   acknowledgment
+look  rotary club
+unr   camping stove
+
+= subrogation | substitution of creditor; insurer's right of recovery
+rel   indemnification
+jar   subrogation clause
+look  interrogation
+look  subordination agreement
+unr   candle holder
+
+= parole | supervised release; conditional release
+rel   parole board
+rel   probation
+opp   incarceration
+look  payroll
+look  parable
+unr   lemon squeezer
+
+= arbitration | binding arbitration; alternative dispute resolution; ADR
+rel   mediation
+rel   arbitrator
+aos   adverse drug reaction
+aos   American Depositary Receipt
+look  arbitrage
+unr   hot tub
+
+= indictment | grand jury indictment; formal charge
+rel   true bill
+jar   information
+jar   presentment
+look  indicator light
+unr   piano bench
+
+= misdemeanor | minor offense; summary offence
+rel   petty offense
+rel   infraction
+syn   misdemeanour
+shift demeanor
+unr   flamingo
+
+= adverse possession | squatter's rights; acquisitive prescription
+rel   quiet title action
+rel   prescriptive easement
+look  adverse drug event
+shift possession in basketball
+unr   pie crust
+
+= testator | maker of a will; will maker
+arch  testatrix
+rel   executor
+rel   estate planning
+opp   intestate decedent
+look  testosterone
+unr   pogo stick
+
+= personal injury | PI; injury claim
+rel   bodily injury
+rel   compensatory damages
+aos   private investigator
+aos   principal investigator
+aos   pi mathematical constant
+unr   watercolor paint
+
+= grantor | transferor; conveyor
+rel   settlor
+rel   deed of conveyance
+opp   grantee
+look  granite
+unr   bird bath
+
+= statutory rape | unlawful sexual intercourse with a minor; rape of a child
+rel   age of consent
+rel   sexual offense
+look  rapeseed oil
+unr   sunscreen
+
+= miranda warning | Miranda rights; right to remain silent
+rel   custodial interrogation
+rel   Miranda v. Arizona
+jar   Mirandize
+shift Miranda Kerr
+unr   waffle
+
+@ ecommerce
+= trainers | sneakers; athletic shoes; training shoes
+rel   basketball shoes
+rel   canvas shoes
+syn   kicks
+shift sneaker wave
+shift personal trainers
+unr   tax lawyer
+
+= sofa bed | sleeper sofa; futon
+rel   pull-out couch
+rel   daybed
+arch  davenport bed
+shift flower bed
+shift river bed
+unr   appendectomy
+
+= television | TV; flat screen TV; smart TV
+rel   4K TV
+rel   OLED TV
+aos   terminal velocity
+look  telescope
+unr   court ruling
+
+= notebook computer | laptop; notebook
+rel   ultrabook
+rel   chromebook
+shift notebook paper
+unr   mango
+
+= smartphone | mobile phone; cell phone
+rel   android phone
+rel   unlocked phone
+syn   handset
+shift phone booth
+unr   contract law
+
+= jeans | denim jeans; denims
+arch  dungarees
+rel   skinny jeans
+rel   jean jacket
+look  genes
+look  genie
+unr   sandpaper
+
+= duvet cover | quilt cover; comforter cover
+rel   pillowcase
+rel   bedding set
+shift manhole cover
+shift cover letter
+unr   harmonica case
+
+= portable charger | power bank; battery pack
+rel   USB charging cable
+rel   wall charger
+shift Dodge Charger
+shift charge sheet
+unr   teapot
+
+= USB-C cable | Type-C cable; USB cable
+abbr  USB
+rel   charging cable
+rel   Thunderbolt cable
+aos   United States Bowling Congress
+look  USDA
+unr   cheese grater
+
+= LED bulbs | LED light bulbs; energy saving bulbs
+rel   smart bulbs
+rel   light fixtures
+look  Led Zeppelin
+shift tulip bulbs
+shift bulb syringe
+unr   hammer drill
+
+= high definition TV | HDTV; HD television
+abbr  HD
+rel   1080p television
+aos   Harley-Davidson
+aos   Huntington's disease
+unr   corkscrew
+
+= personal computer | PC; desktop computer
+rel   desktop tower
+rel   workstation
+aos   politically correct
+aos   police constable
+shift personal trainer
+unr   clarinet
+
+= gift card | gift voucher; gift certificate
+rel   store credit
+rel   e-gift card
+shift greeting card
+shift red card
+unr   ladder
+
+= coupon code | promo code; discount code; voucher code
+rel   discount
+rel   promotional offer
+jar   promo
+shift zip code
+shift dress code
+unr   stapler
+
+= checkout | checkout page; payment page
+rel   shopping cart
+rel   payment gateway
+jar   cart abandonment
+shift hotel checkout time
+shift check out a library book
+unr   sprinkler
+
+= drop shipping | dropshipping; direct fulfillment
+rel   third-party fulfilment
+rel   wholesale supplier
+shift drop kick
+shift shipping container
+unr   tofu
+
+= bulk discount | volume discount; quantity discount
+rel   wholesale pricing
+rel   tiered pricing
+opp   price increase
+shift bulk food
+unr   typewriter
+
+= refund | money back; reimbursement
+rel   store credit refund
+rel   partial refund
+look  refurbished
+unr   hairbrush
+
+= wholesale price | trade price; wholesale cost
+rel   bulk pricing
+rel   distributor price
+opp   retail price
+look  whole grain
+unr   bird cage
+
+= recommended retail price | RRP; list price; MSRP
+rel   manufacturer's suggested retail price
+rel   sticker price
+unr   bumper sticker
+
+= shipping tracking | package tracking; order tracking
+rel   tracking number
+rel   delivery status
+shift tracking shot
+shift fitness tracking
+unr   garden rake
+
+= rucksack | backpack; knapsack; daypack
+arch  haversack
+rel   school bag
+rel   hiking pack
+shift six pack
+shift backpacking trip
+unr   sushi
+
+= wristwatch | watch; timepiece
+rel   smartwatch
+rel   analog watch
+shift neighborhood watch
+shift watch a movie
+unr   pipe wrench
+
+= pram | baby carriage; stroller
+arch  perambulator
+rel   pushchair
+rel   travel system
+look  prawn
+look  prom
+unr   oven mitts
+
+= cardigan | cardigan sweater; knit jacket
+rel   jumper
+rel   pullover
+shift Cardigan Welsh Corgi
+look  cardiogram
+unr   power drill
+
+= loafers | slip-on shoes; moccasins
+rel   penny loafers
+rel   boat shoes
+shift loafer (idle person)
+look  loaves of bread
+unr   fish tank
+
+= tablet computer | tablet; iPad
+rel   e-reader
+rel   2-in-1 laptop
+shift tablet medication
+shift stone tablet
+unr   saddle
+
+= cookware | pots and pans; kitchenware
+rel   frying pan
+rel   saucepan
+shift cooking show
+shift pan flute
+unr   tennis net
+
+= wardrobe | closet; armoire
+rel   clothes rail
+rel   chest of drawers
+shift wardrobe malfunction
+shift capsule wardrobe
+unr   guinea pig
+"""
