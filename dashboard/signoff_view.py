@@ -69,7 +69,9 @@ def recorded_notice() -> None:
     box starts empty again."""
     note = st.session_state.pop(_RECORDED, None)
     if note:
-        st.session_state.pop(note["comment"], None)  # before the text area exists: allowed
+        # Set, not popped: only a value the script sets reaches the browser, which otherwise
+        # keeps showing the old comment while the page reads "" (both buttons disabled).
+        st.session_state[note["comment"]] = ""  # before the text area exists: allowed
         st.success(note["message"])
 
 

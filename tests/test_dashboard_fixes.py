@@ -93,6 +93,21 @@ def test_signoff_shows_the_decision_at_once_without_a_reload(db):
     assert run_id not in labels(page("regressions"))  # the cached states were dropped as well
 
 
+def test_signoff_empties_the_comment_box_in_the_browser_too(db):
+    """After a decision the browser's comment box is emptied, not only the page's value: the
+    real browser kept showing the recorded comment while Approve and Reject were disabled for
+    an empty one (scripts/walkthrough.py's screenshots). Only a value the script sets is sent
+    to the browser (the widget's set_value)."""
+    so.add_user(db, "alice", "approver", "alice-password", "medical")
+    run_id = runs_by(db)[("medical", "v2")]  # failed its gate: rejected
+    at = sign_in(page("signoff", run=run_id), "alice", "alice-password")
+    at.text_area(key=f"so_comment_{run_id}").input("eleven regressions").run()
+    at.button(key="so_reject").click().run()
+    assert not at.exception and any(s.value.startswith("Recorded reject") for s in at.success)
+    box = at.text_area(key=f"so_comment_{run_id}")
+    assert box.value == "" and box.proto.set_value and box.proto.value == ""
+
+
 # ---------------------------------------------------------------- Query history
 
 
