@@ -3,6 +3,56 @@
 Written from domain knowledge, not drawn from WordNet (WordNet relations are features of
 the drift combiner, so rows built from them would flatter it). No query here may appear
 in train.jsonl. Format and codes as in scripts/drift_hand_train.py.
+= gift wrapping | gift wrap; present wrapping
+rel   gift box
+look  rap music
+unr   radiator
+
+= refurbished laptop | renewed laptop; certified refurbished laptop
+rel   open box laptop
+jar   grade A refurbished
+opp   brand new laptop
+unr   chess clock
+
+= pre-order | advance order; preorder
+rel   release date
+shift preorder relation
+unr   hay bale
+
+= shopping cart | basket; cart
+rel   wishlist
+shift golf cart
+shift cart horse
+unr   pelican
+
+= size chart | size guide; sizing table
+rel   fit guide
+shift pie chart
+shift chart-topping single
+unr   pipe organ
+
+= express delivery | next-day delivery; expedited shipping
+opp   economy shipping
+shift express train
+unr   bird's nest
+
+= hair straightener | flat iron; straightening iron
+rel   curling iron
+shift waffle iron
+shift iron supplement
+unr   salt shaker
+
+= crib | cot; baby cot
+rel   crib mattress
+shift crib sheet
+look  cribbage
+unr   skyscraper
+
+= VAT included | value added tax included; tax inclusive price
+jar   gross price
+opp   excluding VAT
+aos   vat (large tub)
+unr   rowing boat
 """
 
 ROWS = """
@@ -217,6 +267,55 @@ rel   insulin injection
 aos   South Carolina
 unr   surfboard
 
+= hyperkalemia | high potassium; elevated serum potassium
+opp   hypokalemia
+rel   potassium level
+rel   peaked T waves
+look  hyperkeratosis
+unr   carpet cleaner
+
+= tachypnea | rapid breathing; fast breathing
+opp   bradypnea
+rel   respiratory distress
+look  tachyon
+unr   sewing machine
+
+= hyperopia | farsightedness; long-sightedness
+opp   myopia
+rel   presbyopia
+look  hyperbole
+unr   parking meter
+
+= lumbar puncture | spinal tap; LP
+rel   cerebrospinal fluid analysis
+aos   long-playing record
+shift tap water
+unr   fruit bowl
+
+= electrocardiogram | ECG; EKG
+rel   Holter monitor
+rel   12-lead ECG
+look  electroencephalogram
+unr   garden trowel
+
+= chronic fatigue syndrome | CFS; myalgic encephalomyelitis; ME
+jar   post-exertional malaise
+aos   cubic feet per second
+aos   mechanical engineering
+unr   skipping rope
+
+= writer's cramp | focal hand dystonia; task-specific dystonia
+arch  scrivener's palsy
+shift writer's block
+shift stomach cramp
+unr   paper shredder
+
+= tetanus | Clostridium tetani infection; tetanus infection
+arch  lockjaw
+rel   tetanus shot
+look  tetany
+unr   hockey stick
+
 @ legal
 = defendant | accused; respondent
 rel   co-defendant
@@ -413,6 +512,44 @@ rel   Miranda v. Arizona
 jar   Mirandize
 shift Miranda Kerr
 unr   waffle
+
+= employee | worker; staff member
+arch  employe
+jar   W-2 employee
+opp   employer
+unr   kiwi fruit
+
+= guilty plea | plea of guilty; admission of guilt
+jar   nolo contendere
+rel   plea agreement
+opp   not guilty plea
+unr   soap dish
+
+= general counsel | GC; chief legal officer; CLO
+rel   in-house counsel
+aos   gas chromatography
+aos   chief learning officer
+unr   hot dog stand
+
+= juris doctor | JD; law degree
+rel   LL.M.
+rel   bar admission
+aos   John Deere
+aos   Jack Daniel's
+unr   beekeeping
+
+= bequest | legacy; gift by will
+jar   devise
+rel   beneficiary
+look  request
+unr   seashell
+
+= search warrant | warrant to search; search and seizure order
+rel   probable cause
+rel   Fourth Amendment
+shift search engine
+shift warrant officer
+unr   bagel
 
 @ ecommerce
 = trainers | sneakers; athletic shoes; training shoes
@@ -623,4 +760,54 @@ rel   chest of drawers
 shift wardrobe malfunction
 shift capsule wardrobe
 unr   guinea pig
+= gift wrapping | gift wrap; present wrapping
+rel   gift box
+look  rap music
+unr   radiator
+
+= refurbished laptop | renewed laptop; certified refurbished laptop
+rel   open box laptop
+jar   grade A refurbished
+opp   brand new laptop
+unr   chess clock
+
+= pre-order | advance order; preorder
+rel   release date
+shift preorder relation
+unr   hay bale
+
+= shopping cart | basket; cart
+rel   wishlist
+shift golf cart
+shift cart horse
+unr   pelican
+
+= size chart | size guide; sizing table
+rel   fit guide
+shift pie chart
+shift chart-topping single
+unr   pipe organ
+
+= express delivery | next-day delivery; expedited shipping
+opp   economy shipping
+shift express train
+unr   bird's nest
+
+= hair straightener | flat iron; straightening iron
+rel   curling iron
+shift waffle iron
+shift iron supplement
+unr   salt shaker
+
+= crib | cot; baby cot
+rel   crib mattress
+shift crib sheet
+look  cribbage
+unr   skyscraper
+
+= VAT included | value added tax included; tax inclusive price
+jar   gross price
+opp   excluding VAT
+aos   vat (large tub)
+unr   rowing boat
 """

@@ -10,6 +10,65 @@ Codes, drift: look (look-alike spelling, unrelated meaning), shift (a compound o
 modifier that changes the sense), opp (opposite), aos (an abbreviation expanded in
 another sense), unr (plainly unrelated).
 Written from domain knowledge; no query here may appear in the held-out file.
+= buy now pay later | BNPL; pay in instalments
+jar   pay in 4
+rel   instalment plan
+opp   pay upfront
+unr   tractor
+
+= universal product code | UPC; barcode
+abbr  EAN
+abbr  GTIN
+rel   product identifier
+unr   seahorse
+
+= direct to consumer | DTC; D2C
+rel   online store
+rel   brand webshop
+aos   Depository Trust Company
+unr   paper mill
+
+= customer reviews | product reviews; ratings
+abbr  UGC
+rel   star rating
+shift performance review
+unr   kidney bean
+
+= order confirmation | purchase confirmation; order receipt
+rel   confirmation email
+jar   order ID
+shift confirmation sacrament
+unr   snowplough
+
+= wireless earbuds | true wireless earbuds; bluetooth earphones
+abbr  TWS earbuds
+rel   noise cancelling headphones
+shift cotton buds
+unr   pitchfork
+
+= vacuum flask | thermos; insulated bottle
+jar   Dewar flask
+rel   travel mug
+shift vacuum cleaner
+unr   garden gnome statue
+
+= extra large | XL; size XL
+rel   plus size
+opp   extra small
+aos   Roman numeral forty
+unr   oyster
+
+= sweater | jumper; pullover
+arch  guernsey
+rel   cardigan
+look  sweeter
+shift sweatshop
+unr   sundial
+
+= dishwasher | dishwashing machine; dish washer
+rel   dishwasher tablets
+shift dishwasher (kitchen worker)
+unr   trampoline
 """
 
 ROWS = """
@@ -250,6 +309,75 @@ jar   statim
 jar   right away
 aos   statistics
 unr   gardening gloves
+
+= coronary artery bypass graft | CABG; heart bypass surgery
+rel   coronary revascularization
+rel   percutaneous coronary intervention
+abbr  CABG surgery
+shift gastric bypass
+shift bypass road
+unr   tennis racket
+
+= type 2 diabetes mellitus | type 2 diabetes; T2DM; adult-onset diabetes
+arch  non-insulin-dependent diabetes
+abbr  NIDDM
+abbr  DM2
+rel   insulin resistance
+shift diabetes insipidus
+unr   sofa cushion
+
+= dyspnea | breathlessness; shortness of breath; SOB
+jar   air hunger
+rel   orthopnea
+rel   exertional dyspnea
+syn   dyspnoea
+look  dyspepsia
+look  dysphagia
+unr   bread knife
+
+= hypothermia | low body temperature; dangerously low body temperature
+opp   hyperthermia
+rel   cold exposure
+rel   frostbite
+look  hypodermic needle
+unr   jigsaw puzzle
+
+= do not resuscitate order | DNR order; no-CPR order
+jar   no code
+jar   allow natural death
+rel   advance directive
+opp   full code
+aos   Department of Natural Resources
+unr   ironing board
+
+= prostate-specific antigen test | PSA test; PSA screening
+rel   prostate cancer screening
+rel   digital rectal examination
+aos   public service announcement
+unr   sandcastle bucket
+
+= idiopathic | of unknown cause; cause unknown
+jar   cryptogenic
+jar   essential
+jar   primary
+look  idiotic
+look  idiom
+unr   hatchback
+
+= varicella | chickenpox; varicella-zoster virus infection
+abbr  VZV
+rel   shingles
+rel   varicella vaccine
+look  smallpox
+look  vanilla
+unr   lawn chair
+
+= intravenous | IV; into a vein
+abbr  i.v.
+rel   intravenous drip
+rel   infusion
+aos   Roman numeral four
+unr   beach towel
 
 @ legal
 = tort | civil wrong; tort law
@@ -512,6 +640,90 @@ opp   mortgagee
 opp   lender
 unr   harmonica
 
+= limited liability company | LLC; limited company
+abbr  Ltd
+rel   corporation
+jar   pass-through entity
+shift limited edition
+unr   jam jar
+
+= district attorney | DA; public prosecutor
+rel   assistant district attorney
+abbr  ADA
+jar   the People
+opp   defense attorney
+opp   public defender
+unr   ferris wheel
+
+= pro bono | free legal services; pro bono publico
+rel   legal aid
+rel   public interest law
+shift Bono (singer)
+unr   paint thinner
+
+= prima facie case | prima facie evidence; sufficient evidence to proceed
+rel   burden of production
+rel   rebuttable presumption
+look  prima donna
+unr   hamster wheel
+
+= voir dire | jury selection; juror questioning
+rel   peremptory challenge
+rel   challenge for cause
+jar   venire
+unr   cinnamon roll
+
+= chapter 7 bankruptcy | liquidation bankruptcy; straight bankruptcy
+jar   means test
+rel   bankruptcy discharge
+rel   bankruptcy trustee
+shift chapter 7 of a novel
+unr   hedgehog
+
+= juvenile court | youth court; children's court
+rel   juvenile delinquency
+jar   adjudication of delinquency
+shift juvenile hormone
+unr   soda fountain
+
+= testamentary trust | trust created by will; trust under a will
+rel   trustee
+rel   estate plan
+opp   inter vivos trust
+opp   living trust
+unr   raspberry
+
+= sole custody | full custody; exclusive custody
+rel   primary physical custody
+rel   sole legal custody
+opp   joint custody
+shift police custody
+unr   water slide
+
+= contempt of court | contempt; disobeying a court order
+rel   civil contempt
+rel   criminal contempt
+shift contempt for authority
+unr   pumpkin pie
+
+= hearsay | out-of-court statement; hearsay evidence
+jar   hearsay exception
+jar   dying declaration
+look  heresy
+unr   kayak
+
+= mens rea | criminal intent; guilty mind
+jar   scienter
+jar   malice aforethought
+rel   actus reus
+unr   curling iron
+
+= tenancy in common | co-ownership; TIC
+rel   joint tenancy
+rel   undivided interest
+aos   tic disorder
+unr   tuba
+
 @ ecommerce
 = running shoes | running sneakers; trainers; jogging shoes
 rel   trail running shoes
@@ -743,4 +955,63 @@ rel   iOS device
 shift apple pie
 shift Granny Smith apple
 unr   hammock
+= buy now pay later | BNPL; pay in instalments
+jar   pay in 4
+rel   instalment plan
+opp   pay upfront
+unr   tractor
+
+= universal product code | UPC; barcode
+abbr  EAN
+abbr  GTIN
+rel   product identifier
+unr   seahorse
+
+= direct to consumer | DTC; D2C
+rel   online store
+rel   brand webshop
+aos   Depository Trust Company
+unr   paper mill
+
+= customer reviews | product reviews; ratings
+abbr  UGC
+rel   star rating
+shift performance review
+unr   kidney bean
+
+= order confirmation | purchase confirmation; order receipt
+rel   confirmation email
+jar   order ID
+shift confirmation sacrament
+unr   snowplough
+
+= wireless earbuds | true wireless earbuds; bluetooth earphones
+abbr  TWS earbuds
+rel   noise cancelling headphones
+shift cotton buds
+unr   pitchfork
+
+= vacuum flask | thermos; insulated bottle
+jar   Dewar flask
+rel   travel mug
+shift vacuum cleaner
+unr   garden gnome statue
+
+= extra large | XL; size XL
+rel   plus size
+opp   extra small
+aos   Roman numeral forty
+unr   oyster
+
+= sweater | jumper; pullover
+arch  guernsey
+rel   cardigan
+look  sweeter
+shift sweatshop
+unr   sundial
+
+= dishwasher | dishwashing machine; dish washer
+rel   dishwasher tablets
+shift dishwasher (kitchen worker)
+unr   trampoline
 """
