@@ -451,17 +451,34 @@ def report(rows: list[dict], name: str) -> str:
     return "\n".join(lines)
 
 
-def write_jsonl(path: Path, rows: list[dict]) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Write to a temporary file in the same folder, then rename it over `path`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            for row in rows:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> None:
+    write_atomic(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+
+
+def update_readme(counts: str) -> None:
+    """Rewrite the counts block of data/drift/README.md, between its counts markers."""
+    path = OUT / "README.md"
+    if not path.exists():
+        return
+    text = path.read_text(encoding="utf-8")
+    start, end = "<!-- counts -->\n", "<!-- /counts -->"
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        _, tail = rest.split(end, 1)
+        write_atomic(path, f"{head}{start}```\n{counts}\n```\n{end}{tail}")
 
 
 def main() -> None:
@@ -497,12 +514,12 @@ def main() -> None:
     if errors:
         print("\n".join(errors[:60]), file=sys.stderr)
         raise SystemExit(f"{len(errors)} validation errors")
-    print(report(train, "data/drift/train.jsonl"))
-    print()
-    print(report(heldout, "data/drift/heldout.jsonl"))
+    counts = report(train, "data/drift/train.jsonl") + "\n\n" + report(heldout, "data/drift/heldout.jsonl")
+    print(counts)
     if not args.check:
         write_jsonl(OUT / "train.jsonl", train)
         write_jsonl(OUT / "heldout.jsonl", heldout)
+        update_readme(counts)
         print(f"\nwrote {OUT / 'train.jsonl'} and {OUT / 'heldout.jsonl'}")
 
 

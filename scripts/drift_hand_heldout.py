@@ -3,56 +3,6 @@
 Written from domain knowledge, not drawn from WordNet (WordNet relations are features of
 the drift combiner, so rows built from them would flatter it). No query here may appear
 in train.jsonl. Format and codes as in scripts/drift_hand_train.py.
-= gift wrapping | gift wrap; present wrapping
-rel   gift box
-look  rap music
-unr   radiator
-
-= refurbished laptop | renewed laptop; certified refurbished laptop
-rel   open box laptop
-jar   grade A refurbished
-opp   brand new laptop
-unr   chess clock
-
-= pre-order | advance order; preorder
-rel   release date
-shift preorder relation
-unr   hay bale
-
-= shopping cart | basket; cart
-rel   wishlist
-shift golf cart
-shift cart horse
-unr   pelican
-
-= size chart | size guide; sizing table
-rel   fit guide
-shift pie chart
-shift chart-topping single
-unr   pipe organ
-
-= express delivery | next-day delivery; expedited shipping
-opp   economy shipping
-shift express train
-unr   bird's nest
-
-= hair straightener | flat iron; straightening iron
-rel   curling iron
-shift waffle iron
-shift iron supplement
-unr   salt shaker
-
-= crib | cot; baby cot
-rel   crib mattress
-shift crib sheet
-look  cribbage
-unr   skyscraper
-
-= VAT included | value added tax included; tax inclusive price
-jar   gross price
-opp   excluding VAT
-aos   vat (large tub)
-unr   rowing boat
 """
 
 ROWS = """
@@ -75,6 +25,7 @@ look  bronze medal
 unr   wedding cake
 
 = appendicitis | inflamed appendix; acute appendicitis
+syn   inflammation of the appendix
 rel   appendectomy
 rel   McBurney's point tenderness
 rel   right lower quadrant pain
@@ -83,6 +34,7 @@ shift appendix in a contract
 unr   electric guitar
 
 = hypothyroidism | underactive thyroid; low thyroid function
+syn   underactive thyroid gland
 rel   Hashimoto's thyroiditis
 rel   levothyroxine
 arch  myxedema
@@ -91,6 +43,7 @@ look  hypoparathyroidism
 unr   ski resort
 
 = hypoglycemia | low blood glucose; hypoglycaemia
+syn   low blood sugar
 rel   insulin shock
 rel   diabetic hypoglycemia
 opp   hyperglycaemia
@@ -98,6 +51,7 @@ look  hypoglossal nerve
 unr   beach umbrella
 
 = bradycardia | slow heart rate; slow heartbeat
+syn   slow pulse
 rel   sinus bradycardia
 rel   heart block
 opp   tachyarrhythmia
@@ -105,6 +59,7 @@ look  bradykinesia
 unr   bookshelf
 
 = hypotension | low blood pressure; low BP
+syn   low arterial pressure
 rel   orthostatic hypotension
 rel   postural hypotension
 opp   hypertension
@@ -120,6 +75,7 @@ shift mouth ulcer
 unr   yoga mat
 
 = cirrhosis | liver cirrhosis; hepatic fibrosis
+syn   scarring of the liver
 rel   end-stage liver disease
 rel   alcoholic liver disease
 rel   portal hypertension
@@ -155,6 +111,7 @@ look  glaucous gull
 unr   kitchen sink
 
 = insomnia | sleeplessness; difficulty sleeping
+syn   inability to sleep
 rel   sleep deprivation
 rel   sleep onset insomnia
 jar   initial insomnia
@@ -186,6 +143,7 @@ shift Vincent's angina
 unr   bird feeder
 
 = hepatitis | liver inflammation; viral hepatitis
+syn   hepatic inflammation
 rel   hepatitis B
 rel   hepatitis C
 abbr  HBV
@@ -208,6 +166,7 @@ look  concession stand
 unr   paint roller
 
 = gallstones | cholelithiasis; biliary calculi
+syn   gallbladder stones
 rel   biliary colic
 rel   cholecystitis
 jar   calculous cholecystitis
@@ -326,6 +285,7 @@ look  descendant
 unr   coconut
 
 = testimony | sworn statement; evidence given under oath
+syn   sworn testimony
 rel   deposition
 rel   witness statement
 rel   affidavit
@@ -341,6 +301,7 @@ rel   shoplifting
 unr   bus stop
 
 = fraud | deception; fraudulent misrepresentation
+syn   deceit
 rel   wire fraud
 rel   securities fraud
 jar   scienter
@@ -441,6 +402,7 @@ look  subordination agreement
 unr   candle holder
 
 = parole | supervised release; conditional release
+syn   release on parole
 rel   parole board
 rel   probation
 opp   incarceration
@@ -457,6 +419,7 @@ look  arbitrage
 unr   hot tub
 
 = indictment | grand jury indictment; formal charge
+syn   bill of indictment
 rel   true bill
 jar   information
 jar   presentment
@@ -553,6 +516,7 @@ unr   bagel
 
 @ ecommerce
 = trainers | sneakers; athletic shoes; training shoes
+syn   gym shoes
 rel   basketball shoes
 rel   canvas shoes
 syn   kicks
@@ -569,6 +533,7 @@ shift river bed
 unr   appendectomy
 
 = television | TV; flat screen TV; smart TV
+syn   telly
 rel   4K TV
 rel   OLED TV
 aos   terminal velocity
@@ -576,12 +541,14 @@ look  telescope
 unr   court ruling
 
 = notebook computer | laptop; notebook
+syn   portable computer
 rel   ultrabook
 rel   chromebook
 shift notebook paper
 unr   mango
 
 = smartphone | mobile phone; cell phone
+syn   mobile
 rel   android phone
 rel   unlocked phone
 syn   handset
@@ -589,6 +556,7 @@ shift phone booth
 unr   contract law
 
 = jeans | denim jeans; denims
+syn   blue jeans
 arch  dungarees
 rel   skinny jeans
 rel   jean jacket
@@ -597,6 +565,7 @@ look  genie
 unr   sandpaper
 
 = duvet cover | quilt cover; comforter cover
+syn   doona cover
 rel   pillowcase
 rel   bedding set
 shift manhole cover
@@ -604,6 +573,7 @@ shift cover letter
 unr   harmonica case
 
 = portable charger | power bank; battery pack
+syn   external battery
 rel   USB charging cable
 rel   wall charger
 shift Dodge Charger
@@ -642,6 +612,7 @@ shift personal trainer
 unr   clarinet
 
 = gift card | gift voucher; gift certificate
+syn   gift token
 rel   store credit
 rel   e-gift card
 shift greeting card
@@ -649,6 +620,7 @@ shift red card
 unr   ladder
 
 = coupon code | promo code; discount code; voucher code
+syn   discount voucher
 rel   discount
 rel   promotional offer
 jar   promo
@@ -685,6 +657,7 @@ look  refurbished
 unr   hairbrush
 
 = wholesale price | trade price; wholesale cost
+syn   wholesale rate
 rel   bulk pricing
 rel   distributor price
 opp   retail price
@@ -712,6 +685,7 @@ shift backpacking trip
 unr   sushi
 
 = wristwatch | watch; timepiece
+syn   wrist watch
 rel   smartwatch
 rel   analog watch
 shift neighborhood watch
@@ -719,6 +693,7 @@ shift watch a movie
 unr   pipe wrench
 
 = pram | baby carriage; stroller
+syn   baby buggy
 arch  perambulator
 rel   pushchair
 rel   travel system
@@ -748,6 +723,7 @@ shift stone tablet
 unr   saddle
 
 = cookware | pots and pans; kitchenware
+syn   cooking pots
 rel   frying pan
 rel   saucepan
 shift cooking show
@@ -755,6 +731,7 @@ shift pan flute
 unr   tennis net
 
 = wardrobe | closet; armoire
+syn   clothes cupboard
 rel   clothes rail
 rel   chest of drawers
 shift wardrobe malfunction
@@ -777,12 +754,14 @@ shift preorder relation
 unr   hay bale
 
 = shopping cart | basket; cart
+syn   shopping basket
 rel   wishlist
 shift golf cart
 shift cart horse
 unr   pelican
 
 = size chart | size guide; sizing table
+syn   size table
 rel   fit guide
 shift pie chart
 shift chart-topping single
@@ -800,6 +779,7 @@ shift iron supplement
 unr   salt shaker
 
 = crib | cot; baby cot
+syn   baby bed
 rel   crib mattress
 shift crib sheet
 look  cribbage

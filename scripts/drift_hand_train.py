@@ -10,65 +10,6 @@ Codes, drift: look (look-alike spelling, unrelated meaning), shift (a compound o
 modifier that changes the sense), opp (opposite), aos (an abbreviation expanded in
 another sense), unr (plainly unrelated).
 Written from domain knowledge; no query here may appear in the held-out file.
-= buy now pay later | BNPL; pay in instalments
-jar   pay in 4
-rel   instalment plan
-opp   pay upfront
-unr   tractor
-
-= universal product code | UPC; barcode
-abbr  EAN
-abbr  GTIN
-rel   product identifier
-unr   seahorse
-
-= direct to consumer | DTC; D2C
-rel   online store
-rel   brand webshop
-aos   Depository Trust Company
-unr   paper mill
-
-= customer reviews | product reviews; ratings
-abbr  UGC
-rel   star rating
-shift performance review
-unr   kidney bean
-
-= order confirmation | purchase confirmation; order receipt
-rel   confirmation email
-jar   order ID
-shift confirmation sacrament
-unr   snowplough
-
-= wireless earbuds | true wireless earbuds; bluetooth earphones
-abbr  TWS earbuds
-rel   noise cancelling headphones
-shift cotton buds
-unr   pitchfork
-
-= vacuum flask | thermos; insulated bottle
-jar   Dewar flask
-rel   travel mug
-shift vacuum cleaner
-unr   garden gnome statue
-
-= extra large | XL; size XL
-rel   plus size
-opp   extra small
-aos   Roman numeral forty
-unr   oyster
-
-= sweater | jumper; pullover
-arch  guernsey
-rel   cardigan
-look  sweeter
-shift sweatshop
-unr   sundial
-
-= dishwasher | dishwashing machine; dish washer
-rel   dishwasher tablets
-shift dishwasher (kitchen worker)
-unr   trampoline
 """
 
 ROWS = """
@@ -359,7 +300,6 @@ unr   sandcastle bucket
 = idiopathic | of unknown cause; cause unknown
 jar   cryptogenic
 jar   essential
-jar   primary
 look  idiotic
 look  idiom
 unr   hatchback
@@ -368,7 +308,7 @@ unr   hatchback
 abbr  VZV
 rel   shingles
 rel   varicella vaccine
-look  smallpox
+shift smallpox
 look  vanilla
 unr   lawn chair
 
@@ -1004,10 +944,10 @@ aos   Roman numeral forty
 unr   oyster
 
 = sweater | jumper; pullover
-arch  guernsey
+rel   guernsey
 rel   cardigan
 look  sweeter
-shift sweatshop
+look  sweatshop
 unr   sundial
 
 = dishwasher | dishwashing machine; dish washer
