@@ -102,7 +102,8 @@ rel   scaly skin plaques
 look  psychosis
 unr   chess board
 
-= glaucoma | raised intraocular pressure; optic neuropathy
+= glaucoma | glaucomatous optic neuropathy; glaucoma eye disease
+rel   raised intraocular pressure
 rel   open-angle glaucoma
 rel   ocular hypertension
 abbr  IOP
@@ -430,7 +431,7 @@ unr   piano bench
 rel   petty offense
 rel   infraction
 syn   misdemeanour
-shift demeanor
+look  demeanor
 unr   flamingo
 
 = adverse possession | squatter's rights; acquisitive prescription

@@ -247,7 +247,7 @@ unr   wallpaper
 
 = stat | immediately; urgently
 jar   statim
-jar   right away
+syn   right away
 aos   statistics
 unr   gardening gloves
 
@@ -771,7 +771,7 @@ unr   scrambled eggs
 rel   NVMe drive
 rel   external hard drive
 aos   social security disability
-look  solid state physics
+shift solid state physics
 shift test drive
 unr   knitting yarn
 
