@@ -161,6 +161,8 @@ class PairedRuns:
     """Two stored runs paired query by query, statuses decided; immutable, so a cache may
     hand the same one to every caller."""
 
+    db_path: str
+    """The store both runs were read from: the rows a page shows read their term lists there."""
     run_id: str
     baseline_id: str
     regression_delta: float
@@ -197,7 +199,8 @@ class PairedRuns:
             found = con.sql(sql, params=params).to_arrow_table()
             # the term diff only for the rows shown, gathered by position rather than scanned
             picked = self.table.take(found.column("pair_row"))
-            con.register("picked", picked.append_column("page_row", pa.array(range(picked.num_rows), pa.int64())))
+            self._with_term_lists(con, picked.append_column("page_row", pa.array(range(picked.num_rows), pa.int64())),
+                                  None if limit is None else picked.column("query_id").to_pylist())
             df = con.sql(_SIDE_BY_SIDE).df()
         return df, int(found.column("total_rows")[0].as_py()) if found.num_rows else 0
 
@@ -218,12 +221,26 @@ class PairedRuns:
             return Walk(None, int(total), None, first)
         return Walk(int(n), int(total), previous, nxt)
 
+    def _with_term_lists(self, con, rows: pa.Table, query_ids: list[str] | None) -> None:
+        """Register `picked`: these rows of the pair with both sides' store.TERM_LISTS, read
+        from the store for these queries (None: every query) — the lists the pair leaves out."""
+        con.register("_rows", rows)
+        con.register("_terms", store.comparison_terms(self.db_path, [self.run_id, self.baseline_id], query_ids))
+        lists = ", ".join(f"c.{n}, b.{n} AS base_{n}" for n in store.TERM_LISTS)
+        picked = con.sql(f"SELECT r.*, {lists} FROM _rows r "  # noqa: S608 constants
+                         "LEFT JOIN _terms c ON r.position IS NOT NULL AND c.run_id = $run AND c.query_id = r.query_id "
+                         "LEFT JOIN _terms b ON r.base_position IS NOT NULL AND b.run_id = $base "
+                         "AND b.query_id = r.query_id", params={"run": self.run_id, "base": self.baseline_id})
+        con.register("picked", picked.to_arrow_table())
+
     def query(self, query_id: str) -> dict | None:
-        """Both sides' stored values of one query (the baseline's prefixed base_) and its
-        status; None when neither run has it."""
+        """Both sides' stored values of one query (the baseline's prefixed base_), its term
+        lists included, and its status; None when neither run has it."""
         with duckdb.connect(":memory:") as con:
             con.register("pairs", self.table)
-            cur = con.execute("SELECT * EXCLUDE (pair_row) FROM pairs WHERE query_id = ?", [query_id])
+            row = con.sql("SELECT * FROM pairs WHERE query_id = $q", params={"q": query_id}).to_arrow_table()
+            self._with_term_lists(con, row, [query_id])
+            cur = con.execute("SELECT * EXCLUDE (pair_row) FROM picked")
             rows = cur.fetchall()
             return dict(zip([d[0] for d in cur.description], rows[0])) if rows else None
 
@@ -316,7 +333,7 @@ def pair_runs(db_path: str | Path, run_id: str, baseline_id: str) -> PairedRuns:
     stored = store.comparison_rows(db_path, run_id, baseline_id)
     delta = _regression_delta(stored.thresholds)
     paired = pair_queries(stored.current, stored.baseline, delta)
-    return PairedRuns(run_id, baseline_id, delta,
+    return PairedRuns(str(db_path), run_id, baseline_id, delta,
                       paired.append_column("pair_row", pa.array(range(paired.num_rows), pa.int64())))
 
 

@@ -18,15 +18,18 @@ from .pg_rows import Rows, every, of_runs
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["StoredPair", "comparison_rows", "runs_overview", "metric_trend", "query_history",
+__all__ = ["StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms", "runs_overview", "metric_trend", "query_history",
            "find_query_ids", "flagged_items"]
 
-# What a comparison reads of each side, in golden-set order. Statuses are not computed here:
-# evalcore.regression holds the rule, so another store backend needs no copy of it.
+# What a comparison reads of each side, in golden-set order: the scalars every filter, sort,
+# count and plot needs, and the drift terms (the headline counts new ones). The other term
+# lists are read only for the rows shown (comparison_terms): they are most of the bytes.
+# Statuses are not computed here: evalcore.regression holds the rule.
 _SIDE_COLUMNS = ("query_id", "position", "query", "domain", "critical", "precision", "recall", "f1", "passed",
-                 "term_drift_score", "n_drift", "failure_reasons", "generated_terms", "expected_terms",
-                 "true_positives", "drift_terms", "error")
+                 "term_drift_score", "n_drift", "drift_terms", "error")
 _SIDE = f"SELECT {', '.join(_SIDE_COLUMNS)} FROM query_results WHERE run_id = ? ORDER BY position"
+TERM_LISTS = ("failure_reasons", "generated_terms", "expected_terms", "true_positives")
+"""The per-query lists comparison_terms reads, for the rows a page or panel shows."""
 
 
 @dataclass(frozen=True)
@@ -42,13 +45,28 @@ class StoredPair:
 
 
 def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> StoredPair:
-    """Both runs' per-query rows and the candidate's thresholds, over one connection."""
+    """Both runs' per-query rows (_SIDE_COLUMNS) and the candidate's thresholds, over one connection."""
     with connect(db_path, rows=of_runs([run_id], "runs") | {"query_results": Rows(
             "run_id = ANY(%s)", ([run_id, baseline_id],), _SIDE_COLUMNS + ("run_id",))}) as con:
         found = con.execute("SELECT thresholds FROM runs WHERE run_id = ?", [run_id]).fetchall()
         current = con.sql(_SIDE, params=[run_id]).to_arrow_table()
         baseline = con.sql(_SIDE, params=[baseline_id]).to_arrow_table()
     return StoredPair(found[0][0] if found else None, current, baseline)
+
+
+def comparison_terms(db_path: str | Path, run_ids: list[str], query_ids: list[str] | None) -> pa.Table:
+    """(run_id, query_id, TERM_LISTS…) of these queries (None: every query) in these runs."""
+    runs, where = list(run_ids), "run_id = ANY(%s)"
+    params: tuple = (runs,)
+    if query_ids is not None:
+        where, params = "run_id = ANY(%s) AND query_id = ANY(%s)", (runs, list(query_ids))
+    with connect(db_path, rows={"query_results": Rows(where, params, ("run_id", "query_id") + TERM_LISTS)}) as con:
+        con.register("_evalcore_wanted", pa.table({"query_id": pa.array(
+            [] if query_ids is None else list(query_ids), pa.string())}))
+        return con.sql(
+            f"SELECT run_id, query_id, {', '.join(TERM_LISTS)} FROM query_results "  # noqa: S608 constants
+            "WHERE list_contains($runs, run_id) AND ($every OR query_id IN (SELECT query_id FROM _evalcore_wanted))",
+            params={"runs": runs, "every": query_ids is None}).to_arrow_table()
 
 
 def runs_overview(db_path: str | Path) -> pd.DataFrame:
