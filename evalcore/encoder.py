@@ -16,15 +16,17 @@ matrices), so loading takes a few tens of milliseconds.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import math
 import mmap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["MiniLMEncoder", "read_safetensors", "supported_model_folder", "packaged_model_folder"]
+__all__ = ["MiniLMEncoder", "blas_threads", "read_safetensors", "supported_model_folder", "packaged_model_folder"]
 
 _DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.int64, "I32": np.int32,
            "BF16": None}
@@ -97,6 +99,52 @@ def supported_model_folder(folder: str | Path) -> str | None:
     return None
 
 
+# -- BLAS threads ------------------------------------------------------------------------------
+
+_BLAS_THREADS: list = []  # [(get, set)] once looked up; [None] when there is no OpenBLAS to steer
+
+
+def _openblas_controls():
+    """numpy's OpenBLAS get/set_num_threads functions (the library is found among the loaded
+    ones in /proc/self/maps, as threadpoolctl does), or None."""
+    if not _BLAS_THREADS:
+        controls = None
+        with contextlib.suppress(OSError, AttributeError):
+            paths = {line.split(None, 5)[-1].strip() for line in Path("/proc/self/maps").read_text().splitlines()
+                     if "openblas" in line.lower() and ".so" in line}
+            for path in sorted(paths):
+                lib = ctypes.CDLL(path)
+                for prefix, suffix in (("scipy_", "64_"), ("", "64_"), ("", "")):
+                    get = getattr(lib, f"{prefix}openblas_get_num_threads{suffix}", None)
+                    set_ = getattr(lib, f"{prefix}openblas_set_num_threads{suffix}", None)
+                    if get is not None and set_ is not None:
+                        get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
+                        controls = (get, set_)
+                        break
+                if controls:
+                    break
+        _BLAS_THREADS.append(controls)
+    return _BLAS_THREADS[0]
+
+
+@contextlib.contextmanager
+def blas_threads(n: int | None) -> Iterator[None]:
+    """numpy's OpenBLAS on `n` threads meanwhile (None: as it is). The encoder's matmuls are
+    small (a few hundred rows): a second thread gains little on an idle machine and, on a busy
+    one, OpenBLAS threads waiting for each other make a cold `evaluate` twice as slow."""
+    controls = _openblas_controls() if n else None
+    if controls is None:
+        yield
+        return
+    get, set_ = controls
+    before = get()
+    set_(n)
+    try:
+        yield
+    finally:
+        set_(before)
+
+
 # -- the arithmetic ---------------------------------------------------------------------------
 
 # erf by Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7, below float32's resolution of
@@ -155,7 +203,7 @@ class MiniLMEncoder:
     """
 
     def __init__(self, folder: str | Path, max_seq_length: int | None = None, batch_tokens: int = 512,
-                 normalize: bool | None = None):
+                 normalize: bool | None = None, threads: int | None = 1):
         from tokenizers import Tokenizer
 
         folder = Path(folder)
@@ -175,6 +223,7 @@ class MiniLMEncoder:
             max_seq_length = int(st_config.get("max_seq_length") or max_pos)
         self.max_seq_length = min(int(max_seq_length), max_pos)
         self.batch_tokens = batch_tokens
+        self.threads = threads  # numpy's BLAS threads while encoding (None: leave them be)
         if normalize is None:
             modules = _json(folder / "modules.json") if (folder / "modules.json").is_file() else []
             normalize = any(m.get("type", "").endswith("Normalize") for m in modules)
@@ -278,11 +327,12 @@ class MiniLMEncoder:
         by_length: dict[int, list[int]] = {}
         for i, row in enumerate(ids):
             by_length.setdefault(len(row), []).append(i)
-        for n, rows in sorted(by_length.items()):
-            block = np.array([ids[i] for i in rows], dtype=np.int64)
-            step = max(1, self.batch_tokens // n)
-            for start in range(0, len(rows), step):
-                out[rows[start:start + step]] = self._forward(block[start:start + step])
+        with blas_threads(self.threads):
+            for n, rows in sorted(by_length.items()):
+                block = np.array([ids[i] for i in rows], dtype=np.int64)
+                step = max(1, self.batch_tokens // n)
+                for start in range(0, len(rows), step):
+                    out[rows[start:start + step]] = self._forward(block[start:start + step])
         if self.normalize:
             norms = np.linalg.norm(out, axis=1, keepdims=True)
             out /= np.maximum(norms, 1e-12)
