@@ -219,11 +219,10 @@ def decisions_on_content(content_hash: str) -> list[dict]:
 def _release_states(db: str, run_ids: tuple[str, ...]) -> dict[str, str]:
     """One chain check (records and accounts) for the whole list, not one per run: a list
     of large runs would otherwise recompute every run's row digest on each page view."""
-    from evalcore.signoff import release_state as state
-    from evalcore.signoff import verify_chain
+    from evalcore.signoff import release_states, verify_chain
 
-    chain = verify_chain(db, runs=None)
-    return {rid: state(db, rid, chain=chain).status for rid in run_ids}
+    states = release_states(db, run_ids, chain=verify_chain(db, runs=None))
+    return {rid: states[rid].status for rid in run_ids}
 
 
 def release_states(run_ids) -> dict[str, str]:

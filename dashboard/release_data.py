@@ -30,10 +30,10 @@ def sign_off_word(state) -> str:
 @st.cache_data(ttl=TTL, show_spinner=False)
 def _sign_off_states(db: str, run_ids: tuple[str, ...]) -> dict[str, str]:
     """One chain check (records and accounts) for the whole list, as data.release_states."""
-    from evalcore.signoff import release_state, verify_chain
+    from evalcore.signoff import release_states, verify_chain
 
-    chain = verify_chain(db, runs=None)
-    return {rid: sign_off_word(release_state(db, rid, chain=chain)) for rid in run_ids}
+    states = release_states(db, run_ids, chain=verify_chain(db, runs=None))
+    return {rid: sign_off_word(states[rid]) for rid in run_ids}
 
 
 def sign_off_states(run_ids) -> dict[str, str]:

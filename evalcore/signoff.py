@@ -27,7 +27,7 @@ from .store.records import SSO_PASSWORD_HASH, record_hash
 __all__ = ["ROLES", "CAN_RUN", "SignoffRefused", "Account", "FlaggedItem", "ReleaseState", "hash_password",
            "verify_password", "add_user", "disable_user", "set_role", "set_password", "set_aliases", "authenticate",
            "signin_delay", "refuse_sso", "owner_of", "flagged_items", "decide", "decide_as", "current_account", "approval_blockers",
-           "release_state", "unsigned_state", "is_author", "verify_chain", "ChainReport", "record_hash", "parse_head"]
+           "release_state", "release_states", "unsigned_state", "is_author", "verify_chain", "ChainReport", "record_hash", "parse_head"]
 
 ROLES = ("viewer", "engineer", "approver", "admin")
 CAN_APPROVE = {"approver", "admin"}
@@ -558,32 +558,72 @@ def release_state(db, run_id: str, settings=None, expect_head: str | None = None
     """SPEC §3, §4: a broken audit chain -> 1 (naming the first bad record); errored items
     -> 5; fail -> 1; pass -> 0; review -> the latest decision per reviewer on this content.
     `chain` is a verification the caller already made (the dashboard: once per page for
-    many runs, without re-digesting each run's rows); `expect_head` is COUNT:HASH the chain must still hold (see verify_chain)."""
-    from .config import load_settings
-
-    run = store.get_run(db, run_id)
+    many runs, without re-digesting each run's rows); `expect_head` is COUNT:HASH the chain
+    must still hold (see verify_chain)."""
     if chain is None:
         chain = verify_chain(db, expect_head, runs=[run_id])
+    return release_states(db, [run_id], settings, chain)[run_id]
+
+
+def release_states(db, run_ids, settings=None, chain: ChainReport | None = None) -> dict[str, ReleaseState]:
+    """release_state of each run, the runs and accounts read once for the whole list (a
+    page of runs on the team store is then two reads, not two per run). UnknownRunError
+    for a run not stored."""
+    from .config import load_settings
+
+    run_ids = list(run_ids)
+    runs = store.get_runs(db, run_ids)
+    missing = [rid for rid in run_ids if rid not in runs]
+    if missing:
+        store.get_run(db, missing[0])  # raises UnknownRunError in its words
+    if chain is None:
+        chain = verify_chain(db, runs=run_ids)
+    accounts: list[dict] | None = None
+    out = {}
+    for rid in run_ids:
+        state = _state(runs[rid], chain)
+        if state is None:  # a review run without a standing rejection: approvals decide
+            if accounts is None:
+                accounts = store.users_rows(db)
+            settings = settings or load_settings()
+            state = _approval_state(runs[rid], chain, accounts, settings)
+        out[rid] = state
+    return out
+
+
+def _latest_decisions(run: dict, chain: ChainReport) -> dict[str, dict]:
+    """The latest decision per reviewer on the run's content hash."""
+    latest: dict[str, dict] = {}
+    for d in chain.log:
+        if d["kind"] == "decision" and d["content_hash"] == run["content_hash"]:
+            latest[fold_name(d["actor"])] = d
+    return latest
+
+
+def _state(run: dict, chain: ChainReport) -> ReleaseState | None:
+    """The state before approvals count: a broken chain, an incomplete, failed or passed
+    gate, a standing rejection (named beside a failed gate too); None for a review run
+    that approvals decide."""
     if not chain.ok:
         return ReleaseState("not releasable", 1, [f"audit chain broken: {chain.message}"], chain=chain)
+    latest = _latest_decisions(run, chain)
+    rejections = [f"rejected by {d['actor']}: {d['comment']}" for d in latest.values() if d["decision"] == "reject"]
     state = unsigned_state(run["gate_decision"], run["errored"] or 0)
     if state is not None and state.exit_code != 0:
-        state.chain = chain
-        return state
-    decisions = [r for r in chain.log if r["kind"] == "decision" and r["content_hash"] == run["content_hash"]]
-    latest: dict[str, dict] = {}
-    for d in decisions:
-        latest[fold_name(d["actor"])] = d
-    rejected = [d for d in latest.values() if d["decision"] == "reject"]
-    if rejected:  # a standing rejection holds for this content whatever its gate is now
-        return ReleaseState("not releasable", 1, [f"rejected by {d['actor']}: {d['comment']}" for d in rejected],
-                            list(latest.values()), chain)
+        return ReleaseState(state.status, state.exit_code, state.reasons + rejections, list(latest.values()), chain)
+    if rejections:  # a standing rejection holds for this content whatever its gate is now
+        return ReleaseState("not releasable", 1, rejections, list(latest.values()), chain)
     if state is not None:  # gate pass
         state.chain = chain
         return state
-    settings = settings or load_settings()
+    return None
+
+
+def _approval_state(run: dict, chain: ChainReport, accounts: list[dict], settings) -> ReleaseState:
+    """A review run's state from the approvals on its content."""
+    latest = _latest_decisions(run, chain)
     # four-eyes holds for every run with this content: its author's approval never counts
-    aliases = {row["name"]: row["aliases"] or [] for row in store.users_rows(db)}
+    aliases = {row["name"]: row["aliases"] or [] for row in accounts}
     approvals = [d for d in latest.values() if d["decision"] == "approve"
                  and not _wrote(run["author"], d["actor"], aliases.get(fold_name(d["actor"]), ()))]
     domains = list(run["high_risk_domains"] or []) or ["(any)"]

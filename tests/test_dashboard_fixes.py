@@ -66,6 +66,21 @@ def test_regressions_show_a_rejected_run_as_rejected(db):
     assert shown_labels[ids[("legal", "v3")]].startswith("REVIEW · awaiting sign-off — legal demo · v3 · ")
 
 
+def test_a_rejected_failed_run_says_it_was_rejected(db):
+    """A failed gate is not releasable whatever a reviewer says; a rejection on it is still
+    shown (Regressions' label, the state's reasons), not hidden behind the gate."""
+    from dashboard import data
+
+    so.add_user(db, "alice", "approver", "alice-password", "medical")
+    run_id = runs_by(db)[("medical", "v2")]
+    so.decide(db, run_id, "alice", "alice-password", "reject", "eleven regressions", ack_all=True)
+    state = so.release_state(db, run_id)
+    assert (state.status, state.exit_code) == ("not releasable", 1)
+    assert state.reasons == ["gate fail", "rejected by alice: eleven regressions"]
+    data.clear()
+    assert labels(page("regressions"))[run_id].startswith("FAIL · rejected — medical demo · v2 · ")
+
+
 # ---------------------------------------------------------------- Sign-off
 
 

@@ -239,13 +239,19 @@ def list_runs(db_path: str | Path, limit: int | None = None) -> pd.DataFrame:
 
 def get_run(db_path: str | Path, run_id: str) -> dict:
     """Every stored column of one run; UnknownRunError when absent."""
-    with connect(db_path, rows=of_runs([run_id], "runs")) as con:
-        cur = con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
+    found = get_runs(db_path, [run_id])
+    if run_id not in found:
+        raise UnknownRunError(f"unknown run '{run_id}' in {shown_db(db_path)} (see `evalcore runs`)")
+    return found[run_id]
+
+
+def get_runs(db_path: str | Path, run_ids: list[str]) -> dict[str, dict]:
+    """Every stored column of these runs, by run id, in one read (absent ids are missing)."""
+    with connect(db_path, rows=of_runs(list(run_ids), "runs")) as con:
+        cur = con.execute("SELECT * FROM runs WHERE list_contains(?::VARCHAR[], run_id)", [list(run_ids)])
         rows = cur.fetchall()  # always drain a result: DuckDB 2 refuses new work otherwise
-        row = rows[0] if rows else None
-        if row is None:
-            raise UnknownRunError(f"unknown run '{run_id}' in {shown_db(db_path)} (see `evalcore runs`)")
-        return dict(zip([d[0] for d in cur.description], row))
+        names = [d[0] for d in cur.description]
+    return {row[0]: dict(zip(names, row)) for row in rows}
 
 
 def find_run_by_content(db_path: str | Path, content_hash: str) -> str | None:
