@@ -201,6 +201,9 @@ def test_vectors_do_not_depend_on_the_batch(ours_64):
     np.testing.assert_allclose(np.linalg.norm(together, axis=1), 1, atol=1e-5)
     small = MiniLMEncoder(packaged_model_folder(), max_seq_length=64, batch_tokens=1)  # one text per batch
     np.testing.assert_allclose(small.encode(texts), together, atol=1e-5)
+    one, two = (MiniLMEncoder(packaged_model_folder(), max_seq_length=64, batch_tokens=8, workers=w).encode(TEXTS)
+                for w in (1, 2))
+    assert np.array_equal(one, two)  # whole batches per worker thread: the same arithmetic
     assert ours_64.encode([]).shape == (0, 384)
 
 
