@@ -1,93 +1,241 @@
-"""Calibrate a drift judge on labelled rows: precision, recall, ROC AUC, suggested threshold."""
+"""Calibrate drift judges on labelled rows (issue 18 item 3): fit the combiner, cross-validate
+it grouped by query, choose its uncertain band, and measure any judge the same way.
+
+Rows are JSON lines `{"id", "group", "domain", "query", "expected_terms", "term", "label":
+"drift"|"not_drift", "kind", "source"}` (data/drift/), or the older CSV `query, domain,
+term, related`.
+"""
 
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .drift import DriftCandidate, EmbeddingDriftJudge
+from .drift import DriftCandidate
 from .errors import InputError, Problem
-from .metrics import EPSILON, f1_score, normalize_term, safe_ratio
+from .metrics import f1_score, normalize_term, safe_ratio
 
-__all__ = ["CalibrationRow", "CalibrationResult", "load_calibration", "roc_auc", "calibrate_embedding"]
+__all__ = ["LabelledRow", "Figures", "HARD_KINDS", "load_rows", "load_calibration", "candidates_of", "roc_auc",
+           "grouped_folds", "cross_validate", "figures", "choose_band", "choose_cutoff", "calibrate_combiner", "measure_judge"]
+
+HARD_KINDS = ("lookalike", "sense_shift", "opposite", "abbrev_other_sense", "abbreviation", "jargon", "archaic")
 
 
 @dataclass(frozen=True, slots=True)
-class CalibrationRow:
-    """One labelled example: is `term` related to `query` in `domain`?"""
+class LabelledRow:
+    """One labelled candidate: is `term` drift for `query`?"""
 
-    query: str
+    id: str
+    group: str
     domain: str
+    query: str
+    expected_terms: tuple[str, ...]
     term: str
-    related: bool
+    drift: bool
+    kind: str
+    source: str
 
 
-@dataclass(frozen=True, slots=True)
-class CalibrationResult:
-    """How well a judge separates drift (unrelated) from related terms."""
-
-    rows: int
-    unrelated: int
-    auc: float
-    threshold: float
-    precision: float
-    recall: float
-    f1: float
-    suggested_threshold: float
-    suggested_f1: float
+def _jsonl_row(rec: dict) -> LabelledRow:
+    if rec.get("label") not in ("drift", "not_drift") or not rec.get("query") or not rec.get("term"):
+        raise ValueError("needs query, term and label drift or not_drift")
+    expected = tuple(normalize_term(e) for e in rec.get("expected_terms") or ())
+    return LabelledRow(str(rec.get("id", "")), str(rec.get("group") or rec["query"]), rec.get("domain") or "",
+                       rec["query"], expected, normalize_term(rec["term"]), rec["label"] == "drift",
+                       rec.get("kind") or rec["label"], rec.get("source") or "")
 
 
-def load_calibration(path: str | Path) -> list[CalibrationRow]:
-    """CSV with columns query, domain, term, related (1/0)."""
+def load_rows(path: str | Path) -> list[LabelledRow]:
+    """Labelled rows from a .jsonl file (data/drift/) or the older CSV (query, domain, term, related)."""
+    path = Path(path)
     rows, problems = [], []
-    with Path(path).open(encoding="utf-8-sig", newline="") as handle:
-        for line, rec in enumerate(csv.DictReader(handle), start=2):
-            if rec.get("related") not in ("0", "1") or not rec.get("query") or not rec.get("term"):
-                problems.append(Problem(str(path), line, "related", "needs query, term and related 0 or 1"))
-                continue
-            rows.append(CalibrationRow(rec["query"], rec.get("domain") or "", normalize_term(rec["term"]),
-                                       rec["related"] == "1"))
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        if path.suffix == ".csv":
+            for line, rec in enumerate(csv.DictReader(handle), start=2):
+                if rec.get("related") not in ("0", "1") or not rec.get("query") or not rec.get("term"):
+                    problems.append(Problem(str(path), line, "related", "needs query, term and related 0 or 1"))
+                    continue
+                drift = rec["related"] == "0"
+                rows.append(LabelledRow(f"csv-{line}", rec["query"], rec.get("domain") or "", rec["query"], (),
+                                        normalize_term(rec["term"]), drift, "unrelated" if drift else "related",
+                                        rec.get("source") or ""))
+        else:
+            for line, text in enumerate(handle, start=1):
+                if not text.strip():
+                    continue
+                try:
+                    rows.append(_jsonl_row(json.loads(text)))
+                except (ValueError, TypeError, AttributeError) as exc:
+                    problems.append(Problem(str(path), line, "row", str(exc)))
     if problems:
         raise InputError(problems)
     return rows
 
 
+load_calibration = load_rows
+
+
+def candidates_of(rows: Sequence[LabelledRow]) -> list[DriftCandidate]:
+    """The rows as a judge sees them; rows of one group and query share a query id (one LLM call)."""
+    return [DriftCandidate(f"{r.group}\u241f{r.query}", r.query, r.term, r.domain or None, None, r.expected_terms)
+            for r in rows]
+
+
 def roc_auc(scores: np.ndarray, positives: np.ndarray) -> float:
     """Probability that a random positive scores above a random negative (ties count half)."""
-    pos, neg = scores[positives], scores[~positives]
-    if len(pos) == 0 or len(neg) == 0:
+    scores, positives = np.asarray(scores, dtype=float), np.asarray(positives, dtype=bool)
+    n_pos, n_neg = int(positives.sum()), int((~positives).sum())
+    if n_pos == 0 or n_neg == 0:
         return float("nan")
-    order = np.argsort(np.concatenate([pos, neg]), kind="mergesort")
-    ranks = np.empty(len(order))
-    ranks[order] = np.arange(1, len(order) + 1)
-    values = np.concatenate([pos, neg])
-    for v in np.unique(values):  # average ranks of ties
-        tied = values == v
-        ranks[tied] = ranks[tied].mean()
-    return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+    values, inverse = np.unique(scores, return_inverse=True)
+    order = np.argsort(scores, kind="mergesort")
+    ranks = np.empty(len(scores))
+    ranks[order] = np.arange(1, len(scores) + 1)
+    mean_rank = np.bincount(inverse, weights=ranks) / np.bincount(inverse)  # ties share their mean rank
+    ranks = mean_rank[inverse]
+    return float((ranks[positives].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
-def _prf(flagged: np.ndarray, drift: np.ndarray) -> tuple[float, float, float]:
-    tp = int((flagged & drift).sum())
-    p, r = safe_ratio(tp, int(flagged.sum())), safe_ratio(tp, int(drift.sum()))
-    return p, r, f1_score(p, r)
+def grouped_folds(groups: Sequence[str], k: int = 5, seed: int = 0) -> np.ndarray:
+    """Fold number per row; every row of a group in the same fold."""
+    unique = sorted(set(groups))
+    np.random.default_rng(seed).shuffle(unique)
+    fold_of = {g: i % k for i, g in enumerate(unique)}
+    return np.array([fold_of[g] for g in groups])
 
 
-def calibrate_embedding(judge: EmbeddingDriftJudge, rows: list[CalibrationRow]) -> CalibrationResult:
-    """Score every row with the judge's relatedness; drift (the positive class) is unrelated."""
-    candidates = [DriftCandidate(f"cal-{i}", r.query, r.term, r.domain or None, None, ())
-                  for i, r in enumerate(rows)]
-    related = np.array([judge.relatedness(s) for s in judge.similarities(candidates)])
-    drift = np.array([not r.related for r in rows])
-    auc = roc_auc(-related, drift)
-    p, r, f = _prf(related < judge.threshold, drift)
-    best_t, best_f = judge.threshold, -1.0
-    for t in np.unique(np.round(related, 3)):
-        cand = _prf(related < t + EPSILON, drift)[2]
-        if cand > best_f:
-            best_t, best_f = float(t) + 0.001, cand
-    return CalibrationResult(len(rows), int(drift.sum()), auc, judge.threshold, p, r, f,
-                             round(best_t, 3), best_f)
+def cross_validate(x: np.ndarray, y: np.ndarray, groups: Sequence[str], k: int = 5, l2: float = 1.0,
+                   sample_weight: np.ndarray | None = None) -> np.ndarray:
+    """Out-of-fold drift probabilities: each fold scored by a model fitted on the others."""
+    from .drift_model import DriftModel
+    folds = grouped_folds(groups, k)
+    sw = np.ones(len(y)) if sample_weight is None else sample_weight
+    out = np.zeros(len(y))
+    for f in range(k):
+        test = folds == f
+        if test.any() and (~test).any():
+            out[test] = DriftModel.fit(x[~test], y[~test], l2, sample_weight=sw[~test]).probability(x[test])
+    return out
+
+
+@dataclass(frozen=True)
+class Figures:
+    """How a judge's verdicts compare with the labels (drift is the positive class)."""
+
+    label: str
+    rows: int
+    precision: float
+    recall: float
+    f1: float
+    auc: float
+    accuracy: float
+    hard_accuracy: float
+    unjudged: int
+    per_kind: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """kind -> (correct, rows)."""
+
+
+def figures(label: str, rows: Sequence[LabelledRow], flagged: np.ndarray, score: np.ndarray,
+            unjudged: np.ndarray | None = None) -> Figures:
+    """Figures of verdicts `flagged` (and a drift score for ROC AUC). Unjudged rows count as
+    not flagged in precision and recall, and as wrong in accuracy."""
+    drift = np.array([r.drift for r in rows], dtype=bool)
+    flagged = np.asarray(flagged, dtype=bool)
+    unjudged = np.zeros(len(rows), bool) if unjudged is None else np.asarray(unjudged, dtype=bool)
+    correct = (flagged == drift) & ~unjudged
+    tp = int((flagged & drift & ~unjudged).sum())
+    p, r = safe_ratio(tp, int((flagged & ~unjudged).sum())), safe_ratio(tp, int(drift.sum()))
+    kinds = np.array([row.kind for row in rows])
+    hard = np.isin(kinds, HARD_KINDS)
+    per_kind = {k: (int(correct[kinds == k].sum()), int((kinds == k).sum())) for k in sorted(set(kinds))}
+    return Figures(label, len(rows), p, r, f1_score(p, r), roc_auc(score, drift), safe_ratio(int(correct.sum()), len(rows)),
+                   safe_ratio(int(correct[hard].sum()), int(hard.sum())), int(unjudged.sum()), per_kind)
+
+
+def choose_band(cutoff: float, *probability_sets: np.ndarray, max_fraction: float = 0.05,
+                step: float = 0.005) -> tuple[float, float]:
+    """The widest band [cutoff − w, cutoff + w) (w a multiple of `step`) holding at most
+    `max_fraction` of every set of probabilities."""
+    def fits(w: float) -> bool:
+        return all(((p >= cutoff - w) & (p < cutoff + w)).mean() <= max_fraction for p in probability_sets if len(p))
+    w = 0.0
+    while w + step <= 0.5 and fits(w + step):
+        w += step
+    return round(max(0.0, cutoff - w), 4), round(min(1.0, cutoff + w), 4)
+
+
+def measure_judge(label: str, judge, rows: Sequence[LabelledRow]) -> Figures:
+    """Any DriftJudge's verdicts on the rows (an unjudged verdict counts as in `figures`)."""
+    verdicts = judge.judge(candidates_of(rows))
+    flagged = np.array([v.drift is True for v in verdicts])
+    unjudged = np.array([v.drift is None for v in verdicts])
+    return figures(label, rows, flagged, np.where(unjudged, 0.5, flagged.astype(float)), unjudged)
+
+
+def signal_matrix(rows: Sequence[LabelledRow], embedder, lexicon) -> np.ndarray:
+    """The combiner's signals of every row (one embedding batch, one lexicon lookup)."""
+    from .drift_signals import FEATURES, compute_signals
+    signals = compute_signals(candidates_of(rows), embedder, lexicon)
+    return np.stack([s.values for s in signals]) if signals else np.zeros((0, len(FEATURES)))
+
+
+@dataclass(frozen=True)
+class CombinerCalibration:
+    """A refit combiner and its figures beside the old cosine judge's, on the same rows."""
+
+    model: object
+    """The DriftModel fitted on every training row, with its cut-off and band."""
+    cv: list[Figures]
+    heldout: list[Figures]
+    band_cv: float
+    """Fraction of cross-validated rows inside the band."""
+    band_heldout: float
+
+
+def choose_cutoff(probabilities: np.ndarray, drift: np.ndarray, precision: float = 0.95) -> float:
+    """The lowest cut-off (0.50, 0.51, ... 0.95) at which flagging `probabilities` ≥ it has at
+    least `precision` (a false flag costs a reviewer's time); 0.5 when none has."""
+    for cut in np.round(np.arange(0.5, 0.951, 0.01), 2):
+        flagged = probabilities >= cut
+        if flagged.any() and (flagged & drift).sum() / flagged.sum() >= precision:
+            return float(cut)
+    return 0.5
+
+
+def calibrate_combiner(train: Sequence[LabelledRow], heldout: Sequence[LabelledRow], embedder, lexicon,
+                       cosine_judge=None, l2: float = 1.0, cutoff: float | None = None, folds: int = 5,
+                       trained_on: str = "") -> CombinerCalibration:
+    """Cross-validate the combiner grouped by query on `train`, fit it on all of `train`,
+    choose its cut-off (None: the lowest with cross-validated precision ≥ 0.95) and its band (≤ 5% of cross-validated and of held-out rows), and measure it, and the
+    old cosine judge beside it when given, on train (CV) and on held-out."""
+    from .drift_model import DriftModel
+    from .drift_signals import FEATURES
+    x = signal_matrix(train, embedder, lexicon)
+    y = np.array([r.drift for r in train], dtype=float)
+    oof = cross_validate(x, y, [r.group for r in train], folds, l2)
+    if cutoff is None:
+        cutoff = choose_cutoff(oof, y.astype(bool))
+    model = DriftModel.fit(x, y, l2, cutoff, (cutoff, cutoff), trained_on)
+    xh = signal_matrix(heldout, embedder, lexicon) if heldout else np.zeros((0, len(FEATURES)))
+    ph = model.probability(xh) if len(xh) else np.zeros(0)
+    band = choose_band(cutoff, oof, ph)
+    model = model.with_cutoff(cutoff, band)
+
+    def inside(p: np.ndarray) -> np.ndarray:
+        return (p >= band[0]) & (p < band[1])
+
+    cv = [figures("combiner", train, oof >= cutoff, oof, inside(oof))]
+    held = [figures("combiner", heldout, ph >= cutoff, ph, inside(ph))] if heldout else []
+    if cosine_judge is not None:
+        label = f"cosine < {cosine_judge.threshold:.2f}"
+        for out, rows in ((cv, train), (held, heldout)):
+            if rows:
+                related = np.array(cosine_judge.relatedness(candidates_of(rows)))
+                out.append(figures(label, rows, related < cosine_judge.threshold, -related))
+    return CombinerCalibration(model, cv, held, float(inside(oof).mean()) if len(oof) else 0.0,
+                               float(inside(ph).mean()) if len(ph) else 0.0)

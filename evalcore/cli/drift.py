@@ -1,48 +1,113 @@
-"""`evalcore drift calibrate`: measure a drift judge on labelled rows."""
+"""`evalcore drift calibrate`: refit the drift combiner and measure drift judges on labelled rows."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pathlib import Path
 
 import click
 
-from ..calibration import calibrate_embedding, load_calibration
 from ..config import default_db_path, load_settings
-from ..judges import resolve_judge
-from ..store import StoredVectors
-from .common import echo, run_cli, store_option
+from .common import echo, fail, judge_endpoint, run_cli, say_endpoints, store_option
 
 __all__ = ["drift_group"]
+
+TRAIN, HELDOUT, OLD_CSV = Path("data/drift/train.jsonl"), Path("data/drift/heldout.jsonl"), Path("data/drift_calibration.csv")
 
 
 @click.group("drift")
 def drift_group() -> None:
     """Term-drift judges: calibrate them on labelled data.
 
-    Example: evalcore drift calibrate --data data/drift_calibration.csv
+    Example: evalcore drift calibrate --out my_drift_model.json
     """
+
+
+def _table(title: str, rows: list) -> None:
+    echo(f"{title}:")
+    echo(f"  {'judge':18} {'rows':>5} {'precision':>9} {'recall':>6} {'F1':>6} {'ROC AUC':>7} "
+         f"{'accuracy':>8} {'hard':>6} {'unjudged':>8}")
+    for f in rows:
+        echo(f"  {f.label:18} {f.rows:5d} {f.precision:9.3f} {f.recall:6.3f} {f.f1:6.3f} {f.auc:7.3f} "
+             f"{f.accuracy:8.3f} {f.hard_accuracy:6.3f} {f.unjudged:8d}")
+
+
+def _kinds(columns: list[tuple[str, object]]) -> None:
+    kinds = sorted({k for _, f in columns for k in f.per_kind})
+    echo("per-kind accuracy (correct/rows):")
+    echo("  " + f"{'kind':19}" + "".join(f"{name:>24}" for name, _ in columns))
+    for k in kinds:
+        cells = []
+        for _, f in columns:
+            c, n = f.per_kind.get(k, (0, 0))
+            cells.append(f"{c / n:.3f} ({c}/{n})" if n else "-")
+        echo("  " + f"{k:19}" + "".join(f"{cell:>24}" for cell in cells))
 
 
 @drift_group.command("calibrate")
-@click.option("--data", "data_path", default="data/drift_calibration.csv", show_default=True,
-              type=click.Path(dir_okay=False), help="CSV: query, domain, term, related (1/0).")
-@click.option("--threshold", type=click.FloatRange(0, 1), help="Judge threshold [default: configured].")
+@click.option("--data", "data_path", type=click.Path(dir_okay=False),
+              help=f"Training rows (.jsonl, or the older .csv) [default: {TRAIN}, else {OLD_CSV}].")
+@click.option("--heldout", "heldout_path", type=click.Path(dir_okay=False),
+              help=f"Held-out rows, reported separately [default: {HELDOUT} when present].")
+@click.option("--out", "out", type=click.Path(dir_okay=False),
+              help="Write the refit coefficients here (a new file; never the shipped one).")
+@click.option("--judge", "judge_name", type=click.Choice(["embedding", "llm"]), default="embedding", show_default=True,
+              help="embedding: cross-validate and refit the combiner; llm: measure the configured LLM judge.")
+@click.option("--threshold", type=click.FloatRange(0, 1), default=0.34, show_default=True,
+              help="The old cosine judge's threshold, measured beside the combiner.")
+@click.option("--l2", type=click.FloatRange(min=0), default=1.0, show_default=True, help="L2 penalty of the fit.")
+@click.option("--cutoff", type=click.FloatRange(0, 1),
+              help="Drift probability at or above which a term is drift [default: the lowest cut-off whose "
+                   "cross-validated precision is at least 0.95].")
 @store_option
-def calibrate_command(data_path, threshold, db):
-    """Print precision, recall and ROC AUC of the embedding judge, and the threshold
-    that maximises F1 of flagging unrelated terms.
+def calibrate_command(data_path, heldout_path, out, judge_name, threshold, l2, cutoff, db):
+    """Cross-validate the drift combiner grouped by query (the rows' group), refit it on
+    every training row, choose its uncertain band (at most 5% of cross-validated and of
+    held-out terms), and print precision, recall, ROC AUC, accuracy on the hard kinds and
+    per-kind accuracy, beside the old cosine judge's on the same rows. With --out, write
+    the refit coefficients there; set [drift] coefficients to use them.
 
-    Example: evalcore drift calibrate --threshold 0.3
+    Example: evalcore drift calibrate --out my_drift_model.json
+    Example: evalcore drift calibrate --judge llm --heldout data/drift/heldout.jsonl
     """
+    from ..calibration import HARD_KINDS, calibrate_combiner, load_rows, measure_judge
+    from ..drift import CosineDriftJudge
+    from ..drift_model import SHIPPED_MODEL
+    from ..embeddings import make_embedder
+    from ..judges import lexicon_for, resolve_judge
+    from ..store import StoredVectors
+
+    if out and (Path(out).resolve() == SHIPPED_MODEL.resolve() or Path(out).exists()):
+        fail([f"error: {out} {'is the shipped coefficients file' if Path(out).resolve() == SHIPPED_MODEL.resolve() else 'exists'}"
+              ": choose a new --out path (calibrate never overwrites)"])
+    data_path = data_path or (TRAIN if TRAIN.exists() else OLD_CSV)
+    heldout_path = heldout_path or (HELDOUT if HELDOUT.exists() else None)
+    train = run_cli(load_rows, data_path)
+    heldout = run_cli(load_rows, heldout_path) if heldout_path else []
+    hard = sum(r.kind in HARD_KINDS for r in train)
+    echo(f"data: {data_path} ({len(train)} rows: {sum(r.drift for r in train)} drift, {hard} hard kinds, "
+         f"{len({r.group for r in train})} query groups)")
+    if heldout:
+        echo(f"held-out: {heldout_path} ({len(heldout)} rows: {sum(r.drift for r in heldout)} drift)")
     settings = run_cli(load_settings)
-    if threshold is not None:
-        settings = replace(settings, drift={**settings.drift, "threshold": threshold})
-    judge = run_cli(resolve_judge, "embedding", settings, StoredVectors(db or default_db_path()))
-    rows = run_cli(load_calibration, data_path)
-    result = run_cli(calibrate_embedding, judge, rows)
-    echo(f"drift judge: embedding ({judge.embedder.model_id})")
-    echo(f"rows: {result.rows} ({result.unrelated} unrelated = drift, {result.rows - result.unrelated} related)")
-    echo(f"ROC AUC: {result.auc:.4f}")
-    echo(f"at threshold {result.threshold:.3f}: precision {result.precision:.3f}  "
-               f"recall {result.recall:.3f}  F1 {result.f1:.3f}")
-    echo(f"suggested threshold: {result.suggested_threshold:.3f} (F1 {result.suggested_f1:.3f})")
+    vectors = StoredVectors(db or default_db_path())
+    if judge_name == "llm":
+        judge = run_cli(resolve_judge, "llm", settings)
+        say_endpoints(*judge_endpoint(judge))
+        _table("llm judge", [run_cli(measure_judge, f"llm {judge.llm.model}", judge, train)]
+               + ([run_cli(measure_judge, "llm (held-out)", judge, heldout)] if heldout else []))
+        return
+    embedder = run_cli(make_embedder, settings.drift, vectors)
+    result = run_cli(calibrate_combiner, train, heldout, embedder, lexicon_for(vectors),
+                     CosineDriftJudge(embedder, threshold), l2, cutoff, trained_on=Path(data_path).name)
+    m = result.model
+    echo(f"combiner: logistic regression over {len(m.features)} signals ({embedder.model_id}, WordNet 3.0), "
+         f"L2 {l2:g}; cut-off {m.cutoff:.2f}")
+    echo(f"band (unjudged): {m.band[0]:.3f}-{m.band[1]:.3f}  ({result.band_cv:.1%} of cross-validated terms, "
+         f"{result.band_heldout:.1%} of held-out terms)")
+    _table("cross-validated, 5 folds grouped by query", result.cv)
+    if result.heldout:
+        _table("held-out", result.heldout)
+    _kinds([("CV " + f.label, f) for f in result.cv] + [("held-out " + f.label, f) for f in result.heldout])
+    if out:
+        run_cli(m.write, out)
+        echo(f"wrote {out}: set [drift] coefficients = \"{out}\" to use it")

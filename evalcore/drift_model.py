@@ -1,0 +1,223 @@
+"""The drift combiner: an L2-regularised logistic regression over the drift signals
+(issue 18 item 2), fitted here in numpy and shipped as JSON (evalcore/drift_model.json).
+
+A term is drift when its probability is at or above the cut-off; inside the uncertain band
+around the cut-off it is unjudged. Each verdict's reason names the signals that pushed it
+hardest towards its side, in words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .drift_signals import FEATURES, Signals
+from .errors import UsageError
+
+__all__ = ["DriftModel", "fit_logistic", "SHIPPED_MODEL", "load_model", "describe"]
+
+SHIPPED_MODEL = Path(__file__).with_name("drift_model.json")
+"""The coefficients evalcore ships; `evalcore drift calibrate --out` never writes over it."""
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int = 100,
+                 tol: float = 1e-10, sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """Newton's method (IRLS) for min Σ weight·log-loss + l2/2 ‖w‖² (the intercept unpenalised).
+
+    Returns (weights, intercept). `x` should be standardised for `l2` to mean the same on
+    every feature.
+    """
+    n, d = x.shape
+    design = np.hstack([x, np.ones((n, 1))])
+    theta = np.zeros(d + 1)
+    penalty = np.full(d + 1, l2)
+    penalty[-1] = 0.0
+    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(-np.clip(design @ theta, -35, 35)))
+        grad = design.T @ (sw * (p - y)) + penalty * theta
+        hessian = (design * (sw * p * (1 - p))[:, None]).T @ design + np.diag(penalty) + 1e-9 * np.eye(d + 1)
+        step = np.linalg.solve(hessian, grad)
+        theta -= step
+        if float(np.abs(step).max()) < tol:
+            break
+    return theta[:-1], float(theta[-1])
+
+
+@dataclass(frozen=True)
+class DriftModel:
+    """Standardisation, coefficients, cut-off and band of the combiner."""
+
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    intercept: float
+    cutoff: float
+    band: tuple[float, float]
+    """Probabilities in [low, high) are unjudged; low ≤ cutoff ≤ high."""
+    l2: float = 1.0
+    trained_on: str = ""
+    sha256: str = ""
+    """Of the coefficients file this model was read from ('' when fitted in memory)."""
+
+    @classmethod
+    def fit(cls, x: np.ndarray, y: np.ndarray, l2: float = 1.0, cutoff: float = 0.5,
+            band: tuple[float, float] = (0.5, 0.5), trained_on: str = "",
+            sample_weight: np.ndarray | None = None) -> DriftModel:
+        mean, scale = x.mean(axis=0), x.std(axis=0)
+        scale = np.where(scale < 1e-9, 1.0, scale)
+        weights, intercept = fit_logistic((x - mean) / scale, y.astype(float), l2, sample_weight=sample_weight)
+        return cls(FEATURES, mean, scale, weights, intercept, cutoff, band, l2, trained_on)
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        z = ((np.atleast_2d(x) - self.mean) / self.scale) @ self.weights + self.intercept
+        return 1 / (1 + np.exp(-np.clip(z, -35, 35)))
+
+    def contributions(self, x: np.ndarray) -> np.ndarray:
+        """Each signal's push on the log-odds against an average term (positive: towards drift)."""
+        return (x - self.mean) / self.scale * self.weights
+
+    def with_cutoff(self, cutoff: float | None, band: tuple[float, float] | None) -> DriftModel:
+        from dataclasses import replace
+        cut = self.cutoff if cutoff is None else cutoff
+        if band is None:
+            half = (self.band[1] - self.band[0]) / 2
+            band = (max(0.0, cut - half), min(1.0, cut + half))
+        if not 0 <= band[0] <= cut <= band[1] <= 1:
+            raise UsageError(f"[drift] band = {list(band)!r} must hold the cut-off {cut}: [low, high] with "
+                             "0 ≤ low ≤ cut-off ≤ high ≤ 1")
+        return replace(self, cutoff=cut, band=(float(band[0]), float(band[1])))
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "model": "logistic-regression", "features": list(self.features),
+            "mean": [round(float(v), 8) for v in self.mean], "scale": [round(float(v), 8) for v in self.scale],
+            "weights": [round(float(v), 8) for v in self.weights], "intercept": round(self.intercept, 8),
+            "cutoff": self.cutoff, "band": list(self.band), "l2": self.l2, "trained_on": self.trained_on,
+        }, indent=1) + "\n"
+
+    def write(self, path: str | Path) -> None:
+        """Write the coefficients file whole or not at all (temp file, then rename); never
+        over the shipped file or an existing one."""
+        path = Path(path)
+        if path.resolve() == SHIPPED_MODEL.resolve():
+            raise UsageError(f"{path} is the shipped coefficients file: write the refit elsewhere (--out)")
+        if path.exists():
+            raise UsageError(f"{path} exists: choose a new --out path (calibrate never overwrites)")
+        fd, tmp = tempfile.mkstemp(prefix=".drift_model-", suffix=".json", dir=path.parent or ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(self.to_json())
+            os.link(tmp, path)  # fails if the path appeared meanwhile: never overwrites
+        finally:
+            os.unlink(tmp)
+
+
+def load_model(path: str | Path | None = None) -> DriftModel:
+    """The combiner from a coefficients file (default: the shipped one)."""
+    path = Path(path) if path else SHIPPED_MODEL
+    try:
+        body = path.read_bytes()
+        raw = json.loads(body)
+        if raw.get("model") != "logistic-regression" or tuple(raw["features"]) != FEATURES:
+            raise ValueError("not a coefficients file of this evalcore version's signals")
+        return DriftModel(FEATURES, np.array(raw["mean"]), np.array(raw["scale"]), np.array(raw["weights"]),
+                          float(raw["intercept"]), float(raw["cutoff"]), tuple(raw["band"]), float(raw.get("l2", 1)),
+                          raw.get("trained_on", ""), hashlib.sha256(body).hexdigest())
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"cannot read drift coefficients {path}: {exc}") from None
+
+
+PRIOR = {name: -1 for name in FEATURES if name.startswith(("sim_", "residual_", "wn_synonym", "wn_hypernym", "wn_path"))}
+PRIOR.update(domain_fit=-1, token_overlap=-1, lookalike=1, short_form_of=-1, expansion_sim=-1, opposite_prefix=1,
+             same_head=-1, other_head=1, spelling_variant=-1, wn_antonym=1, wn_derived=-1, wn_unrelated=1, wn_topic_in_domain=-1,
+             wn_topic_elsewhere=1)
+"""+1: a high value speaks for drift, −1: against; a signal whose weight happens to push the
+other way (correlated signals share their weight) is not named as a reason."""
+
+
+def _phrase(name: str, high: bool, s: Signals, domain: str | None) -> str | None:
+    ref = s.references.get(name)
+    v = s[name]
+    if name == "sim_query":
+        return f"close to the query {v:.2f}" if high else f"far from the query {v:.2f}"
+    if name == "sim_expected_max" and s.nearest_expected:
+        return (f"close to expected '{s.nearest_expected}' {v:.2f}" if high else
+                f"far from every expected term (nearest '{s.nearest_expected}' {v:.2f})")
+    if name == "sim_expected_mean" and s.nearest_expected:
+        return f"near the expected terms on average {v:.2f}" if high else f"far from the expected terms on average {v:.2f}"
+    if name == "sim_domain" and domain:
+        return f"within the domain '{domain}' {v:.2f}" if high else f"outside the domain '{domain}' {v:.2f}"
+    if name == "domain_fit" and domain:
+        return (f"fits '{domain}' as well as the query does ({v:+.2f})" if high else
+                f"fits '{domain}' less than the query does ({v:+.2f})")
+    if name.startswith("wn_path") and (not s["wn_term_known"] or (not high and s["wn_unrelated"])):
+        return None  # 'not in WordNet' or 'no WordNet relation' says it
+    if name == "wn_unrelated" and not s["wn_term_known"]:
+        return None
+    rest = s.references.get("modified")
+    if name.startswith("residual_sim") and rest:
+        where = "the query" if name == "residual_sim_query" else f"'{domain}'"
+        return (f"its added words '{rest}' fit {where} ({v:.2f})" if high else
+                f"its added words '{rest}' are far from {where} ({v:.2f})")
+    expanded = s.references.get("expansion_of")
+    if name == "expansion_sim" and expanded:
+        return (f"expands '{expanded}' in the query's sense ({v:.2f})" if high else
+                f"expands '{expanded}' in another sense (query {s['sim_query']:.2f})")
+    synonym = s.references.get("wn_synonym_specific")
+    if name == "wn_synonym_specific" and synonym:
+        return (f"WordNet synonym of '{synonym}'" if high else
+                f"shares one of the {round(1 / v) if v else 'many'} WordNet senses of '{synonym}'")
+    words = {
+        "token_overlap": (f"shares words with '{ref}'", "shares no word with the query or expected terms"),
+        "spelled_alike": (f"spelled like '{ref}'", None),
+        "spelling_variant": (f"a spelling of '{ref}'", None),
+        "same_head": (f"a kind of '{s.references.get('same_head', '')}'", None),
+        "other_head": (f"shares a word with '{s.references.get('token_overlap', '')}' but names another thing", None),
+        "lookalike": (f"looks like '{ref}' but unrelated in meaning", None),
+        "short_form_of": (f"abbreviation of '{ref}'", None),
+        "expansion_of": (f"expands the abbreviation '{ref}'", None),
+        "short_form": ("a short form", None),
+        "opposite_prefix": (f"opposite prefix to '{ref}'", None),
+        "wn_synonym_query": (f"WordNet synonym of '{ref}'", None),
+        "wn_synonym_expected": (f"WordNet synonym of '{ref}'", None),
+        "wn_hypernym_query": (f"WordNet broader or narrower term of '{ref}'", None),
+        "wn_hypernym_expected": (f"WordNet broader or narrower term of '{ref}'", None),
+        "wn_path_query": (f"near '{ref}' in WordNet ({v:.2f})", "far from the query in WordNet"),
+        "wn_path_expected": (f"near '{ref}' in WordNet ({v:.2f})", "far from every expected term in WordNet"),
+        "wn_antonym": (f"WordNet antonym of '{ref}'", None),
+        "wn_derived": (f"WordNet derivative of '{ref}'", None),
+        "wn_term_known": (None, "not in WordNet"),
+        "wn_unrelated": ("no WordNet relation", None),
+        "wn_topic_in_domain": (f"WordNet files it under {domain or 'the query' + chr(39) + 's topic'}", None),
+        "wn_topic_elsewhere": ("WordNet files it under another topic", None),
+    }.get(name, (None, None))
+    return words[0] if high else words[1]
+
+
+def describe(model: DriftModel, s: Signals, probability: float, domain: str | None, top: int = 3) -> str:
+    """The signals that pushed hardest towards the verdict's side, in words."""
+    contrib = model.contributions(s.values)
+    towards_drift = probability >= model.cutoff
+    order = np.argsort(-contrib if towards_drift else contrib)
+    phrases: list[str] = []
+    for i in order:
+        if (contrib[i] > 0) != towards_drift or abs(contrib[i]) < 0.05:
+            break
+        name, high = model.features[i], bool(s.values[i] > model.mean[i])
+        prior = PRIOR.get(name, 0)
+        if prior and (prior > 0) != (high == towards_drift):
+            continue
+        phrase = _phrase(name, high, s, domain)
+        if phrase and phrase not in phrases:
+            phrases.append(phrase)
+        if len(phrases) == top:
+            break
+    return "; ".join(phrases) or "no single signal stands out"

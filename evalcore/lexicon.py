@@ -1,0 +1,267 @@
+"""WordNet 3.0 relations for the drift judge, read from Debian's `wordnet-base` files.
+
+The data files are searched in place (the index files are sorted, so a lemma is a binary
+search over a memory map; a synset is one read at its byte offset): nothing is loaded up
+front, and a run whose terms are all in the store's lexicon cache never opens WordNet.
+
+Each term's cache entry (`LexiconEntry`, JSON in the store under `SOURCE`) holds enough to
+relate two terms with no WordNet at hand: its synset ids, its hypernym closure with the
+shortest distance to each ancestor (path similarity), the synsets of its antonyms and of
+its derivationally related words.
+
+WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. Used under the
+WordNet 3.0 licence: see data/drift/WORDNET_LICENSE and docs/drift.md.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from .errors import UsageError
+
+__all__ = ["SOURCE", "WORDNET_ROOT", "LexiconEntry", "Relation", "WordNet", "LexiconCache", "CachedLexicon",
+           "relate", "wordnet_available"]
+
+SOURCE = "wordnet-3.0/v2"
+"""Names the lexicon and the entry format in the cache: bump it when `LexiconEntry` changes."""
+WORDNET_ROOT = "/usr/share/wordnet"
+_POS = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
+_HYPERNYM = {"@", "@i"}
+_SUFFIXES = {  # WordNet's morphy detachment rules
+    "n": [("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"),
+          ("ies", "y")],
+    "v": [("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")],
+    "a": [("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
+    "r": [],
+}
+
+
+def wordnet_available(root: str | Path | None = None) -> bool:
+    """True when WordNet's data files are where `WordNet` looks for them."""
+    return (Path(root or os.environ.get("EVALCORE_WORDNET", WORDNET_ROOT)) / "index.noun").is_file()
+
+
+@dataclass(frozen=True, slots=True)
+class LexiconEntry:
+    """What WordNet says about one term (empty synsets: not in WordNet)."""
+
+    synsets: tuple[str, ...]
+    """Synset ids, e.g. 'n14103510'."""
+    closure: dict[str, int]
+    """Every hypernym of every synset (the synsets themselves at 0) -> shortest distance."""
+    antonyms: frozenset[str]
+    """Synsets holding an antonym of the term."""
+    derived: frozenset[str]
+    """Synsets of derivationally related words and adjectives' similar-to clusters."""
+    topics: frozenset[str] = frozenset()
+    """Topic domains (law, medicine, music...) of the synsets and their hypernyms."""
+    topic_closure: frozenset[str] = frozenset()
+    """The topics and every hypernym of them (law, medical science, ...)."""
+
+    @property
+    def known(self) -> bool:
+        return bool(self.synsets)
+
+    def to_json(self) -> str:
+        return json.dumps({"s": list(self.synsets), "h": self.closure, "a": sorted(self.antonyms),
+                           "d": sorted(self.derived), "t": sorted(self.topics), "tc": sorted(self.topic_closure)},
+                          separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> LexiconEntry:
+        raw = json.loads(text)
+        return cls(tuple(raw["s"]), dict(raw["h"]), frozenset(raw["a"]), frozenset(raw["d"]), frozenset(raw["t"]),
+                   frozenset(raw["tc"]))
+
+
+EMPTY = LexiconEntry((), {}, frozenset(), frozenset())
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """How WordNet relates two terms."""
+
+    synonym: bool
+    """They share a synset."""
+    broader: int | None
+    """Levels from the first term up to the second (the second is a hypernym), else None."""
+    narrower: int | None
+    """Levels from the second up to the first (the second is a hyponym), else None."""
+    antonym: bool
+    """One holds an antonym of the other."""
+    derived: bool
+    """Derivationally related (diagnose / diagnosis) or similar adjectives."""
+    path_similarity: float
+    """1 / (1 + shortest hypernym path between any two of their synsets); 0 when none."""
+
+    @property
+    def any(self) -> bool:
+        return self.synonym or self.broader is not None or self.narrower is not None or self.antonym or self.derived
+
+
+def relate(a: LexiconEntry, b: LexiconEntry) -> Relation:
+    """The relation of term `a` to term `b`, from their cache entries alone."""
+    if not a.known or not b.known:
+        return Relation(False, None, None, False, False, 0.0)
+    a_set, b_set = set(a.synsets), set(b.synsets)
+    up = [a.closure[s] for s in b_set if s in a.closure and a.closure[s] > 0]
+    down = [b.closure[s] for s in a_set if s in b.closure and b.closure[s] > 0]
+    small, large = (a.closure, b.closure) if len(a.closure) <= len(b.closure) else (b.closure, a.closure)
+    path = min((d + large[s] for s, d in small.items() if s in large), default=None)
+    return Relation(bool(a_set & b_set), min(up, default=None), min(down, default=None),
+                    bool(a.antonyms & b_set or b.antonyms & a_set),
+                    bool(a.derived & b_set or b.derived & a_set),
+                    0.0 if path is None else 1.0 / (1 + path))
+
+
+class WordNet:
+    """WordNet 3.0's files searched in place (`root`, default /usr/share/wordnet)."""
+
+    def __init__(self, root: str | Path | None = None):
+        self.root = Path(root or os.environ.get("EVALCORE_WORDNET", WORDNET_ROOT))
+        if not wordnet_available(self.root):
+            raise UsageError(f"WordNet not found in {self.root}: the drift judge needs Debian's wordnet-base "
+                             "(apt-get install wordnet-base), or set EVALCORE_WORDNET to its folder")
+        self._maps: dict[str, mmap.mmap] = {}
+        self._exceptions: dict[str, dict[str, list[str]]] = {}
+        self._synsets: dict[str, tuple] = {}
+
+    def _map(self, name: str) -> mmap.mmap:
+        if name not in self._maps:
+            with (self.root / name).open("rb") as handle:
+                self._maps[name] = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        return self._maps[name]
+
+    def _index(self, pos: str, lemma: str) -> list[str]:
+        """Synset ids of `lemma` (underscored, lower case) as part of speech `pos`."""
+        mm, key = self._map(f"index.{_POS[pos]}"), lemma.encode("utf-8")
+        lo, hi = 0, len(mm)
+        while lo < hi:
+            start = mm.rfind(b"\n", 0, (lo + hi) // 2) + 1
+            end = mm.find(b"\n", start)
+            end = len(mm) if end < 0 else end
+            line = mm[start:end]
+            word = b"" if line.startswith(b"  ") else line.split(b" ", 1)[0]
+            if word == key:
+                fields = line.split()
+                count, pointers = int(fields[2]), int(fields[3])
+                return [pos + o.decode() for o in fields[6 + pointers:6 + pointers + count]]
+            lo, hi = (end + 1, hi) if word < key else (lo, start)
+        return []
+
+    def _morphy(self, pos: str, word: str) -> list[str]:
+        if pos not in self._exceptions:
+            table: dict[str, list[str]] = {}
+            for line in (self.root / f"{_POS[pos]}.exc").read_text(encoding="utf-8").splitlines():
+                inflected, *bases = line.split()
+                table[inflected] = bases
+            self._exceptions[pos] = table
+        forms = [word, *self._exceptions[pos].get(word, [])]
+        forms += [word[:-len(old)] + new for old, new in _SUFFIXES[pos] if word.endswith(old) and len(word) > len(old) + 1]
+        return list(dict.fromkeys(forms))
+
+    def synset(self, sid: str) -> tuple[list[tuple[str, str, int]], str]:
+        """(pointers as (symbol, target synset id, source word number), lexicographer file number)."""
+        if sid not in self._synsets:
+            mm, offset = self._map(f"data.{_POS[sid[0]]}"), int(sid[1:])
+            fields = mm[offset:mm.find(b"\n", offset)].split(b" | ", 1)[0].decode("utf-8").split()
+            words = int(fields[3], 16)
+            at = 4 + 2 * words
+            count = int(fields[at])
+            pointers = []
+            for i in range(count):
+                symbol, target, pos, st = fields[at + 1 + 4 * i:at + 5 + 4 * i]
+                pointers.append((symbol, ("a" if pos == "s" else pos) + target, int(st[:2], 16)))
+            self._synsets[sid] = (pointers, fields[1])
+        return self._synsets[sid]
+
+    def lookup(self, term: str) -> LexiconEntry:
+        """The term's entry; `term` is already normalised (SPEC §2 rule 1)."""
+        lemma = "_".join(term.split())
+        synsets: list[str] = []
+        for pos in _POS:
+            head, _, last = lemma.rpartition("_")
+            for form in self._morphy(pos, last):
+                found = self._index(pos, f"{head}_{form}" if head else form)
+                if found:
+                    synsets += found
+                    break
+        synsets = list(dict.fromkeys(synsets))
+        if not synsets:
+            return EMPTY
+        closure = self._closure(synsets)
+        topics = {t for sid in closure for symbol, t, _ in self.synset(sid)[0] if symbol == ";c"}
+        antonyms, derived = set(), set()
+        for sid in synsets:
+            for symbol, target, _ in self.synset(sid)[0]:
+                if symbol == "!":
+                    antonyms.add(target)
+                elif symbol in ("+", "&", "\\", "^"):
+                    derived.add(target)
+        return LexiconEntry(tuple(synsets), closure, frozenset(antonyms), frozenset(derived), frozenset(topics),
+                            frozenset(self._closure(sorted(topics))))
+
+    def _closure(self, synsets: Sequence[str]) -> dict[str, int]:
+        """Every hypernym (and instance hypernym) of `synsets`, themselves at 0 -> shortest distance."""
+        closure: dict[str, int] = {}
+        frontier = {s: 0 for s in synsets}
+        while frontier:
+            closure.update(frontier)
+            nxt: dict[str, int] = {}
+            for sid, dist in frontier.items():
+                for symbol, target, _ in self.synset(sid)[0]:
+                    if symbol in _HYPERNYM and target not in closure:
+                        nxt[target] = min(nxt.get(target, dist + 1), dist + 1)
+            frontier = nxt
+        return closure
+
+
+class LexiconCache(Protocol):
+    """Where lexicon entries outlive a run (the store's lexicon cache, evalcore.store.StoredLexicon)."""
+
+    def load(self, source: str, terms: list[str]) -> dict[str, str]:
+        """Cached JSON entries of `terms` (absent ones are missing)."""
+
+    def save(self, source: str, entries: dict[str, str]) -> None:
+        """Keep these entries."""
+
+
+class CachedLexicon:
+    """WordNet behind a cache: WordNet is opened only for terms the cache lacks, and terms
+    WordNet does not know are cached too, so a warm rerun never opens it.
+
+    `lookups` counts the terms looked up in WordNet itself.
+    """
+
+    def __init__(self, cache: LexiconCache | None = None, wordnet=None, source: str = SOURCE):
+        self.cache = cache
+        self.source = source
+        self._wordnet = wordnet
+        self.memory: dict[str, LexiconEntry] = {}
+        self.lookups = 0
+
+    @property
+    def wordnet(self) -> WordNet:
+        if self._wordnet is None:
+            self._wordnet = WordNet()
+        return self._wordnet
+
+    def entries(self, terms: Sequence[str]) -> dict[str, LexiconEntry]:
+        missing = list(dict.fromkeys(t for t in terms if t not in self.memory))
+        if missing and self.cache is not None:
+            for term, text in self.cache.load(self.source, missing).items():
+                self.memory[term] = LexiconEntry.from_json(text)
+            missing = [t for t in missing if t not in self.memory]
+        if missing:
+            found = {t: self.wordnet.lookup(t) for t in missing}
+            self.lookups += len(found)
+            self.memory.update(found)
+            if self.cache is not None:
+                self.cache.save(self.source, {t: e.to_json() for t, e in found.items()})
+        return {t: self.memory[t] for t in terms}

@@ -1,0 +1,145 @@
+"""The hybrid judge and `evalcore drift calibrate` (issue 18 items 3 and 4): the LLM sees only
+the combiner's uncertain band; calibrate measures, refits into --out and never overwrites."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from evalcore.cli import main
+from evalcore.config import Settings
+from evalcore.drift import JUDGE_NAMES, DriftCandidate, EmbeddingDriftJudge, HybridDriftJudge
+from evalcore.drift_model import SHIPPED_MODEL
+from evalcore.embeddings import packaged_model_available
+from evalcore.judges import resolve_judge
+from evalcore.llm import LLMConfig
+from evalcore.llm_judge import LLMDriftJudge
+
+from drift_fakes import FakeEmbedder, hand_lexicon, hand_model, unit
+from llm_server import LoopbackLLM
+
+needs_model = pytest.mark.skipif(not packaged_model_available(), reason="embedding extra not installed")
+
+
+@pytest.fixture
+def llm():
+    server = LoopbackLLM()
+    yield server
+    server.close()
+
+
+def answer_every_candidate(body):
+    """The test server's reply: each candidate it was sent, drift when it names a fruit."""
+    sent = json.loads(body["messages"][1]["content"])
+    return ("json", {"verdicts": [{"term": t, "drift": t in ("banana", "kumquat"), "reason": "asked"}
+                                  for t in sent["candidates"]]})
+
+
+def hybrid(server) -> HybridDriftJudge:
+    # p = sigmoid(5 − 10·sim_query): 'kumquat' (sim 0.5) lands in the band 0.4-0.6
+    model = hand_model({"sim_query": -10.0}, intercept=5.0, band=(0.4, 0.6))
+    vectors = {"fruit salad": unit((0, 1)), "kumquat": unit((0, 0.5), (1, 0.8660254)),
+               "fruit cocktail": unit((0, 1)), "tax return": unit((2, 1))}
+    combiner = EmbeddingDriftJudge(FakeEmbedder(vectors), model, hand_lexicon())
+    return HybridDriftJudge(combiner, LLMDriftJudge(LLMConfig(model="judge", base_url=server.url, max_tries=1)))
+
+
+def test_hybrid_sends_only_band_terms_to_the_llm(llm):
+    llm.default = ("callable", answer_every_candidate)
+    judge = hybrid(llm)
+    candidates = [DriftCandidate("q1", "fruit salad", t, None, None, ()) for t in ("kumquat", "fruit cocktail", "tax return")]
+    kumquat, cocktail, tax = judge.judge(candidates)
+    assert llm.chat_calls == 1
+    assert json.loads(llm.requests[0]["body"]["messages"][1]["content"])["candidates"] == ["kumquat"]
+    assert kumquat.drift is True and kumquat.reason.startswith("llm: asked (combiner: unjudged 0.50")
+    assert cocktail.drift is False and tax.drift is True  # the combiner's own verdicts
+    assert judge.log and judge.log[0]["query_id"] == "q1"  # stored with the run like the LLM judge's
+
+
+def test_hybrid_makes_no_call_without_band_terms(llm):
+    judge = hybrid(llm)
+    verdicts = judge.judge([DriftCandidate("q1", "fruit salad", "tax return", None, None, ())])
+    assert verdicts[0].drift is True and llm.chat_calls == 0
+
+
+def test_hybrid_llm_failure_leaves_band_terms_unjudged(llm):
+    llm.default = ("text", "not json")
+    (kumquat,) = hybrid(llm).judge([DriftCandidate("q1", "fruit salad", "kumquat", None, None, ())])
+    assert kumquat.drift is None and "combiner" in kumquat.reason
+
+
+def test_hybrid_by_name_and_its_config(llm):
+    assert "hybrid" in JUDGE_NAMES
+    settings = Settings(llm={"base_url": llm.url, "model": "judge-model"})
+    judge = resolve_judge("hybrid", settings)
+    assert judge.name == "hybrid"
+    config = judge.config()
+    assert config["combiner"]["judge"] == "embedding" and config["llm"]["model"] == "judge-model"
+    assert config["combiner"]["band"][0] <= config["combiner"]["cutoff"] <= config["combiner"]["band"][1]
+
+
+ROWS = [  # (group, query, expected, term, label, kind)
+    ("g1", "heart attack", ["myocardial infarction"], "banana", "drift", "unrelated"),
+    ("g1", "heart attack", ["myocardial infarction"], "cardiac arrest", "not_drift", "related"),
+    ("g2", "lawyer", ["attorney"], "guitar", "drift", "unrelated"),
+    ("g2", "lawyer", ["attorney"], "counsel", "not_drift", "synonym"),
+    ("g3", "tort", ["civil wrong"], "torte", "drift", "lookalike"),
+    ("g3", "tort", ["civil wrong"], "negligence", "not_drift", "related"),
+]
+
+
+def write_rows(path, rows, domain="medical"):
+    path.write_text("".join(json.dumps({"id": f"r{i}", "group": g, "domain": domain, "query": q, "expected_terms": e,
+                                        "term": t, "label": label, "kind": kind, "source": "hand"}) + "\n"
+                            for i, (g, q, e, t, label, kind) in enumerate(rows)), encoding="utf-8")
+    return path
+
+
+def test_calibrate_llm_measures_the_configured_endpoint(tmp_path, monkeypatch, llm):
+    llm.default = ("callable", lambda body: ("json", {"verdicts": [
+        {"term": t, "drift": t in ("banana", "guitar"), "reason": "x"}
+        for t in json.loads(body["messages"][1]["content"])["candidates"]]}))
+    config = tmp_path / "evalcore.toml"
+    config.write_text(f'[llm]\nbase_url = "{llm.url}"\nmodel = "judge-model"\nmax_tries = 1\n', encoding="utf-8")
+    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
+    data = write_rows(tmp_path / "train.jsonl", ROWS)
+    held = write_rows(tmp_path / "held.jsonl", ROWS[:2])
+    result = CliRunner().invoke(main, ["drift", "calibrate", "--judge", "llm", "--data", str(data),
+                                       "--heldout", str(held), "--db", str(tmp_path / "s.duckdb")])
+    assert result.exit_code == 0, result.output
+    assert llm.chat_calls == 3 + 1  # one call per query group: three in train, one held-out
+    assert "llm judge-model" in result.output and "llm (held-out)" in result.output
+    line = next(line for line in result.output.splitlines() if line.strip().startswith("llm judge-model"))
+    assert line.split()[2:5] == ["6", "1.000", "0.667"]  # rows, precision, recall (torte missed)
+
+
+def test_calibrate_refuses_the_shipped_file_and_existing_files(tmp_path):
+    data = write_rows(tmp_path / "train.jsonl", ROWS)
+    existing = tmp_path / "mine.json"
+    existing.write_text("keep", encoding="utf-8")
+    for out in (SHIPPED_MODEL, existing):
+        result = CliRunner().invoke(main, ["drift", "calibrate", "--data", str(data), "--out", str(out)])
+        assert result.exit_code == 2 and "never overwrites" in result.output
+    assert existing.read_text(encoding="utf-8") == "keep"
+
+
+@needs_model
+def test_calibrate_refits_into_out(tmp_path):
+    rows = [(f"{g}{i}", q, e, t, label, kind) for i in range(4) for g, q, e, t, label, kind in ROWS]
+    data = write_rows(tmp_path / "train.jsonl", rows)
+    held = write_rows(tmp_path / "held.jsonl", ROWS, domain="legal")
+    out = tmp_path / "refit.json"
+    args = ["drift", "calibrate", "--data", str(data), "--heldout", str(held), "--out", str(out),
+            "--db", str(tmp_path / "s.duckdb")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    for words in ("cross-validated, 5 folds grouped by query", "held-out:", "cosine < 0.34", "band (unjudged)",
+                  "per-kind accuracy", "lookalike", "ROC AUC"):
+        assert words in result.output
+    from evalcore.drift_model import load_model
+    refit = load_model(out)
+    assert refit.band[0] <= refit.cutoff <= refit.band[1] and refit.trained_on == "train.jsonl"
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 2 and load_model(out).sha256 == refit.sha256

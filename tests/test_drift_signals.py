@@ -1,0 +1,113 @@
+"""The drift combiner's signals (issue 18 item 1), each on cases computed by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalcore.drift import DriftCandidate
+from evalcore.drift_signals import (FEATURES, char_overlap, compute_signals, context_text, domain_text, edit_ratio,
+                                    head_word, is_abbreviation, opposite_prefix, residual, token_overlap)
+
+from drift_fakes import FakeEmbedder, entry, hand_lexicon, unit
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ("tort", "torte", 0.8),          # one insertion over 5 letters
+    ("kitten", "sitting", 1 - 3 / 7),  # the textbook distance 3
+    ("same", "same", 1.0),
+    ("", "abc", 0.0),
+])
+def test_edit_ratio(a, b, expected):
+    assert edit_ratio(a, b) == pytest.approx(expected)
+
+
+def test_char_overlap_counts_padded_trigrams():
+    # ' tort ' -> {' to', 'tor', 'ort', 'rt '}; ' torte ' -> {' to', 'tor', 'ort', 'rte', 'te '}: 3 shared
+    assert char_overlap("tort", "torte") == pytest.approx(2 * 3 / (4 + 5))
+
+
+def test_token_overlap_is_jaccard_of_words():
+    assert token_overlap("basketball court", "court") == pytest.approx(1 / 2)
+    assert token_overlap("guitar", "court") == 0.0
+
+
+@pytest.mark.parametrize("short, long, expected", [
+    ("gord", "gastro-oesophageal reflux disease", True),  # hyphens split words
+    ("ami", "acute myocardial infarction", True),
+    ("nda", "non-disclosure agreement", True),
+    ("poa", "power of attorney for health care", True),  # a run of the words, 'of' kept
+    ("tro", "temporary restraining order", True),
+    ("approx", "approximately", True),                    # truncation of one word
+    ("mi", "michigan", False),                            # two letters never a truncation
+    ("ms", "multiple sclerosis", True),
+    ("ms", "microsoft", False),
+    ("heart attack", "myocardial infarction", False),
+])
+def test_is_abbreviation(short, long, expected):
+    assert is_abbreviation(short, long) is expected
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ("hypertension", "hypotension", "hyper/hypo"),
+    ("tachycardia", "bradycardia", "tachy/brady"),
+    ("overweight", "underweight", "over/under"),
+    ("hypertension", "hypertension", None),
+    ("tort", "torte", None),
+])
+def test_opposite_prefix(a, b, expected):
+    assert opposite_prefix(a, b) == expected
+
+
+def test_residual_and_head_word():
+    assert residual("basketball court", ["court", "tribunal"]) == "basketball"
+    assert residual("court", ["court"]) is None        # adds nothing
+    assert residual("guitar", ["court"]) is None       # shares nothing
+    assert head_word("chest of drawers") == "chest"
+    assert head_word("upright vacuums") == "vacuum"
+    assert head_word("usb-c power bank") == "bank"
+
+
+def test_known_domain_labels_are_glossed():
+    assert "law" in domain_text("Legal") and domain_text("aviation") == "aviation"
+
+
+def test_similarities_and_domain_fit_from_chosen_vectors():
+    q, t, e1, e2 = "heart attack", "cardiac arrest", "myocardial infarction", "mi"
+    gloss = domain_text("medical")
+    c = DriftCandidate("q1", q, t, "medical", None, (e1, e2))
+    embedder = FakeEmbedder({
+        t: unit((0, 1.0)),
+        q: unit((0, 0.6), (1, 0.8)),          # term·query = 0.6
+        e1: unit((0, 0.8), (2, 0.6)),         # term·e1 = 0.8
+        e2: unit((3, 1.0)),                   # term·e2 = 0
+        gloss: unit((0, 0.5), (1, 0.5), (4, 0.7071068)),  # term·domain 0.5, query·domain 0.3 + 0.4 = 0.7
+        context_text(c): unit((0, 0.9), (5, 0.4358899)),
+    })
+    (s,) = compute_signals([c], embedder, hand_lexicon())
+    assert s["sim_query"] == pytest.approx(0.6, abs=1e-6)
+    assert s["sim_expected_max"] == pytest.approx(0.8, abs=1e-6) and s.nearest_expected == e1
+    assert s["sim_expected_mean"] == pytest.approx(0.4, abs=1e-6)
+    assert s["sim_domain"] == pytest.approx(0.5, abs=1e-6)
+    assert s["domain_fit"] == pytest.approx(0.5 - 0.7, abs=1e-6)
+    assert s["sim_context"] == pytest.approx(0.9, abs=1e-6)
+    assert s["wn_term_known"] == 0.0 and s["wn_unrelated"] == 0.0  # not in (this) WordNet
+    assert len(s.values) == len(FEATURES)
+
+
+def test_lexical_and_wordnet_signals_name_their_reference():
+    lexicon = hand_lexicon({
+        "stroke": entry(["n1", "n2", "n3", "n4"]),
+        "cerebrovascular accident": entry(["n1"], {"n10": 1}),
+        "apoplexy": entry(["n1"], {"n10": 1}),
+        "torte": entry(["n20"], {"n21": 1, "n22": 2}),
+        "tort": entry(["n30"], {"n31": 1}),
+    })
+    candidates = [DriftCandidate("q", "cerebrovascular accident", "apoplexy", None, None, ("stroke",)),
+                  DriftCandidate("q", "tort", "torte", None, None, ("civil wrong",)),
+                  DriftCandidate("q", "acute coronary syndrome", "acs", None, None, ())]
+    apoplexy, torte, acs = compute_signals(candidates, FakeEmbedder(), lexicon)
+    assert apoplexy["wn_synonym_query"] == 1.0 and apoplexy["wn_synonym_expected"] == 1.0
+    assert apoplexy["wn_synonym_specific"] == 1.0  # shares the query's only synset ('stroke' has 4)
+    assert torte["spelled_alike"] == pytest.approx(0.8) and torte.references["spelled_alike"] == "tort"
+    assert torte["wn_unrelated"] == 1.0 and torte["wn_path_query"] == 0.0  # no common hypernym
+    assert acs["short_form_of"] == 1.0 and acs.references["short_form_of"] == "acute coronary syndrome"
