@@ -66,9 +66,11 @@ class NoDriftJudge:
 
 
 def embedding_available() -> bool:
-    """True when the offline embedding judge can run on this installation."""
+    """True when the offline embedding judge can run on this installation: the packaged
+    model and WordNet (Debian's wordnet-base) are both installed."""
     from .embeddings import packaged_model_available
-    return packaged_model_available()
+    from .lexicon import wordnet_available
+    return packaged_model_available() and wordnet_available()
 
 
 DEFAULT_EMBEDDING_THRESHOLD = 0.34
