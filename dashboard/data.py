@@ -101,27 +101,25 @@ def query_terms(run_id: str, query_id: str) -> pd.DataFrame:
     return cached("term_rows", run_id, query_id)
 
 
-@st.cache_resource(ttl=TTL, max_entries=2, show_spinner=False)
-def _golden_lines(db: str, golden_hash: str, run_id: str, baseline_id: str | None):
-    """A stored golden file's lines and where the pair's queries are in it (numbered by
-    io.golden_line_numbers, as the loader numbers them), or None when it is not stored:
-    read once per 5 s, so walking a 100k-query run does not scan the whole file for every
-    query as store.golden_entry does."""
+@st.cache_resource(ttl=600, max_entries=2, show_spinner=False)
+def _golden_lines(db: str, golden_hash: str):
+    """A stored golden file's lines and where each query's entry is in it (numbered by
+    io.golden_line_numbers, as the loader numbers them), or None when it is not stored.
+    A stored file never changes under its hash, so it is read and numbered once per 10
+    minutes, not on every query a reviewer walks to (store.golden_entry scans the file)."""
     from evalcore.io import golden_line_numbers
 
     text = store.golden_content(db, golden_hash)
     if text is None:
         return None
-    ids = _pair(db, run_id, baseline_id).table.column("query_id").to_pylist()
-    return text.split("\n"), golden_line_numbers(None, ids, text=text)
+    return text.split("\n"), golden_line_numbers(None, None, text=text)
 
 
-def golden_line(run_id: str, baseline_id: str | None, golden_hash: str | None,
-                query_id: str) -> tuple[int, str] | None:
-    """A query's entry in a golden file stored with either run of the pair, as
+def golden_line(golden_hash: str | None, query_id: str) -> tuple[int, str] | None:
+    """A query's entry in a golden file stored with a run, as
     store.golden_entry gives it: (line, the line as given); None when the file was not
     stored or holds no such query."""
-    found = None if golden_hash is None else _golden_lines(db_path(), golden_hash, run_id, baseline_id)
+    found = None if golden_hash is None else _golden_lines(db_path(), golden_hash)
     if found is None or query_id not in found[1]:
         return None
     line = found[1][query_id]
@@ -131,7 +129,7 @@ def golden_line(run_id: str, baseline_id: str | None, golden_hash: str | None,
 
 def domains(run_id: str, baseline_id: str | None) -> list[str]:
     """The domain filter's choices: the domains of the pair's queries (either side)."""
-    return pair(run_id, baseline_id).domains()
+    return pair(run_id, baseline_id).domains
 
 
 def history(query_id: str) -> pd.DataFrame:

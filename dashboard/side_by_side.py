@@ -224,7 +224,7 @@ def _heading(row: dict) -> None:
 
 def _golden(runs: pd.DataFrame, run_id: str, baseline_id: str | None, query_id: str) -> None:
     golden = runs["golden_hash"].get(run_id)
-    entry = data.golden_line(run_id, baseline_id, golden if isinstance(golden, str) else None, query_id)
+    entry = data.golden_line(golden if isinstance(golden, str) else None, query_id)
     if entry is None:
         st.caption("Golden entry: the golden file is not stored with this run; the expected terms are "
                    "on each side below.")
@@ -235,7 +235,7 @@ def _golden(runs: pd.DataFrame, run_id: str, baseline_id: str | None, query_id: 
         st.code(text, language="json", wrap_lines=True)
     base_golden = runs["golden_hash"].get(baseline_id) if baseline_id else None
     if isinstance(base_golden, str) and base_golden != golden:
-        base_entry = data.golden_line(run_id, baseline_id, base_golden, query_id)
+        base_entry = data.golden_line(base_golden, query_id)
         if base_entry is not None and base_entry[1] != text:
             st.warning("The baseline's golden set holds another entry for this query "
                        f"(line {base_entry[0]:,}): its scores are against that one.")

@@ -251,12 +251,14 @@ class PairedRuns:
             cur = con.execute(_HEADLINE)
             return dict(zip([d[0] for d in cur.description], cur.fetchall()[0]))
 
+    @cached_property
     def domains(self) -> list[str]:
-        """The domains the pair's queries name (either side), sorted: the domain filter's choices."""
-        with duckdb.connect(":memory:") as con:
-            con.register("pairs", self.table)
-            rows = con.execute(f"SELECT DISTINCT domain FROM ({_KEYS}) WHERE domain IS NOT NULL ORDER BY 1").fetchall()
-        return [r[0] for r in rows]
+        """The domains the pair's queries name (either side), sorted: the domain filter's
+        choices (as _KEYS' domain); computed once per pair."""
+        import pyarrow.compute as pc
+
+        named = pc.unique(pc.coalesce(self.table.column("domain"), self.table.column("base_domain"))).to_pylist()
+        return sorted(d for d in named if d is not None)
 
     def statistics(self) -> dict:
         """The report's `statistics` block for this pair (stats.describe_pairs over the shared,

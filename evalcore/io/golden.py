@@ -195,14 +195,15 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
 
 
 
-def golden_line_numbers(source: str | Path | None, query_ids: Iterable[str], *, text: str | None = None) -> dict[str, int]:
+def golden_line_numbers(source: str | Path | None, query_ids: Iterable[str] | None, *,
+                        text: str | None = None) -> dict[str, int]:
     """query_id -> the line of its entry in a golden file (numbered as the loader numbers
-    them: lines end at \\n), for the ids asked; an id not found is left out. Reads the
-    file at `source`, or `text` when given (the file as stored with a run), and stops once
-    every id is found."""
-    wanted = set(query_ids)
+    them: lines end at \\n), for the ids asked (None: every id in the file); an id not found
+    is left out. Reads the file at `source`, or `text` when given (the file as stored with
+    a run), and stops once every id asked is found."""
+    wanted = None if query_ids is None else set(query_ids)
     found: dict[str, int] = {}
-    if not wanted:
+    if wanted is not None and not wanted:
         return found
     if text is not None:
         return _line_numbers(io.BytesIO(text.encode("utf-8")), wanted, found)  # lines end at \n only
@@ -210,7 +211,7 @@ def golden_line_numbers(source: str | Path | None, query_ids: Iterable[str], *, 
         return _line_numbers(handle, wanted, found)
 
 
-def _line_numbers(lines: Iterable[bytes], wanted: set[str], found: dict[str, int]) -> dict[str, int]:
+def _line_numbers(lines: Iterable[bytes], wanted: set[str] | None, found: dict[str, int]) -> dict[str, int]:
     for lineno, raw in enumerate(lines, start=1):
         if lineno == 1 and raw.startswith(BOM.encode("utf-8")):
             raw = raw[3:]
@@ -220,8 +221,8 @@ def _line_numbers(lines: Iterable[bytes], wanted: set[str], found: dict[str, int
             qid = orjson.loads(raw).get("query_id")
         except (orjson.JSONDecodeError, AttributeError):
             continue
-        if isinstance(qid, str) and qid in wanted and qid not in found:
+        if isinstance(qid, str) and (wanted is None or qid in wanted) and qid not in found:
             found[qid] = lineno
-            if len(found) == len(wanted):
+            if wanted is not None and len(found) == len(wanted):
                 break
     return found
