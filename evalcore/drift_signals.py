@@ -54,19 +54,28 @@ def domain_text(domain: str) -> str:
     return DOMAIN_GLOSSES.get(normalize_term(domain), domain)
 
 
-def edit_ratio(a: str, b: str) -> float:
-    """1 − Levenshtein distance / longer length (1.0: equal)."""
+def edit_ratio(a: str, b: str, floor: float = 0.0) -> float:
+    """1 − Levenshtein distance / longer length (1.0: equal); 0.0 as soon as it is certain to
+    fall below `floor`."""
     if a == b:
         return 1.0
     if not a or not b:
         return 0.0
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+    if len(a) > len(b):
+        a, b = b, a
+    limit = (1.0 - floor) * len(b)  # a larger distance is below the floor
+    previous = list(range(len(a) + 1))
+    for j, cb in enumerate(b, 1):
+        current = [j]
+        left = j
+        for i, ca in enumerate(a):
+            left = min(previous[i + 1] + 1, left + 1, previous[i] + (ca != cb))
+            current.append(left)
+        if floor and min(current) > limit:
+            return 0.0
         previous = current
-    return 1.0 - previous[-1] / max(len(a), len(b))
+    ratio = 1.0 - previous[-1] / len(b)
+    return ratio if ratio >= floor else 0.0
 
 
 def _grams(text: str, n: int = 3) -> set[str]:
@@ -107,17 +116,23 @@ def is_abbreviation(short: str, long: str) -> bool:
     return False
 
 
+_OPPOSITE_PAIRS = frozenset(pair for p, q in OPPOSITES for pair in ((p, q), (q, p)))
+
+
 def opposite_prefix(a: str, b: str) -> str | None:
     """The pair of opposite prefixes that turns one word of `a` into one of `b` ('hyper/hypo'),
-    else None."""
+    else None. The words must keep a common stem of at least 3 letters."""
     for wa in _TOKEN.findall(a):
         for wb in _TOKEN.findall(b):
             if wa == wb:
                 continue
-            for p, q in OPPOSITES:
-                for x, y in ((p, q), (q, p)):
-                    if wa.startswith(x) and wb.startswith(y) and len(wa) - len(x) >= 3 and wa[len(x):] == wb[len(y):]:
-                        return f"{x or '-'}/{y or '-'}"
+            stem = 0  # the common suffix
+            while stem < min(len(wa), len(wb)) and wa[-1 - stem] == wb[-1 - stem]:
+                stem += 1
+            for k in range(stem, 2, -1):
+                x, y = wa[:len(wa) - k], wb[:len(wb) - k]
+                if (x, y) in _OPPOSITE_PAIRS:
+                    return f"{x or '-'}/{y or '-'}"
     return None
 
 
@@ -142,7 +157,8 @@ def _lexical(term: str, query: str, refs: list[str], out: dict[str, float], wher
     compact = "".join(_TOKEN.findall(term))
     for ref in refs:
         ref_compact = "".join(_TOKEN.findall(ref))
-        if compact == ref_compact or (min(len(compact), len(ref_compact)) >= 6 and edit_ratio(compact, ref_compact) >= 0.9):
+        if compact == ref_compact or (min(len(compact), len(ref_compact)) >= max(6, 0.9 * max(len(compact), len(ref_compact)))
+                                      and edit_ratio(compact, ref_compact, floor=0.9) >= 0.9):
             out["spelling_variant"], where["spelling_variant"] = 1.0, ref  # 'bed sore', 'moisturiser'
     shares = any(token_overlap(term, ref) for ref in refs)
     for ref in refs:
@@ -150,7 +166,11 @@ def _lexical(term: str, query: str, refs: list[str], out: dict[str, float], wher
         if overlap > out["token_overlap"]:
             out["token_overlap"], where["token_overlap"] = overlap, ref
         # spelled alike without a shared word: 'torte' for 'tort', 'anomia' for 'anaemia'
-        alike = 0.0 if shares or out["spelling_variant"] else max(edit_ratio(term, ref), char_overlap(term, ref))
+        alike = 0.0
+        if not shares and not out["spelling_variant"]:
+            alike = char_overlap(term, ref)
+            if min(len(term), len(ref)) >= 0.6 * max(len(term), len(ref)):  # else the edit ratio is < 0.6
+                alike = max(alike, edit_ratio(term, ref, floor=0.6))
         alike = alike if alike >= 0.6 else 0.0  # below that, any two words
         if alike > out["spelled_alike"]:
             out["spelled_alike"], where["spelled_alike"] = alike, ref
