@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import os
 import json
 import math
 import mmap
+import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -236,7 +236,7 @@ class MiniLMEncoder:
         self.max_seq_length = min(int(max_seq_length), max_pos)
         self.batch_tokens = batch_tokens
         self.threads = threads  # numpy's BLAS threads while encoding (None: leave them be)
-        self.workers = workers or _cpus()  # threads that each run whole batches
+        self.workers = workers  # threads that each run whole batches; None: one per CPU when BLAS is single-threaded
         if normalize is None:
             modules = _json(folder / "modules.json") if (folder / "modules.json").is_file() else []
             normalize = any(m.get("type", "").endswith("Normalize") for m in modules)
@@ -350,7 +350,10 @@ class MiniLMEncoder:
         def run(batch):
             out[batch[0]] = self._forward(batch[1])
 
-        workers = min(self.workers, len(batches))
+        workers = self.workers
+        if workers is None:  # one per CPU, unless BLAS keeps threads of its own (they would compete)
+            workers = _cpus() if self.threads == 1 and _openblas_controls() is not None else 1
+        workers = min(workers, len(batches))
         with blas_threads(self.threads):
             if workers <= 1:
                 for batch in batches:
