@@ -7,7 +7,7 @@ import pytest
 from evalcore.config import Settings
 from evalcore.drift import DriftCandidate, EmbeddingDriftJudge
 from evalcore.judges import resolve_judge
-from evalcore.embeddings import CachedEmbedder, SentenceTransformerEmbedder, packaged_model_available
+from evalcore.embeddings import CachedEmbedder, make_embedder, packaged_model_available
 from evalcore.llm import LLMConfig
 from evalcore.llm_judge import LLMDriftJudge
 from evalcore.store import StoredVectors
@@ -18,11 +18,16 @@ from llm_server import LoopbackLLM
 needs_model = pytest.mark.skipif(not packaged_model_available(), reason="embedding extra not installed")
 
 
+def default_model():
+    """The configured default embedder, uncached (the packaged MiniLM)."""
+    return make_embedder({}, None).inner
+
+
 class CountingEmbedder:
     """Wraps the real model and counts the texts it is asked to embed."""
 
     def __init__(self):
-        self.inner = SentenceTransformerEmbedder()
+        self.inner = default_model()
         self.model_id = self.inner.model_id
         self.texts: list[str] = []
 
@@ -37,7 +42,7 @@ def candidate(term, query="heart attack", domain="medical", expected=("myocardia
 
 @needs_model
 def test_real_model_flags_banana_not_myocardial_infarction():
-    judge = EmbeddingDriftJudge(CachedEmbedder(SentenceTransformerEmbedder(), None))
+    judge = EmbeddingDriftJudge(CachedEmbedder(default_model(), None))
     banana, mi = judge.judge([candidate("banana", expected=("myocardial infarction", "acute coronary syndrome")),
                               candidate("heart infarction", expected=("myocardial infarction", "acute coronary syndrome"))])
     assert banana.drift is True and mi.drift is False
@@ -46,7 +51,7 @@ def test_real_model_flags_banana_not_myocardial_infarction():
 
 @needs_model
 def test_explanation_is_in_words():
-    judge = EmbeddingDriftJudge(CachedEmbedder(SentenceTransformerEmbedder(), None))
+    judge = EmbeddingDriftJudge(CachedEmbedder(default_model(), None))
     (verdict,) = judge.judge([candidate("guitar", query="lawyer", domain="legal", expected=("attorney", "counsel"))])
     assert verdict.drift is True
     assert verdict.reason.startswith("drift 0.") and ": " in verdict.reason

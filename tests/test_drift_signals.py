@@ -111,3 +111,9 @@ def test_lexical_and_wordnet_signals_name_their_reference():
     assert torte["spelled_alike"] == pytest.approx(0.8) and torte.references["spelled_alike"] == "tort"
     assert torte["wn_unrelated"] == 1.0 and torte["wn_path_query"] == 0.0  # no common hypernym
     assert acs["short_form_of"] == 1.0 and acs.references["short_form_of"] == "acute coronary syndrome"
+
+
+def test_edit_ratio_floor_gives_up_early_and_exactly():
+    assert edit_ratio("tort", "guitar", floor=0.6) == 0.0   # 1 - 4/6 < 0.6
+    assert edit_ratio("tort", "torte", floor=0.6) == pytest.approx(0.8)
+    assert edit_ratio("kitten", "sitting", floor=0.5) == pytest.approx(1 - 3 / 7)

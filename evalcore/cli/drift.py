@@ -64,10 +64,10 @@ def calibrate_command(data_path, heldout_path, out, judge_name, threshold, l2, c
     every training row, choose its uncertain band (at most 5% of cross-validated and of
     held-out terms), and print precision, recall, ROC AUC, accuracy on the hard kinds and
     per-kind accuracy, beside the old cosine judge's on the same rows. With --out, write
-    the refit coefficients there; set [drift] coefficients to use them.
+    the refit coefficients there; set [drift] coefficients to use them. --judge llm
+    measures the configured LLM judge on the same rows instead.
 
     Example: evalcore drift calibrate --out my_drift_model.json
-    Example: evalcore drift calibrate --judge llm --heldout data/drift/heldout.jsonl
     """
     from ..calibration import HARD_KINDS, calibrate_combiner, load_rows, measure_judge
     from ..drift import CosineDriftJudge
