@@ -10,6 +10,7 @@ name it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -50,6 +51,12 @@ OPPOSITES = (("hyper", "hypo"), ("tachy", "brady"), ("over", "under"), ("macro",
 _TOKEN = re.compile(r"[^\W_]+")
 
 
+@lru_cache(maxsize=1 << 16)
+def _words(text: str) -> tuple[str, ...]:
+    """The word tokens of a text (memoised: a query and its expected terms recur per candidate)."""
+    return tuple(_TOKEN.findall(text))
+
+
 def domain_text(domain: str) -> str:
     return DOMAIN_GLOSSES.get(normalize_term(domain), domain)
 
@@ -64,6 +71,8 @@ def edit_ratio(a: str, b: str, floor: float = 0.0) -> float:
     if len(a) > len(b):
         a, b = b, a
     limit = (1.0 - floor) * len(b)  # a larger distance is below the floor
+    if floor and len(b) - sum(min(a.count(c), b.count(c)) for c in set(a)) > limit:
+        return 0.0  # every letter not shared costs an edit
     previous = list(range(len(a) + 1))
     for j, cb in enumerate(b, 1):
         current = [j]
@@ -91,7 +100,7 @@ def char_overlap(a: str, b: str) -> float:
 
 def token_overlap(a: str, b: str) -> float:
     """Jaccard overlap of word tokens."""
-    ta, tb = set(_TOKEN.findall(a)), set(_TOKEN.findall(b))
+    ta, tb = set(_words(a)), set(_words(b))
     return len(ta & tb) / len(ta | tb) if ta | tb else 0.0
 
 
@@ -102,8 +111,8 @@ def is_abbreviation(short: str, long: str) -> bool:
     """`short` is an acronym of `long` or of a run of its words ('gord' of 'gastro-oesophageal
     reflux disease', 'poa' of 'power of attorney for health care', stop words optional), or a
     truncation of its one word ('approx')."""
-    compact = "".join(_TOKEN.findall(short))
-    words = _TOKEN.findall(long)
+    compact = "".join(_words(short))
+    words = _words(long)
     if len(compact) < 2 or not words or " " in short.strip() or compact == "".join(words):
         return False
     if len(words) == 1:
@@ -122,8 +131,8 @@ _OPPOSITE_PAIRS = frozenset(pair for p, q in OPPOSITES for pair in ((p, q), (q, 
 def opposite_prefix(a: str, b: str) -> str | None:
     """The pair of opposite prefixes that turns one word of `a` into one of `b` ('hyper/hypo'),
     else None. The words must keep a common stem of at least 3 letters."""
-    for wa in _TOKEN.findall(a):
-        for wb in _TOKEN.findall(b):
+    for wa in _words(a):
+        for wb in _words(b):
             if wa == wb:
                 continue
             stem = 0  # the common suffix
@@ -154,9 +163,9 @@ class Signals:
 
 def _lexical(term: str, query: str, refs: list[str], out: dict[str, float], where: dict[str, str]) -> None:
     out["token_overlap"] = out["spelled_alike"] = out["spelling_variant"] = 0.0
-    compact = "".join(_TOKEN.findall(term))
+    compact = "".join(_words(term))
     for ref in refs:
-        ref_compact = "".join(_TOKEN.findall(ref))
+        ref_compact = "".join(_words(ref))
         if compact == ref_compact or (min(len(compact), len(ref_compact)) >= max(6, 0.9 * max(len(compact), len(ref_compact)))
                                       and edit_ratio(compact, ref_compact, floor=0.9) >= 0.9):
             out["spelling_variant"], where["spelling_variant"] = 1.0, ref  # 'bed sore', 'moisturiser'
@@ -190,8 +199,8 @@ def _lexical(term: str, query: str, refs: list[str], out: dict[str, float], wher
 def residual(term: str, refs: list[str]) -> str | None:
     """The words a compound adds to the words it shares with a reference ('basketball' of
     'basketball court' for 'court'); None when it shares none or adds none."""
-    words = _TOKEN.findall(term)
-    known = {w for r in refs for w in _TOKEN.findall(r)}
+    words = _words(term)
+    known = {w for r in refs for w in _words(r)}
     extra = [w for w in words if w not in known]
     return " ".join(extra) if extra and len(extra) < len(words) else None
 
@@ -202,7 +211,7 @@ _PREPOSITIONS = frozenset("of in for on to with from under".split())
 def head_word(text: str) -> str | None:
     """The head of a noun phrase: its last word, or the word before its first preposition
     ('chest' of 'chest of drawers'); a plural 's' dropped."""
-    words = _TOKEN.findall(text)
+    words = list(_words(text))
     for i, w in enumerate(words):
         if w in _PREPOSITIONS and i > 0:
             words = words[:i]
