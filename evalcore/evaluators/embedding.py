@@ -25,8 +25,8 @@ class EmbeddingDistanceEvaluator(Evaluator):
     `evaluate_dataset` embeds all rows in one call, so `concurrency` does not apply.
 
     Example:
-        from evalcore.embeddings import SentenceTransformerEmbedder
-        ev = EmbeddingDistanceEvaluator(SentenceTransformerEmbedder(), threshold=0.5)
+        from evalcore.embeddings import NumpyEmbedder
+        ev = EmbeddingDistanceEvaluator(NumpyEmbedder(), threshold=0.5)
         ev.evaluate("heart attack", "myocardial infarction").reasoning
         # "Cosine similarity: 0.5936, threshold: 0.5000" (all-MiniLM-L6-v2)
     """

