@@ -52,12 +52,14 @@ def cached(name: str, *args):
 def runs() -> pd.DataFrame:
     """Every run, newest first; empty when there is no store yet."""
     if not store_exists():
-        return pd.DataFrame(columns=["run_id", "name", "prompt_version", "gate_decision", "golden_hash"])
+        return pd.DataFrame(columns=["run_id", "name", "prompt_version", "gate_decision", "golden_hash",
+                                     "golden_name"])
     return cached("runs_overview")
 
 
-def trend(golden_hash: str) -> pd.DataFrame:
-    return cached("metric_trend", golden_hash)
+def trend(golden_name: str) -> pd.DataFrame:
+    """Every run on one golden set (by name, every revision), oldest first."""
+    return cached("metric_trend", golden_name)
 
 
 @st.cache_resource(ttl=TTL, max_entries=2, show_spinner=False)

@@ -37,7 +37,8 @@ class Kind:
 KINDS = {"matched": Kind("✓", "matched", "green"), "wrong": Kind("✗", "wrong", "orange"),
          "drift": Kind("⚠", "drift", "violet"), "underweight": Kind("↓", "underweight", "yellow"),
          "missed": Kind("–", "missed", "gray")}
-STATUS_BADGES = {"regressed": "red", "improved": "green", "unchanged": "gray", "added": "blue", "removed": "gray"}
+STATUS_BADGES = {"regressed": "red", "improved": "green", "unchanged": "gray", "added": "blue", "removed": "gray",
+                 "golden_changed": "orange"}
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import pyarrow as pa
 from . import store
 from .metrics import normalize_term
 from .models import Thresholds
-from .regression import DIFFERENT_GOLDEN_SET, pair_queries
+from .regression import DIFFERENT_GOLDEN_SET, OTHER_REVISION, pair_queries, revisions_of_one_set
 from .stats import describe_pairs
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["STATUSES", "SORTS", "CompareFilter", "PairedRuns", "Walk", "BaselineChoice", "pair_runs",
            "compare_page", "default_baseline", "golden_sets_differ"]
 
-STATUSES = ("regressed", "improved", "unchanged", "added", "removed")
+STATUSES = ("regressed", "improved", "unchanged", "added", "removed", "golden_changed")
 SORTS = {
     "regressions first": "status_rank, delta_f1 NULLS LAST, pos",
     "largest F1 drop": "delta_f1 NULLS LAST, pos",
@@ -45,8 +45,8 @@ _KEYS = """SELECT pair_row, query_id, coalesce(query, base_query) AS query, coal
        coalesce(critical, base_critical, false) AS critical, status, delta_f1, f1, base_f1, passed, base_passed,
        precision, base_precision, recall, base_recall, term_drift_score, base_term_drift_score,
        coalesce(n_drift, 0) AS n_drift, coalesce(position, 1000000000 + base_position) AS pos,
-       CASE status WHEN 'regressed' THEN 0 WHEN 'improved' THEN 1 WHEN 'added' THEN 2
-                   WHEN 'removed' THEN 3 ELSE 4 END AS status_rank
+       CASE status WHEN 'regressed' THEN 0 WHEN 'improved' THEN 1 WHEN 'golden_changed' THEN 2
+                   WHEN 'added' THEN 3 WHEN 'removed' THEN 4 ELSE 5 END AS status_rank
 FROM pairs"""
 
 # The rows a page shows, side by side with the term diff; over `picked`, the page's rows of
@@ -80,13 +80,14 @@ _HEADLINE = f"""WITH k AS ({_KEYS}),
     SELECT count(*) FILTER (status = 'regressed') AS regressed,
     count(*) FILTER (status = 'improved') AS improved, count(*) FILTER (status = 'unchanged') AS unchanged,
     count(*) FILTER (status = 'added') AS added, count(*) FILTER (status = 'removed') AS removed,
+    count(*) FILTER (status = 'golden_changed') AS golden_changed,
     count(*) FILTER (passed IS NOT NULL AND NOT passed) AS failed,
     count(*) FILTER (critical AND passed IS NOT NULL AND NOT passed) AS critical_failed,
     sum(n_drift) AS drift_terms, (SELECT n FROM new_drift) AS new_drift_queries,
     avg(precision) AS precision, avg(base_precision) AS base_precision,
     avg(recall) AS recall, avg(base_recall) AS base_recall, avg(f1) AS f1, avg(base_f1) AS base_f1,
     avg(term_drift_score) AS drift, avg(base_term_drift_score) AS base_drift,
-    avg(delta_f1) AS mean_delta_f1 FROM k"""
+    avg(delta_f1) FILTER (status <> 'golden_changed') AS mean_delta_f1 FROM k"""
 
 _POINTS = f"""WITH k AS ({_KEYS}),
     shared AS (SELECT query_id, query, base_f1, f1, delta_f1, status FROM k
@@ -100,6 +101,7 @@ _POINTS = f"""WITH k AS ({_KEYS}),
 _DELTAS = """SELECT domain, precision - base_precision AS d_precision, recall - base_recall AS d_recall,
        f1 - base_f1 AS d_f1
 FROM pairs WHERE position IS NOT NULL AND base_position IS NOT NULL AND error IS NULL AND base_error IS NULL
+      AND status <> 'golden_changed'
 ORDER BY position"""
 
 
@@ -294,9 +296,8 @@ class BaselineChoice:
 
 def default_baseline(runs: pd.DataFrame, run_id: str) -> BaselineChoice:
     """The run's recorded baseline (`evaluate --baseline`) when it is stored, else the latest
-    earlier run on the same golden set, else none: never a run on another golden set. The
-    same golden set is the same golden_hash: the store keeps no golden-set name yet (SPEC
-    §1.1 names sets by --golden-name). `runs` is store.runs_overview's frame."""
+    earlier run on the same golden set (the same name, SPEC §1.1: any revision), else none:
+    never a run on another golden set. `runs` is store.runs_overview's frame."""
     by_id = runs.set_index("run_id")
     run = by_id.loc[run_id]
     recorded = run["baseline_id"] if isinstance(run["baseline_id"], str) else None
@@ -304,7 +305,7 @@ def default_baseline(runs: pd.DataFrame, run_id: str) -> BaselineChoice:
         return BaselineChoice(recorded, "the run's recorded baseline")
     missing = (f"its recorded baseline {recorded} is not in this store" if recorded else
                "the run records no baseline")
-    earlier = runs[(runs["golden_hash"] == run["golden_hash"]) & runs["golden_hash"].notna()
+    earlier = runs[(runs["golden_name"] == run["golden_name"]) & runs["golden_name"].notna()
                    & (runs["run_id"] != run_id)
                    & ((runs["created_at"] < run["created_at"])
                       | ((runs["created_at"] == run["created_at"]) & (runs["run_id"] < run_id)))]
@@ -315,12 +316,18 @@ def default_baseline(runs: pd.DataFrame, run_id: str) -> BaselineChoice:
 
 
 def golden_sets_differ(runs: pd.DataFrame, run_id: str, baseline_id: str) -> str | None:
-    """The CLI's warning when the two runs were scored on different golden sets, else None."""
-    hashes = runs.set_index("run_id")["golden_hash"]
-    pair = [hashes.get(run_id), hashes.get(baseline_id)]
-    if all(isinstance(h, str) for h in pair) and pair[0] != pair[1]:
-        return DIFFERENT_GOLDEN_SET
-    return None
+    """The CLI's warning when the two runs were scored on different golden sets, a note when
+    on two revisions of one set, else None."""
+    by_id = runs.set_index("run_id")
+    if run_id not in by_id.index or baseline_id not in by_id.index:
+        return None
+    here, there = by_id.loc[run_id], by_id.loc[baseline_id]
+    if not (isinstance(here["golden_hash"], str) and isinstance(there["golden_hash"], str)) \
+            or here["golden_hash"] == there["golden_hash"]:
+        return None
+    if here["golden_name"] == there["golden_name"]:
+        return OTHER_REVISION
+    return DIFFERENT_GOLDEN_SET
 
 
 def _regression_delta(thresholds: str | None) -> float:
@@ -334,7 +341,7 @@ def pair_runs(db_path: str | Path, run_id: str, baseline_id: str) -> PairedRuns:
     An unknown id reads as a run with no queries."""
     stored = store.comparison_rows(db_path, run_id, baseline_id)
     delta = _regression_delta(stored.thresholds)
-    paired = pair_queries(stored.current, stored.baseline, delta)
+    paired = pair_queries(stored.current, stored.baseline, delta, revisions_of_one_set(*stored.golden))
     return PairedRuns(str(db_path), run_id, baseline_id, delta,
                       paired.append_column("pair_row", pa.array(range(paired.num_rows), pa.int64())))
 

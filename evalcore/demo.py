@@ -71,7 +71,7 @@ def _seed_runs(db_path: str | Path, data_dir: Path) -> list[DemoRun]:
                 continue
             run = evaluate(folder / "golden.jsonl", generated, baseline=baseline,
                            drift_judge=None, name=f"{domain} demo", prompt_version=version,
-                           author=DEMO_AUTHOR, cache_db=db_path)
+                           author=DEMO_AUTHOR, cache_db=db_path, golden_name=f"demo/{domain}")
             run_id, created = _store_once(db_path, run)
             run.close()
             out.append(DemoRun(domain, version, run_id, run.gate.decision, created))

@@ -8,7 +8,7 @@ import hashlib
 import json
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,9 +18,10 @@ from . import __version__
 from .config import Settings, load_settings
 from .drift import DriftJudge
 from .judges import resolve_judge
+from .errors import UsageError
 from .gate import decide_gate, recommend
 from .identity import canonical_name
-from .io import load_thresholds
+from .io import golden_set_name, load_thresholds
 from .metrics import MacroMicro, aggregate_columns
 from .models import Gate, Thresholds
 from .regression import Baseline, RegressionResult, compare_to_baseline
@@ -53,6 +54,8 @@ class EvaluationRun:
     timestamp: str
     golden_path: str
     golden_hash: str
+    golden_name: str
+    """SPEC §1.1: --golden-name, else the path as given, tidied (io.golden_set_name)."""
     generated_path: str | None
     generated_hash: str
     thresholds: Thresholds
@@ -150,18 +153,19 @@ def content_hash(golden_hash: str, generated_hash: str, thresholds: Thresholds, 
 
 
 def _compare(scored: ScoredQueries, baseline: Baseline | None, thresholds: Thresholds,
-             repeats: list[Baseline] | None) -> tuple[RegressionResult, dict | None]:
+             repeats: list[Baseline] | None, golden_name: str) -> tuple[RegressionResult, dict | None]:
     """Rule 8 and the paired statistics; the per-query comparison columns go beside query_scores."""
     if baseline is None:
         return compare_to_baseline([], None, thresholds.regression_delta, scored.golden_hash), None
     from .stats import QueryMetrics, compute_statistics, mark_noise
 
-    rows = scored.con.execute("SELECT query_id, f1, passed FROM query_scores").fetchall()
-    regression = compare_to_baseline(rows, baseline, thresholds.regression_delta, scored.golden_hash)
+    rows = scored.con.execute("SELECT query_id, f1, passed, golden_entry_hash FROM query_scores").fetchall()
+    regression = compare_to_baseline(rows, baseline, thresholds.regression_delta, scored.golden_hash, golden_name)
     ids = [r[0] for r in rows]
     metrics = QueryMetrics(ids, scored.domain_column(), scored.precision, scored.recall, scored.f1,
                            scored.facts.errored)
-    statistics = compute_statistics(metrics, baseline, thresholds.regression_delta)
+    statistics = compute_statistics(metrics, _without(baseline, regression.golden_changed),
+                                    thresholds.regression_delta)
     statistics["noise"], floors, within = mark_noise(metrics, baseline, repeats or [])
     columns = {"query_id": pa.array(ids, pa.string()),
                "regression_status": pa.array([regression.status.get(q) for q in ids], pa.string()),
@@ -173,18 +177,29 @@ def _compare(scored: ScoredQueries, baseline: Baseline | None, thresholds: Thres
     return regression, statistics
 
 
+def _without(baseline: Baseline, query_ids: list[str]) -> Baseline:
+    """The baseline without these queries: a golden_changed query is left out of the
+    statistics (SPEC §2 rule 8)."""
+    if not query_ids:
+        return baseline
+    left_out = set(query_ids)
+    return replace(baseline, rows={q: r for q, r in baseline.rows.items() if q not in left_out})
+
+
 def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
              thresholds: Thresholds | str | Path | None = None, drift_judge: str | DriftJudge | None = None,
              baseline: Baseline | None = None, settings: Settings | None = None,
              name: str | None = None, prompt_version: str | None = None,
              domain_context: str | None = None, author: str | None = None,
-             cache_db: str | Path | None = None, repeats_from=None, source: str | None = None) -> EvaluationRun:
+             cache_db: str | Path | None = None, repeats_from=None, source: str | None = None,
+             golden_name: str | None = None) -> EvaluationRun:
     """Validate and score the inputs, compare with the baseline and decide the gate.
 
     `generated` is a generated-expansions file, or a table of evalcore.io.GENERATED_SCHEMA
     (the harness's outputs, errored items included; `source` then names it). Raises
-    InputError naming file, line and field on bad input. `cache_db` is the store that
-    caches drift-judge vectors (None: in memory only). `repeats_from(golden_hash,
+    InputError naming file, line and field on bad input. `golden_name` names the golden
+    set (SPEC §1.1; default: the path as given, tidied). `cache_db` is the store that
+    caches drift-judge vectors (None: in memory only). `repeats_from(golden_name,
     prompt_version)` returns earlier runs of the same prompt version on the same golden
     set: their spread is the per-query noise floor.
     """
@@ -196,11 +211,15 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         vectors = StoredVectors(cache_db) if cache_db is not None else None
         drift_judge = resolve_judge(drift_judge, settings, vectors, domain_context)
     judge = drift_judge
+    if golden_name is not None and not golden_name.strip():
+        raise UsageError("--golden-name: empty; give the golden set a name, or leave the option out "
+                         "(the name is then the --golden path)")
+    golden_name = golden_set_name(golden_path) if golden_name is None else golden_name.strip()
     scored = score(golden_path, generated, thresholds, judge, domain_context)
     try:
-        repeats = (repeats_from(scored.golden_hash, prompt_version)
+        repeats = (repeats_from(golden_name, prompt_version)
                    if baseline is not None and repeats_from and prompt_version else None)
-        regression, statistics = _compare(scored, baseline, thresholds, repeats)
+        regression, statistics = _compare(scored, baseline, thresholds, repeats, golden_name)
         agg = aggregate_columns(scored.precision, scored.recall, scored.f1, scored.term_drift_score,
                                 scored.n_tp, scored.n_fp, scored.n_fn)
         high_risk = [d for d in scored.domains if d in settings.high_risk_domains]
@@ -212,7 +231,7 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
     timestamp = utc_now()
     return EvaluationRun(
         evaluation_id=new_run_id(timestamp), timestamp=timestamp, golden_path=str(Path(golden_path)),
-        golden_hash=scored.golden_hash,
+        golden_hash=scored.golden_hash, golden_name=golden_name,
         generated_path=source if isinstance(generated, pa.Table) else str(Path(generated)),
         generated_hash=scored.generated_hash, thresholds=thresholds, judge=judge, queries=scored,
         aggregate=agg, regression=regression, gate=gate,

@@ -111,6 +111,8 @@ class BaselineRow:
     precision: float = 0.0
     recall: float = 0.0
     errored: bool = False
+    golden_entry_hash: str | None = None
+    """The query's golden entry digest when the baseline recorded one."""
 
 
 @dataclass(slots=True)
@@ -122,6 +124,8 @@ class Baseline:
     rows: dict[str, BaselineRow]
     golden_hash: str | None = None
     content_hash: str | None = None
+    golden_name: str | None = None
+    """The baseline's golden-set name when it recorded one (SPEC §1.1)."""
 
     def fingerprint(self) -> str:
         """SHA-256 over the stated content hash and every stored value the comparison uses,
@@ -129,8 +133,12 @@ class Baseline:
         import hashlib
         import json
 
-        rows = [[q, r.f1, r.passed, r.precision, r.recall, r.errored] for q, r in sorted(self.rows.items())]
-        canonical = json.dumps([self.content_hash, rows], separators=(",", ":"))
+        # the golden entry digests and name enter only when recorded (older baselines keep theirs)
+        rows = [[q, r.f1, r.passed, r.precision, r.recall, r.errored]
+                + ([r.golden_entry_hash] if r.golden_entry_hash is not None else [])
+                for q, r in sorted(self.rows.items())]
+        head = [self.content_hash] + ([self.golden_name] if self.golden_name is not None else [])
+        canonical = json.dumps([*head, rows], separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -176,6 +184,7 @@ QUERY_COLUMNS: tuple[QueryColumn, ...] = (
     QueryColumn("drift_reasons", "VARCHAR[]", "drift_reasons"),
     QueryColumn("unjudged_terms", "VARCHAR[]", "unjudged_terms"),
     QueryColumn("error", "VARCHAR", "error"),
+    QueryColumn("golden_entry_hash", "VARCHAR", "golden_entry_hash"),
     QueryColumn("regression_status", "VARCHAR", "regression_status", comparison=True),
     QueryColumn("baseline_f1", "DOUBLE", "baseline_f1", comparison=True),
     QueryColumn("noise_floor", "DOUBLE", "noise_floor", comparison=True),
@@ -283,6 +292,9 @@ class PerQueryResult(BaseModel):
     """False positives the drift judge could not decide."""
     error: str | None = None
     """Set when the item could not be evaluated."""
+    golden_entry_hash: str | None = None
+    """SHA-256 of the query's golden entry as parsed: a comparison across revisions of the
+    golden set calls a query whose entry changed golden_changed (SPEC §2 rule 8)."""
 
 
 class RegressionAnalysis(BaseModel):
@@ -305,6 +317,9 @@ class RegressionAnalysis(BaseModel):
     """query_ids only in the baseline."""
     golden_set_changed: bool = False
     """True when the baseline was scored on a different golden set."""
+    golden_changed_queries: list[str] = []
+    """query_ids whose golden entry differs between the two revisions of the same golden
+    set: never regressed or improved, left out of the statistics (SPEC §2 rule 8)."""
     mean_f1_delta: float | None = None
     """Mean per-query F1 change over queries present on both sides."""
 
@@ -328,6 +343,9 @@ class RunInfo(BaseModel):
     """Version label of the prompt under test."""
     golden_path: str
     """Golden set file as given."""
+    golden_name: str | None = None
+    """The golden set's name (--golden-name, default the path as given, tidied): runs with
+    the same name are runs on the same golden set; its content hash is the revision."""
     generated_path: str | None = None
     """Generated expansions file as given."""
     golden_hash: str

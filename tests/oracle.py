@@ -56,18 +56,20 @@ def _opt(text: str | None) -> str:
     return "-" if text is None else _lp(text)
 
 
+def entry_digest(query_id, query, context, expected, forbidden, critical) -> str:
+    """One golden item's digest as parsed, length-prefixed (its golden_entry_hash)."""
+    parts = [_lp(query_id), _lp(query), _opt(context.get("domain")), _opt(context.get("intent")),
+             f"{len(expected)}:"]
+    parts += [f"{_lp(term)}{float(weight)!r};" for term, weight in expected]
+    parts.append(f"{len(forbidden)}:")
+    parts += [_lp(term) for term in forbidden]
+    parts.append("T" if critical else "F")
+    return hashlib.sha256("".join(parts).encode()).hexdigest()
+
+
 def golden_hash(golden: GoldenSet) -> str:
-    """The golden set's revision: per item as parsed, length-prefixed, SHA-256 of the digests."""
-    digests = []
-    for query_id, query, context, expected, forbidden, critical in golden.parsed:
-        parts = [_lp(query_id), _lp(query), _opt(context.get("domain")), _opt(context.get("intent")),
-                 f"{len(expected)}:"]
-        parts += [f"{_lp(term)}{float(weight)!r};" for term, weight in expected]
-        parts.append(f"{len(forbidden)}:")
-        parts += [_lp(term) for term in forbidden]
-        parts.append("T" if critical else "F")
-        digests.append(hashlib.sha256("".join(parts).encode()).hexdigest())
-    return hashlib.sha256("".join(digests).encode()).hexdigest()
+    """The golden set's revision: SHA-256 of the items' digests in order."""
+    return hashlib.sha256("".join(entry_digest(*item) for item in golden.parsed).encode()).hexdigest()
 
 
 def _generated_digest(query_id: str, terms: dict[str, float], error: str | None) -> str:
@@ -103,7 +105,9 @@ def score(golden: GoldenSet, generated: GeneratedSet, thresholds: Thresholds, ju
                "notes": ([] if expected else ["no golden terms provided"])
                + ([] if query_id in generated.expansions or query_id in errors else ["no expansion generated"]),
                "weights": list(gen.values()),
-               "error": errors.get(query_id), "_expected": expected}
+               "error": errors.get(query_id),
+               "golden_entry_hash": entry_digest(query_id, query, context, expected_raw, forbidden_raw, critical),
+               "_expected": expected}
         for term in fp:
             if term in forbidden:
                 row["drift"][term] = "forbidden term"

@@ -194,19 +194,20 @@ def test_search_normalises_text_and_fields_with_the_term_rule(db):
 def test_default_baseline_never_picks_another_golden_set():
     import pandas as pd
 
-    runs = pd.DataFrame([  # run_id, created_at, golden_hash, baseline_id
-        ("a1", "2026-01-01T00:00:01Z", "g-a", None), ("b1", "2026-01-01T00:00:02Z", "g-b", None),
-        ("a2", "2026-01-01T00:00:03Z", "g-a", None), ("a3", "2026-01-01T00:00:03Z", "g-a", None),
-        ("a4", "2026-01-01T00:00:04Z", "g-a", "gone"), ("b2", "2026-01-01T00:00:05Z", "g-b", "a1"),
-        ("x", "2026-01-01T00:00:06Z", None, None),
-    ], columns=["run_id", "created_at", "golden_hash", "baseline_id"]).iloc[::-1]  # newest first, as stored
+    runs = pd.DataFrame([  # run_id, created_at, golden_name, golden_hash (its revision), baseline_id
+        ("a1", "2026-01-01T00:00:01Z", "set-a", "g-a", None), ("b1", "2026-01-01T00:00:02Z", "set-b", "g-b", None),
+        ("a2", "2026-01-01T00:00:03Z", "set-a", "g-a2", None), ("a3", "2026-01-01T00:00:03Z", "set-a", "g-a", None),
+        ("a4", "2026-01-01T00:00:04Z", "set-a", "g-a", "gone"), ("b2", "2026-01-01T00:00:05Z", "set-b", "g-b", "a1"),
+        ("x", "2026-01-01T00:00:06Z", None, None, None),
+    ], columns=["run_id", "created_at", "golden_name", "golden_hash", "baseline_id"]).iloc[::-1]  # newest first
     choose = lambda rid: comparison.default_baseline(runs, rid)  # noqa: E731
     assert choose("b2").baseline_id == "a1"  # recorded, though on another golden set ...
     assert comparison.golden_sets_differ(runs, "b2", "a1")  # ... and said so
-    assert choose("a4").baseline_id == "a3"  # recorded one gone: latest earlier on g-a (a3 after a2 at a tie)
+    assert choose("a4").baseline_id == "a3"  # recorded one gone: latest earlier on set-a (a3 after a2 at a tie)
     assert "gone is not in this store" in choose("a4").why
-    assert choose("a3").baseline_id == "a2" and choose("a2").baseline_id == "a1"
+    assert choose("a3").baseline_id == "a2" and choose("a2").baseline_id == "a1"  # any revision of the set
     assert choose("b1").baseline_id is None and choose("a1").baseline_id is None  # no earlier run on its set
-    assert choose("x").baseline_id is None  # no golden hash: nothing shares it
-    assert comparison.golden_sets_differ(runs, "a2", "a1") is None
+    assert choose("x").baseline_id is None  # no golden set named: nothing shares it
+    assert comparison.golden_sets_differ(runs, "a4", "a1") is None  # one revision
+    assert comparison.golden_sets_differ(runs, "a2", "a1") == comparison.OTHER_REVISION
     assert comparison.golden_sets_differ(runs, "x", "a1") is None  # unknown is not "different"

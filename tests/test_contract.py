@@ -158,7 +158,7 @@ def test_runs_overview_query_history_and_flagged_items(demo):
     medical = overview.set_index("run_id").loc[ids[("medical", "v2")]]
     assert medical.regressed == 11 and medical.baseline_id == ids[("medical", "v1")]
 
-    trend = store.metric_trend(db, store.get_run(db, ids[("medical", "v1")])["golden_hash"])
+    trend = store.metric_trend(db, store.get_run(db, ids[("medical", "v1")])["golden_name"])
     assert list(trend["prompt_version"]) == ["v1", "v2", "v3"] and list(trend["gate_decision"]) == ["review", "fail",
                                                                                                    "review"]
     found = store.find_query_ids(db, "MED-00")

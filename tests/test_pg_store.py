@@ -124,7 +124,8 @@ def test_a_role_meeting_an_older_schema_is_told_to_migrate_and_the_owner_upgrade
     assert (f"the store's schema is version {PG_MIGRATIONS[0][0]}, this evalcore needs {PG_SCHEMA_VERSION}: "
             "run `evalcore store migrate` as its owner") in result.stderr
     upgraded = cli("store", "migrate", "--db", pgdb)
-    assert upgraded.exit_code == 0 and f"(applied {PG_SCHEMA_VERSION})" in upgraded.output
+    pending = ", ".join(str(v) for v, _ in PG_MIGRATIONS[1:])
+    assert upgraded.exit_code == 0 and f"(applied {pending})" in upgraded.output
     assert cli("runs", "--db", pg.url(name, user=f"reader_{name}")).exit_code == 0
 
 

@@ -29,9 +29,8 @@ st.dataframe(
                    "total_queries": "queries", "prompt_version": "prompt", "sign_off": "sign-off"})
 
 st.subheader("Trend across prompt versions")
-golden_sets = runs.drop_duplicates("golden_hash")
-labels = {r.golden_hash: f"{r.name if isinstance(r.name, str) else 'golden set'} ({r.golden_path})"
-          for r in golden_sets.itertuples()}
+golden_sets = runs.drop_duplicates("golden_name")
+labels = {r.golden_name: r.golden_name for r in golden_sets.itertuples()}
 golden = st.selectbox("Golden set", list(labels), format_func=labels.get, key="runs_golden")
 trend = data.trend(golden)
 long = trend.melt(id_vars=["prompt_version", "run_id"], value_vars=[

@@ -21,9 +21,10 @@ import orjson
 
 from ..errors import UnknownRunError, UsageError
 from ..io import golden_line_numbers
+from ..store import stored_golden_name
 from ..report import PendingFile
 from ..report.annotations import ANNOTATIONS_PER_KIND, codequality_report, github_annotations, repository_path
-from ..report.findings import (BaselineTerms, Findings, find_flagged, flagged_rows, golden_set_name, headline)
+from ..report.findings import BaselineTerms, Findings, find_flagged, flagged_rows, headline
 from ..report.markdown import render_pr_comment, render_summary
 from ..text import terminal_safe
 from .common import echo
@@ -197,7 +198,7 @@ def run_findings(run, db: str | None, settings, state, baseline_value: str | Non
     agg = run.aggregate
     macro = {"precision": agg.macro_precision, "recall": agg.macro_recall, "f1": agg.macro_f1,
              "drift": agg.macro_drift}
-    findings = Findings(run.evaluation_id, run.name, golden_set_name(run.golden_path), run.golden_path,
+    findings = Findings(run.evaluation_id, run.name, run.golden_name, run.golden_path,
                         run.gate.decision, list(run.gate.reasons), headline(macro, run.statistics, base.macro),
                         run.total, run.passed, run.errored, run.regression.baseline_id, flagged, drift,
                         state.status, list(state.reasons),
@@ -249,7 +250,7 @@ def stored_findings(db: str, run_id: str, settings, state, with_lines: bool = Fa
     base = _baseline(None, db, run["baseline_id"], flagged_ids)
     flagged, drift = find_flagged(rows, base)
     statistics = json.loads(run["statistics"]) if run.get("statistics") else None
-    findings = Findings(run_id, run["name"], golden_set_name(run["golden_path"] or ""), run["golden_path"] or "",
+    findings = Findings(run_id, run["name"], stored_golden_name(run), run["golden_path"] or "",
                         run["gate_decision"], list(run["gate_reasons"] or []),
                         headline(_macro(run), statistics, base.macro), int(run["total_queries"]),
                         int(run["passed"]), int(run["errored"] or 0), run["baseline_id"], flagged, drift,

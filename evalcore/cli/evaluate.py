@@ -173,6 +173,8 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @click.option("--baseline", help="Baseline: a JSON report file when the path exists, else a stored run id.")
 @click.option("--drift-judge", type=click.Choice(JUDGE_NAMES),
               help="Drift judge [default: embedding when installed, else none].")
+@click.option("--golden-name", help="The golden set's name [default: the --golden path as given, tidied]; runs "
+              "with one name are runs on one golden set, its content hash the revision (SPEC §1.1).")
 @click.option("--name", help="A name for the run, shown in the dashboard.")
 @click.option("--prompt-version", help="Version label of the prompt under test.")
 @click.option("--author", help="Who created the run [default: the OS user]; may not approve it.")
@@ -182,7 +184,7 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
 @expect_head_option
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate, sign-off and audit head lines.")
-def evaluate_command(golden, generated, thresholds, domain_context, baseline, drift_judge, name,
+def evaluate_command(golden, generated, thresholds, domain_context, baseline, drift_judge, golden_name, name,
                      prompt_version, author, json_out, html_out, junit_out, summary_out, comment_out, codequality_out,
                      db, no_store, expect_head, quiet):
     """Score generated expansions against a golden set and decide the gate.
@@ -222,8 +224,9 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     run = run_cli(evaluate, golden, generated, thresholds=thresholds, drift_judge=judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
                   domain_context=domain_context, author=author, cache_db=None if no_store else db,
+                  golden_name=golden_name,
                   repeats_from=None if not exists(db) else
-                  (lambda golden_hash, version: repeat_runs(db, golden_hash, version)))
+                  (lambda name, version: repeat_runs(db, name, version)))
     finish(run, None if no_store else db, settings, outputs, quiet, expect_head=expect_head,
            baseline=(baseline, db))
 

@@ -105,6 +105,8 @@ def _use_endpoint(settings, name: str, model: str | None):
 @click.option("--domain", "domain_context", help="Free-text domain context; fills {domain} and context.domain.")
 @click.option("--baseline", help="Baseline: a JSON report file when the path exists, else a stored run id.")
 @click.option("--drift-judge", type=click.Choice(JUDGE_NAMES), help="Drift judge [default: embedding when installed].")
+@click.option("--golden-name", help="The golden set's name [default: the --golden path as given, tidied]; runs "
+              "with one name are runs on one golden set, its content hash the revision (SPEC §1.1).")
 @click.option("--name", help="A name for the run.")
 @click.option("--prompt-version", help="Version label [default: hash of prompt, model and parameters].")
 @click.option("--author", help="Who created the run [default: the OS user].")
@@ -115,7 +117,8 @@ def _use_endpoint(settings, name: str, model: str | None):
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate line (and errors).")
 def harness_command(golden, prompt_file, model, base_url, endpoint_name, callable_spec, parser_spec, response_format,
                     repeat, concurrency, temperature, timeout,
-                    max_tries, thresholds, domain_context, baseline, drift_judge, name, prompt_version, author,
+                    max_tries, thresholds, domain_context, baseline, drift_judge, golden_name, name, prompt_version,
+                    author,
                     json_out, html_out, junit_out, summary_out, comment_out, codequality_out, db, no_store, quiet):
     """Run the system under test on every golden query, then score it like `evaluate`.
 
@@ -223,14 +226,14 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         samples = _interruptible(lambda: asyncio.run(each()), None)
         source = f"harness:{callable_spec}"
     err = STDOUT in report_paths.values()  # a report on standard output: our lines go to stderr
-    repeats_from = (lambda golden_hash, v: store.repeat_runs(cache_db, golden_hash, v)) if cache_db else None
+    repeats_from = (lambda name, v: store.repeat_runs(cache_db, name, v)) if cache_db else None
 
     def evaluated(outputs):
         generated, errors = to_generated(outputs, source)
         return run_cli(evaluate, golden, generated.table(errors), thresholds=thresholds_model, drift_judge=judge,
                        baseline=base, settings=settings, name=name, prompt_version=version,
                        domain_context=domain_context, author=author, cache_db=cache_db, source=source,
-                       repeats_from=repeats_from), len(errors)
+                       repeats_from=repeats_from, golden_name=golden_name), len(errors)
 
     def stored_with(run_id, outputs, run_usage):
         replies = store.harness_output_rows(run_id, [

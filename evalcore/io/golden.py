@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -193,6 +194,12 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
     return GoldenSet(str(path), items, parsed)
 
 
+
+
+def golden_set_name(path: str | Path) -> str:
+    """SPEC §1.1's default golden-set name: the path as given, tidied (`./a//b/../g.jsonl`
+    is `a/g.jsonl`), with forward slashes."""
+    return Path(os.path.normpath(str(path))).as_posix()
 
 
 def golden_line_numbers(source: str | Path | None, query_ids: Iterable[str] | None, *,

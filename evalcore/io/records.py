@@ -87,9 +87,12 @@ def load_baseline_report(path: str | Path) -> Baseline:
             if sink.full:
                 break
             continue
+        entry = row.get("golden_entry_hash")
         out[qid] = BaselineRow(float(f1), passed, float(row.get("precision", 0.0)),
-                               float(row.get("recall", 0.0)), bool(row.get("error")))
+                               float(row.get("recall", 0.0)), bool(row.get("error")),
+                               entry if isinstance(entry, str) else None)
     sink.raise_if_any()
     run = report.get("run") if isinstance(report.get("run"), dict) else {}
+    name = run.get("golden_name")
     return Baseline(str(report.get("evaluation_id") or path), f"report {path}", out,
-                    run.get("golden_hash"), run.get("content_hash"))
+                    run.get("golden_hash"), run.get("content_hash"), name if isinstance(name, str) else None)

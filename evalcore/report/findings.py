@@ -9,16 +9,14 @@ in `markdown` and `annotations` read only this.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..evaluation import EvaluationRun
 
-__all__ = ["Headline", "FlaggedQuery", "DriftFinding", "Findings", "BaselineTerms", "golden_set_name",
+__all__ = ["Headline", "FlaggedQuery", "DriftFinding", "Findings", "BaselineTerms",
            "flagged_rows", "find_flagged", "headline", "FLAGGED_COLUMNS"]
 
 FLAGGED_COLUMNS = ("query_id", "original_query", "domain", "critical", "passed", "f1", "true_positives",
@@ -108,12 +106,6 @@ class BaselineTerms:
     terms: Mapping[str, tuple[list[str], list[str]]] = field(default_factory=dict)
     """query_id -> (true_positives, generated_terms)."""
     macro: Mapping[str, float] = field(default_factory=dict)
-
-
-def golden_set_name(path: str | Path) -> str:
-    """SPEC §1.1's default golden-set name: the path as given, tidied (`./a//b/../g.jsonl`
-    is `a/g.jsonl`), with forward slashes."""
-    return Path(os.path.normpath(str(path))).as_posix()
 
 
 def flagged_rows(run: EvaluationRun) -> list[dict]:

@@ -213,16 +213,20 @@ def check_links(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def golden_hash(con: duckdb.DuckDBPyConnection) -> str:
-    """evalcore.hashing's golden-set hash over the parsed (raw) values, in line order."""
-    digests = con.execute("""
-        SELECT string_agg(digest, '' ORDER BY rowid) FROM (
-            SELECT rowid, sha256(length_prefixed(query_id) || length_prefixed(query) || optional_prefixed(domain_raw)
-                || optional_prefixed(intent) || len(expected) || ':'
+    """evalcore.hashing's golden-set hash over the parsed (raw) values, in line order.
+    Each entry's own digest is kept in table golden_entries (position, golden_entry_hash):
+    the entry a comparison across revisions checks (SPEC §2 rule 8, golden_changed)."""
+    con.execute("""
+        CREATE OR REPLACE TABLE golden_entries AS
+            SELECT rowid AS position, sha256(length_prefixed(query_id) || length_prefixed(query)
+                || optional_prefixed(domain_raw) || optional_prefixed(intent) || len(expected) || ':'
                 || array_to_string(list_transform(expected, lambda x:
                        length_prefixed(x.term) || CAST(x.min_weight AS VARCHAR) || ';'), '')
                 || len(forbidden) || ':' || array_to_string(list_transform(forbidden, lambda x: length_prefixed(x)), '')
-                || CASE WHEN critical THEN 'T' ELSE 'F' END) AS digest
-            FROM golden_lines)""").fetchall()[0][0]
+                || CASE WHEN critical THEN 'T' ELSE 'F' END) AS golden_entry_hash
+            FROM golden_lines""")
+    digests = con.execute("SELECT string_agg(golden_entry_hash, '' ORDER BY position) FROM golden_entries"
+                          ).fetchall()[0][0]
     return hashlib.sha256((digests or "").encode()).hexdigest()
 
 
@@ -253,8 +257,9 @@ def normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None, part: 
             coalesce(list_transform(generated.terms, lambda x: normalise_ascii(x)), []::VARCHAR[]) AS generated_terms,
             coalesce(generated.weights, []::DOUBLE[]) AS generated_weights, generated.error,
             -- no line at all (an errored item has its line): scored as an empty list, noted apart
-            generated.query_id IS NULL AS no_line
+            generated.query_id IS NULL AS no_line, entry.golden_entry_hash
         FROM golden_lines golden LEFT JOIN generated_lines generated USING (query_id)
+        JOIN golden_entries entry ON entry.position = golden.rowid
         WHERE golden.rowid >= $lo AND golden.rowid < $hi ORDER BY golden.rowid""",
                 {"context": context, "lo": lo, "hi": hi})
     reordered = _non_ascii(con, part)  # DuckDB updates a row of lists by moving it to the end

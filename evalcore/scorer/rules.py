@@ -95,7 +95,7 @@ def score_part(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, judged: b
     WITH matched AS ({_matched(source)}),
     judged AS (SELECT matched.*, {_drift_lists(judged)} FROM matched{join}),
     listed AS (
-        SELECT position, query_id, query, domain, critical, error, no_line,
+        SELECT position, query_id, query, domain, critical, error, no_line, golden_entry_hash,
             generated_terms, generated_weights, expected_terms, expected_min_weights,
             list_where(expected_terms, expected_matched) AS true_positives,
             list_where(generated_terms, list_transform(generated_matched, lambda x: NOT x)) AS false_positives,

@@ -120,6 +120,13 @@ MIGRATIONS.append((11, [
     """CREATE TABLE lexicon_cache (source VARCHAR NOT NULL, term VARCHAR NOT NULL, entry VARCHAR NOT NULL,
         created_at VARCHAR, PRIMARY KEY (source, term))""",
 ]))
+MIGRATIONS.append((12, [
+    # SPEC §1.1, §2 rule 8: the golden set's name (its revision is golden_hash), each query's
+    # golden entry digest, and the queries whose entry changed between two revisions
+    "ALTER TABLE runs ADD COLUMN golden_name VARCHAR",
+    "ALTER TABLE runs ADD COLUMN golden_changed_queries VARCHAR[]",
+    "ALTER TABLE query_results ADD COLUMN golden_entry_hash VARCHAR",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

@@ -5,9 +5,10 @@ a digest of its `runs` row and a digest of its per-query and per-term rows. Both
 are recomputed from the store by `audit verify`, `gate` and `evaluate`, so editing a
 stored drift flag, status or gate decision after the run was stored is caught.
 
-Every row is written as DuckDB's JSON of its columns (one fixed column list per table:
-adding a column later must add a new DIGEST_VERSION, not change these), in a total
-order; SHA-256 runs over the lengths and bytes of those texts in Python (hashlib is
+Every row is written as DuckDB's JSON of its columns (one fixed column list per table), in
+a total order. Columns added later (RUN_ADDED, QUERY_ADDED) enter a row's JSON only when
+the row sets them (the first one not NULL): a run stored before they existed keeps its
+digest, and setting or clearing one afterwards changes the digest, so either is caught; SHA-256 runs over the lengths and bytes of those texts in Python (hashlib is
 several times faster than SQL's sha256 per row, and the texts never leave Arrow buffers).
 """
 
@@ -18,7 +19,7 @@ import hashlib
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["DIGEST_VERSION", "RUN_COLUMNS", "QUERY_COLUMNS", "TERM_COLUMNS", "rows_digest", "run_digest", "run_header"]
+__all__ = ["DIGEST_VERSION", "RUN_COLUMNS", "QUERY_COLUMNS", "RUN_ADDED", "QUERY_ADDED", "TERM_COLUMNS", "rows_digest", "run_digest", "run_header"]
 
 DIGEST_VERSION = 1
 RUN_COLUMNS = (
@@ -35,12 +36,20 @@ QUERY_COLUMNS = (
     "n_fp", "n_fn", "n_drift", "regression_status", "baseline_f1", "generated_terms", "generated_weights",
     "expected_terms", "expected_min_weights", "true_positives", "drift_terms", "drift_reasons", "unjudged_terms",
     "noise_floor", "within_noise")
+RUN_ADDED = ("golden_name", "golden_changed_queries")
+"""runs columns added after DIGEST_VERSION 1 (schema 12): in the JSON when golden_name is set."""
+QUERY_ADDED = ("golden_entry_hash",)
+"""query_results columns added after DIGEST_VERSION 1 (schema 12): in the JSON when set."""
 TERM_COLUMNS = ("run_id", "query_id", "term", "kind", "weight", "min_weight", "drift", "unjudged", "reason",
                 "gen_pos", "exp_pos")
 
 
-def _json(columns: tuple[str, ...]) -> str:
-    return "to_json(struct_pack(" + ", ".join(f'"{c}" := "{c}"' for c in columns) + "))::VARCHAR"
+def _json(columns: tuple[str, ...], added: tuple[str, ...] = ()) -> str:
+    plain = "to_json(struct_pack(" + ", ".join(f'"{c}" := "{c}"' for c in columns) + "))::VARCHAR"
+    if not added:
+        return plain
+    return f'CASE WHEN "{added[0]}" IS NULL THEN {plain} ELSE {_json(columns + added)} END'
+
 
 
 def _feed(digest, reader) -> int:
@@ -63,7 +72,7 @@ def rows_digest(con, run_id: str, schema: str = "") -> dict:
     catalog prefix such as "store." when the store is attached to another database)."""
     digest = hashlib.sha256(f"evalcore rows v{DIGEST_VERSION}\n".encode())
     queries = _feed(digest, con.sql(
-        f"SELECT {_json(QUERY_COLUMNS)} FROM {schema}query_results WHERE run_id = ? ORDER BY position, query_id",
+        f"SELECT {_json(QUERY_COLUMNS, QUERY_ADDED)} FROM {schema}query_results WHERE run_id = ? ORDER BY position, query_id",
         params=[run_id]).to_arrow_reader(65_536))
     digest.update(b"\nterm_rows\n")
     terms = _feed(digest, con.sql(
@@ -74,7 +83,7 @@ def rows_digest(con, run_id: str, schema: str = "") -> dict:
 
 def run_digest(con, run_id: str, schema: str = "") -> str | None:
     """SHA-256 of the run's `runs` row as JSON; None when the run is not stored."""
-    rows = con.execute(f"SELECT {_json(RUN_COLUMNS)} FROM {schema}runs WHERE run_id = ?", [run_id]).fetchall()
+    rows = con.execute(f"SELECT {_json(RUN_COLUMNS, RUN_ADDED)} FROM {schema}runs WHERE run_id = ?", [run_id]).fetchall()
     if not rows:
         return None
     return hashlib.sha256(rows[0][0].encode()).hexdigest()

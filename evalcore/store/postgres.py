@@ -181,6 +181,11 @@ PG_MIGRATIONS.append((11, [
     _BIND_SSO,
     "REVOKE ALL ON FUNCTION evalcore_bind_sso(bigint, text, text, text, text, text, text, text, text[]) FROM PUBLIC",
 ]))
+PG_MIGRATIONS.append((12, [
+    "ALTER TABLE runs ADD COLUMN golden_name text",
+    "ALTER TABLE runs ADD COLUMN golden_changed_queries text[]",
+    "ALTER TABLE query_results ADD COLUMN golden_entry_hash text",
+]))
 PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
 
 

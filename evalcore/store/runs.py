@@ -12,6 +12,7 @@ import pyarrow as pa
 from .. import __version__
 from ..errors import UnknownRunError
 from ..models import QUERY_COLUMNS, Baseline, BaselineRow
+from .digest import RUN_ADDED
 from .digest import RUN_COLUMNS as RUN_COLUMNS_DIGESTED
 from .records import append_on, header_record
 from .connection import attach, exists, migrate, shown_db, store_write_error
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------- writing
 
 
-RUN_INSERT_COLUMNS = tuple(c for c in RUN_COLUMNS_DIGESTED if c != "usage")
+RUN_INSERT_COLUMNS = tuple(c for c in RUN_COLUMNS_DIGESTED if c != "usage") + RUN_ADDED
 """Every column of `runs` (the digest's list is held to the table by a test) but the LLM
 usage, which save_run sets once the rows are in."""
 
@@ -45,6 +46,7 @@ def _run_row(run: EvaluationRun) -> list:
         reg.detected, reg.regressed, reg.improved, reg.added, reg.removed, reg.summary,
         reg.golden_set_changed, reg.mean_f1_delta, run.thresholds.model_dump_json(),
         run.recommendations, None if run.statistics is None else json.dumps(run.statistics),
+        run.golden_name, reg.golden_changed,
     ]
 
 
@@ -304,14 +306,16 @@ def term_rows(db_path: str | Path, run_id: str, query_id: str | None = None) -> 
         return con.execute(sql + " ORDER BY query_id, coalesce(gen_pos, 100000 + exp_pos)", params).df()
 
 
-def repeat_runs(db_path: str | Path, golden_hash: str, prompt_version: str, limit: int = 10) -> list[Baseline]:
-    """Earlier runs of this prompt version on this golden set (for the noise floor)."""
+def repeat_runs(db_path: str | Path, golden_name: str, prompt_version: str, limit: int = 10) -> list[Baseline]:
+    """Earlier runs of this prompt version on this golden set, by name (SPEC §1.1), for the
+    noise floor."""
     if not exists(db_path):
         return []
-    with connect(db_path, rows={"runs": Rows("golden_hash = %s AND prompt_version = %s",
-                                             (golden_hash, prompt_version))}) as con:
-        ids = [r[0] for r in con.execute("SELECT run_id FROM runs WHERE golden_hash = ? AND prompt_version = ? "
-                                         "ORDER BY created_at DESC LIMIT ?", [golden_hash, prompt_version, limit]).fetchall()]
+    with connect(db_path, rows={"runs": Rows("prompt_version = %s", (prompt_version,))}) as con:
+        rows = con.execute("SELECT run_id, golden_name, golden_path FROM runs WHERE prompt_version = ? "
+                           "ORDER BY created_at DESC", [prompt_version]).fetchall()
+    ids = [rid for rid, name, path in rows
+           if stored_golden_name({"golden_name": name, "golden_path": path}) == golden_name][:limit]
     return [load_baseline(db_path, rid) for rid in ids]
 
 
@@ -319,9 +323,20 @@ def load_baseline(db_path: str | Path, run_id: str) -> Baseline:
     """A stored run as a baseline: its stored per-query values, used as they are."""
     run = get_run(db_path, run_id)
     with connect(db_path, rows={"query_results": Rows("run_id = %s", (run_id,), (
-            "run_id", "query_id", "position", "f1", "passed", "precision", "recall", "error"))}) as con:
-        rows = con.execute("SELECT query_id, f1, passed, precision, recall, error IS NOT NULL "
+            "run_id", "query_id", "position", "f1", "passed", "precision", "recall", "error",
+            "golden_entry_hash"))}) as con:
+        rows = con.execute("SELECT query_id, f1, passed, precision, recall, error IS NOT NULL, golden_entry_hash "
                            "FROM query_results WHERE run_id = ? ORDER BY position", [run_id]).fetchall()
     return Baseline(run_id, f"store {shown_db(db_path)}",
-                    {q: BaselineRow(f1, passed, p, r, err) for q, f1, passed, p, r, err in rows},
-                    run["golden_hash"], run["content_hash"])
+                    {q: BaselineRow(f1, passed, p, r, err, entry) for q, f1, passed, p, r, err, entry in rows},
+                    run["golden_hash"], run["content_hash"], stored_golden_name(run))
+
+
+def stored_golden_name(run: dict) -> str | None:
+    """A stored run's golden-set name (SPEC §1.1): as recorded, else (a run stored before
+    names were kept) its golden path tidied, as the default name is; None with neither."""
+    from ..io import golden_set_name
+
+    if run.get("golden_name"):
+        return run["golden_name"]
+    return golden_set_name(run["golden_path"]) if run.get("golden_path") else None

@@ -26,7 +26,7 @@ __all__ = ["StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms", "r
 # lists are read only for the rows shown (comparison_terms): they are most of the bytes.
 # Statuses are not computed here: evalcore.regression holds the rule.
 _SIDE_COLUMNS = ("query_id", "position", "query", "domain", "critical", "precision", "recall", "f1", "passed",
-                 "term_drift_score", "n_drift", "drift_terms", "error")
+                 "term_drift_score", "n_drift", "drift_terms", "error", "golden_entry_hash")
 _SIDE = f"SELECT {', '.join(_SIDE_COLUMNS)} FROM query_results WHERE run_id = ? ORDER BY position"
 TERM_LISTS = ("failure_reasons", "generated_terms", "expected_terms", "true_positives")
 """The per-query lists comparison_terms reads, for the rows a page or panel shows."""
@@ -42,16 +42,23 @@ class StoredPair:
     """The candidate run's rows (empty for an unknown run)."""
     baseline: pa.Table
     """The baseline run's rows (empty for an unknown run)."""
+    golden: tuple[tuple[str | None, str | None], tuple[str | None, str | None]] = ((None, None), (None, None))
+    """(golden-set name, revision) of the candidate and of the baseline (None when unknown)."""
 
 
 def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> StoredPair:
     """Both runs' per-query rows (_SIDE_COLUMNS) and the candidate's thresholds, over one connection."""
-    with connect(db_path, rows=of_runs([run_id], "runs") | {"query_results": Rows(
+    from .runs import stored_golden_name
+
+    with connect(db_path, rows=of_runs([run_id, baseline_id], "runs") | {"query_results": Rows(
             "run_id = ANY(%s)", ([run_id, baseline_id],), _SIDE_COLUMNS + ("run_id",))}) as con:
-        found = con.execute("SELECT thresholds FROM runs WHERE run_id = ?", [run_id]).fetchall()
+        cur = con.execute("SELECT * FROM runs WHERE run_id = ? OR run_id = ?", [run_id, baseline_id])
+        found = {r[0]: dict(zip([d[0] for d in cur.description], r)) for r in cur.fetchall()}
         current = con.sql(_SIDE, params=[run_id]).to_arrow_table()
         baseline = con.sql(_SIDE, params=[baseline_id]).to_arrow_table()
-    return StoredPair(found[0][0] if found else None, current, baseline)
+    golden = tuple((stored_golden_name(found[rid]), found[rid]["golden_hash"]) if rid in found else (None, None)
+                   for rid in (run_id, baseline_id))
+    return StoredPair(found[run_id]["thresholds"] if run_id in found else None, current, baseline, golden)
 
 
 def comparison_terms(db_path: str | Path, run_ids: list[str], query_ids: list[str] | None) -> pa.Table:
@@ -70,24 +77,38 @@ def comparison_terms(db_path: str | Path, run_ids: list[str], query_ids: list[st
 
 
 def runs_overview(db_path: str | Path) -> pd.DataFrame:
-    """Every run with what the Runs page shows, newest first."""
+    """Every run with what the Runs page shows, newest first; `golden_name` is the name it
+    recorded, else (stored before names were kept) its golden path tidied."""
     with connect(db_path, rows=every("runs")) as con:
-        return con.execute(
+        df = con.execute(
             """SELECT run_id, created_at, name, prompt_version, gate_decision, domains, high_risk_domains,
                       total_queries, passed, failed, errored, aggregate_precision, aggregate_recall,
                       aggregate_f1, mean_term_drift_score, micro_f1, regression_detected,
                       len(regressed_queries) AS regressed, len(improved_queries) AS improved,
-                      baseline_id, author, golden_path, golden_hash, content_hash, drift_judge
+                      baseline_id, author, golden_path, golden_hash, golden_name, content_hash, drift_judge
                FROM runs ORDER BY created_at DESC, run_id DESC""").df()
+    df["golden_name"] = [_name(n, p) for n, p in zip(df["golden_name"], df["golden_path"])]
+    return df
 
 
-def metric_trend(db_path: str | Path, golden_hash: str) -> pd.DataFrame:
-    """Macro metrics of every run on one golden set, oldest first (for the trend chart)."""
-    with connect(db_path, rows={"runs": Rows("golden_hash = %s", (golden_hash,))}) as con:
-        return con.execute(
+def _name(name, path) -> str:
+    from .runs import stored_golden_name
+
+    return stored_golden_name({"golden_name": name if isinstance(name, str) else None,
+                               "golden_path": path if isinstance(path, str) else None})
+
+
+def metric_trend(db_path: str | Path, golden_name: str) -> pd.DataFrame:
+    """Macro metrics of every run on one golden set (by name, SPEC §1.1, every revision),
+    oldest first (for the trend chart)."""
+    with connect(db_path, rows=every("runs")) as con:
+        df = con.execute(
             """SELECT run_id, created_at, coalesce(prompt_version, run_id) AS prompt_version, name,
-                      aggregate_precision, aggregate_recall, aggregate_f1, mean_term_drift_score, gate_decision
-               FROM runs WHERE golden_hash = ? ORDER BY created_at, run_id""", [golden_hash]).df()
+                      aggregate_precision, aggregate_recall, aggregate_f1, mean_term_drift_score, gate_decision,
+                      golden_name, golden_path, golden_hash
+               FROM runs ORDER BY created_at, run_id""").df()
+    named = [_name(n, p) == golden_name for n, p in zip(df["golden_name"], df["golden_path"])]
+    return df[named].drop(columns=["golden_name", "golden_path"]).reset_index(drop=True)
 
 
 def query_history(db_path: str | Path, query_id: str) -> pd.DataFrame:
