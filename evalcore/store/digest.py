@@ -51,6 +51,13 @@ def _json(columns: tuple[str, ...], added: tuple[str, ...] = ()) -> str:
     return f'CASE WHEN "{added[0]}" IS NULL THEN {plain} ELSE {_json(columns + added)} END'
 
 
+def _present(con, table: str, added: tuple[str, ...]) -> tuple[str, ...]:
+    """The added columns the table has: none while an older schema is being migrated (a
+    migration that digests runs, e.g. the adoption, runs before the columns exist)."""
+    names = {r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()}
+    return added if all(c in names for c in added) else ()
+
+
 
 def _feed(digest, reader) -> int:
     """Hash each text's length and bytes (so no two row lists share a byte stream); rows."""
@@ -72,7 +79,8 @@ def rows_digest(con, run_id: str, schema: str = "") -> dict:
     catalog prefix such as "store." when the store is attached to another database)."""
     digest = hashlib.sha256(f"evalcore rows v{DIGEST_VERSION}\n".encode())
     queries = _feed(digest, con.sql(
-        f"SELECT {_json(QUERY_COLUMNS, QUERY_ADDED)} FROM {schema}query_results WHERE run_id = ? ORDER BY position, query_id",
+        f"SELECT {_json(QUERY_COLUMNS, _present(con, schema + 'query_results', QUERY_ADDED))} "
+        f"FROM {schema}query_results WHERE run_id = ? ORDER BY position, query_id",
         params=[run_id]).to_arrow_reader(65_536))
     digest.update(b"\nterm_rows\n")
     terms = _feed(digest, con.sql(
@@ -83,7 +91,7 @@ def rows_digest(con, run_id: str, schema: str = "") -> dict:
 
 def run_digest(con, run_id: str, schema: str = "") -> str | None:
     """SHA-256 of the run's `runs` row as JSON; None when the run is not stored."""
-    rows = con.execute(f"SELECT {_json(RUN_COLUMNS, RUN_ADDED)} FROM {schema}runs WHERE run_id = ?", [run_id]).fetchall()
+    rows = con.execute(f"SELECT {_json(RUN_COLUMNS, _present(con, schema + 'runs', RUN_ADDED))} FROM {schema}runs WHERE run_id = ?", [run_id]).fetchall()
     if not rows:
         return None
     return hashlib.sha256(rows[0][0].encode()).hexdigest()

@@ -373,7 +373,8 @@ def test_the_run_digests_cover_every_stored_column(tmp_path):
     db = tmp_path / "s.duckdb"
     store.ensure_store(db)
     with duckdb.connect(str(db), read_only=True) as con:
-        for table, covered in (("runs", digest.RUN_COLUMNS), ("query_results", digest.QUERY_COLUMNS),
+        for table, covered in (("runs", digest.RUN_COLUMNS + digest.RUN_ADDED),
+                               ("query_results", digest.QUERY_COLUMNS + digest.QUERY_ADDED),
                                ("term_rows", digest.TERM_COLUMNS)):
             columns = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE "
                                                  "table_name = ? ORDER BY ordinal_position", [table]).fetchall()]
@@ -391,6 +392,10 @@ def test_rerunning_the_adoption_by_hand_blesses_nothing(medical):
     _edit(db, "ALTER TABLE users DROP COLUMN aliases")
     _edit(db, "DROP TABLE signin_failures")
     _edit(db, "DROP TABLE golden_files")
+    _edit(db, "DROP TABLE lexicon_cache")
+    for table, column in (("runs", "golden_name"), ("runs", "golden_changed_queries"),
+                          ("query_results", "golden_entry_hash")):
+        _edit(db, f"ALTER TABLE {table} DROP COLUMN {column}")
     gate = cli(["gate", run_id, "--db", db])
     assert gate.exit_code == 1 and "account 'erin'" in gate.output
     assert not any(r["kind"] == "adopt" for r in store.audit_records(db))
