@@ -126,8 +126,16 @@ def _flags(pairs) -> list[str]:
     return [part for flag, value in pairs if value for part in (flag, value)]
 
 
+def _golden_name(upload, given: str) -> str:
+    """The golden set's name (SPEC §1.1): as given on the page, else the uploaded file's
+    own name (the path the user gave), not the temporary copy's, so two uploads of one
+    file are runs on one golden set."""
+    return given.strip() or Path(upload.name).name.strip() or "upload"
+
+
 def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int = 8, name: str = "",
-                judge: str | None = None, baseline: str | None = None, response_format: str = "text",
+                golden_name: str = "", judge: str | None = None, baseline: str | None = None,
+                response_format: str = "text",
                 repeat: int = 1, progress=None, dashboard_url: str | None = None) -> ImportResult:
     """`python -m evalcore harness --endpoint NAME` in a child; `progress(done, total)` follows it
     (over every repeat's calls); `dashboard_url` is the base of the link it prints (see child_env)."""
@@ -140,7 +148,8 @@ def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int 
         cmd = [sys.executable, "-m", "evalcore", "harness", "--endpoint", endpoint,
                "--golden", str(_save(golden, folder, "golden")), "--prompt", str(_save(prompt, folder, "prompt")),
                "--concurrency", str(concurrency), "--json", str(report), "--author", author,
-               "--response-format", response_format, "--repeat", str(int(repeat))]
+               "--response-format", response_format, "--repeat", str(int(repeat)),
+               "--golden-name", _golden_name(golden, golden_name)]
         cmd += _flags((("--name", name), ("--drift-judge", judge), ("--baseline", baseline)))
         env = child_env(chosen, settings, dashboard_url) | {"EVALCORE_PROGRESS": "lines"}
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -162,14 +171,15 @@ def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int 
 
 
 def run_import(golden, generated, thresholds=None, *, author: str, name: str = "", prompt_version: str = "",
-               judge: str | None = None, baseline: str | None = None, dashboard_url: str | None = None) -> ImportResult:
+               golden_name: str = "", judge: str | None = None, baseline: str | None = None,
+               dashboard_url: str | None = None) -> ImportResult:
     """`python -m evalcore evaluate` on the uploads, in a child process; `dashboard_url` is the
     base of the link it prints (see child_env)."""
     with private_folder() as folder:
         report = folder / "report.json"
         cmd = [sys.executable, "-m", "evalcore", "evaluate", "--golden", str(_save(golden, folder, "golden")),
                "--generated", str(_save(generated, folder, "generated")),
-               "--json", str(report), "--author", author]
+               "--json", str(report), "--author", author, "--golden-name", _golden_name(golden, golden_name)]
         if thresholds is not None:
             cmd += ["--thresholds", str(_save(thresholds, folder, "thresholds"))]
         cmd += _flags((("--name", name), ("--prompt-version", prompt_version), ("--drift-judge", judge),

@@ -165,6 +165,11 @@ def test_import_good_upload_records_a_run(db):
     assert result.gate == "pass" and result.problems == []
     assert store.get_run(db, result.run_id)["name"] == "uploaded"
     assert store.get_run(db, result.run_id)["author"] == "carol"
+    # the golden set is named after the uploaded file, not its temporary copy; or as given
+    assert store.get_run(db, result.run_id)["golden_name"] == "golden.jsonl"
+    named = run_import(golden, Upload("gen.jsonl", b'{"query_id": "q1", "terms": ["trainers"]}\n'),
+                       golden_name=" shoes v2 ", judge="none", author="carol")
+    assert store.get_run(db, named.run_id)["golden_name"] == "shoes v2"
 
 
 def sign_in(at: AppTest, name: str, password: str) -> AppTest:

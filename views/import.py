@@ -26,6 +26,9 @@ with evaluate_tab, st.form("import_form"):
     name = cols[0].text_input("Run name", key="imp_name")
     version = cols[1].text_input("Prompt version", key="imp_version")
     judge = cols[2].selectbox("Drift judge", ["default", "embedding", "none"], key="imp_judge")
+    golden_name = st.text_input("Golden set name (optional)", key="imp_golden_name",
+                                help="Runs with one name are runs on one golden set; its content is the revision. "
+                                     "Default: the uploaded file's name.")
     baseline = st.selectbox("Baseline (optional)", [""] + list(runs["run_id"]), key="imp_base",
                             format_func=baseline_label)
     submitted = st.form_submit_button("Evaluate", type="primary", disabled=bool(refusal))
@@ -50,6 +53,8 @@ with harness_tab:
             h_name = cols[2].text_input("Run name", key="har_name")
             h_base = st.selectbox("Baseline (optional)", [""] + list(runs["run_id"]), key="har_base",
                                   format_func=baseline_label)
+            h_golden_name = st.text_input("Golden set name (optional)", key="har_golden_name",
+                                          help="Default: the uploaded file's name.")
             cols = st.columns(2)
             h_format = cols[0].selectbox(
                 "Reply format", ["text", "json"], key="har_format",
@@ -90,6 +95,7 @@ if submitted and (who := runner()):
     else:
         with st.spinner("Evaluating…"):
             show(run_import(golden, generated, thresholds, author=who.name, name=name, prompt_version=version,
+                            golden_name=golden_name,
                             judge=None if judge == "default" else judge, baseline=baseline or None,
                             dashboard_url=server_url("import")), baseline)
 if launched and (who := runner()):
@@ -98,7 +104,8 @@ if launched and (who := runner()):
     else:
         bar = st.progress(0.0, text="Starting…")
         show(run_harness(h_golden, h_prompt, endpoint=endpoint, author=who.name, concurrency=int(concurrency),
-                         name=h_name, baseline=h_base or None, response_format=h_format, repeat=int(h_repeat),
+                         name=h_name, golden_name=h_golden_name, baseline=h_base or None, response_format=h_format,
+                         repeat=int(h_repeat),
                          dashboard_url=server_url("import"),
                          progress=lambda done, total: bar.progress(done / total, text=f"{done}/{total} queries")),
              h_base)
