@@ -66,7 +66,8 @@ def trend(golden_name: str) -> pd.DataFrame:
 def _pair(db: str, run_id: str, baseline_id: str | None) -> comparison.PairedRuns:
     """Both runs read and paired once per 5 s; the page's filters, sorts and pages run over it.
     cache_resource hands out the object itself, not a copy (PairedRuns is immutable); two
-    entries bound the memory (about 75 MB for a 100k-query pair)."""
+    entries bound the memory (a pair holds both runs' scalars and drift terms; the other
+    term lists are read per page)."""
     return comparison.pair_runs(db, run_id, baseline_id)
 
 

@@ -57,8 +57,7 @@ _RULE_SQL = """
 SELECT c.row AS current_row, b.row AS baseline_row,
        CASE WHEN c.query_id IS NULL THEN 'removed'
             WHEN b.query_id IS NULL THEN 'added'
-            WHEN $revisions AND c.entry IS DISTINCT FROM b.entry AND c.entry IS NOT NULL AND b.entry IS NOT NULL
-                THEN 'golden_changed'
+            WHEN $revisions AND c.entry <> b.entry THEN 'golden_changed'  -- both recorded, and they differ
             WHEN b.f1 - c.f1 > $worse OR (b.passed AND NOT c.passed) THEN 'regressed'
             WHEN c.f1 - b.f1 > $better OR (NOT b.passed AND c.passed) THEN 'improved'
             ELSE 'unchanged' END AS status,

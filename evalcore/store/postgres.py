@@ -22,18 +22,27 @@ __all__ = ["is_postgres", "shown", "connect_pg", "migrate_pg", "schema_version_p
 ADVISORY_KEY = 0x6576616C636F7265
 """pg_advisory_xact_lock key of evalcore's migrations ("evalcore" in ASCII)."""
 
-_APPEND = """CREATE FUNCTION {name}(p_seq bigint, p_prev_hash text, p_created_at text, p_actor text, p_run_id text,
-        p_content_hash text, p_payload text, p_record_hash text{args}) RETURNS bigint
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
-DECLARE head_seq bigint := 0; head_hash text := repeat('0', 64);
-BEGIN
-    SELECT seq, record_hash INTO head_seq, head_hash FROM audit_head WHERE id = 1 FOR UPDATE;
+# What every door to the audit log does: lock the chain's head and check that the caller linked
+# the record onto it (a moved head is SQLSTATE 40001: read it again), then, with the record
+# in, move the head onto it.
+_LOCK_HEAD = """    SELECT seq, record_hash INTO head_seq, head_hash FROM audit_head WHERE id = 1 FOR UPDATE;
     IF NOT FOUND THEN head_seq := 0; head_hash := repeat('0', 64); END IF;
     IF p_seq <> head_seq + 1 OR p_prev_hash <> head_hash THEN
         RAISE EXCEPTION 'evalcore: the audit chain moved (its head is record %): read it again', head_seq
             USING ERRCODE = '40001';
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM runs WHERE run_id = p_run_id AND content_hash = p_content_hash) THEN
+"""
+_MOVE_HEAD = """    INSERT INTO audit_head VALUES (1, p_seq, p_record_hash)
+        ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, record_hash = excluded.record_hash;
+    RETURN p_seq;
+END $fn$"""
+
+_APPEND = """CREATE FUNCTION {name}(p_seq bigint, p_prev_hash text, p_created_at text, p_actor text, p_run_id text,
+        p_content_hash text, p_payload text, p_record_hash text{args}) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+DECLARE head_seq bigint := 0; head_hash text := repeat('0', 64);
+BEGIN
+{lock_head}    IF NOT EXISTS (SELECT 1 FROM runs WHERE run_id = p_run_id AND content_hash = p_content_hash) THEN
         RAISE EXCEPTION 'evalcore: no stored run % with content hash %', p_run_id, p_content_hash;
     END IF;
     {check}
@@ -41,10 +50,7 @@ BEGIN
                            record_hash)
         VALUES (p_seq, p_created_at, '{kind}', p_actor, p_run_id, p_content_hash, {values}, p_payload, p_prev_hash,
                 p_record_hash);
-    INSERT INTO audit_head VALUES (1, p_seq, p_record_hash)
-        ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, record_hash = excluded.record_hash;
-    RETURN p_seq;
-END $fn$"""
+{move_head}"""
 
 # The DuckDB store's schema at its version 10, as one migration: no PostgreSQL store is
 # older. Later migrations are numbered as the DuckDB ones are and keep the two in step.
@@ -109,11 +115,12 @@ PG_MIGRATIONS: list[tuple[int, list[str]]] = [(10, [
     # links the record onto the head under a row lock (the caller computed the record's
     # hash over this seq and prev_hash: a moved head is SQLSTATE 40001, read it again);
     # the primary key on seq and the unique prev_hash stop two first appends at once.
-    _APPEND.format(name="evalcore_append_run_header", kind="run", args="", values="NULL, NULL",
+    _APPEND.format(lock_head=_LOCK_HEAD, move_head=_MOVE_HEAD, name="evalcore_append_run_header", kind="run",
+                   args="", values="NULL, NULL",
                    check="""IF EXISTS (SELECT 1 FROM audit_log WHERE kind = 'run' AND run_id = p_run_id) THEN
         RAISE EXCEPTION 'evalcore: run % has a header already', p_run_id;
     END IF;"""),
-    _APPEND.format(name="evalcore_append_decision", kind="decision",
+    _APPEND.format(lock_head=_LOCK_HEAD, move_head=_MOVE_HEAD, name="evalcore_append_decision", kind="decision",
                    args=", p_decision text, p_comment text", values="p_decision, p_comment",
                    check="""IF p_decision NOT IN ('approve', 'reject') THEN
         RAISE EXCEPTION 'evalcore: a decision is approve or reject, not %', p_decision;
@@ -133,13 +140,7 @@ _BIND_SSO = """CREATE FUNCTION evalcore_bind_sso(p_seq bigint, p_prev_hash text,
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
 DECLARE head_seq bigint := 0; head_hash text := repeat('0', 64); old text[];
 BEGIN
-    SELECT seq, record_hash INTO head_seq, head_hash FROM audit_head WHERE id = 1 FOR UPDATE;
-    IF NOT FOUND THEN head_seq := 0; head_hash := repeat('0', 64); END IF;
-    IF p_seq <> head_seq + 1 OR p_prev_hash <> head_hash THEN
-        RAISE EXCEPTION 'evalcore: the audit chain moved (its head is record %): read it again', head_seq
-            USING ERRCODE = '40001';
-    END IF;
-    SELECT coalesce(aliases, '{}') INTO old FROM users WHERE name = p_actor AND NOT disabled FOR UPDATE;
+""" + _LOCK_HEAD + """    SELECT coalesce(aliases, '{}') INTO old FROM users WHERE name = p_actor AND NOT disabled FOR UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'evalcore: no enabled account %', p_actor;
     END IF;
@@ -162,10 +163,7 @@ BEGIN
                            record_hash)
         VALUES (p_seq, p_created_at, 'user_sso_bind', p_actor, NULL, NULL, NULL, NULL, p_payload, p_prev_hash,
                 p_record_hash);
-    INSERT INTO audit_head VALUES (1, p_seq, p_record_hash)
-        ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, record_hash = excluded.record_hash;
-    RETURN p_seq;
-END $fn$"""
+""" + _MOVE_HEAD
 
 PG_MIGRATIONS.append((11, [
     # What the reads name: one run's rows without scanning every run's. A run's rows arrive
