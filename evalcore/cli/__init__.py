@@ -19,6 +19,7 @@ COMMANDS = {
     "signoff": ("signoff", "signoff_command"), "audit": ("signoff", "audit_group"),
     "harness": ("harness", "harness_command"), "replies": ("replies", "replies_command"),
     "prompt-eval": ("prompt_eval", "prompt_eval_group"), "store": ("store", "store_group"),
+    "verdict": ("verdict", "verdict_command"),
 }
 
 

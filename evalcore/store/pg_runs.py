@@ -158,8 +158,8 @@ def _linked(cur, record: dict) -> dict:
 
 def _append(cur, record: dict) -> dict:
     """Link one record onto the head inside the caller's transaction: a decision through
-    evalcore_append_decision (the dashboard role's only door), anything else directly (the
-    owner's: accounts)."""
+    evalcore_append_decision, a verdict on a term through evalcore_append_verdict (the
+    dashboard role's doors), anything else directly (the owner's: accounts)."""
     stored = _linked(cur, record)
     seq, prev = stored["seq"], stored["prev_hash"]
     payload = json.dumps(stored.get("payload"), sort_keys=True)
@@ -167,6 +167,11 @@ def _append(cur, record: dict) -> dict:
         cur.execute("SELECT evalcore_append_decision(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     [seq, prev, stored["created_at"], stored["actor"], stored["run_id"], stored["content_hash"],
                      payload, stored["record_hash"], stored["decision"], stored["comment"]])
+        return stored
+    if record["kind"] == "verdict":
+        cur.execute("SELECT evalcore_append_verdict(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    [seq, prev, stored["created_at"], stored["actor"], stored["run_id"], stored["content_hash"],
+                     payload, stored["record_hash"], stored["comment"]])
         return stored
     cur.execute("SELECT seq FROM audit_head WHERE id = 1 FOR UPDATE")
     locked = cur.fetchone()

@@ -184,6 +184,28 @@ PG_MIGRATIONS.append((12, [
     "ALTER TABLE runs ADD COLUMN golden_changed_queries text[]",
     "ALTER TABLE query_results ADD COLUMN golden_entry_hash text",
 ]))
+# Verdicts on terms (issue 19 item 1): the dashboard role records them only through this
+# door, as it records decisions. Besides the run and its content hash, the record must be a
+# label the verdict commands know on a term the run generated for that query, by an enabled
+# account that may record verdicts: a rogue dashboard cannot invent one on a term never shown.
+PG_MIGRATIONS.append((13, [
+    _APPEND.format(lock_head=_LOCK_HEAD, move_head=_MOVE_HEAD, name="evalcore_append_verdict", kind="verdict",
+                   args=", p_comment text", values="NULL, p_comment",
+                   check="""IF p_payload IS NULL OR p_payload::jsonb ->> 'label' IS NULL
+            OR p_payload::jsonb ->> 'label' NOT IN ('synonym', 'related', 'drift')
+            OR jsonb_typeof(p_payload::jsonb -> 'forbid') IS DISTINCT FROM 'boolean' THEN
+        RAISE EXCEPTION 'evalcore: a verdict is synonym, related or drift (forbid true or false), not %', p_payload;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM term_rows WHERE run_id = p_run_id AND kind IN ('TP', 'FP')
+                   AND query_id = p_payload::jsonb ->> 'query_id' AND term = p_payload::jsonb ->> 'term') THEN
+        RAISE EXCEPTION 'evalcore: run % did not generate that term for that query', p_run_id;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM users WHERE name = p_actor AND NOT disabled
+                   AND role IN ('engineer', 'approver', 'admin')) THEN
+        RAISE EXCEPTION 'evalcore: % is not an enabled account that may record verdicts', p_actor;
+    END IF;"""),
+    "REVOKE ALL ON FUNCTION evalcore_append_verdict(bigint, text, text, text, text, text, text, text, text) FROM PUBLIC",
+]))
 PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
 
 
@@ -290,8 +312,8 @@ def migrate_pg(url: str, create: bool = True) -> tuple[int, list[int]]:
 ROLES_SQL = """-- evalcore least privilege (run as the database's owner, after `evalcore store init`)
 -- {ci}: stores runs, their rows and the caches; appends a run's header only through
 -- evalcore_append_run_header; no write on audit_log, audit_head, users or decisions.
--- {dashboard}: reads everything; records sign-offs only through evalcore_append_decision
--- and counts failed sign-ins; binds an identity provider's subject to an account at its first
+-- {dashboard}: reads everything; records sign-offs only through evalcore_append_decision,
+-- verdicts on terms only through evalcore_append_verdict, and counts failed sign-ins; binds an identity provider's subject to an account at its first
 -- single sign-on only through evalcore_bind_sso. Accounts stay with the owner (`evalcore users`
 -- as the owner).
 CREATE ROLE {ci} LOGIN;
@@ -306,6 +328,7 @@ GRANT INSERT, UPDATE, DELETE ON signin_failures TO {dashboard};
 GRANT EXECUTE ON FUNCTION evalcore_append_decision(bigint, text, text, text, text, text, text, text, text, text)
     TO {dashboard};
 GRANT EXECUTE ON FUNCTION evalcore_bind_sso(bigint, text, text, text, text, text, text, text, text[]) TO {dashboard};
+GRANT EXECUTE ON FUNCTION evalcore_append_verdict(bigint, text, text, text, text, text, text, text, text) TO {dashboard};
 -- then give each role a password (ALTER ROLE … PASSWORD '…') or a certificate, outside this script
 """
 
