@@ -17,7 +17,7 @@ from .errors import InputError, Problem
 __all__ = ["Settings", "Endpoint", "load_settings", "default_db_path"]
 
 DEFAULT_DB = "data/evalcore.duckdb"
-KNOWN_KEYS = {"high_risk_domains", "approvals_required", "dashboard_url", "drift", "llm"}
+KNOWN_KEYS = {"high_risk_domains", "approvals_required", "dashboard_url", "drift", "llm", "drift_kappa_min"}
 
 
 ENDPOINT_KEYS = {"base_url", "model", "key_env"}
@@ -50,6 +50,9 @@ class Settings:
     llm: dict = field(default_factory=dict)
     endpoints: dict[str, Endpoint] = field(default_factory=dict)
     """`[llm.endpoints.NAME]`: the only endpoints the dashboard calls, by name (SPEC §1.4, §5)."""
+    drift_kappa_min: float | None = None
+    """A high-risk run's drift judge needs at least this kappa against reviewers' verdicts in
+    its domain, else a flagged item (evalcore.agreement); None (the default): off."""
     source: str | None = None
 
     def approvals_for(self, domain: str) -> int:
@@ -112,13 +115,16 @@ def load_settings() -> Settings:
     drift = dict(data.get("drift", {}))
     if os.environ.get("EVALCORE_DRIFT_JUDGE"):
         drift["judge"] = os.environ["EVALCORE_DRIFT_JUDGE"]
+    kappa_min = data.get("drift_kappa_min")
+    if kappa_min is not None and (type(kappa_min) not in (int, float) or not -1 <= kappa_min <= 1):
+        raise problem("drift_kappa_min", "must be a number in [-1, 1] (a Cohen's kappa), such as 0.6")
     llm = dict(data.get("llm", {}))
     endpoints = _endpoints(llm.pop("endpoints", {}), problem, text)
     return Settings(
         high_risk_domains=tuple(normalize_term(d) for d in domains),
         approvals_required={normalize_term(k): v for k, v in approvals.items()},
         dashboard_url=url, drift=drift, llm=llm, endpoints=endpoints,
-        source=str(path) if path else None,
+        drift_kappa_min=None if kappa_min is None else float(kappa_min), source=str(path) if path else None,
     )
 
 

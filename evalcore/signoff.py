@@ -442,8 +442,11 @@ def authenticate(db, name: str, password: str, wait: bool = False) -> Account:
 def flagged_items(db, run_id: str) -> list[FlaggedItem]:
     """Regressed queries (with their term diff), failed critical queries and drift terms."""
     rows = store.flagged_items(db, [run_id])
-    return [FlaggedItem(f"{r.kind}:{r.query_id}:{r.term if isinstance(r.term, str) else ''}", r.kind, r.query_id,
-                        r.query, r.detail) for r in rows.itertuples()]
+    items = [FlaggedItem(f"{r.kind}:{r.query_id}:{r.term if isinstance(r.term, str) else ''}", r.kind, r.query_id,
+                         r.query, r.detail) for r in rows.itertuples()]
+    from .agreement import judge_items
+    items += judge_items(db, run_id)  # kind `judge`: an unvalidated drift judge (SPEC §1.4 drift_kappa_min)
+    return items
 
 
 def _approval_scope(run: dict, account: Account) -> list[str]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
 
 from ..config import default_db_path, load_settings
-from .common import echo, fail, judge_endpoint, run_cli, say_endpoints, store_option
+from ..text import terminal_safe
+from .common import echo, fail, format_table, judge_endpoint, run_cli, say_endpoints, store_option
 
 __all__ = ["drift_group"]
 
@@ -16,7 +18,7 @@ TRAIN, HELDOUT, OLD_CSV = Path("data/drift/train.jsonl"), Path("data/drift/heldo
 
 @click.group("drift")
 def drift_group() -> None:
-    """Term-drift judges: calibrate them on labelled data.
+    """Term-drift judges: calibrate them on labelled data; measure them against reviewers' verdicts.
 
     Example: evalcore drift calibrate --out my_drift_model.json
     """
@@ -111,3 +113,70 @@ def calibrate_command(data_path, heldout_path, out, judge_name, threshold, l2, c
     if out:
         run_cli(m.write, out)
         echo(f"wrote {out}: set [drift] coefficients = \"{out}\" to use it")
+
+
+@drift_group.command("agreement")
+@click.option("--domain", help="Only verdicts on queries of this domain.")
+@click.option("--drift-judge", "judge_name", type=click.Choice(["none", "embedding", "hybrid", "llm"]),
+              help="The current judge to re-judge verdict terms with [default: as evaluate picks it].")
+@click.option("--resamples", type=click.IntRange(min=0), default=2000, show_default=True,
+              help="Bootstrap resamples of each kappa's 95% interval.")
+@click.option("--seed", type=int, default=0, show_default=True, help="The bootstrap's seed.")
+@store_option
+def agreement_command(domain, judge_name, resamples, seed, db):
+    """How far the drift judge agrees with reviewers' verdicts (`evalcore verdict`), per domain
+    and judge configuration: Cohen's kappa with a bootstrap 95% interval, the judge's precision
+    and recall against reviewers (drift = --drift; --synonym and --related = not drift), n and
+    the 2×2 table with every cell's count. `current` re-judges every verdict term with the
+    judge built from the configuration as evaluate builds it; `recorded` is what each run's
+    judge said when the verdict was given. Only false positives a judge is asked about count;
+    unjudged terms are counted apart. Then kappa and n between each pair of reviewers who
+    judged the same terms.
+
+    Example: evalcore drift agreement --domain medical --db data/evalcore.duckdb
+    """
+    from .. import signoff as so
+    from ..agreement import agreement_report
+
+    db = db or default_db_path()
+    chain = run_cli(so.verify_chain, db, None, None)
+    if not chain.ok:
+        fail([f"error: audit chain broken, its verdicts cannot be trusted: {chain.message}"], 1)
+    settings = run_cli(load_settings)
+    if (judge_name or settings.drift.get("judge")) in ("llm", "hybrid"):  # say where terms go, before any call
+        from ..judges import resolve_judge
+        say_endpoints(*judge_endpoint(run_cli(resolve_judge, "llm", settings)))
+    report = run_cli(agreement_report, db, domain, judge_name, settings, resamples, seed)
+    if not report.verdicts:
+        echo("no verdicts" + (f" in domain {terminal_safe(domain)}" if domain else "") +
+             ": record some with `evalcore verdict RUN QUERY TERM --synonym|--related|--drift`")
+        return
+    echo(f"{report.verdicts} standing verdicts; kappa intervals: {resamples} bootstrap resamples, seed {seed}")
+    echo("judge against reviewers (cells: judge/reviewer, D = drift, N = not drift):")
+    echo(format_table(["domain", "judge", "config", "source", "n", "kappa", "95% CI", "precision", "recall", "D/D",
+                       "D/N", "N/D", "N/N", "unjudged"],
+                      [(j.domain, j.judge, j.config_id, j.source, j.table.n, _kappa(j.table.kappa),
+                        _interval(j.table), j.table.precision, j.table.recall, j.table.both_drift,
+                        j.table.judge_only, j.table.reviewer_only, j.table.neither, j.table.unjudged)
+                       for j in report.judges]))
+    for config in dict.fromkeys((j.config_id, j.config) for j in report.judges):
+        echo(f"  config {config[0]}: {terminal_safe(config[1])}")
+    if report.raters:
+        echo("between reviewers (drift or not; label kappa over synonym/related/drift):")
+        echo(format_table(["domain", "reviewer", "reviewer", "n", "kappa", "95% CI", "label kappa", "D/D", "D/N",
+                           "N/D", "N/N"],
+                          [(r.domain, r.reviewer_a, r.reviewer_b, r.table.n, _kappa(r.table.kappa),
+                            _interval(r.table), _kappa(r.label_kappa), r.table.both_drift, r.table.judge_only,
+                            r.table.reviewer_only, r.table.neither) for r in report.raters]))
+    else:
+        echo("between reviewers: no two reviewers judged the same term")
+
+
+def _kappa(value: float) -> str:
+    return "undefined" if math.isnan(value) else f"{value:.3f}"
+
+
+def _interval(table) -> str:
+    if math.isnan(table.ci_low):
+        return "-"
+    return f"[{table.ci_low:.3f}, {table.ci_high:.3f}]"
