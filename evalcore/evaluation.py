@@ -74,6 +74,10 @@ class EvaluationRun:
     author: str
     statistics: dict | None = None
     """Paired statistics against the baseline (SPEC §6); None without a baseline."""
+    golden_revision: dict | None = None
+    """{"name", "revision", "approved", "approved_by"}: whether the store's audit chain held an
+    approval of this golden revision at evaluation time (evalcore.golden_revisions); None
+    without a store."""
 
     def close(self) -> None:
         """Free the per-query rows; store and report the run before closing it."""
@@ -199,7 +203,8 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
     (the harness's outputs, errored items included; `source` then names it). Raises
     InputError naming file, line and field on bad input. `golden_name` names the golden
     set (SPEC §1.1; default: the path as given, tidied). `cache_db` is the store that
-    caches drift-judge vectors (None: in memory only). `repeats_from(golden_name,
+    caches drift-judge vectors (None: in memory only) and whose audit chain says whether the
+    golden revision is approved (the report's run.golden_revision). `repeats_from(golden_name,
     prompt_version)` returns earlier runs of the same prompt version on the same golden
     set: their spread is the per-query noise floor.
     """
@@ -225,6 +230,7 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         high_risk = [d for d in scored.domains if d in settings.high_risk_domains]
         ci_high = statistics["f1"]["ci_high"] if statistics else None
         gate = decide_gate(scored.facts, agg, regression, thresholds, high_risk, ci_high)
+        golden_revision = _golden_revision(cache_db, golden_name, scored, settings)
     except BaseException:
         scored.close()
         raise
@@ -241,4 +247,13 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         content_hash=content_hash(scored.golden_hash, scored.generated_hash, thresholds, judge, scored.domains,
                                   baseline),
         name=name, prompt_version=prompt_version, domain_context=domain_context,
-        author=author, statistics=statistics)
+        author=author, statistics=statistics, golden_revision=golden_revision)
+
+
+def _golden_revision(db, golden_name: str, scored: ScoredQueries, settings: Settings) -> dict | None:
+    """The golden revision's approval as the store's chain says now (None without a store).
+    Sign-off reads it from the chain again (signoff.flagged_items): this is what the report says."""
+    if db is None:
+        return None
+    from .golden_revisions import revision_state
+    return revision_state(db, golden_name, scored.golden_hash, settings)

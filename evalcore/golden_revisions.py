@@ -21,7 +21,7 @@ from .metrics import normalize_term
 
 __all__ = ["DEFAULT_MIN_WEIGHT", "verdicts_for", "QueryChange", "Proposal", "RevisionFile", "Approval", "Revision", "propose",
            "load_revision", "record_proposal", "approve", "list_revisions", "find_revision", "is_approved",
-           "revision_state"]
+           "revision_state", "GOLDEN_ITEM", "golden_flag"]
 
 DEFAULT_MIN_WEIGHT = 0.0
 """min_weight of an expected term a synonym verdict adds (SPEC §1.1's default): any weight matches."""
@@ -388,3 +388,27 @@ def approve(db, golden_name: str, revision: str, account, comment: str) -> dict:
     return store.append_audit(db, {"created_at": utc_now(), "kind": "golden_approval", "actor": account.name,
                                    "run_id": None, "content_hash": found.revision, "decision": None,
                                    "comment": comment.strip(), "payload": payload})
+
+
+GOLDEN_ITEM = "golden"
+"""The flagged-item kind of a high-risk run on an unapproved golden revision."""
+
+
+def golden_flag(db, run: dict, settings=None):
+    """A stored high-risk run's flagged item (signoff.FlaggedItem, kind `golden`) when its
+    golden revision is not approved in the chain now; None otherwise. Read at sign-off, not
+    as recorded at evaluation: an approval given since counts, and none can be forged in a
+    report (docs/decisions.md)."""
+    from .signoff import FlaggedItem
+    from .store.runs import stored_golden_name
+
+    if not list(run.get("high_risk_domains") or []) or not run.get("golden_hash"):
+        return None
+    name = stored_golden_name(run)
+    proposed = [r for r in (list_revisions(db, name, settings) if name else []) if r.revision == run["golden_hash"]]
+    if any(r.approved for r in proposed):
+        return None
+    why = (f"proposed by {', '.join(proposed[0].proposers)}, awaiting approval" if proposed
+           else "never proposed: `evalcore golden propose` it, then an approver approves it")
+    return FlaggedItem(f"{GOLDEN_ITEM}:-:{run['golden_hash']}", GOLDEN_ITEM, "-", name or "",
+                       f"golden set {name!r} revision {run['golden_hash'][:12]} is not approved ({why})")

@@ -440,13 +440,18 @@ def authenticate(db, name: str, password: str, wait: bool = False) -> Account:
 
 
 def flagged_items(db, run_id: str) -> list[FlaggedItem]:
-    """Regressed queries (with their term diff), failed critical queries and drift terms."""
+    """Regressed queries (with their term diff), failed critical queries and drift terms;
+    for a high-risk run, its golden revision when the chain holds no approval of it
+    (kind `golden`, evalcore.golden_revisions.golden_flag)."""
+    from .golden_revisions import golden_flag
+
     rows = store.flagged_items(db, [run_id])
     items = [FlaggedItem(f"{r.kind}:{r.query_id}:{r.term if isinstance(r.term, str) else ''}", r.kind, r.query_id,
                          r.query, r.detail) for r in rows.itertuples()]
     from .agreement import judge_items
     items += judge_items(db, run_id)  # kind `judge`: an unvalidated drift judge (SPEC §1.4 drift_kappa_min)
-    return items
+    golden = golden_flag(db, store.get_run(db, run_id))
+    return items + ([golden] if golden is not None else [])
 
 
 def _approval_scope(run: dict, account: Account) -> list[str]:

@@ -86,11 +86,12 @@ def test_comment_and_acknowledgements_are_required(setup):
     with pytest.raises(so.SignoffRefused, match="comment is required"):
         so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "  ", ack_all=True)
     items = so.flagged_items(db, run_id)
-    assert [i.kind for i in items] == ["drift term"] and "panic attack" in items[0].detail
+    # a medical run on a golden revision nobody approved: that is an item too (issue 19 item 3)
+    assert [i.kind for i in items] == ["drift term", "golden"] and "panic attack" in items[0].detail
     with pytest.raises(so.SignoffRefused, match="not acknowledged"):
-        so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", acknowledged=set())
-    record = so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", acknowledged={items[0].key})
-    assert record["payload"]["acknowledged"] == [items[0].key]
+        so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", acknowledged={items[0].key})
+    record = so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", acknowledged={i.key for i in items})
+    assert record["payload"]["acknowledged"] == [i.key for i in items]
 
 
 def test_failed_run_cannot_be_approved(setup, tmp_path):

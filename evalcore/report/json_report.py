@@ -78,6 +78,7 @@ def build_report(run: EvaluationRun, rows: bool = True) -> dict:
             "author": run.author,
             "evalcore_version": __version__,
             "no_expansion": run.no_expansion,
+            **({"golden_revision": run.golden_revision} if run.golden_revision is not None else {}),
         },
     }
 
