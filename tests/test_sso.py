@@ -321,9 +321,12 @@ def test_sign_in_through_the_provider_and_approve_in_a_real_browser(provider, da
         page.screenshot(path=str(folder / "sso-signin.png"))
 
         page.goto(f"{url}/signoff?run={run_id}")
-        expect(page.get_by_text("1 flagged items", exact=True)).to_be_visible(timeout=30_000)
+        # the drift term, and the golden revision nobody approved (a high-risk run; issue 19 item 3)
+        expect(page.get_by_text("2 flagged items", exact=True)).to_be_visible(timeout=30_000)
         expect(page.get_by_text("Signed in as alice")).to_be_visible()
-        page.locator('[data-testid="stCheckbox"] label').first.click()
+        for i in range(2):
+            page.locator('[data-testid="stCheckbox"] label').nth(i).click()
+            expect(page.locator('[data-testid="stCheckbox"] input').nth(i)).to_be_checked(timeout=30_000)
         comment = page.get_by_label("Comment (required)")
         comment.fill("drift term reviewed: panic attack is forbidden and flagged")
         comment.press("Control+Enter")  # commit the text area, as a click elsewhere does
