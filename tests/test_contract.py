@@ -180,7 +180,8 @@ def test_runs_overview_query_history_and_flagged_items(demo):
     assert sorted(flagged[flagged["kind"] == "drift term"]["term"]) == sorted(store.drift_terms(db, run_id)["term"])
     detail = flagged[flagged["kind"] == "regressed query"]["detail"].iloc[0]
     assert re.fullmatch(r"F1 \d\.\d{3} → \d\.\d{3}; lost correct: .+; new wrong: .+", detail)
-    assert len(so.flagged_items(db, run_id)) == len(flagged)  # sign-off shows exactly these
+    # sign-off shows exactly these, and for this high-risk run its golden revision nobody approved
+    assert [i.kind for i in so.flagged_items(db, run_id)] == list(flagged["kind"]) + ["golden"]
     assert store.flagged_items(db, [ids[("medical", "v1")]]).empty  # a baseline: nothing to flag
 
 
