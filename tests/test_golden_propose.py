@@ -183,6 +183,14 @@ def test_propose_leaves_nothing_half_written_when_recording_fails(proposing, tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["golden.jsonl"]  # no output, no diff, no temporary
 
 
+def test_no_verdicts_write_nothing_and_say_why(proposing, tmp_path, monkeypatch):
+    golden, db = proposing
+    monkeypatch.setattr(gr, "verdicts_for", lambda db, runs, name: [])
+    result = cli("golden", "propose", golden, "--from-verdicts", "--out", tmp_path / "v2.jsonl", "--db", db)
+    assert result.exit_code == 0 and "no verdicts on runs of golden set" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["golden.jsonl"]
+
+
 def test_propose_refuses_a_bad_min_weight_and_out_without_verdicts(proposing, tmp_path):
     golden, db = proposing
     assert cli("golden", "propose", golden, "--from-verdicts", "--min-weight", "1.5", "--out",

@@ -139,6 +139,10 @@ def propose_command(golden, runs, from_verdicts, min_weight, out, golden_name, p
                        old_label=str(golden), new_label=str(out))
     for line in proposal.skipped:
         echo(f"note: {line}", err=True)
+    if not verdicts:
+        where = "those runs" if runs else f"runs of golden set {name!r} (give --golden-name as evaluate had it, or RUNs)"
+        echo(terminal_safe(f"nothing to propose: no verdicts on {where}; nothing written"))
+        return
     if not proposal.changes:
         echo(f"nothing to propose: {len(verdicts)} verdicts add nothing to {terminal_safe(name)}; nothing written")
         return
