@@ -183,6 +183,28 @@ def test_propose_leaves_nothing_half_written_when_recording_fails(proposing, tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["golden.jsonl"]  # no output, no diff, no temporary
 
 
+def test_each_file_appears_whole_under_its_name(proposing, tmp_path, monkeypatch):
+    """Staged in a temporary file, flushed, then linked into place: the name never shows a
+    partly written file."""
+    import evalcore.cli.golden as golden_cli
+
+    golden, db = proposing
+    seen, link = {}, os.link
+
+    def watched(src, dst):
+        assert not os.path.lexists(dst) and Path(src).parent == Path(dst).parent
+        seen[Path(dst).name] = Path(src).read_bytes()  # what the name will show, complete before it shows it
+        link(src, dst)
+
+    monkeypatch.setattr(golden_cli.os, "link", watched)
+    assert cli("golden", "propose", golden, "--from-verdicts", "--out", tmp_path / "v2.jsonl", "--db", db,
+               "--proposer", "carol").exit_code == 0
+    assert seen == {"v2.jsonl": (tmp_path / "v2.jsonl").read_bytes(),
+                    "v2.jsonl.diff": (tmp_path / "v2.jsonl.diff").read_bytes()}
+    assert seen["v2.jsonl"] == gr.propose(GOLDEN, [V("q4", "influenza", "synonym")]).new_bytes
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
 def test_no_verdicts_write_nothing_and_say_why(proposing, tmp_path, monkeypatch):
     golden, db = proposing
     monkeypatch.setattr(gr, "verdicts_for", lambda db, runs, name: [])
