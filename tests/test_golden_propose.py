@@ -407,3 +407,13 @@ def test_proposing_a_file_as_it_is_lets_the_first_revision_be_approved(tmp_path)
     assert approve(db, "alice", revision).exit_code == 0
     run_id = evaluate(db, golden, write_jsonl(tmp_path / "c.jsonl", GENERATED))
     assert [i for i in so.flagged_items(db, run_id) if i.kind == "golden"] == []
+
+
+def test_store_copy_carries_revisions_and_approvals(proposed, tmp_path, pg):
+    db, made = proposed
+    assert approve(db, "alice", made["revision"]).exit_code == 0
+    target = str(tmp_path / "copy.duckdb") if db.startswith("postgresql") else pg.url(pg.create_database())
+    copied = cli("store", "copy", "--from", db, "--to", target)
+    assert copied.exit_code == 0, copied.output
+    assert gr.is_approved(target, "cardio", made["revision"]) and so.verify_chain(target).ok
+    assert store.golden_content(target, made["revision"]) == store.golden_content(db, made["revision"])
