@@ -9,6 +9,7 @@ call time, so tests and users can point the dashboard anywhere with EVALCORE_DB.
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import pandas as pd
 import streamlit as st
@@ -89,8 +90,10 @@ def points(run_id: str, baseline_id: str):
 
 
 def pair_query(run_id: str, baseline_id: str | None, query_id: str) -> dict | None:
-    """Both sides' stored values of one query (PairedRuns.query) over the cached pair."""
-    return pair(run_id, baseline_id).query(query_id)
+    """Both sides' stored values of one query (PairedRuns.query) over the cached pair, its
+    term lists read in the background (open_query)."""
+    terms = _finished("comparison_terms", (run_id, baseline_id), (query_id,))
+    return pair(run_id, baseline_id).query(query_id, terms)
 
 
 def walk(run_id: str, baseline_id: str | None, flt: comparison.CompareFilter, query_id: str) -> comparison.Walk:
@@ -98,36 +101,69 @@ def walk(run_id: str, baseline_id: str | None, flt: comparison.CompareFilter, qu
     return pair(run_id, baseline_id).walk(flt, query_id)
 
 
+# ---------------------------------------------------------------- one query side by side
+# What the panel shows of one query (both sides' term rows and term lists, the golden
+# entries) is read in the background, each read on its own connection, while the page reads
+# the pair: on the team store these are separate server queries, and one after another
+# they were most of the panel's first render. Stored runs and golden files never change
+# under their ids, so a read is shared by every session for two minutes; the neighbours a
+# reviewer walks to next are read ahead the same way.
+_READERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="evalcore-read")
+
+
+@st.cache_resource(ttl=120, max_entries=64, show_spinner=False)
+def _started(db: str, name: str, *args) -> Future:
+    """evalcore.store.<name>(db, *args), started on a reader thread (no Streamlit call there)
+    on the team store. A store file is read here, on the page's thread: its reads are local
+    and short, and DuckDB connections opened and closed on two threads at once were seen to
+    find the file's shared database half closed (`python_arrow_scan does not exist`)."""
+    from evalcore.store.postgres import is_postgres
+
+    if is_postgres(db):
+        return _READERS.submit(getattr(store, name), db, *args)
+    done: Future = Future()
+    try:
+        done.set_result(getattr(store, name)(db, *args))
+    except Exception as exc:  # raised where the result is asked for, as a reader thread's would be
+        done.set_exception(exc)
+    return done
+
+
+def _finished(name: str, *args):
+    """The background read's result; a read that failed is forgotten (the next rerun tries
+    again) and its error raised here, on the page's thread."""
+    future = _started(db_path(), name, *args)
+    try:
+        return future.result()
+    except BaseException:
+        _started.clear()
+        raise
+
+
+def open_query(run_id: str, baseline_id: str | None, query_id: str | None) -> None:
+    """Start reading what the side-by-side panel shows of this query (None: nothing)."""
+    if query_id is None:
+        return
+    db, sides = db_path(), [r for r in (run_id, baseline_id) if r is not None]
+    _started(db, "comparison_terms", (run_id, baseline_id), (query_id,))
+    for side in sides:
+        _started(db, "term_rows", side, query_id)
+    hashes = runs().set_index("run_id")["golden_hash"]
+    for digest in dict.fromkeys(hashes.get(side) for side in sides):
+        if isinstance(digest, str):
+            _started(db, "golden_entry", digest, query_id)
+
+
 def query_terms(run_id: str, query_id: str) -> pd.DataFrame:
     """One query's per-term rows in a run (TP/FP/FN, weight, min_weight, drift, unjudged,
-    reason), cached 5 s; a copy per call (cache_data), so the caller may change it."""
-    return cached("term_rows", run_id, query_id)
-
-
-@st.cache_resource(ttl=600, max_entries=2, show_spinner=False)
-def _golden_lines(db: str, golden_hash: str):
-    """A stored golden file's lines and where each query's entry is in it (numbered by
-    io.golden_line_numbers, as the loader numbers them), or None when it is not stored.
-    A stored file never changes under its hash, so it is read and numbered once per 10
-    minutes, not on every query a reviewer walks to (store.golden_entry scans the file)."""
-    from evalcore.io import golden_line_numbers
-
-    text = store.golden_content(db, golden_hash)
-    if text is None:
-        return None
-    return text.split("\n"), golden_line_numbers(None, None, text=text)
+    reason); a copy, so the caller may change it."""
+    return _finished("term_rows", run_id, query_id).copy()
 
 
 def golden_line(golden_hash: str | None, query_id: str) -> tuple[int, str] | None:
-    """A query's entry in a golden file stored with a run, as
-    store.golden_entry gives it: (line, the line as given); None when the file was not
-    stored or holds no such query."""
-    found = None if golden_hash is None else _golden_lines(db_path(), golden_hash)
-    if found is None or query_id not in found[1]:
-        return None
-    line = found[1][query_id]
-    text = found[0][line - 1].rstrip("\r")
-    return line, text.removeprefix("\ufeff") if line == 1 else text
+    """A query's entry in a golden file stored with a run (store.golden_entry: its line and
+    the line as given); None when the file was not stored or holds no such query."""
+    return None if golden_hash is None else _finished("golden_entry", golden_hash, query_id)
 
 
 def domains(run_id: str, baseline_id: str | None) -> list[str]:
@@ -166,7 +202,7 @@ def dashboard_url() -> str:
 def clear() -> None:
     st.cache_data.clear()
     _pair.clear()
-    _golden_lines.clear()
+    _started.clear()
 
 
 # ---------------------------------------------------------------- sign-off (never cached: decisions must be current)

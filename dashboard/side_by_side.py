@@ -175,6 +175,7 @@ def opened() -> str | None:
 def panel(run_id: str, baseline_id: str | None, query_id: str, walk: Walk, key: str,
           list_name: str = "the filtered list", on_back=None, extra: dict | None = None) -> bool:
     """The open query, side by side; False (and nothing shown) when neither run holds it."""
+    data.open_query(run_id, baseline_id, query_id)
     row = data.pair_query(run_id, baseline_id, query_id)
     if row is None:
         return False
@@ -189,6 +190,8 @@ def panel(run_id: str, baseline_id: str | None, query_id: str, walk: Walk, key: 
         _side("Candidate", runs, run_id, query_id, row, "")
     st.caption("  ·  ".join(f"{k.symbol} {k.word}" for k in KINDS.values())
                + "  ·  hover a term for its weight and, for drift, why it was flagged")
+    for neighbour in (walk.next, walk.previous):  # where Next and Previous go: read ahead
+        data.open_query(run_id, baseline_id, neighbour)
     return True
 
 

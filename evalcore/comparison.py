@@ -223,11 +223,14 @@ class PairedRuns:
             return Walk(None, int(total), None, first)
         return Walk(int(n), int(total), previous, nxt)
 
-    def _with_term_lists(self, con, rows: pa.Table, query_ids: list[str] | None) -> None:
+    def _with_term_lists(self, con, rows: pa.Table, query_ids: list[str] | None, terms: pa.Table | None = None) -> None:
         """Register `picked`: these rows of the pair with both sides' store.TERM_LISTS, read
-        from the store for these queries (None: every query) — the lists the pair leaves out."""
+        from the store for these queries (None: every query) — the lists the pair leaves out —
+        unless `terms` holds them already (store.comparison_terms of these queries)."""
         con.register("_rows", rows)
-        con.register("_terms", store.comparison_terms(self.db_path, [self.run_id, self.baseline_id], query_ids))
+        if terms is None:
+            terms = store.comparison_terms(self.db_path, [self.run_id, self.baseline_id], query_ids)
+        con.register("_terms", terms)
         lists = ", ".join(f"c.{n}, b.{n} AS base_{n}" for n in store.TERM_LISTS)
         picked = con.sql(f"SELECT r.*, {lists} FROM _rows r "  # noqa: S608 constants
                          "LEFT JOIN _terms c ON r.position IS NOT NULL AND c.run_id = $run AND c.query_id = r.query_id "
@@ -235,13 +238,14 @@ class PairedRuns:
                          "AND b.query_id = r.query_id", params={"run": self.run_id, "base": self.baseline_id})
         con.register("picked", picked.to_arrow_table())
 
-    def query(self, query_id: str) -> dict | None:
+    def query(self, query_id: str, terms: pa.Table | None = None) -> dict | None:
         """Both sides' stored values of one query (the baseline's prefixed base_), its term
-        lists included, and its status; None when neither run has it."""
+        lists included (`terms`: store.comparison_terms of this query, when read already),
+        and its status; None when neither run has it."""
         with duckdb.connect(":memory:") as con:
             con.register("pairs", self.table)
             row = con.sql("SELECT * FROM pairs WHERE query_id = $q", params={"q": query_id}).to_arrow_table()
-            self._with_term_lists(con, row, [query_id])
+            self._with_term_lists(con, row, [query_id], terms)
             cur = con.execute("SELECT * EXCLUDE (pair_row) FROM picked")
             rows = cur.fetchall()
             return dict(zip([d[0] for d in cur.description], rows[0])) if rows else None

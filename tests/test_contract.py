@@ -382,6 +382,41 @@ def test_dashboard_runs_and_compare_pages(demo):
         db, ids[("medical", "v2")])["regressed_queries"])
 
 
+def test_dashboard_side_by_side_panel_and_its_next_query(demo):
+    """The panel's reads (term rows, term lists, golden entry) run beside the pair's on the
+    team store and read ahead for Next: what it shows is the store's, on both backends."""
+    from test_side_by_side import badges, expected_chips, label_term, side_columns
+
+    db, _ = demo
+    data_clear()
+    ids = demo_ids(db)
+    run, base = ids[("medical", "v2")], ids[("medical", "v1")]
+    from evalcore import comparison
+
+    rows, _ = comparison.compare_page(db, run, base, comparison.CompareFilter(statuses=("regressed",)), 0, None)
+    regressed = list(rows["query_id"])  # in the page's order
+    at = page("compare", run=run, baseline=base, query=regressed[0])
+    at.multiselect(key="cmp_status").set_value(["regressed"]).run()
+    golden_hash = store.get_run(db, run)["golden_hash"]
+    for query_id in regressed[:3]:  # the first as the link opens it, then two Nexts (read ahead)
+        assert any(m.value == f"query {regressed.index(query_id) + 1} of {len(regressed)} in the filtered list"
+                   for m in at.markdown)
+        left, right = side_columns(at)
+        for column, run_id in ((left, base), (right, run)):
+            assert [(c, label_term(c, label)) for c, label, _ in badges(column)] == expected_chips(db, run_id, query_id)
+        line, text = store.golden_entry(db, golden_hash, query_id)
+        assert [c.value for c in at.code] == [text]
+        assert any(e.label == f"Golden entry as stored: line {line:,} of the run's golden file" for e in at.expander)
+        at.button(key="cmp_next").click().run()
+        assert not at.exception
+
+
+def data_clear() -> None:
+    from dashboard import data
+
+    data.clear()
+
+
 def test_dashboard_regressions_and_query_history_pages(demo):
     db, _ = demo
     ids = demo_ids(db)

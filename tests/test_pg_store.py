@@ -69,6 +69,20 @@ def test_migrate_on_an_empty_database_says_to_init(pgdb):
     assert result.exit_code == 2 and "not an evalcore store: run `evalcore store init`" in result.stderr
 
 
+def test_a_server_older_than_the_oldest_supported_is_refused_and_left_untouched(pgdb, monkeypatch):
+    """PostgreSQL 14 is the oldest served (string_to_table); the running server stands in for
+    an old one by raising the bar above its own version."""
+    import psycopg
+
+    from evalcore.store import postgres
+
+    monkeypatch.setattr(postgres, "OLDEST_SERVER", 990000)
+    result = cli("store", "init", "--db", pgdb)
+    assert result.exit_code == 2 and "is too old for the team store; use PostgreSQL 99 or later" in result.stderr
+    with psycopg.connect(pgdb) as conn:
+        assert conn.execute("SELECT to_regclass('schema_migrations')").fetchone()[0] is None
+
+
 def test_four_runners_meeting_an_empty_database_create_it_once(pgdb):
     import psycopg
 

@@ -15,6 +15,7 @@ picked = compare_view.pick_runs(runs)
 if picked is None:
     st.stop()
 run_id, baseline_id = picked
+data.open_query(run_id, baseline_id, side_by_side.opened())  # read while the pair is read
 
 # A link that opens a query lands on it: the overview folds away (and is not computed while
 # folded) until the query is closed.

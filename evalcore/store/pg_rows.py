@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from .postgres import PG_SCHEMA_VERSION, connect_pg, migrate_pg
 
-__all__ = ["Rows", "every", "of_runs", "snapshot", "schemas", "table_kind_problems_pg"]
+__all__ = ["Rows", "every", "of_runs", "snapshot", "schemas", "table_kind_problems_pg", "golden_lines_pg"]
 
 
 class Rows(NamedTuple):
@@ -89,3 +89,16 @@ def table_kind_problems_pg(url: str) -> list[str]:
     with connect_pg(url) as conn:
         return table_kind_problems(dict(conn.execute("SELECT table_name, table_type FROM information_schema.tables "
                                                      "WHERE table_schema = 'public'").fetchall()))
+
+
+GOLDEN_LINES_PG = """SELECT t.n, t.line FROM golden_files g, string_to_table(g.content, chr(10)) WITH ORDINALITY AS t(line, n)
+    WHERE g.golden_hash = %s AND (strpos(t.line, %s) > 0 OR strpos(t.line, chr(92)) > 0) ORDER BY t.n"""
+
+
+def golden_lines_pg(url: str, golden_hash: str, needle: str) -> list[tuple[int, str]]:
+    """store.runs.golden_entry's candidate lines (runs.GOLDEN_LINES), split and filtered on
+    the server: the one read here that is not a snapshot of whole rows, because the row is
+    one golden file of up to tens of megabytes and the reader wants one line of it."""
+    with connect_pg(url) as conn, conn.cursor() as cur:
+        cur.execute(GOLDEN_LINES_PG, [golden_hash, needle])
+        return cur.fetchall()

@@ -209,6 +209,10 @@ PG_MIGRATIONS.append((13, [
 PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
 
 
+OLDEST_SERVER = 140000
+"""PostgreSQL 14: string_to_table (store.pg_rows.golden_lines_pg); 13 is past its end of life."""
+
+
 def is_postgres(db: object) -> bool:
     """Whether a --db value names a PostgreSQL database (SPEC §3): postgresql:// or postgres://."""
     return str(db).startswith(("postgresql://", "postgres://"))
@@ -279,6 +283,9 @@ def migrate_pg(url: str, create: bool = True) -> tuple[int, list[int]]:
 
     applied: list[int] = []
     with connect_pg(url) as conn:
+        if conn.info.server_version < OLDEST_SERVER:
+            raise UsageError(f"--db {shown(url)}: PostgreSQL {conn.info.server_version // 10000} is too old for the "
+                             f"team store; use PostgreSQL {OLDEST_SERVER // 10000} or later")
         for version, statements in PG_MIGRATIONS:
             with conn.transaction(), conn.cursor() as cur:
                 cur.execute("SELECT pg_advisory_xact_lock(%s)", [ADVISORY_KEY])

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import duckdb
+import orjson
 import pyarrow as pa
 
 from .. import __version__
@@ -18,6 +19,7 @@ from .records import append_on, header_record
 from .connection import attach, exists, migrate, shown_db, store_write_error
 from .reading import connect
 from .pg_rows import Rows, every, of_runs
+from .postgres import is_postgres
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -197,23 +199,36 @@ def golden_content(db_path: str | Path, golden_hash: str) -> str | None:
 
 
 def golden_entry(db_path: str | Path, golden_hash: str, query_id: str) -> tuple[int, str] | None:
-    """(line number, the line as given) of a query's entry in a stored golden file."""
-    with connect(db_path, rows={"golden_files": Rows("golden_hash = %s", (golden_hash,))}) as con:
-        rows = con.execute("""SELECT line, text FROM (
-            SELECT unnest(lines) AS text, generate_subscripts(lines, 1) AS line
-            FROM (SELECT string_split(content, chr(10)) AS lines FROM golden_files WHERE golden_hash = ?))
-            WHERE ? = '' OR contains(text, ?) ORDER BY line""", [golden_hash, "", json.dumps(query_id, ensure_ascii=False)[1:-1]]).fetchall()
-        if not rows:  # the id written with escapes in the file: look at every line
-            rows = con.execute("""SELECT generate_subscripts(lines, 1), unnest(lines) FROM (SELECT
-                string_split(content, chr(10)) AS lines FROM golden_files WHERE golden_hash = ?)""",
-                               [golden_hash]).fetchall()
-    for line, text in rows:
+    """(line number, the line as given) of a query's entry in a stored golden file, its lines
+    numbered as the loader numbers them (they end at \\n; io.golden_line_numbers) and a
+    leading byte-order mark and a trailing \\r left out; None when the file is not stored
+    or holds no such entry. The store sends back only the lines that can hold it: those
+    holding the id as JSON writes it, or any escape (the id may be written with escapes); the
+    first of them whose query_id is the id is the entry (a golden set holds each id once)."""
+    needle = json.dumps(query_id, ensure_ascii=False)[1:-1]
+    if is_postgres(db_path):
+        from .pg_rows import golden_lines_pg
+
+        candidates = golden_lines_pg(str(db_path), golden_hash, needle)
+    else:
+        with connect(db_path) as con:
+            candidates = con.execute(GOLDEN_LINES, [golden_hash, needle]).fetchall()
+    for line, text in candidates:
+        text = text.removeprefix("\ufeff") if line == 1 else text
         try:
-            if json.loads(text).get("query_id") == query_id:
+            if orjson.loads(text).get("query_id") == query_id:
                 return line, text.rstrip("\r")
-        except (ValueError, AttributeError):
+        except (orjson.JSONDecodeError, AttributeError):
             continue
     return None
+
+
+GOLDEN_LINES = """SELECT line, text FROM (
+    SELECT unnest(lines) AS text, generate_subscripts(lines, 1) AS line
+    FROM (SELECT string_split(content, chr(10)) AS lines FROM golden_files WHERE golden_hash = $1))
+    WHERE contains(text, $2) OR contains(text, chr(92)) ORDER BY line"""
+"""golden_entry's candidate lines in a store file (pg_rows.GOLDEN_LINES_PG: the same on
+PostgreSQL, run on the server, so a 50 MB golden file does not cross the wire for one line)."""
 
 
 def _disk_fault(exc: BaseException) -> bool:

@@ -27,7 +27,6 @@ __all__ = ["StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms", "r
 # Statuses are not computed here: evalcore.regression holds the rule.
 _SIDE_COLUMNS = ("query_id", "position", "query", "domain", "critical", "precision", "recall", "f1", "passed",
                  "term_drift_score", "n_drift", "drift_terms", "error", "golden_entry_hash")
-_SIDE = f"SELECT {', '.join(_SIDE_COLUMNS)} FROM query_results WHERE run_id = ? ORDER BY position"
 TERM_LISTS = ("failure_reasons", "generated_terms", "expected_terms", "true_positives")
 """The per-query lists comparison_terms reads, for the rows a page or panel shows."""
 
@@ -47,15 +46,22 @@ class StoredPair:
 
 
 def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> StoredPair:
-    """Both runs' per-query rows (_SIDE_COLUMNS) and the candidate's thresholds, over one connection."""
+    """Both runs' per-query rows (_SIDE_COLUMNS) and the candidate's thresholds. The golden
+    entries' hashes are read only when the two runs scored different golden files: they can
+    tell changed queries apart only then, and they are a third of the bytes. (The runs are
+    read first, on their own: a stored run never changes, so the two reads see one state.)"""
     from .runs import stored_golden_name
 
-    with connect(db_path, rows=of_runs([run_id, baseline_id], "runs") | {"query_results": Rows(
-            "run_id = ANY(%s)", ([run_id, baseline_id],), _SIDE_COLUMNS + ("run_id",))}) as con:
+    with connect(db_path, rows=of_runs([run_id, baseline_id], "runs")) as con:
         cur = con.execute("SELECT * FROM runs WHERE run_id = ? OR run_id = ?", [run_id, baseline_id])
         found = {r[0]: dict(zip([d[0] for d in cur.description], r)) for r in cur.fetchall()}
-        current = con.sql(_SIDE, params=[run_id]).to_arrow_table()
-        baseline = con.sql(_SIDE, params=[baseline_id]).to_arrow_table()
+    hashes = {found[r]["golden_hash"] if r in found else None for r in (run_id, baseline_id)}
+    columns = _SIDE_COLUMNS if len(hashes) > 1 else tuple(c for c in _SIDE_COLUMNS if c != "golden_entry_hash")
+    side = f"SELECT {', '.join(columns)} FROM query_results WHERE run_id = ? ORDER BY position"  # noqa: S608 constants
+    with connect(db_path, rows={"query_results": Rows(
+            "run_id = ANY(%s)", ([run_id, baseline_id],), columns + ("run_id",))}) as con:
+        current = con.sql(side, params=[run_id]).to_arrow_table()
+        baseline = con.sql(side, params=[baseline_id]).to_arrow_table()
     golden = tuple((stored_golden_name(found[rid]), found[rid]["golden_hash"]) if rid in found else (None, None)
                    for rid in (run_id, baseline_id))
     return StoredPair(found[run_id]["thresholds"] if run_id in found else None, current, baseline, golden)
