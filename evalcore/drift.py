@@ -111,12 +111,16 @@ class EmbeddingDriftJudge:
         return self.model.probability(np.stack([s.values for s in signals])), signals
 
     def judge(self, candidates: Sequence[DriftCandidate]) -> list[DriftVerdict]:
+        import numpy as np
         from .drift_model import describe
         probs, signals = self.probabilities(candidates)
         low, high = self.model.band
         verdicts = []
-        for c, p, s in zip(candidates, probs, signals):
-            why = describe(self.model, s, float(p), self.domain_context or c.domain)
+        contributions = self.model.contributions(np.stack([s.values for s in signals])) if signals else np.zeros((0, 0))
+        towards = (probs >= self.model.cutoff)[:, None]
+        orders = np.argsort(np.where(towards, -contributions, contributions), axis=1)[:, :12]
+        for c, p, s, contrib, order in zip(candidates, probs.tolist(), signals, contributions, orders):
+            why = describe(self.model, s, p, self.domain_context or c.domain, contrib=contrib, order=order)
             if low <= p < high:
                 side = "drift" if p >= self.model.cutoff else "not drift"
                 verdicts.append(DriftVerdict(None, f"unjudged {p:.2f} (uncertain band {low:.2f}-{high:.2f}, "

@@ -20,7 +20,7 @@ import numpy as np
 from .drift_signals import FEATURES, Signals
 from .errors import UsageError
 
-__all__ = ["DriftModel", "fit_logistic", "SHIPPED_MODEL", "load_model", "describe"]
+__all__ = ["DriftModel", "fit_logistic", "SHIPPED_MODEL", "load_model", "describe", "choose_l2", "L2_CHOICES"]
 
 SHIPPED_MODEL = Path(__file__).with_name("drift_model.json")
 """The coefficients evalcore ships; `evalcore drift calibrate --out` never writes over it."""
@@ -48,6 +48,23 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int 
         if float(np.abs(step).max()) < tol:
             break
     return theta[:-1], float(theta[-1])
+
+
+L2_CHOICES = (0.3, 1.0, 3.0, 10.0, 30.0)
+"""The L2 penalties `choose_l2` tries."""
+
+
+def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    p = np.clip(p, 1e-9, 1 - 1e-9)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))) if len(y) else float("nan")
+
+
+def choose_l2(x: np.ndarray, y: np.ndarray, groups, choices=L2_CHOICES, folds: int = 5) -> tuple[float, dict[float, float]]:
+    """The L2 penalty with the lowest log-loss under cross-validation grouped by query, and
+    the log-loss of each choice (the held-out rows play no part)."""
+    from .calibration import cross_validate
+    losses = {float(l2): log_loss(cross_validate(x, y, groups, folds, l2), y) for l2 in choices}
+    return min(losses, key=losses.get), losses
 
 
 @dataclass(frozen=True)
@@ -138,13 +155,45 @@ def load_model(path: str | Path | None = None) -> DriftModel:
 PRIOR = {name: -1 for name in FEATURES if name.startswith(("sim_", "residual_", "wn_synonym", "wn_hypernym", "wn_path"))}
 PRIOR.update(domain_fit=-1, token_overlap=-1, lookalike=1, short_form_of=-1, expansion_sim=-1, opposite_prefix=1,
              same_head=-1, other_head=1, spelling_variant=-1, wn_antonym=1, wn_derived=-1, wn_unrelated=1, wn_topic_in_domain=-1,
-             wn_topic_elsewhere=1)
+             wn_topic_elsewhere=1, wn_intended=-1, wn_other_sense=1, opposite_word=1, wn_gloss_overlap=-1,
+             wn_gloss_shared=-1, wn_depth_intended=-1)
 """+1: a high value speaks for drift, −1: against; a signal whose weight happens to push the
 other way (correlated signals share their weight) is not named as a reason."""
 
+_WORDS = {  # signal -> (said when high, said when low); {ref} the reference, {v} the value
+    "token_overlap": ("shares words with '{ref}'", "shares no word with the query or expected terms"),
+    "spelled_alike": ("spelled like '{ref}'", None),
+    "spelling_variant": ("a spelling of '{ref}'", None),
+    "same_head": ("a kind of '{same_head}'", None),
+    "other_head": ("shares a word with '{token_overlap}' but names another thing", None),
+    "lookalike": ("looks like '{ref}' but unrelated in meaning", None),
+    "short_form_of": ("abbreviation of '{ref}'", None),
+    "expansion_of": ("expands the abbreviation '{ref}'", None),
+    "short_form": ("a short form", None),
+    "opposite_prefix": ("opposite prefix to '{ref}'", None),
+    "opposite_word": ("the opposite of '{ref}' by one word", None),
+    "wn_synonym_query": ("WordNet synonym of '{ref}'", None),
+    "wn_synonym_expected": ("WordNet synonym of '{ref}'", None),
+    "wn_hypernym_query": ("WordNet broader or narrower term of '{ref}'", None),
+    "wn_hypernym_expected": ("WordNet broader or narrower term of '{ref}'", None),
+    "wn_path_query": ("near '{ref}' in WordNet ({v:.2f})", "far from the query in WordNet"),
+    "wn_path_expected": ("near '{ref}' in WordNet ({v:.2f})", "far from every expected term in WordNet"),
+    "wn_path_intended": ("near '{ref}' in the query's sense in WordNet ({v:.2f})", None),
+    "wn_depth_intended": ("in a narrow WordNet category with '{ref}' ({v:.2f})", None),
+    "wn_intended": ("WordNet relates it to '{ref}' in the query's sense", None),
+    "wn_other_sense": ("WordNet relates it to '{ref}' only in another sense", None),
+    "wn_gloss_overlap": ("WordNet's definition ties it to '{ref}'", None),
+    "wn_gloss_shared": ("its WordNet definition shares words with that of '{ref}'", None),
+    "wn_antonym": ("WordNet antonym of '{ref}'", None),
+    "wn_derived": ("WordNet derivative of '{ref}'", None),
+    "wn_term_known": (None, "not in WordNet"),
+    "wn_unrelated": ("no WordNet relation", None),
+    "wn_topic_in_domain": ("WordNet files it under {topic}", None),
+    "wn_topic_elsewhere": ("WordNet files it under another topic", None),
+}
+
 
 def _phrase(name: str, high: bool, s: Signals, domain: str | None) -> str | None:
-    ref = s.references.get(name)
     v = s[name]
     if name == "sim_query":
         return f"close to the query {v:.2f}" if high else f"far from the query {v:.2f}"
@@ -153,14 +202,20 @@ def _phrase(name: str, high: bool, s: Signals, domain: str | None) -> str | None
                 f"far from every expected term (nearest '{s.nearest_expected}' {v:.2f})")
     if name == "sim_expected_mean" and s.nearest_expected:
         return f"near the expected terms on average {v:.2f}" if high else f"far from the expected terms on average {v:.2f}"
+    if name == "sim_context":
+        return (f"close to the query with its expected terms {v:.2f}" if high else
+                f"far from the query with its expected terms {v:.2f}")
     if name == "sim_domain" and domain:
         return f"within the domain '{domain}' {v:.2f}" if high else f"outside the domain '{domain}' {v:.2f}"
     if name == "domain_fit" and domain:
         return (f"fits '{domain}' as well as the query does ({v:+.2f})" if high else
                 f"fits '{domain}' less than the query does ({v:+.2f})")
-    if name.startswith("wn_path") and (not s["wn_term_known"] or (not high and s["wn_unrelated"])):
+    in_wordnet = s["wn_term_known"] or s["wn_head_known"]
+    if name.startswith(("wn_path", "wn_depth")) and (not in_wordnet or (not high and s["wn_unrelated"])):
         return None  # 'not in WordNet' or 'no WordNet relation' says it
-    if name == "wn_unrelated" and not s["wn_term_known"]:
+    if name == "wn_term_known" and not high and s["wn_head_known"]:
+        return f"not in WordNet as a whole (read as a kind of '{s.references.get('wn_head', 'its last word')}')"
+    if name == "wn_unrelated" and not in_wordnet:
         return None
     rest = s.references.get("modified")
     if name.startswith("residual_sim") and rest:
@@ -175,43 +230,30 @@ def _phrase(name: str, high: bool, s: Signals, domain: str | None) -> str | None
     if name == "wn_synonym_specific" and synonym:
         return (f"WordNet synonym of '{synonym}'" if high else
                 f"shares one of the {round(1 / v) if v else 'many'} WordNet senses of '{synonym}'")
-    words = {
-        "token_overlap": (f"shares words with '{ref}'", "shares no word with the query or expected terms"),
-        "spelled_alike": (f"spelled like '{ref}'", None),
-        "spelling_variant": (f"a spelling of '{ref}'", None),
-        "same_head": (f"a kind of '{s.references.get('same_head', '')}'", None),
-        "other_head": (f"shares a word with '{s.references.get('token_overlap', '')}' but names another thing", None),
-        "lookalike": (f"looks like '{ref}' but unrelated in meaning", None),
-        "short_form_of": (f"abbreviation of '{ref}'", None),
-        "expansion_of": (f"expands the abbreviation '{ref}'", None),
-        "short_form": ("a short form", None),
-        "opposite_prefix": (f"opposite prefix to '{ref}'", None),
-        "wn_synonym_query": (f"WordNet synonym of '{ref}'", None),
-        "wn_synonym_expected": (f"WordNet synonym of '{ref}'", None),
-        "wn_hypernym_query": (f"WordNet broader or narrower term of '{ref}'", None),
-        "wn_hypernym_expected": (f"WordNet broader or narrower term of '{ref}'", None),
-        "wn_path_query": (f"near '{ref}' in WordNet ({v:.2f})", "far from the query in WordNet"),
-        "wn_path_expected": (f"near '{ref}' in WordNet ({v:.2f})", "far from every expected term in WordNet"),
-        "wn_antonym": (f"WordNet antonym of '{ref}'", None),
-        "wn_derived": (f"WordNet derivative of '{ref}'", None),
-        "wn_term_known": (None, "not in WordNet"),
-        "wn_unrelated": ("no WordNet relation", None),
-        "wn_topic_in_domain": (f"WordNet files it under {domain or 'the query' + chr(39) + 's topic'}", None),
-        "wn_topic_elsewhere": ("WordNet files it under another topic", None),
-    }.get(name, (None, None))
-    return words[0] if high else words[1]
+    template = _WORDS.get(name, (None, None))[0 if high else 1]
+    if template is None:
+        return None
+    refs = s.references
+    return template.format(ref=refs.get(name), v=v, same_head=refs.get("same_head", ""),
+                           token_overlap=refs.get("token_overlap", ""),
+                           topic=domain or "the query's topic")
 
 
-def describe(model: DriftModel, s: Signals, probability: float, domain: str | None, top: int = 3) -> str:
-    """The signals that pushed hardest towards the verdict's side, in words."""
-    contrib = model.contributions(s.values)
+def describe(model: DriftModel, s: Signals, probability: float, domain: str | None, top: int = 3,
+             contrib: np.ndarray | None = None, order: np.ndarray | None = None) -> str:
+    """The signals that pushed hardest towards the verdict's side, in words (`contrib`, `order`:
+    this term's row of `model.contributions` and its order towards the verdict, when the caller
+    computed them for many terms at once)."""
+    contrib = model.contributions(s.values) if contrib is None else contrib
     towards_drift = probability >= model.cutoff
-    order = np.argsort(-contrib if towards_drift else contrib)
+    if order is None:
+        order = np.argsort(-contrib if towards_drift else contrib)[:12]
+    contrib, values, mean = contrib.tolist(), s.values.tolist(), model.mean.tolist()
     phrases: list[str] = []
-    for i in order:
+    for i in order.tolist():
         if (contrib[i] > 0) != towards_drift or abs(contrib[i]) < 0.05:
             break
-        name, high = model.features[i], bool(s.values[i] > model.mean[i])
+        name, high = model.features[i], values[i] > mean[i]
         prior = PRIOR.get(name, 0)
         if prior and (prior > 0) != (high == towards_drift):
             continue

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .lexicon import CachedLexicon, relate
+from .lexicon import (EMPTY, GLOSS_STOPWORDS, PREPOSITIONS, WORD, CachedLexicon, LexiconEntry, depth_similarity,
+                      gloss_stem, intended_senses, merged_closure, phrase_head, relate)
 from .metrics import normalize_term
 
 __all__ = ["FEATURES", "DOMAIN_GLOSSES", "Signals", "compute_signals", "edit_ratio", "char_overlap",
@@ -29,6 +30,8 @@ FEATURES = (
     "wn_synonym_query", "wn_synonym_expected", "wn_synonym_specific", "wn_hypernym_query", "wn_hypernym_expected",
     "wn_path_query", "wn_path_expected", "wn_antonym", "wn_derived", "wn_term_known", "wn_unrelated",
     "wn_topic_in_domain", "wn_topic_elsewhere", "spelling_variant",
+    "wn_head_known", "wn_intended", "wn_other_sense", "wn_path_intended", "opposite_word", "wn_gloss_overlap",
+    "wn_gloss_shared", "wn_depth_intended",
 )
 """The combiner's inputs, in this order (the coefficients file names them too)."""
 
@@ -48,17 +51,30 @@ OPPOSITES = (("hyper", "hypo"), ("tachy", "brady"), ("over", "under"), ("macro",
              ("up", "down"), ("inc", "dec"), ("max", "min"), ("poly", "oligo"), ("hetero", "homo"),
              ("ante", "post"), ("supra", "infra"), ("super", "sub"), ("plaintiff", "defendant"),
              ("", "un"), ("", "non"), ("", "dis"), ("", "anti"), ("", "in"), ("", "a"), ("ab", "ad"))
-_TOKEN = re.compile(r"[^\W_]+")
 
 
 @lru_cache(maxsize=1 << 16)
 def _words(text: str) -> tuple[str, ...]:
     """The word tokens of a text (memoised: a query and its expected terms recur per candidate)."""
-    return tuple(_TOKEN.findall(text))
+    return tuple(WORD.findall(text))
 
 
 def domain_text(domain: str) -> str:
     return DOMAIN_GLOSSES.get(normalize_term(domain), domain)
+
+
+@lru_cache(maxsize=1 << 16)
+def _letters(text: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for c in text:
+        out[c] = out.get(c, 0) + 1
+    return out
+
+
+def _shared_letters(a: str, b: str) -> int:
+    """Letters the two have in common, with multiplicity."""
+    ha, hb = _letters(a), _letters(b)
+    return sum(min(n, hb[c]) for c, n in ha.items() if c in hb)
 
 
 def edit_ratio(a: str, b: str, floor: float = 0.0) -> float:
@@ -71,7 +87,7 @@ def edit_ratio(a: str, b: str, floor: float = 0.0) -> float:
     if len(a) > len(b):
         a, b = b, a
     limit = (1.0 - floor) * len(b)  # a larger distance is below the floor
-    if floor and len(b) - sum(min(a.count(c), b.count(c)) for c in set(a)) > limit:
+    if floor and (len(b) - len(a) > limit or len(b) - _shared_letters(a, b) > limit):
         return 0.0  # every letter not shared costs an edit
     previous = list(range(len(a) + 1))
     for j, cb in enumerate(b, 1):
@@ -87,9 +103,10 @@ def edit_ratio(a: str, b: str, floor: float = 0.0) -> float:
     return ratio if ratio >= floor else 0.0
 
 
-def _grams(text: str, n: int = 3) -> set[str]:
+@lru_cache(maxsize=1 << 16)
+def _grams(text: str, n: int = 3) -> frozenset[str]:
     padded = f" {text} "
-    return {padded[i:i + n] for i in range(max(1, len(padded) - n + 1))}
+    return frozenset(padded[i:i + n] for i in range(max(1, len(padded) - n + 1)))
 
 
 def char_overlap(a: str, b: str) -> float:
@@ -125,15 +142,19 @@ def is_abbreviation(short: str, long: str) -> bool:
     return False
 
 
+OPPOSITE_SUFFIXES = (("or", "ee"), ("er", "ee"))
+"""The two sides of a legal relation: lessor/lessee, employer/employee, mortgagor/mortgagee."""
 _OPPOSITE_PAIRS = frozenset(pair for p, q in OPPOSITES for pair in ((p, q), (q, p)))
+_SUFFIX_PAIRS = frozenset(pair for p, q in OPPOSITE_SUFFIXES for pair in ((p, q), (q, p)))
 
 
 def opposite_prefix(a: str, b: str) -> str | None:
     """The pair of opposite prefixes that turns one word of `a` into one of `b` ('hyper/hypo'),
-    else None. The words must keep a common stem of at least 3 letters."""
+    or of opposite suffixes ('-or/-ee'), else None. The words must keep a common stem of at
+    least 3 letters (4 for suffixes)."""
     for wa in _words(a):
         for wb in _words(b):
-            if wa == wb:
+            if wa == wb or wa[-1] != wb[-1] and wa[:4] != wb[:4]:
                 continue
             stem = 0  # the common suffix
             while stem < min(len(wa), len(wb)) and wa[-1 - stem] == wb[-1 - stem]:
@@ -142,7 +163,23 @@ def opposite_prefix(a: str, b: str) -> str | None:
                 x, y = wa[:len(wa) - k], wb[:len(wb) - k]
                 if (x, y) in _OPPOSITE_PAIRS:
                     return f"{x or '-'}/{y or '-'}"
+            stem = 0  # the common prefix
+            while stem < min(len(wa), len(wb)) and wa[stem] == wb[stem]:
+                stem += 1
+            if stem >= 4 and (wa[stem:], wb[stem:]) in _SUFFIX_PAIRS:
+                return f"-{wa[stem:]}/-{wb[stem:]}"
     return None
+
+
+NEGATIONS = frozenset("not no non without un".split())
+
+
+def differing_words(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(words only in `a`, words only in `b`) when the two share a word, else None."""
+    wa, wb = _words(a), _words(b)
+    if not set(wa) & set(wb):
+        return None
+    return tuple(w for w in wa if w not in wb), tuple(w for w in wb if w not in wa)
 
 
 @dataclass(slots=True)
@@ -205,20 +242,14 @@ def residual(term: str, refs: list[str]) -> str | None:
     return " ".join(extra) if extra and len(extra) < len(words) else None
 
 
-_PREPOSITIONS = frozenset("of in for on to with from under".split())
-
-
+@lru_cache(maxsize=1 << 16)
 def head_word(text: str) -> str | None:
-    """The head of a noun phrase: its last word, or the word before its first preposition
-    ('chest' of 'chest of drawers'); a plural 's' dropped."""
-    words = list(_words(text))
-    for i, w in enumerate(words):
-        if w in _PREPOSITIONS and i > 0:
-            words = words[:i]
-            break
+    """The head of a noun phrase (`lexicon.phrase_head`: its last word, or the word before
+    its first preposition, 'chest' of 'chest of drawers'), a plural 's' dropped."""
+    words = _words(text)
     if not words:
         return None
-    head = words[-1]
+    head = phrase_head(words) or words[-1]
     return head[:-1] if len(head) > 3 and head.endswith("s") and not head.endswith("ss") else head
 
 
@@ -226,16 +257,72 @@ DOMAIN_TOPICS = {"medical": "n06045562", "legal": "n08441203", "ecommerce": "n01
 """WordNet topic of each domain label: medical science, law, commerce (and their hyponyms)."""
 
 
+def lexicon_words(prepared: Sequence[tuple]) -> list[str]:
+    """What `compute_signals` asks the lexicon for: each term and reference, and the words by
+    which a term and a reference sharing a word differ (`_opposite_word` looks for antonyms)."""
+    out: dict[str, None] = {}
+    for term, _query, refs, _rest in prepared:
+        out[term] = None
+        out.update(dict.fromkeys(refs))
+        for ref in refs:
+            diff = differing_words(term, ref)
+            if diff:
+                out.update(dict.fromkeys(diff[0] + diff[1]))
+    return list(out)
+
+
+def _opposite_word(term: str, refs: list[str], entries: dict[str, LexiconEntry]) -> str | None:
+    """A reference the term turns into its opposite by one word: a negation added or dropped
+    ('not guilty verdict' / 'guilty verdict'), or a WordNet antonym ('extra small' / 'extra large')."""
+    for ref in refs:
+        diff = differing_words(term, ref)
+        if diff is None:
+            continue
+        mine, theirs = diff
+        if (mine or theirs) and set(mine + theirs) <= NEGATIONS:
+            return ref
+        for a in mine:
+            for b in theirs:
+                ea, eb = entries.get(a, EMPTY), entries.get(b, EMPTY)
+                if ea.known and eb.known and (ea.antonyms & set(eb.synsets) or eb.antonyms & set(ea.synsets)):
+                    return ref
+    return None
+
+
+@lru_cache(maxsize=1 << 16)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(gloss_stem(w) for w in _words(text) if len(w) > 2 and w not in GLOSS_STOPWORDS)
+
+
+def gloss_overlap(term: str, mine: LexiconEntry, ref: str, other: LexiconEntry) -> int:
+    """Words one side's WordNet definitions share with the other side's words, beyond the
+    words the two terms share ('percolator': 'a coffeepot ... ground coffee beans', for
+    'coffee maker'), counted by `gloss_stem`."""
+    ours, theirs = _stems(term), _stems(ref)
+    return len(mine.gloss & (theirs - ours)) + len(other.gloss & (ours - theirs))
+
+
+def _senses(refs: list[str], entries: dict[str, LexiconEntry], memo: dict) -> dict[str, tuple]:
+    """Each reference's entry and the senses the others pick out
+    (`intended_senses`), once per query (the candidates of a query share their references)."""
+    key = tuple(refs)
+    if key not in memo:
+        own = {r: entries[r] for r in refs}
+        memo[key] = {r: (e, intended_senses(e, [own[o] for o in refs if o != r])) for r, e in own.items()}
+    return memo[key]
+
+
 def _wordnet(term: str, query: str, refs: list[str], domain: str | None, entries: dict,
-             out: dict[str, float], where: dict[str, str]) -> None:
+             out: dict[str, float], where: dict[str, str], memo: dict) -> None:
     mine = entries[term]
     for name in ("wn_synonym_query", "wn_synonym_expected", "wn_synonym_specific", "wn_hypernym_query",
-                 "wn_hypernym_expected", "wn_path_query", "wn_path_expected", "wn_antonym", "wn_derived"):
+                 "wn_hypernym_expected", "wn_path_query", "wn_path_expected", "wn_antonym", "wn_derived",
+                 "wn_intended", "wn_path_intended", "wn_gloss_overlap", "wn_gloss_shared", "wn_depth_intended"):
         out[name] = 0.0
     ref_known = False
-    for ref in refs:
-        other = entries[ref]
-        ref_known |= other.known
+    other_sense = None
+    for ref, (other, intended) in _senses(refs, entries, memo).items():
+        ref_known |= bool(other.closure)
         rel = relate(mine, other)
         side = "query" if ref == query else "expected"
         hits = ((f"wn_synonym_{side}", rel.synonym), (f"wn_hypernym_{side}", rel.broader is not None or rel.narrower is not None),
@@ -247,15 +334,44 @@ def _wordnet(term: str, query: str, refs: list[str], domain: str | None, entries
             out["wn_synonym_specific"], where["wn_synonym_specific"] = 1 / len(other.synsets), ref
         if rel.path_similarity > out[f"wn_path_{side}"]:
             out[f"wn_path_{side}"], where[f"wn_path_{side}"] = rel.path_similarity, ref
+        close = rel.synonym or rel.derived or min(rel.broader or 9, rel.narrower or 9) <= 2
+        meant = relate(mine, other, intended) if len(intended) < len(other.synsets) else rel
+        if meant.synonym or meant.derived or min(meant.broader or 9, meant.narrower or 9) <= 2:
+            if not out["wn_intended"]:
+                out["wn_intended"], where["wn_intended"] = 1.0, ref
+        elif close and other_sense is None:
+            other_sense = ref
+        shared = gloss_overlap(term, mine, ref, other)
+        if min(shared, 2) / 2 > out["wn_gloss_overlap"]:
+            out["wn_gloss_overlap"], where["wn_gloss_overlap"] = min(shared, 2) / 2, ref
+        lesk = min(len(mine.gloss & other.gloss), 4) / 4
+        if lesk > out["wn_gloss_shared"]:
+            out["wn_gloss_shared"], where["wn_gloss_shared"] = lesk, ref
+        closure = other.closure if len(intended) == len(other.synsets) else merged_closure(other, intended)
+        depth = depth_similarity(mine.closure, closure)
+        if depth > out["wn_depth_intended"]:
+            out["wn_depth_intended"], where["wn_depth_intended"] = depth, ref
+        if meant.path_similarity > out["wn_path_intended"]:
+            out["wn_path_intended"], where["wn_path_intended"] = meant.path_similarity, ref
+    out["wn_other_sense"] = float(other_sense is not None and not out["wn_intended"])
+    if out["wn_other_sense"]:
+        where["wn_other_sense"] = other_sense
     out["wn_term_known"] = float(mine.known)
+    out["wn_head_known"] = float(not mine.known and bool(mine.closure))
+    if out["wn_head_known"]:
+        where["wn_head"] = phrase_head(_words(term)) or term
     related = any(out[n] for n in ("wn_synonym_query", "wn_synonym_expected", "wn_hypernym_query",
                                    "wn_hypernym_expected", "wn_derived", "wn_antonym"))
-    out["wn_unrelated"] = float(mine.known and ref_known and not related
+    out["wn_unrelated"] = float(bool(mine.closure) and ref_known and not related
                                 and max(out["wn_path_query"], out["wn_path_expected"]) < 0.25)
     root = DOMAIN_TOPICS.get(normalize_term(domain or ""))
     shared = any(mine.topics & entries[r].topics for r in refs)
     out["wn_topic_in_domain"] = float(shared or (root is not None and root in mine.topic_closure))
     out["wn_topic_elsewhere"] = float(bool(mine.topics) and not out["wn_topic_in_domain"])
+    opposite = _opposite_word(term, refs, entries)
+    out["opposite_word"] = float(opposite is not None)
+    if opposite:
+        where["opposite_word"] = opposite
 
 
 def context_text(candidate) -> str:
@@ -263,10 +379,54 @@ def context_text(candidate) -> str:
     return "; ".join([candidate.query, *candidate.expected_terms])
 
 
+def _similarities(candidates: Sequence, domains: list, contexts: list[str], rests: list, embedder) -> dict[str, np.ndarray]:
+    """The embedding signals of every candidate at once: one `embed` call, row-wise dot products."""
+    texts = list(dict.fromkeys([c.term for c in candidates] + [c.query for c in candidates]
+                               + [d for d in domains if d] + [e for c in candidates for e in c.expected_terms]
+                               + [r for r in rests if r] + contexts))
+    index = {t: i for i, t in enumerate(texts)}
+    vectors = embedder.embed(texts)
+
+    def rows(items) -> np.ndarray:
+        return vectors[np.fromiter((index[t] for t in items), dtype=np.int64, count=len(candidates))]
+
+    def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.einsum("ij,ij->i", a, b).astype(np.float64)
+
+    term, query = rows(c.term for c in candidates), rows(c.query for c in candidates)
+    has_domain = np.array([d is not None for d in domains])
+    domain = rows(d if d else c.query for c, d in zip(candidates, domains))
+    has_rest = np.array([r is not None for r in rests])
+    rest = rows(r if r else c.term for c, r in zip(candidates, rests))
+    context = rows(contexts)
+    sim = {"sim_query": dot(term, query), "sim_context": dot(term, context)}
+    sim["sim_domain"] = np.where(has_domain, dot(term, domain), sim["sim_query"])
+    sim["domain_fit"] = np.where(has_domain, sim["sim_domain"] - dot(query, domain), 0.0)
+    counts = np.array([len(c.expected_terms) for c in candidates])
+    owner = np.repeat(np.arange(len(candidates)), counts)
+    expected = vectors[[index[e] for c in candidates for e in c.expected_terms]] if counts.sum() else None
+    sim_max, sim_mean, nearest = sim["sim_query"].copy(), sim["sim_query"].copy(), np.full(len(candidates), -1)
+    if expected is not None:
+        pair = np.einsum("ij,ij->i", expected, term[owner]).astype(np.float64)
+        starts = np.cumsum(counts) - counts
+        some = counts > 0
+        sim_max[some] = np.maximum.reduceat(pair, starts[some])
+        sim_mean[some] = np.add.reduceat(pair, starts[some]) / counts[some]
+        for i in np.flatnonzero(some):  # argmax within each candidate's own expected terms
+            nearest[i] = int(np.argmax(pair[starts[i]:starts[i] + counts[i]]))
+    sim["sim_expected_max"], sim["sim_expected_mean"], sim["nearest"] = sim_max, sim_mean, nearest
+    sim["residual_sim_query"] = np.where(has_rest, dot(rest, query), sim["sim_query"])
+    sim["residual_sim_domain"] = np.where(has_rest & has_domain, dot(rest, domain),
+                                          np.where(has_rest, sim["residual_sim_query"], sim["sim_domain"]))
+    return sim
+
+
 def compute_signals(candidates: Sequence, embedder, lexicon: CachedLexicon,
                     domain_context: str | None = None) -> list[Signals]:
     """Signals of each candidate (DriftCandidate), in order. One lexicon lookup and one
     `embedder.embed` call for all the texts involved."""
+    if not candidates:
+        return []
     labels = [domain_context or c.domain for c in candidates]
     domains = [domain_text(d) if d else None for d in labels]
     prepared = []
@@ -276,49 +436,32 @@ def compute_signals(candidates: Sequence, embedder, lexicon: CachedLexicon,
         query = normalize_term(c.query)
         refs = [r for r in dict.fromkeys([query, *(normalize_term(e) for e in c.expected_terms)]) if r != term]
         prepared.append((term, query, refs or [query], residual(term, refs or [query])))
-    texts = list(dict.fromkeys([c.term for c in candidates] + [c.query for c in candidates]
-                               + [d for d in domains if d] + [e for c in candidates for e in c.expected_terms]
-                               + [p[3] for p in prepared if p[3]] + contexts))
-    index = {t: i for i, t in enumerate(texts)}
-    words = list(dict.fromkeys(w for p in prepared for w in (p[0], *p[2])))
+    words = lexicon_words(prepared)
     entries = lexicon.entries(words)  # first: a missing WordNet is said before the model loads
-    vectors = embedder.embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
+    sims = _similarities(candidates, domains, contexts, [p[3] for p in prepared], embedder)
+    columns = {name: sims[name].tolist() for name in sims}
     out = []
-    for c, label, domain, context, (term, query, refs, rest) in zip(candidates, labels, domains, contexts, prepared):
-        vec = vectors[index[c.term]]
-        query_vec = vectors[index[c.query]]
-        v: dict[str, float] = {"sim_query": float(vec @ query_vec), "sim_context": float(vec @ vectors[index[context]])}
-        domain_vec = vectors[index[domain]] if domain else None
-        if domain_vec is not None:
-            v["sim_domain"] = float(vec @ domain_vec)
-            v["domain_fit"] = v["sim_domain"] - float(query_vec @ domain_vec)
-        else:
-            v["sim_domain"], v["domain_fit"] = v["sim_query"], 0.0
-        nearest = None
-        if c.expected_terms:
-            sims = vectors[[index[e] for e in c.expected_terms]] @ vec
-            best = int(np.argmax(sims))
-            nearest = c.expected_terms[best]
-            v["sim_expected_max"], v["sim_expected_mean"] = float(sims[best]), float(sims.mean())
-        else:
-            v["sim_expected_max"] = v["sim_expected_mean"] = v["sim_query"]
+    memo: dict = {}
+    for i, (c, label, (term, query, refs, rest)) in enumerate(zip(candidates, labels, prepared)):
+        v: dict[str, float] = {name: columns[name][i] for name in _EMBEDDING_SIGNALS}
+        nearest = c.expected_terms[columns["nearest"][i]] if c.expected_terms else None
         where: dict[str, str] = {"domain": label} if label else {}
         _lexical(term, query, refs, v, where)
         v["lookalike"] = v["spelled_alike"] * (1 - max(v["sim_query"], v["sim_expected_max"]))
         where["lookalike"] = where.get("spelled_alike", query)
         v["modified"] = float(rest is not None)
         heads = {head_word(r) for r in refs}
-        v["same_head"] = float(rest is not None and head_word(term) in heads)
+        own_head = head_word(term)
+        v["same_head"] = float(rest is not None and own_head in heads)
         if v["same_head"]:
-            where["same_head"] = next(r for r in refs if head_word(r) == head_word(term))
-        v["other_head"] = float(rest is not None and head_word(term) not in heads)
+            where["same_head"] = next(r for r in refs if head_word(r) == own_head)
+        v["other_head"] = float(rest is not None and own_head not in heads)
         if rest is not None:
-            rest_vec = vectors[index[rest]]
-            v["residual_sim_query"] = float(rest_vec @ query_vec)
-            v["residual_sim_domain"] = float(rest_vec @ domain_vec) if domain_vec is not None else v["residual_sim_query"]
             where["modified"] = rest
-        else:
-            v["residual_sim_query"], v["residual_sim_domain"] = v["sim_query"], v["sim_domain"]
-        _wordnet(term, query, refs, label, entries, v, where)
+        _wordnet(term, query, refs, label, entries, v, where, memo)
         out.append(Signals(np.array([v[name] for name in FEATURES]), nearest, where, v))
     return out
+
+
+_EMBEDDING_SIGNALS = ("sim_query", "sim_context", "sim_domain", "domain_fit", "sim_expected_max", "sim_expected_mean",
+                      "residual_sim_query", "residual_sim_domain")

@@ -18,17 +18,18 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from .errors import UsageError
 
 __all__ = ["SOURCE", "WORDNET_ROOT", "LexiconEntry", "Relation", "WordNet", "LexiconCache", "CachedLexicon",
-           "relate", "wordnet_available"]
+           "relate", "merged_closure", "depth_similarity", "intended_senses", "phrase_head", "WORD", "PREPOSITIONS", "kind_of", "gloss_stem", "wordnet_available"]
 
-SOURCE = "wordnet-3.0/v2"
+SOURCE = "wordnet-3.0/v3"
 """Names the lexicon and the entry format in the cache: bump it when `LexiconEntry` changes."""
 WORDNET_ROOT = "/usr/share/wordnet"
 _POS = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
@@ -42,6 +43,23 @@ _SUFFIXES = {  # WordNet's morphy detachment rules
 }
 
 
+_GLOSS_WORD = re.compile(r"[^\W\d_]+")
+WORD = re.compile(r"[^\W_]+")
+"""A word of a term: letters and digits ('gastro-oesophageal' is two)."""
+PREPOSITIONS = frozenset("of in for on to with from under".split())
+
+
+def phrase_head(words: Sequence[str]) -> str | None:
+    """The head of a noun phrase of several words: its last word, or the word before its
+    first preposition ('chest' of 'chest of drawers'); None for one word."""
+    if len(words) < 2:
+        return None
+    for i, w in enumerate(words):
+        if w in PREPOSITIONS and i > 0:
+            return words[i - 1]
+    return words[-1]
+
+
 def wordnet_available(root: str | Path | None = None) -> bool:
     """True when WordNet's data files are where `WordNet` looks for them."""
     return (Path(root or os.environ.get("EVALCORE_WORDNET", WORDNET_ROOT)) / "index.noun").is_file()
@@ -49,7 +67,8 @@ def wordnet_available(root: str | Path | None = None) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class LexiconEntry:
-    """What WordNet says about one term (empty synsets: not in WordNet)."""
+    """What WordNet says about one term (empty synsets: not in WordNet; then a phrase's
+    closure and gloss are those of its head, see `kind_of`)."""
 
     synsets: tuple[str, ...]
     """Synset ids, e.g. 'n14103510'."""
@@ -63,24 +82,49 @@ class LexiconEntry:
     """Topic domains (law, medicine, music...) of the synsets and their hypernyms."""
     topic_closure: frozenset[str] = frozenset()
     """The topics and every hypernym of them (law, medical science, ...)."""
+    gloss: frozenset[str] = frozenset()
+    """Stems (`gloss_stem`) of the content words of its senses' definitions."""
+    senses: dict[str, dict[str, int]] = field(default_factory=dict, compare=False)
+    """Synset id -> that one sense's hypernym closure, when the term has several senses
+    (empty: every sense shares `closure`)."""
 
     @property
     def known(self) -> bool:
         return bool(self.synsets)
 
+    def sense_closure(self, sid: str) -> dict[str, int]:
+        return self.senses.get(sid) or self.closure
+
     def to_json(self) -> str:
-        return json.dumps({"s": list(self.synsets), "h": self.closure, "a": sorted(self.antonyms),
-                           "d": sorted(self.derived), "t": sorted(self.topics), "tc": sorted(self.topic_closure)},
-                          separators=(",", ":"))
+        body = {"s": list(self.synsets), "h": self.closure, "a": sorted(self.antonyms), "d": sorted(self.derived),
+                "t": sorted(self.topics), "tc": sorted(self.topic_closure)}
+        if self.gloss:
+            body["g"] = sorted(self.gloss)
+        if self.senses:
+            body["hs"] = self.senses
+        return json.dumps(body, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> LexiconEntry:
         raw = json.loads(text)
-        return cls(tuple(raw["s"]), dict(raw["h"]), frozenset(raw["a"]), frozenset(raw["d"]), frozenset(raw["t"]),
-                   frozenset(raw["tc"]))
+        return cls(tuple(raw["s"]), raw["h"], frozenset(raw["a"]), frozenset(raw["d"]), frozenset(raw["t"]),
+                   frozenset(raw["tc"]), frozenset(raw.get("g", ())), raw.get("hs") or {})
 
 
 EMPTY = LexiconEntry((), {}, frozenset(), frozenset())
+
+GLOSS_STOPWORDS = frozenset("""a an the of or and to in on at by for from with without into onto as is are be been being
+that which who whom whose this these those it its their his her one ones some any all each such other another than
+then more most less least very often usually especially typically something someone somebody thing things used use
+using made make makes having has have had not no can may might will would should being e g etc kind type form part
+act state process quality person people way also either neither both about between within like than""".split())
+"""Words of a definition that say nothing of its topic."""
+
+
+def gloss_stem(word: str) -> str:
+    """A word reduced to compare definitions and terms: its first five letters ('urination'
+    and 'urinary' alike), shorter words whole."""
+    return word[:5]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,19 +149,77 @@ class Relation:
         return self.synonym or self.broader is not None or self.narrower is not None or self.antonym or self.derived
 
 
-def relate(a: LexiconEntry, b: LexiconEntry) -> Relation:
-    """The relation of term `a` to term `b`, from their cache entries alone."""
-    if not a.known or not b.known:
-        return Relation(False, None, None, False, False, 0.0)
-    a_set, b_set = set(a.synsets), set(b.synsets)
+_NONE = Relation(False, None, None, False, False, 0.0)
+
+
+def _path(a: dict[str, int], b: dict[str, int]) -> float:
+    """1 / (1 + the shortest path between two hypernym closures through a common ancestor)."""
+    common = a.keys() & b.keys()
+    if not common:
+        return 0.0
+    return 1.0 / (1 + min(a[s] + b[s] for s in common))
+
+
+def depth_similarity(a: dict[str, int], b: dict[str, int]) -> float:
+    """Wu-Palmer-like: 2·depth(common ancestor) / (depth(a) + depth(b)), the deepest common
+    ancestor; depths counted up the closures (poncho and raincoat meet at 'overgarment', deep
+    in the tree, though four edges apart). 0 when they share none."""
+    common = a.keys() & b.keys() if a and b else ()
+    if not common:
+        return 0.0
+    da, db = max(a.values()), max(b.values())
+    best = max((da - a[s]) + (db - b[s]) for s in common)
+    return best / (da + db + 2)
+
+
+def relate(a: LexiconEntry, b: LexiconEntry, senses: Sequence[str] | None = None) -> Relation:
+    """The relation of term `a` to term `b`, from their cache entries alone; with `senses`,
+    to those senses of `b` only (see `intended_senses`). An entry with a closure but no
+    synsets (`kind_of`) relates through its closure."""
+    if not a.closure or not b.closure:
+        return _NONE
+    a_set = set(a.synsets)
+    b_set = set(b.synsets if senses is None else senses)
+    b_closure = b.closure if senses is None or len(b_set) == len(b.synsets) else merged_closure(b, b_set)
     up = [a.closure[s] for s in b_set if s in a.closure and a.closure[s] > 0]
-    down = [b.closure[s] for s in a_set if s in b.closure and b.closure[s] > 0]
-    small, large = (a.closure, b.closure) if len(a.closure) <= len(b.closure) else (b.closure, a.closure)
-    path = min((d + large[s] for s, d in small.items() if s in large), default=None)
+    down = [b_closure[s] for s in a_set if s in b_closure and b_closure[s] > 0]
     return Relation(bool(a_set & b_set), min(up, default=None), min(down, default=None),
                     bool(a.antonyms & b_set or b.antonyms & a_set),
-                    bool(a.derived & b_set or b.derived & a_set),
-                    0.0 if path is None else 1.0 / (1 + path))
+                    bool(a.derived & b_set or b.derived & a_set), _path(a.closure, b_closure))
+
+
+def merged_closure(entry: LexiconEntry, senses) -> dict[str, int]:
+    """The hypernym closure of some of the entry's senses."""
+    merged: dict[str, int] = {}
+    for sid in senses:
+        for anc, d in entry.sense_closure(sid).items():
+            if d < merged.get(anc, 1 << 30):
+                merged[anc] = d
+    return merged
+
+
+def intended_senses(entry: LexiconEntry, others: Sequence[LexiconEntry]) -> tuple[str, ...]:
+    """The senses of `entry` nearest (by path similarity) to any of `others`: the sense a
+    query means is the one its expected terms share ('court' beside 'tribunal': the court of
+    law, not the tennis court). Every sense when it has one, or none is nearer than another."""
+    if len(entry.synsets) < 2 or not entry.senses:
+        return entry.synsets
+    scores = {sid: max((_path(entry.sense_closure(sid), o.closure) for o in others if o.closure), default=0.0)
+              for sid in entry.synsets}
+    best = max(scores.values())
+    return entry.synsets if best <= 0 else tuple(s for s in entry.synsets if scores[s] == best)
+
+
+def kind_of(head: LexiconEntry, modifiers: Sequence[LexiconEntry] = ()) -> LexiconEntry:
+    """The entry of a phrase WordNet lacks, read as a kind of its head word ('jazz music' as a
+    kind of 'music'): no synsets of its own, one level below the head's senses nearest its
+    other words (`intended_senses`: 'wine glasses' below the drinking glass)."""
+    if not head.known:
+        return EMPTY
+    senses = intended_senses(head, [m for m in modifiers if m.known])
+    closure = head.closure if len(senses) == len(head.synsets) else merged_closure(head, set(senses))
+    return LexiconEntry((), {s: d + 1 for s, d in closure.items()}, frozenset(), head.derived,
+                        head.topics, head.topic_closure, head.gloss)
 
 
 class WordNet:
@@ -131,6 +233,7 @@ class WordNet:
         self._maps: dict[str, mmap.mmap] = {}
         self._exceptions: dict[str, dict[str, list[str]]] = {}
         self._synsets: dict[str, tuple] = {}
+        self._entries: dict[str, LexiconEntry] = {}
 
     def _map(self, name: str) -> mmap.mmap:
         if name not in self._maps:
@@ -166,11 +269,13 @@ class WordNet:
         forms += [word[:-len(old)] + new for old, new in _SUFFIXES[pos] if word.endswith(old) and len(word) > len(old) + 1]
         return list(dict.fromkeys(forms))
 
-    def synset(self, sid: str) -> tuple[list[tuple[str, str, int]], str]:
-        """(pointers as (symbol, target synset id, source word number), lexicographer file number)."""
+    def synset(self, sid: str) -> tuple[list[tuple[str, str, int]], str, str]:
+        """(pointers as (symbol, target synset id, source word number), lexicographer file
+        number, definition)."""
         if sid not in self._synsets:
             mm, offset = self._map(f"data.{_POS[sid[0]]}"), int(sid[1:])
-            fields = mm[offset:mm.find(b"\n", offset)].split(b" | ", 1)[0].decode("utf-8").split()
+            head, _, gloss = mm[offset:mm.find(b"\n", offset)].decode("utf-8").partition(" | ")
+            fields = head.split()
             words = int(fields[3], 16)
             at = 4 + 2 * words
             count = int(fields[at])
@@ -178,11 +283,16 @@ class WordNet:
             for i in range(count):
                 symbol, target, pos, st = fields[at + 1 + 4 * i:at + 5 + 4 * i]
                 pointers.append((symbol, ("a" if pos == "s" else pos) + target, int(st[:2], 16)))
-            self._synsets[sid] = (pointers, fields[1])
+            self._synsets[sid] = (pointers, fields[1], gloss.split(";", 1)[0])
         return self._synsets[sid]
 
     def lookup(self, term: str) -> LexiconEntry:
         """The term's entry; `term` is already normalised (SPEC §2 rule 1)."""
+        if term not in self._entries:  # a phrase's words recur in other phrases
+            self._entries[term] = self._lookup(term)
+        return self._entries[term]
+
+    def _lookup(self, term: str) -> LexiconEntry:
         lemma = "_".join(term.split())
         synsets: list[str] = []
         for pos in _POS:
@@ -194,8 +304,13 @@ class WordNet:
                     break
         synsets = list(dict.fromkeys(synsets))
         if not synsets:
-            return EMPTY
+            words = WORD.findall(term)
+            head = phrase_head(words)
+            if head is None:
+                return EMPTY
+            return kind_of(self.lookup(head), [self.lookup(w) for w in words if w != head and w not in PREPOSITIONS])
         closure = self._closure(synsets)
+        senses = {sid: self._closure([sid]) for sid in synsets} if len(synsets) > 1 else {}
         topics = {t for sid in closure for symbol, t, _ in self.synset(sid)[0] if symbol == ";c"}
         antonyms, derived = set(), set()
         for sid in synsets:
@@ -204,8 +319,10 @@ class WordNet:
                     antonyms.add(target)
                 elif symbol in ("+", "&", "\\", "^"):
                     derived.add(target)
+        gloss = {gloss_stem(w) for sid in synsets for w in _GLOSS_WORD.findall(self.synset(sid)[2].lower())
+                 if len(w) > 2 and w not in GLOSS_STOPWORDS}
         return LexiconEntry(tuple(synsets), closure, frozenset(antonyms), frozenset(derived), frozenset(topics),
-                            frozenset(self._closure(sorted(topics))))
+                            frozenset(self._closure(sorted(topics))), frozenset(gloss), senses)
 
     def _closure(self, synsets: Sequence[str]) -> dict[str, int]:
         """Every hypernym (and instance hypernym) of `synsets`, themselves at 0 -> shortest distance."""

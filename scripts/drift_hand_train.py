@@ -954,4 +954,109 @@ unr   sundial
 rel   dishwasher tablets
 shift dishwasher (kitchen worker)
 unr   trampoline
+@ ecommerce
+= frying pan | skillet; fry pan
+rel   wok
+rel   griddle
+shift pan flute
+unr   harmonica
+
+= overcoat | greatcoat; winter overcoat
+rel   trench coat
+rel   topcoat
+arch  ulster
+shift coat of arms
+unr   stapler
+
+= slippers | house shoes; carpet slippers
+rel   moccasins
+rel   mules
+shift slippery slope
+unr   ping pong ball
+
+= scarf | muffler; neck scarf
+rel   shawl
+rel   bandana
+jar   stole
+shift scarf joint
+unr   toaster
+
+= sideboard | buffet; credenza
+rel   hutch
+rel   cabinet
+arch  chiffonier
+look  sideburns
+unr   kayak paddle
+
+= saucepan | cooking pot; pot
+rel   stockpot
+rel   casserole
+jar   bain-marie
+shift jackpot
+unr   tennis net
+
+= binoculars | field glasses; opera glasses
+rel   monocular
+rel   telescope
+arch  spyglass
+shift bifocals
+unr   pillowcase
+
+= pajamas | pyjamas; sleepwear; nightwear
+jar   jammies
+rel   nightgown
+rel   nightshirt
+unr   leaf blower
+
+@ medical
+= nephritis | kidney inflammation; inflamed kidneys
+rel   glomerulonephritis
+rel   pyelonephritis
+arch  Bright's disease
+look  neuritis
+look  nephrite
+unr   bicycle pump
+
+= cholecystitis | gallbladder inflammation; inflamed gallbladder
+rel   cholelithiasis
+rel   biliary colic
+unr   tambourine
+
+= laryngitis | voice box inflammation; hoarse voice
+rel   croup
+rel   pharyngitis
+unr   lawn chair
+
+= gingivitis | gum disease; inflamed gums
+rel   periodontitis
+rel   plaque
+arch  pyorrhea
+look  gingerbread
+shift chewing gum
+unr   snow globe
+
+= migraine | severe headache; migraine headache
+rel   aura
+rel   cluster headache
+arch  megrim
+look  migrant
+unr   garden trowel
+
+@ legal
+= bailiff | court officer; sheriff's officer
+rel   marshal
+jar   tipstaff
+rel   court usher
+unr   watering can
+
+= affidavit | sworn statement; sworn declaration
+rel   jurat
+rel   oath
+rel   statutory declaration
+unr   swimming goggles
+
+= codicil | will amendment; amendment to a will
+rel   last will and testament
+rel   testamentary document
+unr   kite string
 """

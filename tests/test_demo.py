@@ -22,8 +22,8 @@ def test_demo_outcomes_and_idempotency(db):
         ("legal", "v1"): "review", ("legal", "v2"): "fail", ("legal", "v3"): "review",
         # e-commerce (not high-risk, outside SPEC §8) under the drift combiner of issue 18: it flags
         # 'pull-ups' (a diaper brand) in the critical query ecom-021, so the baseline fails, and
-        # leaves 'usb-c power bank' unjudged in v3 (review); the old cosine judge passed both
-        # (docs/drift.md, known misses)
+        # leaves 'poncho' (for 'rain jacket') unjudged in v3 (review); the old cosine judge passed
+        # both (docs/drift.md, known misses)
         ("ecommerce", "v1"): "fail", ("ecommerce", "v2"): "fail", ("ecommerce", "v3"): "review",
     }
     again = seed_demo(db, DEMO)

@@ -45,6 +45,15 @@ def _kinds(columns: list[tuple[str, object]]) -> None:
         echo("  " + f"{k:19}" + "".join(f"{cell:>24}" for cell in cells))
 
 
+def _choose_l2(train, embedder, lexicon):
+    import numpy as np
+
+    from ..calibration import signal_matrix
+    from ..drift_model import choose_l2
+    y = np.array([r.drift for r in train], dtype=float)
+    return choose_l2(signal_matrix(train, embedder, lexicon), y, [r.group for r in train])
+
+
 @drift_group.command("calibrate")
 @click.option("--data", "data_path", type=click.Path(dir_okay=False),
               help=f"Training rows (.jsonl, or the older .csv) [default: {TRAIN}, else {OLD_CSV}].")
@@ -56,7 +65,9 @@ def _kinds(columns: list[tuple[str, object]]) -> None:
               help="embedding: cross-validate and refit the combiner; llm: measure the configured LLM judge.")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=0.34, show_default=True,
               help="The old cosine judge's threshold, measured beside the combiner.")
-@click.option("--l2", type=click.FloatRange(min=0), default=1.0, show_default=True, help="L2 penalty of the fit.")
+@click.option("--l2", type=click.FloatRange(min=0),
+              help="L2 penalty of the fit [default: the one of 0.3, 1, 3, 10, 30 with the lowest log-loss under "
+                   "grouped cross-validation].")
 @click.option("--cutoff", type=click.FloatRange(0, 1),
               help="Drift probability at or above which a term is drift [default: the lowest cut-off whose "
                    "cross-validated precision is at least 0.95].")
@@ -99,11 +110,16 @@ def calibrate_command(data_path, heldout_path, out, judge_name, threshold, l2, c
                + ([run_cli(measure_judge, "llm (held-out)", judge, heldout)] if heldout else []))
         return
     embedder = run_cli(make_embedder, settings.drift, vectors)
-    result = run_cli(calibrate_combiner, train, heldout, embedder, lexicon_for(vectors),
+    lexicon = lexicon_for(vectors)
+    how = "given"
+    if l2 is None:
+        l2, losses = run_cli(_choose_l2, train, embedder, lexicon)
+        how = "chosen by grouped CV log-loss: " + ", ".join(f"{k:g} {v:.4f}" for k, v in losses.items())
+    result = run_cli(calibrate_combiner, train, heldout, embedder, lexicon,
                      CosineDriftJudge(embedder, threshold), l2, cutoff, trained_on=Path(data_path).name)
     m = result.model
     echo(f"combiner: logistic regression over {len(m.features)} signals ({embedder.model_id}, WordNet 3.0), "
-         f"L2 {l2:g}; cut-off {m.cutoff:.2f}")
+         f"L2 {l2:g} ({how}); cut-off {m.cutoff:.2f}")
     echo(f"band (unjudged): {m.band[0]:.3f}-{m.band[1]:.3f}  ({result.band_cv:.1%} of cross-validated terms, "
          f"{result.band_heldout:.1%} of held-out terms)")
     _table("cross-validated, 5 folds grouped by query", result.cv)
