@@ -104,13 +104,19 @@ def bench_evaluate() -> None:
 
 
 def bench_calibration() -> None:
-    from evalcore.calibration import calibrate_combiner, load_rows
+    import numpy as np
+
+    from evalcore.calibration import calibrate_combiner, load_rows, signal_matrix
+    from evalcore.drift_model import choose_l2
     train = load_rows(ROOT / "data" / "drift" / "train.jsonl")
     heldout = load_rows(ROOT / "data" / "drift" / "heldout.jsonl")
-    embedder = make_embedder({}, None)
-    result = calibrate_combiner(train, heldout, embedder, CachedLexicon(), CosineDriftJudge(embedder))
+    embedder, lexicon = make_embedder({}, None), CachedLexicon()
+    # the L2 penalty as `evalcore drift calibrate` chooses it, so the figures are the same
+    l2, _ = choose_l2(signal_matrix(train, embedder, lexicon), np.array([r.drift for r in train], dtype=float),
+                      [r.group for r in train])
+    result = calibrate_combiner(train, heldout, embedder, lexicon, CosineDriftJudge(embedder), l2)
     m = result.model
-    print(f"bench_drift combiner cut-off {m.cutoff:.2f}, band {m.band[0]:.3f}-{m.band[1]:.3f} "
+    print(f"bench_drift combiner L2 {l2:g}, cut-off {m.cutoff:.2f}, band {m.band[0]:.3f}-{m.band[1]:.3f} "
           f"({result.band_cv:.1%} of CV terms, {result.band_heldout:.1%} of held-out terms unjudged)")
     for title, figures in (("grouped 5-fold CV", result.cv), ("held-out (hand rows)", result.heldout)):
         for f in figures:

@@ -30,8 +30,20 @@ def test_relations_from_two_entries():
 
 def test_entry_json_round_trip():
     e = LexiconEntry(("n1", "v2"), {"n1": 0, "v2": 0, "n5": 1}, frozenset({"n7"}), frozenset({"v8"}),
-                     frozenset({"n9"}), frozenset({"n9", "n10"}))
-    assert LexiconEntry.from_json(e.to_json()) == e
+                     frozenset({"n9"}), frozenset({"n9", "n10"}), frozenset({"coffe"}),
+                     {"n1": {"n1": 0, "n5": 1}, "v2": {"v2": 0}})
+    back = LexiconEntry.from_json(e.to_json())
+    assert back == e and back.senses == e.senses and back.gloss == e.gloss
+
+
+def test_relation_to_chosen_senses_only():
+    # b has two senses: n2 (under n20) and n3 (under n30); a is a kind of n3
+    a = entry(["n1"], {"n3": 1, "n30": 2})
+    b = LexiconEntry(("n2", "n3"), {"n2": 0, "n3": 0, "n20": 1, "n30": 1}, frozenset(), frozenset(),
+                     senses={"n2": {"n2": 0, "n20": 1}, "n3": {"n3": 0, "n30": 1}})
+    assert relate(a, b).broader == 1
+    assert relate(a, b, ["n2"]).broader is None and relate(a, b, ["n2"]).path_similarity == 0.0
+    assert relate(a, b, ["n3"]).broader == 1
 
 
 @needs_wordnet
@@ -50,6 +62,23 @@ def test_real_wordnet_relations():
     assert not rel("tort", "torte").any
     assert not wn.lookup("bivens action").known
     assert "n08441203" in wn.lookup("tort").topics        # WordNet files 'tort' under law
+
+
+@needs_wordnet
+def test_real_wordnet_senses_phrases_and_definitions():
+    from evalcore.lexicon import intended_senses
+    wn = WordNet()
+    court, tribunal = wn.lookup("court"), wn.lookup("tribunal")
+    meant = intended_senses(court, [tribunal])
+    assert len(court.synsets) > 5 and set(meant) <= set(tribunal.synsets) | set(court.synsets)
+    assert relate(tribunal, court, meant).synonym         # the law court, the sense 'tribunal' shares
+    assert not relate(wn.lookup("basketball court"), court, meant).any  # a sports court: another sense
+    assert relate(wn.lookup("basketball court"), court).narrower is None and \
+        relate(wn.lookup("basketball court"), court).broader == 1
+    jazz = wn.lookup("jazz music")                        # not in WordNet: a kind of 'music'
+    assert not jazz.known and any(jazz.closure.get(s) == 1 for s in wn.lookup("music").synsets)
+    assert "coffe" in wn.lookup("percolator").gloss       # 'a coffeepot in which boiling water ...'
+    assert relate(wn.lookup("large"), wn.lookup("small")).antonym
 
 
 def test_cache_answers_warm_runs_without_wordnet():

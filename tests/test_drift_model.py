@@ -11,7 +11,7 @@ import pytest
 
 from evalcore.calibration import choose_band, choose_cutoff, grouped_folds, roc_auc
 from evalcore.drift import DriftCandidate, EmbeddingDriftJudge
-from evalcore.drift_model import SHIPPED_MODEL, DriftModel, fit_logistic, load_model
+from evalcore.drift_model import L2_CHOICES, SHIPPED_MODEL, DriftModel, choose_l2, fit_logistic, load_model, log_loss
 from evalcore.drift_signals import FEATURES
 from evalcore.errors import UsageError
 
@@ -43,6 +43,18 @@ def test_sample_weight_two_equals_the_row_twice():
     doubled = fit_logistic(np.vstack([x, x[:1]]), np.append(y, y[0]), l2=0.5)
     weighted = fit_logistic(x, y, l2=0.5, sample_weight=np.array([2.0, 1, 1, 1]))
     assert np.allclose(doubled[0], weighted[0]) and doubled[1] == pytest.approx(weighted[1])
+
+
+def test_l2_is_chosen_by_grouped_cv_log_loss():
+    from evalcore.calibration import cross_validate
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((300, 8))  # two informative columns, six of noise
+    y = (x[:, 0] - x[:, 1] + 1.5 * rng.standard_normal(300) > 0).astype(float)
+    groups = [f"g{i // 3}" for i in range(300)]
+    best, losses = choose_l2(x, y, groups)
+    assert set(losses) == set(L2_CHOICES) and losses[best] == min(losses.values())
+    assert losses[3.0] == pytest.approx(log_loss(cross_validate(x, y, groups, 5, 3.0), y))
+    assert len(set(losses.values())) == len(L2_CHOICES)  # the penalty changes the fit
 
 
 def test_band_holds_at_most_five_percent():

@@ -8,6 +8,9 @@ from evalcore.drift import DriftCandidate
 from evalcore.drift_signals import (FEATURES, char_overlap, compute_signals, context_text, domain_text, edit_ratio,
                                     head_word, is_abbreviation, opposite_prefix, residual, token_overlap)
 
+from evalcore.drift_signals import differing_words
+from evalcore.lexicon import EMPTY, LexiconEntry, depth_similarity, intended_senses, kind_of
+
 from drift_fakes import FakeEmbedder, entry, hand_lexicon, unit
 
 
@@ -53,6 +56,9 @@ def test_is_abbreviation(short, long, expected):
     ("overweight", "underweight", "over/under"),
     ("hypertension", "hypertension", None),
     ("tort", "torte", None),
+    ("lessor", "lessee", "-or/-ee"),                   # the two sides of a lease
+    ("employer liability", "employee liability", "-er/-ee"),
+    ("lee", "lessee", None),                           # no common stem of 4 letters
 ])
 def test_opposite_prefix(a, b, expected):
     assert opposite_prefix(a, b) == expected
@@ -117,3 +123,80 @@ def test_edit_ratio_floor_gives_up_early_and_exactly():
     assert edit_ratio("tort", "guitar", floor=0.6) == 0.0   # 1 - 4/6 < 0.6
     assert edit_ratio("tort", "torte", floor=0.6) == pytest.approx(0.8)
     assert edit_ratio("kitten", "sitting", floor=0.5) == pytest.approx(1 - 3 / 7)
+
+
+def sensed(synsets_closures: dict[str, dict[str, int]], **kw) -> LexiconEntry:
+    """An entry with one closure per sense (each sense at 0 in its own)."""
+    senses = {sid: {sid: 0, **c} for sid, c in synsets_closures.items()}
+    merged: dict[str, int] = {}
+    for c in senses.values():
+        for anc, d in c.items():
+            merged[anc] = min(d, merged.get(anc, d))
+    return LexiconEntry(tuple(senses), merged, frozenset(), frozenset(), senses=senses if len(senses) > 1 else {}, **kw)
+
+
+def test_a_relation_through_another_sense_of_the_query_speaks_for_drift():
+    # 'court' has a law sense n1 (under n10, 'tribunal' n2 also under n10) and a sports sense n3
+    # (under n30); 'basketball court' is a kind of the sports court, 'trial court' of the law court
+    lexicon = hand_lexicon({
+        "court": sensed({"n1": {"n10": 1}, "n3": {"n30": 1}}),
+        "tribunal": entry(["n2"], {"n10": 1}),
+        "basketball court": entry(["n4"], {"n3": 1, "n30": 2}),
+        "trial court": entry(["n5"], {"n1": 1, "n10": 2}),
+    })
+    shifted, meant = compute_signals([DriftCandidate("q", "court", "basketball court", None, None, ("tribunal",)),
+                                      DriftCandidate("q", "court", "trial court", None, None, ("tribunal",))],
+                                     FakeEmbedder(), lexicon)
+    assert shifted["wn_hypernym_query"] == 1.0  # a kind of 'court', in some sense ...
+    assert shifted["wn_other_sense"] == 1.0 and shifted["wn_intended"] == 0.0  # ... not the one meant
+    assert shifted.references["wn_other_sense"] == "court"
+    assert meant["wn_intended"] == 1.0 and meant["wn_other_sense"] == 0.0
+
+
+def test_intended_senses_are_those_nearest_the_other_references():
+    court = sensed({"n1": {"n10": 1}, "n3": {"n30": 1}})
+    assert intended_senses(court, [entry(["n2"], {"n10": 1})]) == ("n1",)
+    assert intended_senses(court, [entry(["n9"])]) == ("n1", "n3")  # nothing nearer: every sense
+    assert intended_senses(entry(["n7"]), [court]) == ("n7",)
+
+
+def test_a_phrase_wordnet_lacks_is_a_kind_of_its_head_in_the_sense_its_words_pick():
+    glass = sensed({"n1": {"n10": 1}, "n2": {"n20": 1}}, gloss=frozenset({"conta"}))  # vessel, spectacles
+    wine = entry(["n3"], {"n10": 1})
+    phrase = kind_of(glass, [wine])
+    assert not phrase.known and phrase.closure == {"n1": 1, "n10": 2}  # one level below the vessel only
+    assert phrase.gloss == glass.gloss
+    assert kind_of(EMPTY) == EMPTY
+
+
+def test_depth_similarity_prefers_a_deep_common_ancestor():
+    # a: a -> p -> root (depth 2); b: b -> p -> root; c: c -> root
+    a, b, c = {"a": 0, "p": 1, "r": 2}, {"b": 0, "p": 1, "r": 2}, {"c": 0, "r": 1}
+    assert depth_similarity(a, b) == pytest.approx((1 + 1) / (2 + 2 + 2))  # meet at p, depth 1 on each side
+    assert depth_similarity(a, c) == pytest.approx(0 / (2 + 1 + 2))        # meet only at the root
+    assert depth_similarity(a, {"x": 0}) == 0.0
+
+
+def test_definition_overlap_and_one_word_opposites():
+    lexicon = hand_lexicon({
+        # WordNet: 'a coffeepot in which boiling water ...', its words cut to five letters
+        "percolator": LexiconEntry(("n1",), {"n1": 0, "n10": 1}, frozenset(), frozenset(),
+                                   gloss=frozenset({"coffe", "boili"})),
+        "coffee maker": entry(["n2"], {"n20": 1}),
+        "large": entry(["a1"], antonyms=["a2"]),
+        "small": entry(["a2"]),
+    })
+    candidates = [DriftCandidate("q", "coffee maker", "percolator", None, None, ()),
+                  DriftCandidate("q", "extra large", "extra small", None, None, ()),
+                  DriftCandidate("q", "acquittal", "guilty verdict", None, None, ("not guilty verdict",)),
+                  DriftCandidate("q", "extra large", "extra roomy", None, None, ())]
+    percolator, small, guilty, roomy = compute_signals(candidates, FakeEmbedder(), lexicon)
+    assert percolator["wn_gloss_overlap"] == 0.5 and percolator.references["wn_gloss_overlap"] == "coffee maker"
+    assert small["opposite_word"] == 1.0 and small.references["opposite_word"] == "extra large"  # WordNet antonyms
+    assert guilty["opposite_word"] == 1.0 and guilty.references["opposite_word"] == "not guilty verdict"
+    assert roomy["opposite_word"] == 0.0
+
+
+def test_differing_words():
+    assert differing_words("not guilty verdict", "guilty verdict") == (("not",), ())
+    assert differing_words("tort", "torte") is None
