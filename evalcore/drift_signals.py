@@ -153,12 +153,16 @@ def gloss_overlap(term: str, mine: LexiconEntry, ref: str, other: LexiconEntry) 
 
 
 def _senses(refs: list[str], entries: dict[str, LexiconEntry], memo: dict) -> dict[str, tuple]:
-    """Each reference's entry and the senses the others pick out
-    (`intended_senses`), once per query (the candidates of a query share their references)."""
+    """Each reference's entry, the senses the others pick out (`intended_senses`) and those
+    senses' closure, once per query (the candidates of a query share their references)."""
     key = tuple(refs)
     if key not in memo:
-        own = {r: entries[r] for r in refs}
-        memo[key] = {r: (e, intended_senses(e, [own[o] for o in refs if o != r])) for r, e in own.items()}
+        memo[key] = {}
+        for r in refs:
+            e = entries[r]
+            meant = intended_senses(e, [entries[o] for o in refs if o != r])
+            whole = len(meant) == len(e.synsets)
+            memo[key][r] = (e, meant, e.closure if whole else merged_closure(e, meant), whole)
     return memo[key]
 
 
@@ -171,7 +175,7 @@ def _wordnet(term: str, query: str, refs: list[str], domain: str | None, entries
         out[name] = 0.0
     ref_known = False
     other_sense = None
-    for ref, (other, intended) in _senses(refs, entries, memo).items():
+    for ref, (other, intended, intended_closure, whole) in _senses(refs, entries, memo).items():
         ref_known |= bool(other.closure)
         rel = relate(mine, other)
         side = "query" if ref == query else "expected"
@@ -185,7 +189,7 @@ def _wordnet(term: str, query: str, refs: list[str], domain: str | None, entries
         if rel.path_similarity > out[f"wn_path_{side}"]:
             out[f"wn_path_{side}"], where[f"wn_path_{side}"] = rel.path_similarity, ref
         close = rel.synonym or rel.derived or min(rel.broader or 9, rel.narrower or 9) <= 2
-        meant = relate(mine, other, intended) if len(intended) < len(other.synsets) else rel
+        meant = rel if whole else relate(mine, other, intended, intended_closure)
         if meant.synonym or meant.derived or min(meant.broader or 9, meant.narrower or 9) <= 2:
             if not out["wn_intended"]:
                 out["wn_intended"], where["wn_intended"] = 1.0, ref
@@ -197,8 +201,7 @@ def _wordnet(term: str, query: str, refs: list[str], domain: str | None, entries
         lesk = min(len(mine.gloss & other.gloss), 4) / 4
         if lesk > out["wn_gloss_shared"]:
             out["wn_gloss_shared"], where["wn_gloss_shared"] = lesk, ref
-        closure = other.closure if len(intended) == len(other.synsets) else merged_closure(other, intended)
-        depth = depth_similarity(mine.closure, closure)
+        depth = depth_similarity(mine.closure, intended_closure)
         if depth > out["wn_depth_intended"]:
             out["wn_depth_intended"], where["wn_depth_intended"] = depth, ref
         if meant.path_similarity > out["wn_path_intended"]:

@@ -172,7 +172,8 @@ def depth_similarity(a: dict[str, int], b: dict[str, int]) -> float:
     return best / (da + db + 2)
 
 
-def relate(a: LexiconEntry, b: LexiconEntry, senses: Sequence[str] | None = None) -> Relation:
+def relate(a: LexiconEntry, b: LexiconEntry, senses: Sequence[str] | None = None,
+           senses_closure: dict[str, int] | None = None) -> Relation:
     """The relation of term `a` to term `b`, from their cache entries alone; with `senses`,
     to those senses of `b` only (see `intended_senses`). An entry with a closure but no
     synsets (`kind_of`) relates through its closure."""
@@ -180,7 +181,10 @@ def relate(a: LexiconEntry, b: LexiconEntry, senses: Sequence[str] | None = None
         return _NONE
     a_set = set(a.synsets)
     b_set = set(b.synsets if senses is None else senses)
-    b_closure = b.closure if senses is None or len(b_set) == len(b.synsets) else merged_closure(b, b_set)
+    if senses_closure is not None:
+        b_closure = senses_closure  # the caller's merged_closure(b, senses)
+    else:
+        b_closure = b.closure if senses is None or len(b_set) == len(b.synsets) else merged_closure(b, b_set)
     up = [a.closure[s] for s in b_set if s in a.closure and a.closure[s] > 0]
     down = [b_closure[s] for s in a_set if s in b_closure and b_closure[s] > 0]
     return Relation(bool(a_set & b_set), min(up, default=None), min(down, default=None),
