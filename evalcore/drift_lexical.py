@@ -88,12 +88,16 @@ def is_abbreviation(short: str, long: str) -> bool:
     """`short` is an acronym of `long` or of a run of its words ('gord' of 'gastro-oesophageal
     reflux disease', 'poa' of 'power of attorney for health care', stop words optional), or a
     truncation of its one word ('approx')."""
+    if " " in short.strip():
+        return False
     compact = "".join(tokens(short))
     words = tokens(long)
-    if len(compact) < 2 or not words or " " in short.strip() or compact == "".join(words):
+    if len(compact) < 2 or not words or compact == "".join(words):
         return False
     if len(words) == 1:
         return len(compact) >= 3 and words[0].startswith(compact) and len(words[0]) > len(compact)
+    if len(compact) > len(words) or compact[0] not in {w[0] for w in words}:
+        return False  # an acronym has one letter per word at most, and starts with one
     for start in range(len(words)):
         for stop in range(start + 2, len(words) + 1):
             run = words[start:stop]

@@ -170,7 +170,7 @@ _WORDS = {  # signal -> (said when high, said when low); {ref} the reference, {v
     "short_form_of": ("abbreviation of '{ref}'", None),
     "expansion_of": ("expands the abbreviation '{ref}'", None),
     "short_form": ("a short form", None),
-    "opposite_prefix": ("opposite prefix to '{ref}'", None),
+    "opposite_prefix": ("opposite prefix or suffix to '{ref}'", None),
     "opposite_word": ("the opposite of '{ref}' by one word", None),
     "wn_synonym_query": ("WordNet synonym of '{ref}'", None),
     "wn_synonym_expected": ("WordNet synonym of '{ref}'", None),
@@ -188,7 +188,7 @@ _WORDS = {  # signal -> (said when high, said when low); {ref} the reference, {v
     "wn_derived": ("WordNet derivative of '{ref}'", None),
     "wn_term_known": (None, "not in WordNet"),
     "wn_unrelated": ("no WordNet relation", None),
-    "wn_topic_in_domain": ("WordNet files it under {topic}", None),
+    "wn_topic_in_domain": ("WordNet files it under {topic}", None),  # {topic}: the domain, or a reference's
     "wn_topic_elsewhere": ("WordNet files it under another topic", None),
 }
 
@@ -236,7 +236,8 @@ def _phrase(name: str, high: bool, s: Signals, domain: str | None) -> str | None
     refs = s.references
     return template.format(ref=refs.get(name), v=v, same_head=refs.get("same_head", ""),
                            token_overlap=refs.get("token_overlap", ""),
-                           topic=domain or "the query's topic")
+                           topic=f"a topic of '{refs['wn_topic_in_domain']}'" if "wn_topic_in_domain" in refs
+                           else domain or "the query's topic")
 
 
 def describe(model: DriftModel, s: Signals, probability: float, domain: str | None, top: int = 3,

@@ -218,8 +218,10 @@ def _wordnet(term: str, query: str, refs: list[str], domain: str | None, entries
     out["wn_unrelated"] = float(bool(mine.closure) and ref_known and not related
                                 and max(out["wn_path_query"], out["wn_path_expected"]) < 0.25)
     root = DOMAIN_TOPICS.get(normalize_term(domain or ""))
-    shared = any(mine.topics & entries[r].topics for r in refs)
-    out["wn_topic_in_domain"] = float(shared or (root is not None and root in mine.topic_closure))
+    shared = next((r for r in refs if mine.topics & entries[r].topics), None)
+    out["wn_topic_in_domain"] = float(shared is not None or (root is not None and root in mine.topic_closure))
+    if shared is not None:
+        where["wn_topic_in_domain"] = shared
     out["wn_topic_elsewhere"] = float(bool(mine.topics) and not out["wn_topic_in_domain"])
     opposite = _opposite_word(term, refs, entries)
     out["opposite_word"] = float(opposite is not None)

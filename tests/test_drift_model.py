@@ -14,6 +14,7 @@ from evalcore.drift import DriftCandidate, EmbeddingDriftJudge
 from evalcore.drift_model import L2_CHOICES, SHIPPED_MODEL, DriftModel, choose_l2, fit_logistic, load_model, log_loss
 from evalcore.drift_signals import FEATURES
 from evalcore.errors import UsageError
+from evalcore.lexicon import LexiconEntry
 
 from drift_fakes import FakeEmbedder, entry, hand_lexicon, hand_model, unit
 
@@ -118,6 +119,23 @@ def test_reasons_name_the_top_signals_in_words():
     assert apoplexy.drift is False and apoplexy.reason.startswith("not drift 0.0")
     assert "WordNet synonym of 'stroke'" in apoplexy.reason
     assert "close to expected 'cerebrovascular accident' 0.71" in apoplexy.reason
+
+
+def test_reasons_for_another_sense_an_opposite_and_a_definition():
+    model = hand_model({"wn_other_sense": 6.0, "opposite_word": 6.0, "wn_gloss_overlap": -8.0}, intercept=-1.0)
+    court = LexiconEntry(("n1", "n3"), {"n1": 0, "n3": 0, "n10": 1, "n30": 1}, frozenset(), frozenset(),
+                         senses={"n1": {"n1": 0, "n10": 1}, "n3": {"n3": 0, "n30": 1}})  # law court, sports court
+    entries = {"court": court, "tribunal": entry(["n2"], {"n10": 1}),
+               "basketball court": entry(["n4"], {"n3": 1, "n30": 2}),
+               "percolator": LexiconEntry(("n5",), {"n5": 0}, frozenset(), frozenset(), gloss=frozenset({"coffe"})),
+               "coffee maker": entry(["n6"])}
+    shifted, opposite, defined = judge(model, {}, entries).judge([
+        DriftCandidate("1", "court", "basketball court", "legal", None, ("tribunal",)),
+        DriftCandidate("2", "acquittal", "guilty verdict", "legal", None, ("not guilty verdict",)),
+        DriftCandidate("3", "coffee maker", "percolator", "ecommerce", None, ())])
+    assert shifted.drift is True and "WordNet relates it to 'court' only in another sense" in shifted.reason
+    assert opposite.drift is True and "the opposite of 'not guilty verdict' by one word" in opposite.reason
+    assert defined.drift is False and "WordNet's definition ties it to 'coffee maker'" in defined.reason
 
 
 def test_shipped_coefficients_load_and_hold_their_band():
