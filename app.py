@@ -21,8 +21,9 @@ PAGES = [
 navigation = st.navigation(PAGES)
 busy_slot = st.empty()  # where "store busy" appears, above the page
 try:
+    auth.return_after_sign_in(PAGES)
     with st.sidebar:
-        auth.sidebar()
+        auth.sidebar(navigation.url_path)
         st.caption(f"Store: {ui.literal(data.shown_store())}")
         if st.button("Refresh data", help="Data refreshes by itself every 5 seconds"):
             data.clear()

@@ -12,6 +12,9 @@ loses its rights at once) and again right before any action (`recheck`).
 
 from __future__ import annotations
 
+import hashlib
+import time
+
 import streamlit as st
 
 from evalcore import signoff as so
@@ -21,7 +24,7 @@ from evalcore.errors import StoreBusyError
 from . import data
 from .ui import literal
 
-__all__ = ["sidebar", "account", "recheck", "run_refusal", "sign_out"]
+__all__ = ["sidebar", "account", "recheck", "run_refusal", "sign_out", "return_after_sign_in"]
 
 NAME_KEY = "auth_account"  # the signed-in account's name
 _CHECKED = "auth_checked"  # the Account as read on this page run
@@ -88,7 +91,56 @@ def _read_account() -> so.Account | None:
         return None
 
 
-def _sso_sidebar(account: so.Account | None) -> None:
+# ---------------------------------------------------------------- back where sign-in began
+# The provider sends the browser back to the app's root (Streamlit's callback), in a new
+# session: the page a reviewer signed in from is kept here, under a hash of the browser's
+# XSRF cookie (which survives the round trip), for ten minutes, and the first page run
+# signed in goes back to it. Without that cookie (XSRF protection off) sign-in lands on Runs.
+_RETURNS: dict[str, tuple[float, str, dict]] = {}
+_RETURN_FOR = 600.0
+
+
+def _browser() -> str | None:
+    """A key for this browser that survives the round trip: the hash of its XSRF token. The
+    cookie holds the token masked anew on each response ("2|mask|masked|time", Tornado's
+    form, which Streamlit keeps), so the token is unmasked first."""
+    cookie = st.context.cookies.get("_streamlit_xsrf")
+    parts = cookie.split("|") if cookie else []
+    if len(parts) != 4 or parts[0] != "2":
+        return None
+    try:
+        mask, masked = bytes.fromhex(parts[1]), bytes.fromhex(parts[2])
+    except ValueError:
+        return None
+    if not mask:
+        return None
+    token = bytes(b ^ mask[i % len(mask)] for i, b in enumerate(masked))
+    return hashlib.sha256(token).hexdigest()
+
+
+def _sign_in_sso(page: str, params: dict) -> None:
+    """The button's callback: remember the page (url path, query parameters), then go to the provider."""
+    key, now = _browser(), time.monotonic()
+    for old in [k for k, (at, _, _) in _RETURNS.items() if now - at > _RETURN_FOR]:
+        _RETURNS.pop(old, None)
+    if key is not None:
+        _RETURNS[key] = (now, page, params)
+    st.login()
+
+
+def return_after_sign_in(pages: list) -> None:
+    """On the first page run after a single sign-on, switch to the page it began on (`pages`:
+    the app's st.Page list)."""
+    key = _browser() if _oidc_available() and _sso_claims() is not None else None
+    found = _RETURNS.pop(key, None) if key is not None else None
+    if found is None or time.monotonic() - found[0] > _RETURN_FOR:
+        return
+    page = next((p for p in pages if p.url_path == found[1]), None)
+    if page is not None and (found[1] or found[2]):  # not Runs without parameters: where it lands anyway
+        st.switch_page(page, query_params=found[2])
+
+
+def _sso_sidebar(account: so.Account | None, page: str) -> None:
     if account is not None:
         scope = f"; {', '.join(account.domains)}" if account.domains else ""
         st.caption(f"Signed in as **{literal(account.name)}** ({literal(account.role + scope)}) through single "
@@ -100,16 +152,17 @@ def _sso_sidebar(account: so.Account | None) -> None:
         st.button("Sign out of single sign-on", key="auth_logout", on_click=st.logout)
         return
     st.caption("Sign in with your company account to run evaluations or record a sign-off")
-    st.button("Sign in with single sign-on", on_click=st.login, key="auth_sso", type="primary")
+    st.button("Sign in with single sign-on", on_click=_sign_in_sso, args=(page, st.query_params.to_dict()),
+              key="auth_sso", type="primary")
 
 
-def sidebar() -> so.Account | None:
+def sidebar(page: str = "") -> so.Account | None:
     """The sign-in (single sign-on, or the password form), or who is signed in with a Sign
-    out button; every page shows it."""
+    out button; every page shows it (`page`: its url path, where single sign-on returns)."""
     account = _read_account()
     st.session_state[_CHECKED] = account
     if _oidc_available():
-        _sso_sidebar(account)
+        _sso_sidebar(account, page)
         return account
     if account is not None:
         scope = f"; {', '.join(account.domains)}" if account.domains else ""

@@ -10,6 +10,7 @@ import streamlit as st
 from evalcore import signoff as so
 from evalcore.errors import EvalcoreError
 from evalcore.report.record import render_record_html
+from evalcore.text import counted
 
 from . import auth, busy, data
 from .ui import literal
@@ -22,7 +23,7 @@ def acknowledge(items: list[so.FlaggedItem], run_id: str, account: so.Account | 
     if not items:
         st.success("Nothing flagged in this run.")
         return set()
-    st.markdown(f"**{len(items)} flagged items** — acknowledge each after reviewing it:")
+    st.markdown(f"**{counted(len(items), 'flagged item')}** — acknowledge each after reviewing it:")
     done = set()
     for i, item in enumerate(items):
         label = literal(f"[{item.kind}] {item.query_id} · {item.query} — {item.detail}")
@@ -44,7 +45,7 @@ def decision_form(run: dict, account: so.Account, items: list[so.FlaggedItem], a
     for reason in blockers:
         st.caption(f"Approve is disabled: {literal(reason)}")
     if unacked and not blockers:
-        st.caption(f"Approve is disabled until all {len(items)} flagged items are acknowledged ({unacked} left).")
+        st.caption(f"Approve is disabled until every flagged item is acknowledged ({unacked} of {len(items)} left).")
     if approve or reject:
         current = auth.recheck()  # the account as stored now, not as it was at sign-in
         if current is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["terminal_safe", "terminal_lines", "strip_controls", "json_escaped", "visible_controls"]
+__all__ = ["terminal_safe", "terminal_lines", "strip_controls", "json_escaped", "visible_controls", "counted"]
 
 _SEQUENCES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"            # CSI … final byte (colours, cursor moves, clears)
@@ -66,3 +66,8 @@ def visible_controls(text: str) -> str:
     every BiDi mark written as a visible `\\uXXXX` escape (a raw model reply in the
     dashboard: an ESC or a right-to-left override is shown, never acted on)."""
     return _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", _BREAK_KEEPING.sub("\n", text))
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 flagged item`, `2 flagged items`: a count with its noun in the right number."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"

@@ -232,3 +232,19 @@ def test_a_second_demo_seed_stores_no_prompt_evaluation(db):
     again = seed_demo(db, ROOT / "data" / "demo")
     assert len(again.prompt_evals) == 3 and not any(p.created for p in again.prompt_evals)
     assert store.list_prompt_evals(db)["eval_id"].tolist() == before["eval_id"].tolist()
+
+
+@pytest.mark.parametrize(("n", "said"), [(0, "0 flagged items"), (1, "1 flagged item"), (2, "2 flagged items"),
+                                         (1200, "1,200 flagged items")])
+def test_counts_take_their_noun_in_the_right_number(n, said):
+    from evalcore.text import counted
+
+    assert counted(n, "flagged item") == said
+
+
+def test_regressions_counts_its_items_and_runs_in_words(db):
+    at = page("regressions")
+    caption = next(c.value for c in at.caption if "flagged item" in c.value)
+    items = store.flagged_items(db, list(store.runs_overview(db)["run_id"]))
+    assert not re.search(r"\b1 (flagged items|runs)\b", caption)
+    assert re.fullmatch(r"[\d,]+ flagged items? in \d+ runs?", caption)

@@ -289,9 +289,11 @@ def shots() -> Path:
     return folder
 
 
-def sign_in_at_provider(page, url: str, provider: str, sub: str, folder: Path | None = None) -> None:
-    """As a person does: the sidebar's button, the provider's page, its Authorize button."""
-    page.goto(url)
+def sign_in_at_provider(page, url: str, provider: str, sub: str, folder: Path | None = None,
+                        start: str = "") -> None:
+    """As a person does, on the page at `start` (a path under `url`): the sidebar's button,
+    the provider's page, its Authorize button."""
+    page.goto(url + start)
     button = page.get_by_role("button", name="Sign in with single sign-on")
     button.wait_for(timeout=60_000)
     if folder is not None:
@@ -315,12 +317,13 @@ def test_sign_in_through_the_provider_and_approve_in_a_real_browser(provider, da
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        sign_in_at_provider(page, url, provider, "alice-sub", folder)
+        # signed in from the Sign-off page, the reviewer is back on it (the provider returns to the root)
+        sign_in_at_provider(page, url, provider, "alice-sub", folder, start=f"/signoff?run={run_id}")
         expect(page.get_by_text("Signed in as alice")).to_be_visible(timeout=30_000)
         expect(page.get_by_text("(approver; medical) through single sign-on as alice@")).to_be_visible()
+        expect(page).to_have_url(f"{url}/signoff?run={run_id}", timeout=30_000)
         page.screenshot(path=str(folder / "sso-signin.png"))
 
-        page.goto(f"{url}/signoff?run={run_id}")
         # the drift term, and the golden revision nobody approved (a high-risk run; issue 19 item 3)
         expect(page.get_by_text("2 flagged items", exact=True)).to_be_visible(timeout=30_000)
         expect(page.get_by_text("Signed in as alice")).to_be_visible()

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dashboard import data, release_data, side_by_side, ui
+from evalcore.text import counted
 
 st.title("Regressions")
 st.caption("Regressed queries, failed critical queries and drift terms of every run that is not "
@@ -21,7 +22,7 @@ items = items[items["kind"].isin(kinds)]
 if items.empty:
     st.success("Nothing flagged in runs awaiting a decision.")
     st.stop()
-st.caption(f"{len(items)} flagged items in {items['run_id'].nunique()} runs")
+st.caption(f"{counted(len(items), 'flagged item')} in {counted(items['run_id'].nunique(), 'run')}")
 for run_id, group in items.groupby("run_id", sort=False):
     first = group.iloc[0]
     # the gate beside the sign-off state: a rejected review run says so

@@ -13,6 +13,7 @@ from .. import signoff as so
 from .. import store
 from ..config import default_db_path
 from ..store import check_store_path
+from ..text import counted
 from ..store.postgres import is_postgres, schema_version_pg, shown
 from ..report.record import render_record_html
 from ..text import terminal_safe
@@ -169,7 +170,7 @@ def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
     db = db or default_db_path()
     items = run_cli(so.flagged_items, db, run_id)
     if items:
-        echo(f"{len(items)} flagged items:")
+        echo(f"{counted(len(items), 'flagged item')}:")
         for item in items:
             echo(f"  [{item.kind}] {terminal_safe(item.query_id)} {terminal_safe(repr(item.query))}: "
                  f"{terminal_safe(item.detail)}")
