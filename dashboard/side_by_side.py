@@ -315,6 +315,8 @@ def opened_for(run_id: str) -> bool:
 
 
 FLAGGED_COLUMNS = ["kind", "query_id", "query", "detail"]
+QUERY_ITEM_KINDS = ("regressed query", "failed critical query", "drift term")
+"""The kinds of flagged item store.flagged_items gives, each about one query."""
 
 
 def flagged(run_id: str, baseline_id: str | None, items, key: str) -> None:
@@ -323,6 +325,9 @@ def flagged(run_id: str, baseline_id: str | None, items, key: str) -> None:
     open one from."""
     if not isinstance(items, pd.DataFrame):
         items = pd.DataFrame([{c: getattr(i, c) for c in FLAGGED_COLUMNS} for i in items], columns=FLAGGED_COLUMNS)
+    # the items about one query (store.flagged_items'); a run's own (an unapproved golden
+    # revision, an unvalidated judge) have no query to open and are listed with the acknowledgements
+    items = items[items["kind"].isin(QUERY_ITEM_KINDS)]
     ids = list(dict.fromkeys(items["query_id"]))  # each flagged query once, in the items' order
     baseline_id = baseline_id if isinstance(baseline_id, str) else None
     query_id = opened() if opened_for(run_id) else None

@@ -33,7 +33,7 @@ if run["gate_decision"] == "fail":
     st.warning("This run failed its gate: it can be rejected but never approved.")
 
 items = data.flagged_for_signoff(run_id)
-if items:
+if any(i.kind in side_by_side.QUERY_ITEM_KINDS for i in items):
     st.subheader("Flagged queries side by side")
     side_by_side.flagged(run_id, run["baseline_id"], items, "so")
 acked = signoff_view.acknowledge(items, run_id, account)
