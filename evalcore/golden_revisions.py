@@ -21,7 +21,7 @@ from .metrics import normalize_term
 
 __all__ = ["DEFAULT_MIN_WEIGHT", "verdicts_for", "QueryChange", "Proposal", "RevisionFile", "Approval", "Revision", "propose",
            "load_revision", "record_proposal", "approve", "list_revisions", "find_revision", "is_approved",
-           "revision_state", "GOLDEN_ITEM", "golden_flag"]
+           "approvals_needed", "revision_state", "GOLDEN_ITEM", "golden_flag"]
 
 DEFAULT_MIN_WEIGHT = 0.0
 """min_weight of an expected term a synonym verdict adds (SPEC §1.1's default): any weight matches."""
@@ -285,6 +285,15 @@ def _approval(rec: dict) -> Approval:
                     list((rec["payload"] or {}).get("approves_domains", [])))
 
 
+def approvals_needed(domains, settings=None) -> int:
+    """How many distinct approvers a revision with these domains needs: `approvals_required`
+    of its most demanding high-risk domain (default 1), and at least one."""
+    from .config import load_settings
+
+    settings = settings or load_settings()
+    return max([settings.approvals_for(d) for d in domains if d in settings.high_risk_domains] or [1])
+
+
 def list_revisions(db, golden_name: str | None = None, settings=None) -> list[Revision]:
     """Every proposed revision (of one golden set, or all), oldest proposal first, with its
     approvals. Approved: approvals by at least as many distinct approvers as the most
@@ -313,8 +322,7 @@ def list_revisions(db, golden_name: str | None = None, settings=None) -> list[Re
         counted = [_approval(r) for r in sorted(latest.values(), key=lambda r: r["seq"])
                    if not any(_wrote(p, r["actor"], aliases.get(r["actor"], ())) for p in proposers)]
         payload = first["payload"] or {}
-        high = [d for d in payload.get("domains", []) if d in settings.high_risk_domains]
-        need = max([settings.approvals_for(d) for d in high] or [1])
+        need = approvals_needed(payload.get("domains", []), settings)
         out.append(Revision(key[0], key[1], payload.get("base_revision"), first["actor"], first["created_at"],
                             payload.get("diff", ""), list(payload.get("changes", [])), list(payload.get("domains", [])),
                             first["seq"], proposers, counted, len({a.approver for a in counted}) >= need))
