@@ -205,6 +205,29 @@ def clear() -> None:
     _started.clear()
 
 
+# ---------------------------------------------------------------- verdicts (cleared when one is recorded)
+
+
+def verdicts(run_id: str) -> list:
+    """The standing verdicts on this run's terms (evalcore.verdicts.list_verdicts)."""
+    from evalcore.verdicts import list_verdicts
+
+    return list_verdicts(db_path(), [run_id])
+
+
+@st.cache_data(ttl=600, show_spinner=False)
+def _sample(db: str, run_id: str, n: int, seed: int) -> list:
+    from evalcore.verdicts import unflagged_sample
+
+    return unflagged_sample(db, run_id, n, seed)
+
+
+def unflagged_sample(run_id: str, n: int, seed: int = 0) -> list[tuple[str, str]]:
+    """A reproducible random sample of the run's false positives the judge did not flag
+    (a stored run never changes, so it is kept ten minutes)."""
+    return _sample(db_path(), run_id, n, seed)
+
+
 # ---------------------------------------------------------------- sign-off (never cached: decisions must be current)
 
 
@@ -275,3 +298,57 @@ def _pair_statistics(db: str, run_id: str, baseline_id: str) -> dict:
 def pair_statistics(run_id: str, baseline_id: str) -> dict:
     """Paired bootstrap intervals and sign-flip p-values over the cached pair (cached)."""
     return _pair_statistics(db_path(), run_id, baseline_id)
+
+
+# ---------------------------------------------------------------- golden sets and judge agreement (issue 19)
+# Revisions, approvals and verdicts are audit records, read through evalcore.golden_revisions
+# and evalcore.agreement (the rules live there), cached 5 s like every read here, so an
+# approval or a verdict recorded from the CLI appears.
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _golden_revisions(db: str) -> list:
+    from evalcore.golden_revisions import list_revisions
+
+    return list_revisions(db)
+
+
+def golden_revisions() -> list:
+    """Every proposed golden-set revision (golden_revisions.Revision, with its approvals),
+    oldest proposal first; [] when there is no store yet."""
+    return _golden_revisions(db_path()) if store_exists() else []
+
+
+def approvals_needed(domains) -> int:
+    """Distinct approvers a revision with these domains needs (approvals_required)."""
+    from evalcore.golden_revisions import approvals_needed as needed
+
+    return needed(list(domains), load_settings())
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _agreement(db: str):
+    from evalcore.agreement import agreement_report
+
+    return agreement_report(db, rejudge_terms=False)
+
+
+def agreement():
+    """Judge agreement from the standing verdicts (agreement.AgreementReport): the figures of
+    each run's recorded judge and between reviewers; never re-judged, so no model loads."""
+    from evalcore.agreement import AgreementReport
+
+    return _agreement(db_path()) if store_exists() else AgreementReport()
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _chain_problem(db: str) -> str | None:
+    from evalcore.signoff import verify_chain
+
+    chain = verify_chain(db, runs=None)
+    return None if chain.ok else chain.message
+
+
+def chain_problem() -> str | None:
+    """Why the audit chain cannot be trusted (its first bad record), None when it is intact."""
+    return _chain_problem(db_path()) if store_exists() else None

@@ -21,7 +21,7 @@ import streamlit as st
 from evalcore.comparison import Walk
 from evalcore.metrics import format_pair
 
-from . import data, ui
+from . import data, ui, verdict_view
 
 QUERY_PARAM = "query"
 
@@ -190,6 +190,9 @@ def panel(run_id: str, baseline_id: str | None, query_id: str, walk: Walk, key: 
         _side("Candidate", runs, run_id, query_id, row, "")
     st.caption("  ·  ".join(f"{k.symbol} {k.word}" for k in KINDS.values())
                + "  ·  hover a term for its weight and, for drift, why it was flagged")
+    if row["f1"] is not None:  # the candidate holds the query: its terms may get verdicts
+        generated = [c for c in chips(data.query_terms(run_id, query_id)) if c.kind != "missed"]
+        verdict_view.section(run_id, query_id, generated, key, partial(_open, extra=extra or {}))
     for neighbour in (walk.next, walk.previous):  # where Next and Previous go: read ahead
         data.open_query(run_id, baseline_id, neighbour)
     return True

@@ -1,0 +1,79 @@
+"""Verdicts on the side-by-side view (issue 19 item 1): the form an engineer records one
+with, who may not, the standing verdicts, and the sample of unflagged false positives."""
+
+from __future__ import annotations
+
+from evalcore import signoff as so
+from evalcore import store, verdicts
+
+from test_dashboard import sign_in
+from test_side_by_side import db, page, runs_by, shown  # noqa: F401 (db: the fixture)
+
+
+def opened(db, name=None, password=None, query_id="med-001"):
+    ids = runs_by(db)
+    run, base = ids[("medical", "v2")], ids[("medical", "v1")]
+    at = page("compare", run=run, baseline=base, query=query_id)
+    if name:
+        at = sign_in(at, name, password)
+    assert not at.exception
+    return at, run
+
+
+def expander(at):
+    return next(e for e in at.expander if e.label == "Verdicts on this query's terms")
+
+
+def test_signed_out_and_viewers_see_verdicts_but_cannot_record_one(db):
+    at, _ = opened(db)
+    assert any("Sign in (in the sidebar) as an engineer" in c.value for c in expander(at).caption)
+    assert not expander(at).selectbox
+    so.add_user(db, "vera", "viewer", "vera-password-1")
+    at, _ = opened(db, "vera", "vera-password-1")
+    assert any("may not record verdicts" in c.value for c in expander(at).caption)
+    assert not expander(at).selectbox
+
+
+def test_an_engineer_records_a_verdict_in_the_chain_and_sees_it_standing(db):
+    so.add_user(db, "erin", "engineer", "erin-password-1")
+    at, run = opened(db, "erin", "erin-password-1")
+    box = expander(at)
+    term = box.selectbox(key="cmp_vd_term")
+    generated = set(store.term_rows(db, run, "med-001").query("kind != 'FN'")["term"])
+    assert set(term.options) == {f"{t} · {w}" for t, w in _said(db, run)}
+    assert {o.split(" · ")[0] for o in term.options} == generated
+    drift = [o for o in term.options if o.endswith("· flagged drift")]
+    assert drift and term.options[0] == drift[0]  # the flagged terms come first
+    term.set_value(term.options[0].split(" · ")[0])
+    box.radio(key="cmp_vd_label").set_value("drift")
+    box.checkbox(key="cmp_vd_forbid").check()
+    box.text_input(key="cmp_vd_comment").input("wrong sense of attack")
+    box.button[0].click()  # the form's submit button
+    at.run()
+    assert not at.exception
+    [v] = verdicts.list_verdicts(db, [run])
+    assert (v.reviewer, v.query_id, v.term, v.label, v.forbid, v.comment) == (
+        "erin", "med-001", drift[0].split(" · ")[0], "drift", True, "wrong sense of attack")
+    assert v.judge_verdict == "drift"
+    assert so.verify_chain(db).ok
+    assert any(s.value.startswith("Recorded verdict drift (forbid) on") for s in at.success)
+    table = expander(at).dataframe[0].value
+    assert list(table["term"]) == [v.term] and list(table["reviewer"]) == ["erin"]
+
+
+def test_the_unflagged_sample_is_offered_and_opens_its_query(db):
+    at, run = opened(db)
+    sample = verdicts.unflagged_sample(db, run, 10, 0)
+    assert sample, "the demo's v2 run has false positives its judge did not flag"
+    buttons = [b for b in expander(at).button if b.key and b.key.startswith("cmp_vd_sample_")]
+    assert [shown(b.label) for b in buttons] == [f"{q} · {t}" for q, t in sample]
+    buttons[-1].click().run()
+    assert at.query_params["query"] in ([sample[-1][0]], sample[-1][0])
+
+
+def _said(db, run):
+    """(term, what the panel says the judge made of it) per generated term of med-001."""
+    from dashboard.side_by_side import chips
+
+    found = [c for c in chips(store.term_rows(db, run, "med-001")) if c.kind != "missed"]
+    return [(c.term, "flagged drift" if c.kind == "drift" else "unjudged" if c.unjudged else c.kind) for c in found]
