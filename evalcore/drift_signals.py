@@ -76,9 +76,9 @@ def _lexical(term: str, query: str, refs: list[str], out: dict[str, float], wher
         if compact == ref_compact or (min(len(compact), len(ref_compact)) >= max(6, 0.9 * max(len(compact), len(ref_compact)))
                                       and edit_ratio(compact, ref_compact, floor=0.9) >= 0.9):
             out["spelling_variant"], where["spelling_variant"] = 1.0, ref  # 'bed sore', 'moisturiser'
-    shares = any(token_overlap(term, ref) for ref in refs)
-    for ref in refs:
-        overlap = token_overlap(term, ref)
+    overlaps = [token_overlap(term, ref) for ref in refs]
+    shares = any(overlaps)
+    for ref, overlap in zip(refs, overlaps):
         if overlap > out["token_overlap"]:
             out["token_overlap"], where["token_overlap"] = overlap, ref
         # spelled alike without a shared word: 'torte' for 'tort', 'anomia' for 'anaemia'
@@ -86,7 +86,7 @@ def _lexical(term: str, query: str, refs: list[str], out: dict[str, float], wher
         if not shares and not out["spelling_variant"]:
             alike = char_overlap(term, ref)
             if min(len(term), len(ref)) >= 0.6 * max(len(term), len(ref)):  # else the edit ratio is < 0.6
-                alike = max(alike, edit_ratio(term, ref, floor=0.6))
+                alike = max(alike, edit_ratio(term, ref, floor=max(0.6, alike)))  # only if it beats the trigrams
         alike = alike if alike >= 0.6 else 0.0  # below that, any two words
         if alike > out["spelled_alike"]:
             out["spelled_alike"], where["spelled_alike"] = alike, ref
