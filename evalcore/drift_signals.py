@@ -166,48 +166,56 @@ def _senses(refs: list[str], entries: dict[str, LexiconEntry], memo: dict) -> di
     return memo[key]
 
 
+def _keep(out: dict[str, float], where: dict[str, str], name: str, value: float, ref: str) -> None:
+    """Keep the larger value of a signal and the reference it was measured against."""
+    if value > out[name]:
+        out[name], where[name] = value, ref
+
+
+def _close(rel) -> bool:
+    """Synonyms, derivations, or at most two levels apart."""
+    return rel.synonym or rel.derived or min(rel.broader or 9, rel.narrower or 9) <= 2
+
+
+_WORDNET_MAXIMA = ("wn_synonym_query", "wn_synonym_expected", "wn_synonym_specific", "wn_hypernym_query",
+                   "wn_hypernym_expected", "wn_path_query", "wn_path_expected", "wn_antonym", "wn_derived",
+                   "wn_intended", "wn_path_intended", "wn_gloss_overlap", "wn_gloss_shared", "wn_depth_intended")
+
+
+def _relations(term: str, query: str, mine: LexiconEntry, senses: dict, out: dict[str, float],
+               where: dict[str, str]) -> str | None:
+    """The WordNet signals that take the best reference; returns a reference the term relates
+    to only through a sense other than the one meant (None when there is none)."""
+    out.update(dict.fromkeys(_WORDNET_MAXIMA, 0.0))
+    other_sense = None
+    for ref, (other, intended, intended_closure, whole) in senses.items():
+        rel = relate(mine, other)
+        side = "query" if ref == query else "expected"
+        for name, hit in ((f"wn_synonym_{side}", rel.synonym), ("wn_antonym", rel.antonym), ("wn_derived", rel.derived),
+                          (f"wn_hypernym_{side}", rel.broader is not None or rel.narrower is not None)):
+            _keep(out, where, name, float(hit), ref)
+        if rel.synonym:
+            _keep(out, where, "wn_synonym_specific", 1 / len(other.synsets), ref)
+        _keep(out, where, f"wn_path_{side}", rel.path_similarity, ref)
+        meant = rel if whole else relate(mine, other, intended, intended_closure)
+        if _close(meant):
+            _keep(out, where, "wn_intended", 1.0, ref)
+        elif _close(rel) and other_sense is None:
+            other_sense = ref
+        _keep(out, where, "wn_path_intended", meant.path_similarity, ref)
+        _keep(out, where, "wn_depth_intended", depth_similarity(mine.closure, intended_closure), ref)
+        _keep(out, where, "wn_gloss_overlap", min(gloss_overlap(term, mine, ref, other), 2) / 2, ref)
+        _keep(out, where, "wn_gloss_shared", min(len(mine.gloss & other.gloss), 4) / 4, ref)
+    return None if out["wn_intended"] else other_sense
+
+
 def _wordnet(term: str, query: str, refs: list[str], domain: str | None, entries: dict,
              out: dict[str, float], where: dict[str, str], memo: dict) -> None:
     mine = entries[term]
-    for name in ("wn_synonym_query", "wn_synonym_expected", "wn_synonym_specific", "wn_hypernym_query",
-                 "wn_hypernym_expected", "wn_path_query", "wn_path_expected", "wn_antonym", "wn_derived",
-                 "wn_intended", "wn_path_intended", "wn_gloss_overlap", "wn_gloss_shared", "wn_depth_intended"):
-        out[name] = 0.0
-    ref_known = False
-    other_sense = None
-    for ref, (other, intended, intended_closure, whole) in _senses(refs, entries, memo).items():
-        ref_known |= bool(other.closure)
-        rel = relate(mine, other)
-        side = "query" if ref == query else "expected"
-        hits = ((f"wn_synonym_{side}", rel.synonym), (f"wn_hypernym_{side}", rel.broader is not None or rel.narrower is not None),
-                ("wn_antonym", rel.antonym), ("wn_derived", rel.derived))
-        for name, hit in hits:
-            if hit and not out[name]:
-                out[name], where[name] = 1.0, ref
-        if rel.synonym and 1 / len(other.synsets) > out["wn_synonym_specific"]:
-            out["wn_synonym_specific"], where["wn_synonym_specific"] = 1 / len(other.synsets), ref
-        if rel.path_similarity > out[f"wn_path_{side}"]:
-            out[f"wn_path_{side}"], where[f"wn_path_{side}"] = rel.path_similarity, ref
-        close = rel.synonym or rel.derived or min(rel.broader or 9, rel.narrower or 9) <= 2
-        meant = rel if whole else relate(mine, other, intended, intended_closure)
-        if meant.synonym or meant.derived or min(meant.broader or 9, meant.narrower or 9) <= 2:
-            if not out["wn_intended"]:
-                out["wn_intended"], where["wn_intended"] = 1.0, ref
-        elif close and other_sense is None:
-            other_sense = ref
-        shared = gloss_overlap(term, mine, ref, other)
-        if min(shared, 2) / 2 > out["wn_gloss_overlap"]:
-            out["wn_gloss_overlap"], where["wn_gloss_overlap"] = min(shared, 2) / 2, ref
-        lesk = min(len(mine.gloss & other.gloss), 4) / 4
-        if lesk > out["wn_gloss_shared"]:
-            out["wn_gloss_shared"], where["wn_gloss_shared"] = lesk, ref
-        depth = depth_similarity(mine.closure, intended_closure)
-        if depth > out["wn_depth_intended"]:
-            out["wn_depth_intended"], where["wn_depth_intended"] = depth, ref
-        if meant.path_similarity > out["wn_path_intended"]:
-            out["wn_path_intended"], where["wn_path_intended"] = meant.path_similarity, ref
-    out["wn_other_sense"] = float(other_sense is not None and not out["wn_intended"])
-    if out["wn_other_sense"]:
+    senses = _senses(refs, entries, memo)
+    other_sense = _relations(term, query, mine, senses, out, where)
+    out["wn_other_sense"] = float(other_sense is not None)
+    if other_sense is not None:
         where["wn_other_sense"] = other_sense
     out["wn_term_known"] = float(mine.known)
     out["wn_head_known"] = float(not mine.known and bool(mine.closure))
@@ -215,6 +223,7 @@ def _wordnet(term: str, query: str, refs: list[str], domain: str | None, entries
         where["wn_head"] = phrase_head(_words(term)) or term
     related = any(out[n] for n in ("wn_synonym_query", "wn_synonym_expected", "wn_hypernym_query",
                                    "wn_hypernym_expected", "wn_derived", "wn_antonym"))
+    ref_known = any(other.closure for other, *_ in senses.values())
     out["wn_unrelated"] = float(bool(mine.closure) and ref_known and not related
                                 and max(out["wn_path_query"], out["wn_path_expected"]) < 0.25)
     root = DOMAIN_TOPICS.get(normalize_term(domain or ""))
