@@ -15,6 +15,7 @@ PAGES = [
     st.Page("views/regressions.py", title="Regressions", icon=":material/flag:", url_path="regressions"),
     st.Page("views/import.py", title="Import", icon=":material/upload_file:", url_path="import"),
     st.Page("views/signoff.py", title="Sign-off", icon=":material/verified_user:", url_path="signoff"),
+    st.Page("views/golden.py", title="Golden sets", icon=":material/fact_check:", url_path="golden"),
     st.Page("views/prompts.py", title="Prompts", icon=":material/rule:", url_path="prompts"),
 ]
 

@@ -3,7 +3,7 @@
 import plotly.express as px
 import streamlit as st
 
-from dashboard import data, ui
+from dashboard import agreement_view, data, ui
 
 st.title("Runs")
 runs = data.runs()
@@ -69,3 +69,5 @@ else:
 cols[1].page_link("views/regressions.py", label="Flagged items", icon=":material/flag:")
 if row["gate_decision"] == "review" or len(row["high_risk_domains"]):
     cols[2].page_link("views/signoff.py", label="Sign-off", icon=":material/verified_user:", query_params={"run": chosen})
+
+agreement_view.section()
