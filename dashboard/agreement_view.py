@@ -57,10 +57,10 @@ def section() -> None:
     if problem:
         st.error(f"The audit chain is broken, so its verdicts cannot be trusted: {ui.literal(problem)}")
         return
-    st.caption(f"{report.verdicts} standing verdicts. Each run's drift judge as it said then, against reviewers "
-               "(drift = drift; synonym and related = not drift); cells judge/reviewer, D drift, N not drift; "
-               "only false positives a judge is asked about count. Blank kappa: undefined. To re-judge the "
-               "verdict terms with the current judge: `evalcore drift agreement [--domain D]`.")
+    st.caption(f"{report.verdicts} standing verdicts. Each run's drift judge, as it judged the term then, against "
+               "the reviewers (drift: `--drift`; not drift: `--synonym`, `--related`); only false positives a judge "
+               "is asked about count. Cells judge/reviewer, D drift, N not drift; a blank kappa is undefined.")
+    st.caption("To re-judge the verdict terms with the current judge: `evalcore drift agreement [--domain D]`.")
     if report.judges:
         st.dataframe(judge_rows(report), hide_index=True, width="stretch", column_config=FIGURES, key="runs_agreement")
         configs = dict.fromkeys((j.config_id, j.config) for j in report.judges)

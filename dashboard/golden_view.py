@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from evalcore.text import counted
+
 from . import data, ui
 
 HOW_TO = """\
@@ -21,6 +23,12 @@ evalcore golden propose GOLDEN.jsonl --from-verdicts [RUN ...] --out NEW.jsonl -
 evalcore golden propose GOLDEN.jsonl --golden-name NAME --proposer YOU
 # an approver covering its domains, who did not propose it, approves it
 EVALCORE_PASSWORD=... evalcore golden approve NAME REVISION --reviewer NAME --comment TEXT"""
+
+
+CHANGES = {"query_id": "query_id", "line": "line", "added_expected": "+ expected", "added_forbidden": "+ forbidden",
+           "removed_expected": "- expected (now forbidden)", "removed_forbidden": "- forbidden (now expected)",
+           "verdict_seqs": "verdicts (audit records)"}
+"""A proposal's per-query change keys, as the table heads them."""
 
 
 @dataclass(frozen=True)
@@ -45,13 +53,14 @@ class Entry:
     def label(self) -> str:
         """For the picker (plain text)."""
         when = f" · proposed {self.proposal.proposed_at[:16].replace('T', ' ')}" if self.proposal else ""
-        return f"{self.revision[:12]} · {self.status}{when} · {len(self.runs)} runs"
+        return f"{self.revision[:12]} · {self.status}{when} · {counted(len(self.runs), 'run')}"
 
 
 def golden_sets(revisions: list, runs: pd.DataFrame) -> list[str]:
-    """Every golden-set name the chain or the runs know, sorted."""
-    names = {r.name for r in revisions} | {n for n in runs["golden_name"] if isinstance(n, str)}
-    return sorted(names)
+    """Every golden-set name the chain or the runs know: those with proposals first (the
+    latest proposal first), then the others by name."""
+    proposed = list(dict.fromkeys(r.name for r in sorted(revisions, key=lambda r: r.seq, reverse=True)))
+    return proposed + sorted({n for n in runs["golden_name"] if isinstance(n, str)} - set(proposed))
 
 
 def entries(name: str, revisions: list, runs: pd.DataFrame) -> list[Entry]:
@@ -121,8 +130,9 @@ def revision(name: str, entry: Entry) -> None:
             st.caption("No diff: the file was proposed as it is.")
         if rev.changes:
             st.markdown("**Changes per query**")
-            st.dataframe(pd.DataFrame([{k: ui.terms(v) if isinstance(v, list) else v for k, v in c.items()}
-                                       for c in rev.changes]), hide_index=True, width="stretch")
+            st.dataframe(pd.DataFrame([{label: ui.terms(c.get(key)) if isinstance(c.get(key), list) else c.get(key)
+                                        for key, label in CHANGES.items()} for c in rev.changes]),
+                         hide_index=True, width="stretch")
     _runs(entry)
 
 
@@ -139,7 +149,9 @@ def _approvals(name: str, entry: Entry) -> None:
 
 
 def _runs(entry: Entry) -> None:
-    st.markdown(f"**Runs on this revision** ({len(entry.runs)}; the revision is {ui.literal(entry.status)})")
+    approved = entry.proposal is not None and entry.proposal.approved
+    st.markdown(f"**Runs on this revision** · {counted(len(entry.runs), 'run')} · "
+                f"{'approved' if approved else 'not approved: ' + ui.literal(entry.status)}")
     if entry.runs.empty:
         st.caption("No run has used this revision yet: evaluate against the file it names.")
         return

@@ -95,12 +95,13 @@ def test_the_golden_sets_page_lists_the_revision_its_people_diff_and_runs(approv
                                              "comment": "checked the diff", "audit record": rev.approvals[0].seq}]
     [diff] = [c for c in at.code if c.language == "diff"]
     assert diff.value == rev.diff.rstrip("\n") and "+ forbidden 'panic attack'" in diff.value  # exactly the proposal's diff
-    changes = frame(at, "query_id", "added_expected")
-    assert dict(zip(changes["query_id"], changes["added_expected"])) == {"m1": "mi", "m3": "grippe"}
+    changes = frame(at, "query_id", "+ expected")
+    assert dict(zip(changes["query_id"], changes["+ expected"])) == {"m1": "mi", "m3": "grippe"}
+    assert dict(zip(changes["query_id"], changes["+ forbidden"])) == {"m1": "panic attack", "m3": ""}
     assert list(frame(at, "run_id", "gate")["run_id"]) == [made["on_v2"]]
     said = " ".join(shown(t) for t in markdown_texts(at))
     assert "approved** · base " + made["base_revision"][:12] in said and "proposed by carol-gh at" in said
-    assert "**Runs on this revision** (1; the revision is approved)" in said
+    assert "**Runs on this revision** · 1 run · approved" in said
 
 
 def test_the_deep_link_opens_a_revision_and_says_when_it_is_unknown(approved):
