@@ -223,3 +223,20 @@ def test_revisions_approvals_and_verdicts_survive_store_copy_there_and_back(requ
         for revision in (made["revision"], made["base_revision"]):
             assert store.golden_content(db, revision) == store.golden_content(source, revision)
     assert [i.kind for i in so.flagged_items(back, made["on_v2"]) if i.kind == "golden"] == []  # still approved
+
+
+def test_a_broken_chain_shows_no_agreement_figures_and_says_why(tmp_path, monkeypatch):
+    from conftest import run_sql
+    from test_agreement import RECORDED, evaluate_with
+    from test_verdicts import PASSWORDS, add_users
+
+    db = str(tmp_path / "s.duckdb")
+    monkeypatch.setenv("EVALCORE_DB", db)
+    run_id = evaluate_with(monkeypatch, db, tmp_path, RECORDED)
+    add_users(db)
+    vd.record_verdict(db, so.authenticate(db, "eve", PASSWORDS["eve"]), run_id, "q2", "migraine", "drift", False, "")
+    run_sql(db, "UPDATE audit_log SET payload = replace(payload, '\"drift\"', '\"synonym\"') WHERE kind = 'verdict'")
+    at = page("runs")
+    assert any("its verdicts cannot be trusted" in e.value for e in at.error)
+    assert not any("kappa" in d.value.columns for d in at.dataframe)
+    assert any("cannot be trusted" in e.value for e in page("golden").error)  # the Golden sets page says so too
