@@ -107,7 +107,7 @@ def bench_calibration() -> None:
     import numpy as np
 
     from evalcore.calibration import calibrate_combiner, load_rows, signal_matrix
-    from evalcore.drift_model import choose_l2
+    from evalcore.calibration import choose_l2
     train = load_rows(ROOT / "data" / "drift" / "train.jsonl")
     heldout = load_rows(ROOT / "data" / "drift" / "heldout.jsonl")
     embedder, lexicon = make_embedder({}, None), CachedLexicon()

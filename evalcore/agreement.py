@@ -337,7 +337,7 @@ def unvalidated_judges(db, run, settings=None) -> list[tuple[str, str]]:
 
 def judge_items(db, run) -> list:
     """signoff.FlaggedItem (kind `judge`, key `judge:DOMAIN:`) per domain judge_unvalidated names."""
-    from .signoff import FlaggedItem
+    from .flagged import FlaggedItem
 
     return [FlaggedItem(f"judge:{domain}:", "judge", "", "", message) for domain, message in unvalidated_judges(db, run)]
 

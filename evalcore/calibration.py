@@ -21,7 +21,8 @@ from .errors import InputError, Problem
 from .metrics import f1_score, normalize_term, safe_ratio
 
 __all__ = ["LabelledRow", "Figures", "HARD_KINDS", "load_rows", "load_calibration", "candidates_of", "roc_auc",
-           "grouped_folds", "cross_validate", "figures", "choose_band", "choose_cutoff", "calibrate_combiner", "measure_judge"]
+           "grouped_folds", "cross_validate", "figures", "choose_band", "choose_cutoff", "calibrate_combiner", "measure_judge",
+           "L2_CHOICES", "log_loss", "choose_l2"]
 
 HARD_KINDS = ("lookalike", "sense_shift", "opposite", "abbrev_other_sense", "abbreviation", "jargon", "archaic")
 
@@ -239,3 +240,19 @@ def calibrate_combiner(train: Sequence[LabelledRow], heldout: Sequence[LabelledR
                 out.append(figures(label, rows, related < cosine_judge.threshold, -related))
     return CombinerCalibration(model, cv, held, float(inside(oof).mean()) if len(oof) else 0.0,
                                float(inside(ph).mean()) if len(ph) else 0.0)
+
+
+L2_CHOICES = (0.3, 1.0, 3.0, 10.0, 30.0)
+"""The L2 penalties `choose_l2` tries."""
+
+
+def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    p = np.clip(p, 1e-9, 1 - 1e-9)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))) if len(y) else float("nan")
+
+
+def choose_l2(x: np.ndarray, y: np.ndarray, groups, choices=L2_CHOICES, folds: int = 5) -> tuple[float, dict[float, float]]:
+    """The L2 penalty with the lowest log-loss under cross-validation grouped by query, and
+    the log-loss of each choice (the held-out rows play no part)."""
+    losses = {float(l2): log_loss(cross_validate(x, y, groups, folds, l2), y) for l2 in choices}
+    return min(losses, key=losses.get), losses

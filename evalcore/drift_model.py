@@ -20,7 +20,7 @@ import numpy as np
 from .drift_signals import FEATURES, Signals
 from .errors import UsageError
 
-__all__ = ["DriftModel", "fit_logistic", "SHIPPED_MODEL", "load_model", "describe", "choose_l2", "L2_CHOICES"]
+__all__ = ["DriftModel", "fit_logistic", "SHIPPED_MODEL", "load_model", "describe"]
 
 SHIPPED_MODEL = Path(__file__).with_name("drift_model.json")
 """The coefficients evalcore ships; `evalcore drift calibrate --out` never writes over it."""
@@ -48,23 +48,6 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int 
         if float(np.abs(step).max()) < tol:
             break
     return theta[:-1], float(theta[-1])
-
-
-L2_CHOICES = (0.3, 1.0, 3.0, 10.0, 30.0)
-"""The L2 penalties `choose_l2` tries."""
-
-
-def log_loss(p: np.ndarray, y: np.ndarray) -> float:
-    p = np.clip(p, 1e-9, 1 - 1e-9)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))) if len(y) else float("nan")
-
-
-def choose_l2(x: np.ndarray, y: np.ndarray, groups, choices=L2_CHOICES, folds: int = 5) -> tuple[float, dict[float, float]]:
-    """The L2 penalty with the lowest log-loss under cross-validation grouped by query, and
-    the log-loss of each choice (the held-out rows play no part)."""
-    from .calibration import cross_validate
-    losses = {float(l2): log_loss(cross_validate(x, y, groups, folds, l2), y) for l2 in choices}
-    return min(losses, key=losses.get), losses
 
 
 @dataclass(frozen=True)

@@ -49,3 +49,7 @@ class UnknownRunError(UsageError):
 
 class StoreBusyError(EvalcoreError):
     """Another process held the DuckDB store for longer than the retry window."""
+
+
+class SignoffRefused(EvalcoreError):
+    """A sign-off that is not permitted (exit 4); nothing is recorded."""

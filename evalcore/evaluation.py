@@ -9,11 +9,11 @@ import json
 import os
 import secrets
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pyarrow as pa
 
+from .clock import utc_now
 from . import __version__
 from .config import Settings, load_settings
 from .drift import DriftJudge
@@ -108,11 +108,6 @@ class EvaluationRun:
         """The JSON report's per_query_results (evalcore.report.query_rows)."""
         from .report import query_rows
         return query_rows(self)
-
-
-def utc_now() -> str:
-    """UTC ISO 8601 with milliseconds, ending in Z."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def new_run_id(timestamp: str) -> str:
@@ -255,5 +250,5 @@ def _golden_revision(db, golden_name: str, scored: ScoredQueries, settings: Sett
     Sign-off reads it from the chain again (signoff.flagged_items): this is what the report says."""
     if db is None:
         return None
-    from .golden_revisions import revision_state
+    from .golden_approvals import revision_state
     return revision_state(db, golden_name, scored.golden_hash, settings)

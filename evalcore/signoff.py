@@ -13,14 +13,15 @@ import hashlib
 import hmac
 import math
 import os
-import re
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from . import store
-from .errors import EvalcoreError, UsageError
-from .identity import SsoIdentity, canonical_name, fold_name
+from .accounts import Account, account_of, current_account
+from .audit_chain import ChainReport, parse_head, verify_chain
+from .errors import SignoffRefused, UsageError
+from .flagged import FlaggedItem
+from .identity import canonical_name, fold_name, same_person
 from .metrics import normalize_term
 from .store.records import SSO_PASSWORD_HASH, record_hash
 
@@ -37,38 +38,6 @@ CAN_RUN = {"engineer", "approver", "admin"}
 _SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
 
 
-class SignoffRefused(EvalcoreError):
-    """A sign-off that is not permitted (exit 4); nothing is recorded."""
-
-
-@dataclass(frozen=True)
-class Account:
-    name: str
-    role: str
-    domains: tuple[str, ...]
-    disabled: bool
-    aliases: tuple[str, ...] = ()
-    sso: bool = False
-    """Signs in only through the identity provider (`users add --sso`): it has no password."""
-    via: SsoIdentity | None = field(default=None, compare=False)
-    """Set when this session signed in through the identity provider (evalcore.sso): a
-    decision it records stores the issuer and subject."""
-
-    def covers(self, domain: str) -> bool:
-        return not self.domains or domain in self.domains
-
-
-@dataclass(frozen=True)
-class FlaggedItem:
-    """Something a reviewer must look at and acknowledge before approving."""
-
-    key: str
-    kind: str
-    query_id: str
-    query: str
-    detail: str
-
-
 @dataclass
 class ReleaseState:
     """Whether a run may ship, from its gate and the decisions on its content hash."""
@@ -81,7 +50,7 @@ class ReleaseState:
 
 
 def _now() -> str:
-    from .evaluation import utc_now
+    from .clock import utc_now
     return utc_now()
 
 
@@ -109,167 +78,6 @@ def _append(db, kind: str, actor: str, *, run_id=None, content_hash=None, decisi
     record = {"created_at": _now(), "kind": kind, "actor": actor, "run_id": run_id, "content_hash": content_hash,
               "decision": decision, "comment": comment, "payload": payload or {}}
     return store.append_audit(db, record)
-
-
-@dataclass(frozen=True)
-class ChainReport:
-    ok: bool
-    records: int
-    first_bad: int | None
-    message: str
-    head: str | None  # COUNT:HASH of the last record
-    log: tuple = field(default=(), repr=False, compare=False)  # the records verified, in order
-
-
-_HEAD = re.compile(r"(\d+):([0-9a-f]{16,64})")
-
-
-def parse_head(value: str) -> tuple[int, str]:
-    """`COUNT:HASH` (HASH: at least 16 hex digits of record COUNT's hash) or UsageError."""
-    match = _HEAD.fullmatch((value or "").strip().lower())
-    if not match:
-        raise UsageError(f"--expect-head {value!r}: give COUNT:HASH as printed by `evalcore audit verify` "
-                         "(e.g. 12:3f5a...), with at least 16 hex digits")
-    return int(match.group(1)), match.group(2)
-
-
-def _broken(records: list, seq: int | None, message: str) -> ChainReport:
-    return ChainReport(False, len(records), seq, message, None)
-
-
-def _links(records: list[dict]) -> ChainReport | None:
-    """Every record's hash, order and link; the recorded head."""
-    prev, expected_seq = store.GENESIS, 1
-    for rec in records:
-        if rec["seq"] != expected_seq:
-            return _broken(records, rec["seq"], f"record {rec['seq']}: expected record {expected_seq} here — "
-                           "a record was removed or reordered")
-        if rec["prev_hash"] != prev:
-            return _broken(records, rec["seq"], f"record {rec['seq']}: prev_hash does not match the record "
-                           "before it — records were removed or reordered")
-        if record_hash(rec, prev) != rec["record_hash"]:
-            return _broken(records, rec["seq"], f"record {rec['seq']} ({rec['kind']} by {rec['actor']}): content "
-                           "does not match its hash — the record was edited")
-        prev, expected_seq = rec["record_hash"], expected_seq + 1
-    return None
-
-
-def _replay(records: list[dict]) -> tuple[dict[str, tuple[dict, int]], dict[str, tuple[dict, int]]]:
-    """Accounts and run headers as the chain states them: name -> (state, seq), run -> (header, seq).
-    An adopt record after any state-bearing record raises ValueError(seq): adoption happens
-    once, on a store the chain did not cover yet."""
-    accounts: dict[str, tuple[dict, int]] = {}
-    runs: dict[str, tuple[dict, int]] = {}
-    for rec in records:
-        payload = rec["payload"] or {}
-        if rec["kind"] == "adopt" and (accounts or runs):
-            raise ValueError(rec["seq"])
-        if rec["kind"] == "adopt":
-            accounts = {a["name"]: (a, rec["seq"]) for a in payload.get("accounts", [])}
-            runs.update({h["run_id"]: (h, rec["seq"]) for h in payload.get("runs", [])})
-        elif rec["kind"].startswith("user_") and "account" in payload:
-            accounts[payload["account"]["name"]] = (payload["account"], rec["seq"])
-        elif rec["kind"] == "run":
-            runs[rec["run_id"]] = (payload, rec["seq"])
-    return accounts, runs
-
-
-def _check_accounts(users: list[dict], records: list, chained: dict[str, tuple[dict, int]]) -> ChainReport | None:
-    stored = {row["name"]: store.account_state(row) for row in users}
-    for name, state in stored.items():
-        if name not in chained:
-            return _broken(records, None, f"account {name!r}: in the store but in no audit record — "
-                           "added to the store by hand")
-        recorded, seq = chained[name]
-        for key in ("role", "domains", "aliases", "disabled", "password"):
-            if state[key] != recorded[key]:
-                what = "password hash" if key == "password" else key
-                shown = "" if key == "password" else f": {state[key]!r} in the store, {recorded[key]!r} recorded"
-                return _broken(records, seq, f"account {name!r}: {what} differs from audit record {seq}{shown} — "
-                               "the account table was edited outside evalcore")
-    for name, (_, seq) in chained.items():
-        if name not in stored:
-            return _broken(records, seq, f"account {name!r} (audit record {seq}) is missing from the store — "
-                           "removed by hand")
-    return None
-
-
-HEADER_KEYS = ("content_hash", "author", "gate", "gate_reasons", "domains", "high_risk_domains", "errored",
-               "run_digest", "rows")
-
-
-def _check_runs(snapshot, records: list, chained: dict[str, tuple[dict, int]], run_ids) -> ChainReport | None:
-    if run_ids is None:
-        return None
-    scope = snapshot.run_ids if run_ids == "all" else list(run_ids)
-    for rid in scope:
-        if rid not in chained:
-            return _broken(records, None, f"run {rid}: stored but in no audit record — added to the store by hand")
-    headers = snapshot.headers
-    for rid in scope:
-        recorded, seq = chained[rid]
-        if rid not in headers:
-            return _broken(records, seq, f"run {rid} (audit record {seq}) is missing from the store — removed by hand")
-        for key in HEADER_KEYS:
-            if headers[rid].get(key) != recorded.get(key):
-                what = {"rows": "its per-query or per-term rows differ", "run_digest": "its runs row differs"}.get(
-                    key, f"its {key} differs")
-                return _broken(records, seq, f"run {rid}: {what} from audit record {seq} (run header) — "
-                               "edited in the store after the run was recorded")
-    if run_ids == "all":
-        for rid, (_, seq) in chained.items():
-            if rid not in headers:
-                return _broken(records, seq, f"run {rid} (audit record {seq}) is missing from the store — "
-                               "removed by hand")
-    return None
-
-
-def verify_chain(db: str | Path, expect_head: str | None = None, runs="all") -> ChainReport:
-    """SPEC §4: recompute every record's hash in order, then check the account table and
-    the stored runs (`runs`: "all", a list of run ids, or None for none) against the
-    chain. Names the first bad record (or account or run).
-
-    The head recorded at append time catches removed trailing records; `expect_head`
-    (COUNT:HASH kept outside the store, e.g. in a CI log) catches a store rewritten or
-    truncated whole."""
-    from .store.chain import chain_snapshot
-
-    expected = parse_head(expect_head) if expect_head else None
-    snapshot = chain_snapshot(db, runs)  # one connection: a concurrent append is all in or all out
-    if snapshot.problems:
-        return _broken([], None, f"the store's tables were altered: {snapshot.problems[0]}")
-    records = snapshot.records
-    broken = _links(records)
-    if broken:
-        return broken
-    last = records[-1]["record_hash"] if records else None
-    head = snapshot.head
-    if head is None and records:
-        return _broken(records, len(records), "the chain's recorded head is missing — removed by hand")
-    if head is not None and (head[0] != len(records) or head[1] != last):
-        missing = len(records) + 1
-        return _broken(records, missing, f"record {missing}: missing — the chain's recorded head is record "
-                       f"{head[0]}; records at the end were removed")
-    if expected is not None:
-        count, prefix = expected
-        if not 0 < count <= len(records):
-            return _broken(records, count, f"record {count}: expected (hash {prefix[:16]}…), the store has only "
-                           f"{len(records)} records — the store was rewritten or truncated")
-        if not records[count - 1]["record_hash"].startswith(prefix):
-            return _broken(records, count, f"record {count}: expected hash {prefix[:16]}…, the store has "
-                           f"{records[count - 1]['record_hash'][:16]}… — the store was rewritten")
-    try:
-        accounts, run_headers = _replay(records)
-    except ValueError as exc:
-        seq = exc.args[0]
-        return _broken(records, seq, f"record {seq}: a second adoption of the store's contents — migrations "
-                       "were re-run by hand to bless edited accounts or runs")
-    broken = _check_accounts(snapshot.users, records, accounts) or _check_runs(snapshot, records, run_headers, runs)
-    if broken:
-        return broken
-    head_text = f"{len(records)}:{last}" if records else "0:" + store.GENESIS
-    return ChainReport(True, len(records), None, f"audit chain intact: {len(records)} records", head_text,
-                       tuple(records))
 
 
 # ---------------------------------------------------------------- accounts
@@ -313,11 +121,6 @@ def _actor() -> str:
     return fold_name(getpass.getuser())
 
 
-def _account(row: dict) -> Account:
-    return Account(row["name"], row["role"], tuple(row["domains"] or ()), bool(row["disabled"]),
-                   tuple(row["aliases"] or ()), row.get("password_hash") == SSO_PASSWORD_HASH)
-
-
 def add_user(db, name: str, role: str, password: str | None, domains=None, aliases=None, sso: bool = False) -> Account:
     """Create an account (canonical name, SPEC §4) and chain its state. An `sso` account has
     no password (`password` is ignored): it signs in only through the identity provider,
@@ -337,7 +140,7 @@ def add_user(db, name: str, role: str, password: str | None, domains=None, alias
     row = store.write_account(db, name, {"name": name, "role": role, "domains": scopes, "aliases": alias_list,
                                          "password_hash": secret, "disabled": False, "created_at": _now()},
                               {"created_at": _now(), "kind": "user_add", "actor": _actor()}, new=True)
-    return _account({**row["payload"]["account"], "password_hash": secret})
+    return account_of({**row["payload"]["account"], "password_hash": secret})
 
 
 def _existing(db, name: str) -> dict:
@@ -384,7 +187,7 @@ def set_aliases(db, name: str, add=(), remove=()) -> Account:
     _check_free(db, added, owner=row["name"])
     aliases = sorted((set(row["aliases"] or []) | set(added)) - removed - {row["name"]})
     _change(db, row["name"], "user_aliases", {"aliases": aliases})
-    return _account({**row, "aliases": aliases})
+    return account_of({**row, "aliases": aliases})
 
 
 MAX_SIGNIN_DELAY = 30.0
@@ -433,7 +236,7 @@ def authenticate(db, name: str, password: str, wait: bool = False) -> Account:
     store.clear_signin_failures(db, key)
     if row["disabled"]:
         raise SignoffRefused(f"account '{key}' is disabled")
-    return _account(row)
+    return account_of(row)
 
 
 # ---------------------------------------------------------------- decisions
@@ -443,7 +246,7 @@ def flagged_items(db, run_id: str) -> list[FlaggedItem]:
     """Regressed queries (with their term diff), failed critical queries and drift terms;
     for a high-risk run, its golden revision when the chain holds no approval of it
     (kind `golden`, evalcore.golden_revisions.golden_flag)."""
-    from .golden_revisions import golden_flag
+    from .golden_approvals import golden_flag
 
     rows = store.flagged_items(db, [run_id])
     items = [FlaggedItem(f"{r.kind}:{r.query_id}:{r.term if isinstance(r.term, str) else ''}", r.kind, r.query_id,
@@ -468,31 +271,9 @@ def decide(db, run_id: str, reviewer: str, password: str, decision: str, comment
     return decide_as(db, run_id, account, decision, comment, acknowledged, ack_all)
 
 
-def current_account(db, name: str) -> Account:
-    """The account as stored now (a dashboard session re-checks it before every decision)."""
-    row = store.get_user(db, fold_name(name))
-    if row is None:
-        raise SignoffRefused(f"unknown account '{name}'")
-    if row["disabled"]:
-        raise SignoffRefused(f"account '{name}' is disabled")
-    return _account(row)
-
-
-def _wrote(author: str | None, name: str, aliases=()) -> bool:
-    """Four-eyes: whether `author` is this person (name or any alias, canonical). An author
-    stored before names were canonical that is not canonical now (a look-alike letter, a
-    space) cannot be told apart from anyone: it counts as everyone's, so nobody approves
-    that run — evaluate it again under a canonical --author."""
-    mine = {fold_name(n) for n in (name, *aliases)}
-    try:
-        return canonical_name(author, "author") in mine
-    except UsageError:
-        return True
-
-
 def is_author(run: dict, account: Account) -> bool:
     """Four-eyes: the run's author, compared with the account's name and every alias."""
-    return _wrote(run["author"], account.name, account.aliases)
+    return same_person(run["author"], account.name, account.aliases)
 
 
 def approval_blockers(db, run: dict, account: Account) -> list[str]:
@@ -633,7 +414,7 @@ def _approval_state(run: dict, chain: ChainReport, accounts: list[dict], setting
     # four-eyes holds for every run with this content: its author's approval never counts
     aliases = {row["name"]: row["aliases"] or [] for row in accounts}
     approvals = [d for d in latest.values() if d["decision"] == "approve"
-                 and not _wrote(run["author"], d["actor"], aliases.get(fold_name(d["actor"]), ()))]
+                 and not same_person(run["author"], d["actor"], aliases.get(fold_name(d["actor"]), ()))]
     domains = list(run["high_risk_domains"] or []) or ["(any)"]
     missing = []
     for domain in domains:

@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from . import store
-from .errors import EvalcoreError, StoreBusyError, UsageError
+from .accounts import Account, current_account
+from .errors import EvalcoreError, SignoffRefused, StoreBusyError, UsageError
 from .identity import SsoIdentity, canonical_name, oidc_issuer_prefix
-from .signoff import Account, SignoffRefused, current_account
 
 __all__ = ["SsoIdentity", "identity_from_claims", "sign_in", "BIND_KIND"]
 
@@ -84,7 +84,7 @@ def _account_for(rows: list[dict], identity: SsoIdentity) -> tuple[dict, bool]:
 
 
 def _bind(db, row: dict, identity: SsoIdentity) -> None:
-    from .evaluation import utc_now
+    from .clock import utc_now
 
     aliases = sorted({*(row["aliases"] or []), identity.alias})
     payload = {"sso": {**identity.claims(), "email": identity.email}, "alias": identity.alias}

@@ -17,10 +17,12 @@ import random
 from dataclasses import dataclass
 
 from . import store
-from .errors import UsageError
+from .accounts import Account, current_account
+from .audit_chain import verify_chain
+from .clock import utc_now
+from .errors import SignoffRefused, UsageError
 from .identity import fold_name
 from .metrics import normalize_term
-from .signoff import Account, SignoffRefused, _append, current_account, verify_chain
 from .store.runs import stored_golden_name
 from .store.verdicts import unflagged_false_positives, verdict_query, verdict_records
 
@@ -144,8 +146,9 @@ def record_verdict(db, account: Account, run_id: str, query_id: str, term: str, 
     if via is not None:
         payload["sso"] = via.claims()
     text = (comment or "").strip() or None
-    return _append(db, KIND, account.name, run_id=run_id, content_hash=run["content_hash"], comment=text,
-                   payload=payload)
+    return store.append_audit(db, {"created_at": utc_now(), "kind": KIND, "actor": account.name, "run_id": run_id,
+                                   "content_hash": run["content_hash"], "decision": None, "comment": text,
+                                   "payload": payload})
 
 
 def _verdict(record: dict) -> Verdict:

@@ -11,7 +11,8 @@ import pytest
 
 from evalcore.calibration import choose_band, choose_cutoff, grouped_folds, roc_auc
 from evalcore.drift import DriftCandidate, EmbeddingDriftJudge
-from evalcore.drift_model import L2_CHOICES, SHIPPED_MODEL, DriftModel, choose_l2, fit_logistic, load_model, log_loss
+from evalcore.calibration import L2_CHOICES, choose_l2, log_loss
+from evalcore.drift_model import SHIPPED_MODEL, DriftModel, fit_logistic, load_model
 from evalcore.drift_signals import FEATURES
 from evalcore.errors import UsageError
 from evalcore.lexicon import LexiconEntry

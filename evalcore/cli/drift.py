@@ -49,7 +49,7 @@ def _choose_l2(train, embedder, lexicon):
     import numpy as np
 
     from ..calibration import signal_matrix
-    from ..drift_model import choose_l2
+    from ..calibration import choose_l2
     y = np.array([r.drift for r in train], dtype=float)
     return choose_l2(signal_matrix(train, embedder, lexicon), y, [r.group for r in train])
 

@@ -17,7 +17,7 @@ from ..config import default_db_path
 from ..io import golden_set_name
 from ..text import strip_controls, terminal_safe
 from .common import EXIT_REFUSED, echo, fail, format_table, run_cli, store_option
-from .signoff import _password, _password_account
+from .signoff import read_password, refuse_sso_account
 
 __all__ = ["golden_group"]
 
@@ -178,8 +178,8 @@ def approve_command(name, revision, reviewer, comment, db):
     """
     db = db or default_db_path()
     found = run_cli(gr.find_revision, db, name, revision)
-    run_cli(_password_account, db, reviewer)  # single sign-on accounts: refused before a password is asked
-    password = _password(f"Password for {terminal_safe(reviewer)}")
+    run_cli(refuse_sso_account, db, reviewer)  # single sign-on accounts: refused before a password is asked
+    password = read_password(f"Password for {terminal_safe(reviewer)}")
     delay = run_cli(so.signin_delay, db, reviewer)
     if delay > 0:
         echo(f"waiting {delay:.0f} s after failed sign-ins for {terminal_safe(reviewer)}", err=True)

@@ -22,7 +22,7 @@ from .common import EXIT_REFUSED, echo, expect_head_option, fail, format_table, 
 __all__ = ["users_group", "signoff_command", "audit_group"]
 
 
-def _password(prompt: str, confirm: bool = False) -> str:
+def read_password(prompt: str, confirm: bool = False) -> str:
     """EVALCORE_PASSWORD when set (no terminal needed), else a hidden prompt."""
     value = os.environ.get("EVALCORE_PASSWORD")
     if value is not None:
@@ -67,7 +67,7 @@ def users_add(name, role, domains, aliases, sso, db):
 
     Example: evalcore users add carol --role approver --sso --alias carol@example.com
     """
-    password = None if sso else _password("Password", confirm=True)
+    password = None if sso else read_password("Password", confirm=True)
     account = run_cli(so.add_user, db or default_db_path(), name, role, password, domains, aliases, sso)
     echo(f"added {account.name} ({account.role}{'; ' + ', '.join(account.domains) if account.domains else ''}"
          f"{'; aliases ' + ', '.join(account.aliases) if account.aliases else ''}{'; single sign-on' if sso else ''})")
@@ -101,7 +101,7 @@ def users_passwd(name, db):
 
     Example: evalcore users passwd carol
     """
-    run_cli(so.set_password, db or default_db_path(), name, _password("New password", confirm=True))
+    run_cli(so.set_password, db or default_db_path(), name, read_password("New password", confirm=True))
     echo(f"password changed for {terminal_safe(name)}")
 
 
@@ -174,8 +174,8 @@ def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
         for item in items:
             echo(f"  [{item.kind}] {terminal_safe(item.query_id)} {terminal_safe(repr(item.query))}: "
                  f"{terminal_safe(item.detail)}")
-    run_cli(_password_account, db, reviewer)  # single sign-on accounts: refused before a password is asked
-    password = _password(f"Password for {terminal_safe(reviewer)}")
+    run_cli(refuse_sso_account, db, reviewer)  # single sign-on accounts: refused before a password is asked
+    password = read_password(f"Password for {terminal_safe(reviewer)}")
     delay = run_cli(so.signin_delay, db, reviewer)
     if delay > 0:
         echo(f"waiting {delay:.0f} s after failed sign-ins for {terminal_safe(reviewer)}", err=True)
@@ -189,7 +189,7 @@ def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
     sys.exit(state.exit_code)
 
 
-def _password_account(db, reviewer) -> None:
+def refuse_sso_account(db, reviewer) -> None:
     try:
         so.refuse_sso(db, reviewer)
     except so.SignoffRefused as exc:

@@ -12,7 +12,7 @@ from .. import verdicts as vd
 from ..config import default_db_path
 from ..text import terminal_safe
 from .common import EXIT_REFUSED, echo, fail, format_table, run_cli, store_option
-from .signoff import _password, _password_account
+from .signoff import read_password, refuse_sso_account
 
 __all__ = ["verdict_command"]
 
@@ -70,8 +70,8 @@ def verdict_command(target, synonym, related, drift, forbid, reviewer, comment, 
         raise click.UsageError("--comment TEXT is required to record a verdict")
     run_id, query_id, term = target
     checked = run_cli(vd.check_target, db, run_id, query_id, term)  # a typo is caught before the password
-    run_cli(_password_account, db, reviewer)  # single sign-on accounts: refused before a password is asked
-    password = _password(f"Password for {terminal_safe(reviewer)}")
+    run_cli(refuse_sso_account, db, reviewer)  # single sign-on accounts: refused before a password is asked
+    password = read_password(f"Password for {terminal_safe(reviewer)}")
     delay = run_cli(so.signin_delay, db, reviewer)
     if delay > 0:
         echo(f"waiting {delay:.0f} s after failed sign-ins for {terminal_safe(reviewer)}", err=True)

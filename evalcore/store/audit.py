@@ -16,11 +16,11 @@ from .records import (AUDIT_COLUMNS, GENESIS, SSO_PASSWORD_HASH, USER_COLUMNS, a
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
            "get_user", "list_users", "users_rows", "audit_records", "audit_head", "decisions_for", "signin_failures",
-           "record_signin_failure", "clear_signin_failures"]
+           "record_signin_failure", "clear_signin_failures", "in_transaction", "records_of"]
 
 
 
-def _in_transaction(db_path: str | Path, work):
+def in_transaction(db_path: str | Path, work):
     """work(con) in one write transaction; a conflict with a concurrent writer in this
     process is retried (for up to 30 s), so nothing is lost or duplicated."""
     deadline = time.monotonic() + 30
@@ -43,7 +43,7 @@ def _in_transaction(db_path: str | Path, work):
 
 def append_audit(db_path: str | Path, record: dict) -> dict:
     """Append one record in its own transaction; returns the stored record."""
-    return _in_transaction(db_path, lambda con: append_on(con, record))
+    return in_transaction(db_path, lambda con: append_on(con, record))
 
 
 def _user(con, name: str) -> dict | None:
@@ -64,7 +64,7 @@ def write_account(db_path: str | Path, name: str, changes: dict, record: dict, *
                 con.execute(f"UPDATE users SET {column} = ? WHERE name = ?", [value, name])
         row = _user(con, name)
         return append_on(con, dict(record, payload=dict(record.get("payload") or {}, account=account_state(row))))
-    return _in_transaction(db_path, work)
+    return in_transaction(db_path, work)
 
 
 def get_user(db_path: str | Path, name: str) -> dict | None:
@@ -112,14 +112,14 @@ def record_signin_failure(db_path: str | Path, name: str) -> int:
         con.execute("INSERT INTO signin_failures VALUES (?, 1, ?) ON CONFLICT (name) DO UPDATE SET "
                     "failures = signin_failures.failures + 1, last_at = excluded.last_at", [name, time.time()])
         return con.execute("SELECT failures FROM signin_failures WHERE name = ?", [name]).fetchall()[0][0]
-    return _in_transaction(db_path, work)
+    return in_transaction(db_path, work)
 
 
 def clear_signin_failures(db_path: str | Path, name: str) -> None:
-    _in_transaction(db_path, lambda con: con.execute("DELETE FROM signin_failures WHERE name = ?", [name]))
+    in_transaction(db_path, lambda con: con.execute("DELETE FROM signin_failures WHERE name = ?", [name]))
 
 
-def _records(rows: list[tuple]) -> list[dict]:
+def records_of(rows: list[tuple]) -> list[dict]:
     out = []
     for row in rows:
         rec = dict(zip(AUDIT_COLUMNS, row))
@@ -142,7 +142,7 @@ def audit_records_on(con, run_id: str | None = None) -> list[dict]:
     if run_id is not None:
         sql += " WHERE run_id = ?"
         params.append(run_id)
-    return _records(con.execute(sql + " ORDER BY seq", params).fetchall())
+    return records_of(con.execute(sql + " ORDER BY seq", params).fetchall())
 
 
 def audit_head(db_path: str | Path) -> tuple[int, str] | None:
@@ -180,4 +180,4 @@ def decisions_for(db_path: str | Path, content_hash: str) -> list[dict]:
     with connect(db_path, rows={"audit_log": Rows("content_hash = %s", (content_hash,))}) as con:
         rows = con.execute(f"SELECT {', '.join(AUDIT_COLUMNS)} FROM audit_log WHERE kind = 'decision' "
                            "AND content_hash = ? ORDER BY seq", [content_hash]).fetchall()
-    return _records(rows)
+    return records_of(rows)

@@ -30,7 +30,7 @@ def load_lexicon(db_path: str | Path, source: str, terms: list[str]) -> dict[str
 
 def save_lexicon(db_path: str | Path, source: str, entries: dict[str, str]) -> None:
     """Add entries to the cache; terms already cached (by another process) are kept."""
-    from ..evaluation import utc_now
+    from ..clock import utc_now
 
     table = pa.table({"source": pa.array([source] * len(entries), pa.string()),
                       "term": pa.array(list(entries), pa.string()),

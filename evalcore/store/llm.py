@@ -36,7 +36,7 @@ def save_llm_cache(db_path: str | Path, entries: list[tuple[str, str, str, int, 
                       "prompt_tokens": pa.array([e[3] for e in entries], pa.int32()),  # the columns' INTEGER
                       "completion_tokens": pa.array([e[4] for e in entries], pa.int32())})
     if is_postgres(db_path):
-        from ..evaluation import utc_now
+        from ..clock import utc_now
 
         return insert_rows(str(db_path), "llm_cache", table.append_column(
             "created_at", pa.array([utc_now()] * table.num_rows, pa.string())), key=("key",))

@@ -156,7 +156,7 @@ def _linked(cur, record: dict) -> dict:
     return stored
 
 
-def _append(cur, record: dict) -> dict:
+def append_record(cur, record: dict) -> dict:
     """Link one record onto the head inside the caller's transaction: a decision through
     evalcore_append_decision, a verdict on a term through evalcore_append_verdict (the
     dashboard role's doors), anything else directly (the owner's: accounts)."""
@@ -189,7 +189,7 @@ def _append(cur, record: dict) -> dict:
 
 
 def append_audit_pg(url: str, record: dict) -> dict:
-    return retrying(url, lambda cur: _append(cur, record), f"record a {record.get('kind', 'chain')} record")
+    return retrying(url, lambda cur: append_record(cur, record), f"record a {record.get('kind', 'chain')} record")
 
 
 def _user(cur, name: str) -> dict | None:
@@ -238,7 +238,7 @@ def write_account_pg(url: str, name: str, changes: dict, record: dict, *, new: b
                     raise EvalcoreError(f"unknown account column {column!r}")
                 cur.execute(f"UPDATE users SET {column} = %s WHERE name = %s", [value, name])
         row = _user(cur, name)
-        return _append(cur, dict(record, payload=dict(record.get("payload") or {}, account=account_state(row))))
+        return append_record(cur, dict(record, payload=dict(record.get("payload") or {}, account=account_state(row))))
     return retrying(url, work, "change accounts (accounts stay with the store's owner)")
 
 

@@ -67,7 +67,7 @@ def account_state(row: dict) -> dict:
 
 
 def _now() -> str:
-    from ..evaluation import utc_now
+    from ..clock import utc_now
     return utc_now()
 
 

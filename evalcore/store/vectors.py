@@ -40,7 +40,7 @@ def save_vectors(db_path: str | Path, model: str, texts: list[str], vectors) -> 
                       "text": pa.array(texts, pa.string()),
                       "vector": pa.ListArray.from_arrays(offsets, flat)})
     if is_postgres(db_path):
-        from ..evaluation import utc_now
+        from ..clock import utc_now
 
         return insert_rows(str(db_path), "embedding_cache", table.append_column(
             "created_at", pa.array([utc_now()] * table.num_rows, pa.string())), key=("model", "text"))

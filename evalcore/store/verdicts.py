@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .audit import AUDIT_COLUMNS, _records
+from .audit import AUDIT_COLUMNS, records_of
 from .connection import exists
 from .pg_rows import Rows
 from .reading import connect
@@ -33,7 +33,7 @@ def verdict_records(db_path: str | Path, run_ids=None) -> list[dict]:
         rows = con.execute(f"SELECT {', '.join(AUDIT_COLUMNS)} FROM audit_log WHERE kind = 'verdict' "
                            "AND ($every OR list_contains($runs::VARCHAR[], run_id)) ORDER BY seq",
                            {"every": run_ids is None, "runs": list(run_ids or [])}).fetchall()
-    return _records(rows)
+    return records_of(rows)
 
 
 def verdict_query(db_path: str | Path, run_id: str, query_id: str) -> tuple[dict | None, list[dict]]:
