@@ -27,7 +27,13 @@ _RECORDED = "vd_recorded"  # session key: the verdict the previous page run reco
 def section(run_id: str, query_id: str, generated: list, key: str, open_query) -> None:
     """Verdicts on the candidate run's generated terms of this query (`generated`: its
     chips, side_by_side.Chip, missed ones left out); `open_query(query_id)` opens another."""
-    with st.expander("Verdicts on this query's terms", expanded=bool(st.session_state.get(_RECORDED))):
+    # read only while open (a rerun opens it): the standing verdicts and the sample are reads
+    # of their own, which the panel's first render does not wait for
+    box = st.expander("Verdicts on this query's terms", expanded=bool(st.session_state.get(_RECORDED)),
+                      key=f"{key}_vd_open", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         note = st.session_state.pop(_RECORDED, None)
         if note:
             st.success(note)

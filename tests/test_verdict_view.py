@@ -14,8 +14,11 @@ def opened(db, name=None, password=None, query_id="med-001"):
     ids = runs_by(db)
     run, base = ids[("medical", "v2")], ids[("medical", "v1")]
     at = page("compare", run=run, baseline=base, query=query_id)
+    assert not [e for e in at.expander if e.label == "Verdicts on this query's terms" and e.children]  # folded: unread
     if name:
         at = sign_in(at, name, password)
+    at.session_state["cmp_vd_open"] = True  # the reviewer opens the section
+    at.run()
     assert not at.exception
     return at, run
 
