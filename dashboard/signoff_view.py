@@ -13,6 +13,7 @@ from evalcore.report.record import render_record_html
 from evalcore.text import counted
 
 from . import auth, busy, data
+from .side_by_side import QUERY_ITEM_KINDS
 from .ui import literal
 
 _RECORDED = "so_recorded"  # session key: the note of a decision just recorded, for the next run
@@ -26,7 +27,8 @@ def acknowledge(items: list[so.FlaggedItem], run_id: str, account: so.Account | 
     st.markdown(f"**{counted(len(items), 'flagged item')}** — acknowledge each after reviewing it:")
     done = set()
     for i, item in enumerate(items):
-        label = literal(f"[{item.kind}] {item.query_id} · {item.query} — {item.detail}")
+        about = f"{item.query_id} · {item.query} — " if item.kind in QUERY_ITEM_KINDS else ""  # else the run's own
+        label = literal(f"[{item.kind}] {about}{item.detail}")
         who = account.name if account else "-"
         if st.checkbox(label, key=f"so_ack_{who}_{run_id}_{i}", disabled=account is None):
             done.add(item.key)
