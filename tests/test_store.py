@@ -119,6 +119,23 @@ def test_migrations_are_idempotent(db, run):
     assert versions == [(v,) for v, _ in store.MIGRATIONS]
 
 
+def test_a_write_waits_for_a_read_open_in_this_process(db, run):
+    """DuckDB opens a file read-only or writable per process: a write (a dashboard session
+    signing in) while another thread's read is open waits for it, as for another process's lock."""
+    import threading
+
+    store.save_run(db, run)
+    with store.connect(db) as reader:  # read-only, held open by this thread
+        assert reader.execute("SELECT count(*) FROM runs").fetchall() == [(1,)]
+        done = []
+        writer = threading.Thread(target=lambda: done.append(store.record_signin_failure(db, "nobody")))
+        writer.start()
+        writer.join(0.5)
+        assert writer.is_alive() and not done  # waiting, not failed
+    writer.join(10)
+    assert done == [1] and store.signin_failures(db, "nobody")[0] == 1
+
+
 def test_busy_store_times_out_and_writes_nothing(db, run, monkeypatch):
     store.save_run(db, run)
     holder = subprocess.Popen([sys.executable, "-c",

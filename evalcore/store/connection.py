@@ -161,8 +161,11 @@ def _timeout() -> float:
 
 
 def _is_lock_error(exc: Exception) -> bool:
+    """A lock another process holds, or a connection of this process open on the file in the
+    other mode (DuckDB opens a file read-only or writable per process: a dashboard session
+    signing in while another session's read is open meets this); both pass."""
     text = str(exc).lower()
-    return "lock" in text or "conflicting" in text
+    return "lock" in text or "conflicting" in text or "different configuration" in text
 
 
 def _retry_while_locked(path: str, open_store):
