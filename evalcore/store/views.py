@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from .postgres import is_postgres
 from .reading import connect
 from .pg_rows import Rows, every, of_runs
 
@@ -48,8 +49,9 @@ class StoredPair:
 def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> StoredPair:
     """Both runs' per-query rows (_SIDE_COLUMNS) and the candidate's thresholds. The golden
     entries' hashes are read only when the two runs scored different golden files: they can
-    tell changed queries apart only then, and they are a third of the bytes. (The runs are
-    read first, on their own: a stored run never changes, so the two reads see one state.)"""
+    tell changed queries apart only then, and they are a third of the bytes. (The runs, then
+    each side's rows, are read on their own — on PostgreSQL both sides at once: a stored run
+    never changes, so the separate reads see one state.)"""
     from .runs import stored_golden_name
 
     with connect(db_path, rows=of_runs([run_id, baseline_id], "runs")) as con:
@@ -58,10 +60,18 @@ def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> Store
     hashes = {found[r]["golden_hash"] if r in found else None for r in (run_id, baseline_id)}
     columns = _SIDE_COLUMNS if len(hashes) > 1 else tuple(c for c in _SIDE_COLUMNS if c != "golden_entry_hash")
     side = f"SELECT {', '.join(columns)} FROM query_results WHERE run_id = ? ORDER BY position"  # noqa: S608 constants
-    with connect(db_path, rows={"query_results": Rows(
-            "run_id = ANY(%s)", ([run_id, baseline_id],), columns + ("run_id",))}) as con:
-        current = con.sql(side, params=[run_id]).to_arrow_table()
-        baseline = con.sql(side, params=[baseline_id]).to_arrow_table()
+
+    def rows_of(rid: str | None) -> pa.Table:
+        with connect(db_path, rows={"query_results": Rows("run_id = %s", (rid,), columns + ("run_id",))}) as con:
+            return con.sql(side, params=[rid]).to_arrow_table()
+
+    if is_postgres(db_path):  # two server queries at once (each side's rows never change)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(2) as pool:
+            current, baseline = pool.map(rows_of, [run_id, baseline_id])
+    else:  # a store file: one thread (see dashboard.data._started)
+        current, baseline = rows_of(run_id), rows_of(baseline_id)
     golden = tuple((stored_golden_name(found[rid]), found[rid]["golden_hash"]) if rid in found else (None, None)
                    for rid in (run_id, baseline_id))
     return StoredPair(found[run_id]["thresholds"] if run_id in found else None, current, baseline, golden)
