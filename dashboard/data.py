@@ -9,6 +9,7 @@ call time, so tests and users can point the dashboard anywhere with EVALCORE_DB.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import pandas as pd
@@ -111,22 +112,36 @@ def walk(run_id: str, baseline_id: str | None, flt: comparison.CompareFilter, qu
 _READERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="evalcore-read")
 
 
+class _OnDemand(Future):
+    """A store file's read, done where its result is first asked for, on that page's thread:
+    its reads are local and short (reading ahead would only keep the page run busy), and
+    DuckDB connections opened and closed on a reader thread beside the page's were seen to
+    find the file's shared database half closed (`python_arrow_scan does not exist`)."""
+
+    def __init__(self, fn, *args):
+        super().__init__()
+        self._call, self._lock = (fn, args), threading.Lock()
+
+    def result(self, timeout=None):
+        with self._lock:  # two sessions asking at once: one read
+            if not self.done():
+                fn, args = self._call
+                try:
+                    self.set_result(fn(*args))
+                except Exception as exc:  # raised to whoever asks, as a reader thread's would be
+                    self.set_exception(exc)
+        return super().result(timeout)
+
+
 @st.cache_resource(ttl=120, max_entries=64, show_spinner=False)
 def _started(db: str, name: str, *args) -> Future:
-    """evalcore.store.<name>(db, *args), started on a reader thread (no Streamlit call there)
-    on the team store. A store file is read here, on the page's thread: its reads are local
-    and short, and DuckDB connections opened and closed on two threads at once were seen to
-    find the file's shared database half closed (`python_arrow_scan does not exist`)."""
+    """evalcore.store.<name>(db, *args): on the team store started on a reader thread (no
+    Streamlit call there); on a store file read when first asked for (_OnDemand)."""
     from evalcore.store.postgres import is_postgres
 
     if is_postgres(db):
         return _READERS.submit(getattr(store, name), db, *args)
-    done: Future = Future()
-    try:
-        done.set_result(getattr(store, name)(db, *args))
-    except Exception as exc:  # raised where the result is asked for, as a reader thread's would be
-        done.set_exception(exc)
-    return done
+    return _OnDemand(getattr(store, name), db, *args)
 
 
 def _finished(name: str, *args):
