@@ -355,11 +355,11 @@ def test_prompt_evaluations_stored_and_read(backend):
 # ---------------------------------------------------------------- the dashboard
 
 
-def page(name: str, **params):
+def page(view: str, **params):
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.switch_page(f"views/{name}.py")
+    at.switch_page(f"views/{view}.py")
     for key, value in params.items():
         at.query_params[key] = value
     at.run()

@@ -23,6 +23,7 @@ from evalcore import store
 from evalcore import verdicts as vd
 
 from conftest import golden_row, write_jsonl
+from test_contract import page as contract_page
 from test_golden_propose import V, _revision_store, approve, cli, evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,13 +35,7 @@ def page(view: str, **params) -> AppTest:
     from dashboard import data
 
     data.clear()  # the page reads the store as it is now, not a neighbour test's cache
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.switch_page(f"views/{view}.py")
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return contract_page(view, **params)
 
 
 def shown(markdown: str) -> str:
