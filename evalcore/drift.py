@@ -111,6 +111,10 @@ class EmbeddingDriftJudge:
         return self.model.probability(np.stack([s.values for s in signals])), signals
 
     def judge(self, candidates: Sequence[DriftCandidate]) -> list[DriftVerdict]:
+        from .drift_signals import without_gc_pauses
+        return without_gc_pauses(self._judge)(candidates)
+
+    def _judge(self, candidates: Sequence[DriftCandidate]) -> list[DriftVerdict]:
         import numpy as np
         from .drift_model import describe
         probs, signals = self.probabilities(candidates)

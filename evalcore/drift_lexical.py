@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from rapidfuzz.distance import Levenshtein
+
 from .lexicon import WORD, phrase_head
 
 __all__ = ["OPPOSITES", "OPPOSITE_SUFFIXES", "NEGATIONS", "tokens", "edit_ratio", "char_overlap", "token_overlap",
@@ -23,43 +25,14 @@ def tokens(text: str) -> tuple[str, ...]:
     return tuple(WORD.findall(text))
 
 
-@lru_cache(maxsize=1 << 16)
-def _letters(text: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for c in text:
-        out[c] = out.get(c, 0) + 1
-    return out
-
-
-def _shared_letters(a: str, b: str) -> int:
-    """Letters the two have in common, with multiplicity."""
-    ha, hb = _letters(a), _letters(b)
-    return sum(min(n, hb[c]) for c, n in ha.items() if c in hb)
-
-
 def edit_ratio(a: str, b: str, floor: float = 0.0) -> float:
-    """1 − Levenshtein distance / longer length (1.0: equal); 0.0 as soon as it is certain to
-    fall below `floor`."""
+    """1 − Levenshtein distance / longer length (1.0: equal); 0.0 when it falls below `floor`.
+    The distance is rapidfuzz's, which stops once more edits than the floor allows are certain."""
     if a == b:
         return 1.0
-    if not a or not b:
-        return 0.0
-    if len(a) > len(b):
-        a, b = b, a
-    limit = (1.0 - floor) * len(b)  # a larger distance is below the floor
-    if floor and (len(b) - len(a) > limit or len(b) - _shared_letters(a, b) > limit):
-        return 0.0  # every letter not shared costs an edit
-    previous = list(range(len(a) + 1))
-    for j, cb in enumerate(b, 1):
-        current = [j]
-        left = j
-        for i, ca in enumerate(a):
-            left = min(previous[i + 1] + 1, left + 1, previous[i] + (ca != cb))
-            current.append(left)
-        if floor and min(current) > limit:
-            return 0.0
-        previous = current
-    ratio = 1.0 - previous[-1] / len(b)
+    longer = max(len(a), len(b))
+    allowed = int((1.0 - floor) * longer + 1e-9)  # 'bifocals'/'binoculars': 4 edits of 10 reach 0.6
+    ratio = 1.0 - Levenshtein.distance(a, b, score_cutoff=allowed) / longer
     return ratio if ratio >= floor else 0.0
 
 
@@ -118,21 +91,29 @@ def opposite_prefix(a: str, b: str) -> str | None:
     least 3 letters (4 for suffixes)."""
     for wa in tokens(a):
         for wb in tokens(b):
-            if wa == wb or wa[-1] != wb[-1] and wa[:4] != wb[:4]:
-                continue
-            stem = 0  # the common suffix
-            while stem < min(len(wa), len(wb)) and wa[-1 - stem] == wb[-1 - stem]:
-                stem += 1
-            for k in range(stem, 2, -1):
-                x, y = wa[:len(wa) - k], wb[:len(wb) - k]
-                if (x, y) in _OPPOSITE_PAIRS:
-                    return f"{x or '-'}/{y or '-'}"
-            stem = 0  # the common prefix
-            while stem < min(len(wa), len(wb)) and wa[stem] == wb[stem]:
-                stem += 1
-            for k in range(stem, 3, -1):  # 'employe|r', 'employe|e': the stem is 'employ'
-                if (wa[k:], wb[k:]) in _SUFFIX_PAIRS:
-                    return f"-{wa[k:]}/-{wb[k:]}"
+            if wa != wb and (wa[-1] == wb[-1] or wa[:4] == wb[:4]):
+                found = _opposite_words(wa, wb)
+                if found:
+                    return found
+    return None
+
+
+@lru_cache(maxsize=1 << 16)
+def _opposite_words(wa: str, wb: str) -> str | None:
+    """`opposite_prefix` of two words (memoised: words recur across a run's terms)."""
+    stem = 0  # the common suffix
+    while stem < min(len(wa), len(wb)) and wa[-1 - stem] == wb[-1 - stem]:
+        stem += 1
+    for k in range(stem, 2, -1):
+        x, y = wa[:len(wa) - k], wb[:len(wb) - k]
+        if (x, y) in _OPPOSITE_PAIRS:
+            return f"{x or '-'}/{y or '-'}"
+    stem = 0  # the common prefix
+    while stem < min(len(wa), len(wb)) and wa[stem] == wb[stem]:
+        stem += 1
+    for k in range(stem, 3, -1):  # 'employe|r', 'employe|e': the stem is 'employ'
+        if (wa[k:], wb[k:]) in _SUFFIX_PAIRS:
+            return f"-{wa[k:]}/-{wb[k:]}"
     return None
 
 

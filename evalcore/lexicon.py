@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+import orjson
+
 from .errors import UsageError
 
 __all__ = ["SOURCE", "WORDNET_ROOT", "LexiconEntry", "Relation", "WordNet", "LexiconCache", "CachedLexicon",
@@ -106,7 +108,7 @@ class LexiconEntry:
 
     @classmethod
     def from_json(cls, text: str) -> LexiconEntry:
-        raw = json.loads(text)
+        raw = orjson.loads(text)
         return cls(tuple(raw["s"]), raw["h"], frozenset(raw["a"]), frozenset(raw["d"]), frozenset(raw["t"]),
                    frozenset(raw["tc"]), frozenset(raw.get("g", ())), raw.get("hs") or {})
 
@@ -143,6 +145,8 @@ class Relation:
     """Derivationally related (diagnose / diagnosis) or similar adjectives."""
     path_similarity: float
     """1 / (1 + shortest hypernym path between any two of their synsets); 0 when none."""
+    depth_similarity: float = 0.0
+    """`depth_similarity` of the two closures compared."""
 
     @property
     def any(self) -> bool:
@@ -152,24 +156,33 @@ class Relation:
 _NONE = Relation(False, None, None, False, False, 0.0)
 
 
+def _closeness(a: dict[str, int], b: dict[str, int]) -> tuple[float, float]:
+    """(path similarity, depth similarity) of two hypernym closures, in one pass over their
+    common ancestors: 1 / (1 + the shortest path through one), and `depth_similarity`."""
+    common = a.keys() & b.keys() if a and b else ()
+    if not common:
+        return 0.0, 0.0
+    da, db = max(a.values()), max(b.values())
+    shortest, deepest = 1 << 30, -(1 << 30)
+    for s in common:
+        x, y = a[s], b[s]
+        if x + y < shortest:
+            shortest = x + y
+        if deepest < da + db - x - y:
+            deepest = da + db - x - y
+    return 1.0 / (1 + shortest), deepest / (da + db + 2)
+
+
 def _path(a: dict[str, int], b: dict[str, int]) -> float:
     """1 / (1 + the shortest path between two hypernym closures through a common ancestor)."""
-    common = a.keys() & b.keys()
-    if not common:
-        return 0.0
-    return 1.0 / (1 + min(a[s] + b[s] for s in common))
+    return _closeness(a, b)[0]
 
 
 def depth_similarity(a: dict[str, int], b: dict[str, int]) -> float:
     """Wu-Palmer-like: 2·depth(common ancestor) / (depth(a) + depth(b)), the deepest common
     ancestor; depths counted up the closures (poncho and raincoat meet at 'overgarment', deep
     in the tree, though four edges apart). 0 when they share none."""
-    common = a.keys() & b.keys() if a and b else ()
-    if not common:
-        return 0.0
-    da, db = max(a.values()), max(b.values())
-    best = max((da - a[s]) + (db - b[s]) for s in common)
-    return best / (da + db + 2)
+    return _closeness(a, b)[1]
 
 
 def relate(a: LexiconEntry, b: LexiconEntry, senses: Sequence[str] | None = None,
@@ -179,17 +192,18 @@ def relate(a: LexiconEntry, b: LexiconEntry, senses: Sequence[str] | None = None
     synsets (`kind_of`) relates through its closure."""
     if not a.closure or not b.closure:
         return _NONE
-    a_set = set(a.synsets)
     b_set = set(b.synsets if senses is None else senses)
     if senses_closure is not None:
         b_closure = senses_closure  # the caller's merged_closure(b, senses)
     else:
         b_closure = b.closure if senses is None or len(b_set) == len(b.synsets) else merged_closure(b, b_set)
-    up = [a.closure[s] for s in b_set if s in a.closure and a.closure[s] > 0]
-    down = [b_closure[s] for s in a_set if s in b_closure and b_closure[s] > 0]
-    return Relation(bool(a_set & b_set), min(up, default=None), min(down, default=None),
-                    bool(a.antonyms & b_set or b.antonyms & a_set),
-                    bool(a.derived & b_set or b.derived & a_set), _path(a.closure, b_closure))
+    a_closure, a_synsets = a.closure, a.synsets
+    up = min((a_closure[s] for s in b_set if a_closure.get(s, 0) > 0), default=None)
+    down = min((b_closure[s] for s in a_synsets if b_closure.get(s, 0) > 0), default=None)
+    path, depth = _closeness(a_closure, b_closure)
+    return Relation(not b_set.isdisjoint(a_synsets), up, down,
+                    not a.antonyms.isdisjoint(b_set) or not b.antonyms.isdisjoint(a_synsets),
+                    not a.derived.isdisjoint(b_set) or not b.derived.isdisjoint(a_synsets), path, depth)
 
 
 def merged_closure(entry: LexiconEntry, senses) -> dict[str, int]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalcore.drift import DriftCandidate
 from evalcore.drift_signals import (FEATURES, char_overlap, compute_signals, context_text, domain_text, edit_ratio,
@@ -123,6 +125,25 @@ def test_edit_ratio_floor_gives_up_early_and_exactly():
     assert edit_ratio("tort", "guitar", floor=0.6) == 0.0   # 1 - 4/6 < 0.6
     assert edit_ratio("tort", "torte", floor=0.6) == pytest.approx(0.8)
     assert edit_ratio("kitten", "sitting", floor=0.5) == pytest.approx(1 - 3 / 7)
+    assert edit_ratio("bifocals", "binoculars", floor=0.6) == 0.6  # 4 edits of 10: exactly on the floor
+
+
+def _levenshtein(a: str, b: str) -> int:
+    """The textbook dynamic programme, an oracle independent of rapidfuzz."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("abcdeé -", max_size=9), st.text("abcdeé -", max_size=9), st.sampled_from([0.0, 0.5, 0.6, 0.9]))
+def test_edit_ratio_agrees_with_the_textbook_distance(a, b, floor):
+    exact = 1.0 if a == b else 1 - _levenshtein(a, b) / max(len(a), len(b))
+    assert edit_ratio(a, b, floor) == pytest.approx(exact if exact >= floor else 0.0)
 
 
 def sensed(synsets_closures: dict[str, dict[str, int]], **kw) -> LexiconEntry:
