@@ -50,8 +50,13 @@ def char_overlap(a: str, b: str) -> float:
 
 def token_overlap(a: str, b: str) -> float:
     """Jaccard overlap of word tokens."""
-    ta, tb = set(tokens(a)), set(tokens(b))
+    ta, tb = _token_set(a), _token_set(b)
     return len(ta & tb) / len(ta | tb) if ta | tb else 0.0
+
+
+@lru_cache(maxsize=1 << 16)
+def _token_set(text: str) -> frozenset[str]:
+    return frozenset(tokens(text))
 
 
 _STOPWORDS = frozenset("of for and the to in on a an with by at or".split())

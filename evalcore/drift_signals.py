@@ -114,21 +114,20 @@ def lexicon_words(prepared: Sequence[tuple]) -> list[str]:
     """What `compute_signals` asks the lexicon for: each term and reference, and the words by
     which a term and a reference sharing a word differ (`_opposite_word` looks for antonyms)."""
     out: dict[str, None] = {}
-    for term, _query, refs, _rest in prepared:
+    for term, _query, refs, _rest, diffs in prepared:
         out[term] = None
         out.update(dict.fromkeys(refs))
-        for ref in refs:
-            diff = differing_words(term, ref)
+        for diff in diffs:
             if diff:
                 out.update(dict.fromkeys(diff[0] + diff[1]))
     return list(out)
 
 
-def _opposite_word(term: str, refs: list[str], entries: dict[str, LexiconEntry]) -> str | None:
+def _opposite_word(refs: list[str], diffs: Sequence, entries: dict[str, LexiconEntry]) -> str | None:
     """A reference the term turns into its opposite by one word: a negation added or dropped
-    ('not guilty verdict' / 'guilty verdict'), or a WordNet antonym ('extra small' / 'extra large')."""
-    for ref in refs:
-        diff = differing_words(term, ref)
+    ('not guilty verdict' / 'guilty verdict'), or a WordNet antonym ('extra small' / 'extra large');
+    `diffs`: the term's `differing_words` with each reference."""
+    for ref, diff in zip(refs, diffs):
         if diff is None:
             continue
         mine, theirs = diff
@@ -210,7 +209,7 @@ def _relations(term: str, query: str, mine: LexiconEntry, senses: dict, out: dic
     return None if best["wn_intended"] else other_sense
 
 
-def _wordnet(term: str, query: str, refs: list[str], domain: str | None, entries: dict,
+def _wordnet(term: str, query: str, refs: list[str], diffs: Sequence, domain: str | None, entries: dict,
              out: dict[str, float], where: dict[str, str], memo: dict) -> None:
     mine = entries[term]
     senses = _senses(refs, entries, memo)
@@ -233,7 +232,7 @@ def _wordnet(term: str, query: str, refs: list[str], domain: str | None, entries
     if shared is not None:
         where["wn_topic_in_domain"] = shared
     out["wn_topic_elsewhere"] = float(bool(mine.topics) and not out["wn_topic_in_domain"])
-    opposite = _opposite_word(term, refs, entries)
+    opposite = _opposite_word(refs, diffs, entries)
     out["opposite_word"] = float(opposite is not None)
     if opposite:
         where["opposite_word"] = opposite
@@ -325,14 +324,14 @@ def compute_signals(candidates: Sequence, embedder, lexicon: CachedLexicon,
             references[key] = query, list(dict.fromkeys([query, *(normalize_term(e) for e in c.expected_terms)]))
         query, all_refs = references[key]
         refs = [r for r in all_refs if r != term] or [query]
-        prepared.append((term, query, refs, residual(term, refs)))
+        prepared.append((term, query, refs, residual(term, refs), [differing_words(term, r) for r in refs]))
     words = lexicon_words(prepared)
     entries = lexicon.entries(words)  # first: a missing WordNet is said before the model loads
     sims = _similarities(candidates, domains, contexts, [p[3] for p in prepared], embedder)
     columns = {name: sims[name].tolist() for name in sims}
     found = []
     memo: dict = {}
-    for i, (c, label, (term, query, refs, rest)) in enumerate(zip(candidates, labels, prepared)):
+    for i, (c, label, (term, query, refs, rest, diffs)) in enumerate(zip(candidates, labels, prepared)):
         v: dict[str, float] = {name: columns[name][i] for name in _EMBEDDING_SIGNALS}
         nearest = c.expected_terms[columns["nearest"][i]] if c.expected_terms else None
         where: dict[str, str] = {"domain": label} if label else {}
@@ -348,7 +347,7 @@ def compute_signals(candidates: Sequence, embedder, lexicon: CachedLexicon,
         v["other_head"] = float(rest is not None and own_head not in heads)
         if rest is not None:
             where["modified"] = rest
-        _wordnet(term, query, refs, label, entries, v, where, memo)
+        _wordnet(term, query, refs, diffs, label, entries, v, where, memo)
         found.append((nearest, where, v))
     matrix = np.array([[v[name] for name in FEATURES] for _, _, v in found])  # one array, a row per candidate
     return [Signals(row, nearest, where, v) for row, (nearest, where, v) in zip(matrix, found)]

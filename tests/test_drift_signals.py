@@ -221,3 +221,26 @@ def test_definition_overlap_and_one_word_opposites():
 def test_differing_words():
     assert differing_words("not guilty verdict", "guilty verdict") == (("not",), ())
     assert differing_words("tort", "torte") is None
+
+
+def test_the_collector_is_paused_while_judging_and_resumed_after_a_failure():
+    import gc
+
+    from evalcore.drift_signals import without_gc_pauses
+    seen = []
+
+    @without_gc_pauses
+    def judge():
+        seen.append(gc.isenabled())
+        raise ValueError("a failing batch")
+
+    assert gc.isenabled()
+    with pytest.raises(ValueError):
+        judge()
+    assert seen == [False] and gc.isenabled()
+    gc.disable()  # a caller that paused it itself keeps it paused
+    try:
+        judge_ok = without_gc_pauses(lambda: gc.isenabled())
+        assert judge_ok() is False and not gc.isenabled()
+    finally:
+        gc.enable()
