@@ -28,6 +28,8 @@ import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from rapidfuzz.distance import Levenshtein
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,18 +125,6 @@ def _plain(word: str) -> bool:
             and not set(word.split()) & (AVOID | {"shit", "shits", "fuck", "piss", "crap"}))
 
 
-def _edit_distance(a: str, b: str, limit: int = 3) -> int:
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
-
-
 DETERMINERS = {"other", "some", "all", "few", "many", "much", "more", "less", "no", "any", "each", "every"}
 # look-alike pairs the rule finds that are related in meaning after all (same root or field)
 NOT_LOOKALIKE = {("cure", "care"), ("care", "cure"), ("solution", "sorption"), ("thyroxine", "tyrosine"),
@@ -222,7 +212,7 @@ class WordNetRows:
                 prefix = len(os.path.commonprefix([query, word]))
                 if prefix >= 4 and prefix * 2 >= min(len(query), len(word)):
                     continue
-                d = _edit_distance(query, word, limit)
+                d = Levenshtein.distance(query, word, score_cutoff=limit)  # limit + 1 beyond it
                 if d <= limit and (d == 1 or word[0] == query[0]) and self.far_apart(query, word):
                     out.append(word)
         return out
