@@ -101,25 +101,58 @@ def _lexical(term: str, query: str, refs: list[str], out: dict[str, float], wher
             where["opposite_prefix"] = ref
     out["short_form_of"] = float("short_form_of" in where)
     out["expansion_of"] = float("expansion_of" in where)
-    out["expansion_sim"] = out["expansion_of"] * out["sim_query"]
     out["opposite_prefix"] = float("opposite_prefix" in where)
     out["short_form"] = float(len(term.replace(".", "")) <= 5 and " " not in term)
+
+
+def shared_pieces(term: str, ref: str) -> list[str]:
+    """The words two spelled-alike terms may share inside their words: every ending of their
+    words' common ending and every beginning of their common beginning, 4 letters or more
+    ('irus' and 'virus' of 'rotavirus' and 'norovirus')."""
+    out: dict[str, None] = {}
+    for w in _words(term):
+        for r in _words(ref):
+            end = 0
+            while end < min(len(w), len(r)) and w[-1 - end] == r[-1 - end]:
+                end += 1
+            out.update(dict.fromkeys(w[len(w) - k:] for k in range(4, end + 1)))
+            start = 0
+            while start < min(len(w), len(r)) and w[start] == r[start]:
+                start += 1
+            out.update(dict.fromkeys(w[:k] for k in range(4, start + 1)))
+    return list(out)
+
+
+def kind_of_shared_piece(term: str, ref: str, entries: dict[str, LexiconEntry]) -> str | None:
+    """A word the two share inside their words that WordNet files the term under, in a
+    sense the reference is filed under too when WordNet knows it ('rotavirus' is a kind of
+    virus, as 'norovirus' reads): their likeness is shared meaning, not a look-alike. Not
+    'court case' for 'suitcase': a case of law, not a container."""
+    mine, other = entries[term], entries[ref]
+    for piece in shared_pieces(term, ref):
+        kinds = {s for s in entries[piece].synsets if mine.closure.get(s, 0) > 0}
+        if kinds and (not other.closure or kinds & other.closure.keys()):
+            return piece
+    return None
 
 
 DOMAIN_TOPICS = {"medical": "n06045562", "legal": "n08441203", "ecommerce": "n01090446", "e-commerce": "n01090446"}
 """WordNet topic of each domain label: medical science, law, commerce (and their hyponyms)."""
 
 
-def lexicon_words(prepared: Sequence[tuple]) -> list[str]:
-    """What `compute_signals` asks the lexicon for: each term and reference, and the words by
-    which a term and a reference sharing a word differ (`_opposite_word` looks for antonyms)."""
+def lexicon_words(prepared: Sequence[tuple], lexical: Sequence[tuple]) -> list[str]:
+    """What `compute_signals` asks the lexicon for: each term and reference, the words by
+    which a term and a reference sharing a word differ (`_opposite_word` looks for antonyms),
+    and the pieces a term shares with the reference it is spelled like (`kind_of_shared_piece`)."""
     out: dict[str, None] = {}
-    for term, _query, refs, _rest, diffs in prepared:
+    for (term, _query, refs, _rest, diffs), (_, where) in zip(prepared, lexical):
         out[term] = None
         out.update(dict.fromkeys(refs))
         for diff in diffs:
             if diff:
                 out.update(dict.fromkeys(diff[0] + diff[1]))
+        if "spelled_alike" in where:
+            out.update(dict.fromkeys(shared_pieces(term, where["spelled_alike"])))
     return list(out)
 
 
@@ -325,17 +358,30 @@ def compute_signals(candidates: Sequence, embedder, lexicon: CachedLexicon,
         query, all_refs = references[key]
         refs = [r for r in all_refs if r != term] or [query]
         prepared.append((term, query, refs, residual(term, refs), [differing_words(term, r) for r in refs]))
-    words = lexicon_words(prepared)
+    lexical = []
+    for term, query, refs, _rest, _diffs in prepared:
+        out: dict[str, float] = {}
+        where: dict[str, str] = {}
+        _lexical(term, query, refs, out, where)
+        lexical.append((out, where))
+    words = lexicon_words(prepared, lexical)
     entries = lexicon.entries(words)  # first: a missing WordNet is said before the model loads
     sims = _similarities(candidates, domains, contexts, [p[3] for p in prepared], embedder)
     columns = {name: sims[name].tolist() for name in sims}
     found = []
     memo: dict = {}
-    for i, (c, label, (term, query, refs, rest, diffs)) in enumerate(zip(candidates, labels, prepared)):
+    for i, (c, label, (term, query, refs, rest, diffs), (lex, lex_where)) in enumerate(
+            zip(candidates, labels, prepared, lexical)):
         v: dict[str, float] = {name: columns[name][i] for name in _EMBEDDING_SIGNALS}
         nearest = c.expected_terms[columns["nearest"][i]] if c.expected_terms else None
         where: dict[str, str] = {"domain": label} if label else {}
-        _lexical(term, query, refs, v, where)
+        v.update(lex)
+        where.update(lex_where)
+        v["expansion_sim"] = v["expansion_of"] * v["sim_query"]
+        if "spelled_alike" in where:
+            if kind_of_shared_piece(term, where["spelled_alike"], entries) is not None:
+                v["spelled_alike"] = 0.0  # alike in meaning: 'rotavirus', a kind of virus, for 'norovirus'
+                del where["spelled_alike"]
         v["lookalike"] = v["spelled_alike"] * (1 - max(v["sim_query"], v["sim_expected_max"]))
         where["lookalike"] = where.get("spelled_alike", query)
         v["modified"] = float(rest is not None)

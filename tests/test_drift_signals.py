@@ -234,13 +234,44 @@ def test_the_collector_is_paused_while_judging_and_resumed_after_a_failure():
         seen.append(gc.isenabled())
         raise ValueError("a failing batch")
 
-    assert gc.isenabled()
-    with pytest.raises(ValueError):
-        judge()
-    assert seen == [False] and gc.isenabled()
-    gc.disable()  # a caller that paused it itself keeps it paused
+    was = gc.isenabled()  # `evalcore evaluate`, run in this process by other tests, pauses it for good
     try:
-        judge_ok = without_gc_pauses(lambda: gc.isenabled())
-        assert judge_ok() is False and not gc.isenabled()
-    finally:
         gc.enable()
+        with pytest.raises(ValueError):
+            judge()
+        assert seen == [False] and gc.isenabled()
+        gc.disable()  # a caller that paused it itself keeps it paused
+        assert without_gc_pauses(gc.isenabled)() is False and not gc.isenabled()
+    finally:
+        gc.enable() if was else gc.disable()
+
+
+def test_pieces_two_spelled_alike_words_share():
+    from evalcore.drift_signals import shared_pieces
+    assert shared_pieces("rotavirus", "norovirus") == ["irus", "virus"]  # 'avirus' and 'ovirus' differ
+    assert shared_pieces("neurosyphilis", "syphilis") == ["ilis", "hilis", "philis", "yphilis", "syphilis"]
+    assert shared_pieces("kitchenette", "kitchen") == ["kitc", "kitch", "kitche", "kitchen"]
+    assert shared_pieces("torte", "tort") == ["tort"]
+    assert shared_pieces("court case", "suitcase") == ["case"]
+    assert shared_pieces("dyspepsia", "dyspnea") == ["dysp"]  # a beginning of 4, no word in it
+
+
+def test_a_term_filed_under_the_word_it_shares_is_not_a_look_alike():
+    virus, flu = entry(["n_virus"], {"n_organism": 1}), entry(["n_flu"], {"n_illness": 1})
+    lexicon = hand_lexicon({
+        "virus": virus,
+        "rotavirus": entry(["n_rota"], {"n_reo": 1, "n_virus": 2, "n_organism": 3}),  # a kind of virus
+        "stomach flu": flu,
+        "case": entry(["n_container", "n_lawsuit"]),
+        "suitcase": entry(["n_suitcase"], {"n_container": 1}),
+        "court case": entry(["n_court_case"], {"n_lawsuit": 1}),  # a case, in another sense
+        "tort": entry(["n30"], {"n31": 1}),
+        "torte": entry(["n20"], {"n21": 1}),
+    })
+    rota, court, torte = compute_signals([
+        DriftCandidate("q", "stomach flu", "rotavirus", None, None, ("norovirus",)),  # norovirus: not in WordNet
+        DriftCandidate("q", "suitcase", "court case", None, None, ()),
+        DriftCandidate("q", "tort", "torte", None, None, ())], FakeEmbedder(), lexicon)
+    assert rota["spelled_alike"] == 0.0 and rota["lookalike"] == 0.0 and "spelled_alike" not in rota.references
+    assert court["spelled_alike"] >= 0.6 and court.references["spelled_alike"] == "suitcase"
+    assert torte["spelled_alike"] == pytest.approx(0.8)  # a torte is not filed under 'tort'
