@@ -28,35 +28,22 @@ Usage: .venv/bin/python scripts/walkthrough.py [--out docs/walkthrough] [--keep 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
-import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
-import urllib.request
 from pathlib import Path
-from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+sys.path.insert(0, str(ROOT / "tests"))
+from dashboard_server import ARGS, CHROMIUM, Dashboard, free_port, provider_user, start_provider  # noqa: E402
+
 VIEWPORT = {"width": 1400, "height": 900}
 ACCOUNT, SUBJECT, EMAIL = "alice", "alice-sub", "alice@example.com"
 EXE = Path(sys.executable).with_name("evalcore")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def evalcore(*args: str, env: dict) -> str:
@@ -65,54 +52,6 @@ def evalcore(*args: str, env: dict) -> str:
     if done.returncode not in (0, 1, 3):
         sys.exit(f"evalcore {' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
     return done.stdout + done.stderr
-
-
-def start_provider():
-    """oidc-provider-mock on 127.0.0.1 in a thread: (its URL, the server to shut down)."""
-    import logging
-
-    import oidc_provider_mock
-    import werkzeug.serving
-
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
-
-    server = werkzeug.serving.make_server("127.0.0.1", 0, oidc_provider_mock.app(), threaded=True)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_port}", server
-
-
-def provider_user(provider: str, sub: str, claims: dict) -> None:
-    """The claims the provider puts in this subject's ID token (its PUT /users/SUB API)."""
-    request = urllib.request.Request(f"{provider}/users/{quote(sub, safe='')}", method="PUT",
-                                     data=json.dumps(claims).encode(), headers={"Content-Type": "application/json"})
-    assert urllib.request.urlopen(request, timeout=10).status == 204
-
-
-def start_dashboard(folder: Path, db: Path, provider: str, port: int, env: dict) -> subprocess.Popen:
-    url = f"http://127.0.0.1:{port}"
-    secrets_file = folder / "secrets.toml"
-    secrets_file.write_text(f"""[auth]
-redirect_uri = "{url}/oauth2callback"
-cookie_secret = "{secrets.token_hex(32)}"
-client_id = "evalcore-dashboard"
-client_secret = "{secrets.token_hex(16)}"
-server_metadata_url = "{provider}/.well-known/openid-configuration"
-""", encoding="utf-8")
-    log = open(folder / "streamlit.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-                             "--server.address", "127.0.0.1", "--server.headless", "true",
-                             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-                             "--secrets.files", str(secrets_file)],
-                            cwd=ROOT, env=dict(env, EVALCORE_DB=str(db)), stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                return proc
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    sys.exit(f"streamlit did not become healthy within 60 s; its log: {folder / 'streamlit.log'}")
 
 
 class Shots:
@@ -316,8 +255,8 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, EVALCORE_CONFIG=str(config), EVALCORE_DASHBOARD_URL=url)
     env.pop("EVALCORE_DB", None)
-    provider, provider_server = start_provider()
-    proc, failed = None, True
+    provider, stop_provider = start_provider()
+    server, failed = None, True
     try:
         print(f"walkthrough in {folder}")
         evalcore("demo", "--db", str(db), "--data", str(ROOT / "data" / "demo"), env=env)
@@ -336,7 +275,10 @@ def main() -> None:
         v2 = re.search(r"run=([^&]+)", link).group(1)
         print(f"evaluate printed: {link}")
         provider_user(provider, SUBJECT, {"email": EMAIL, "email_verified": True, "name": "Alice"})
-        proc = start_dashboard(folder, db, provider, port, env)
+        try:
+            server = Dashboard(db, folder, provider, port, env).start()
+        except RuntimeError as exc:
+            sys.exit(str(exc))
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             page = browser.new_page(viewport=VIEWPORT)
@@ -357,10 +299,9 @@ def main() -> None:
         print(f"release of v3: {so.release_state(db, v3).status}")
         failed = False
     finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=20)
-        provider_server.shutdown()
+        if server is not None:
+            server.stop()
+        stop_provider()
         if not args.keep and not failed:
             shutil.rmtree(folder, ignore_errors=True)
 

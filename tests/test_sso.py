@@ -10,18 +10,9 @@ $EVALCORE_SCREENSHOTS (else a temporary folder) as sso-*.png."""
 
 from __future__ import annotations
 
-import json
 import os
-import secrets
-import socket
-import subprocess
-import sys
 import tempfile
-import threading
-import time
-import urllib.request
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
@@ -32,11 +23,8 @@ from evalcore.cli import main
 from evalcore.identity import oidc_alias
 
 from conftest import golden_row, write_jsonl
+from dashboard_server import ARGS, CHROMIUM, Dashboard, provider_user, start_provider
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 ISSUER = "https://idp.example.com"  # the issuer of the tests without a provider
 
 try:
@@ -219,30 +207,12 @@ def test_the_team_stores_dashboard_role_binds_only_through_its_door(pg, pgdb, tm
 # ---------------------------------------------------------------- end to end in a real browser
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def provider():
     """oidc-provider-mock on 127.0.0.1 (any client id and secret; users set by its API)."""
-    import werkzeug.serving
-
-    server = werkzeug.serving.make_server("127.0.0.1", 0, oidc_provider_mock.app(), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(10)
-
-
-def provider_user(provider: str, sub: str, user_claims: dict) -> None:
-    """The claims the provider puts in this subject's ID token (its PUT /users/SUB API)."""
-    request = urllib.request.Request(f"{provider}/users/{quote(sub, safe='')}", method="PUT",
-                                     data=json.dumps(user_claims).encode(), headers={"Content-Type": "application/json"})
-    assert urllib.request.urlopen(request, timeout=10).status == 204
+    url, stop = start_provider()
+    yield url
+    stop()
 
 
 @pytest.fixture
@@ -251,36 +221,9 @@ def dashboard(provider, tmp_path):
     [auth] pointing at the provider. Yields (url, db, run_id)."""
     db = str(tmp_path / "store.duckdb")
     run_id = _review_store(db, tmp_path)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    secrets_file = tmp_path / "secrets.toml"
-    secrets_file.write_text(f"""[auth]
-redirect_uri = "{url}/oauth2callback"
-cookie_secret = "{secrets.token_hex(32)}"
-client_id = "evalcore-dashboard"
-client_secret = "{secrets.token_hex(16)}"
-server_metadata_url = "{provider}/.well-known/openid-configuration"
-""", encoding="utf-8")
-    log = open(tmp_path / "streamlit.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-                             "--server.address", "127.0.0.1", "--server.headless", "true",
-                             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-                             "--secrets.files", str(secrets_file)],
-                            cwd=ROOT, env=dict(os.environ, EVALCORE_DB=db), stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not become healthy within 60 s")
-    yield url, db, run_id
-    proc.terminate()
-    proc.wait(timeout=20)
-    log.close()
+    server = Dashboard(db, tmp_path, provider).start()
+    yield server.url, db, run_id
+    server.stop()
 
 
 def shots() -> Path:
