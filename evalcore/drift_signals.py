@@ -378,10 +378,9 @@ def compute_signals(candidates: Sequence, embedder, lexicon: CachedLexicon,
         v.update(lex)
         where.update(lex_where)
         v["expansion_sim"] = v["expansion_of"] * v["sim_query"]
-        if "spelled_alike" in where:
-            if kind_of_shared_piece(term, where["spelled_alike"], entries) is not None:
-                v["spelled_alike"] = 0.0  # alike in meaning: 'rotavirus', a kind of virus, for 'norovirus'
-                del where["spelled_alike"]
+        if "spelled_alike" in where and kind_of_shared_piece(term, where["spelled_alike"], entries) is not None:
+            v["spelled_alike"] = 0.0  # alike in meaning: 'rotavirus', a kind of virus, for 'norovirus'
+            del where["spelled_alike"]
         v["lookalike"] = v["spelled_alike"] * (1 - max(v["sim_query"], v["sim_expected_max"]))
         where["lookalike"] = where.get("spelled_alike", query)
         v["modified"] = float(rest is not None)
