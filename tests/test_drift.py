@@ -82,7 +82,7 @@ def test_evaluate_with_embedding_judge_records_reason(score):
                 [{"query_id": "q1", "terms": ["mi", "myocardial infarction", "cardiac arrest", "banana",
                                               "coronary thrombosis"]}], judge=judge)
     s = run.scores[0]
-    # 'coronary thrombosis' is related, but the combiner flags it (docs/drift.md: known misses)
+    # 'coronary thrombosis' is related, but with these expected terms the combiner may flag it (docs/drift.md)
     assert "banana" in s.drift_terms and set(s.drift_terms) <= {"banana", "coronary thrombosis"}
     assert s.drift_reasons["banana"].startswith("drift 0.")
     assert run.judge.config()["model"] == "sentence-transformers/all-MiniLM-L6-v2"
