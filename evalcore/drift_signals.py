@@ -9,11 +9,10 @@ name it.
 
 from __future__ import annotations
 
-import functools
 import gc
 from collections.abc import Sequence
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache, wraps
 
 import numpy as np
 
@@ -70,8 +69,12 @@ class Signals:
         return float(self.facts[name]) if name in self.facts else float(self.values[FEATURES.index(name)])
 
 
-def _lexical(term: str, query: str, refs: list[str], out: dict[str, float], where: dict[str, str]) -> None:
-    out["token_overlap"] = out["spelled_alike"] = out["spelling_variant"] = 0.0
+def _lexical(term: str, query: str, refs: list[str], out: dict[str, float],
+             where: dict[str, str]) -> list[tuple[str, float]]:
+    """The string signals; returns every reference the term is spelled alike (`spelled_alike`
+    keeps the largest of those `kind_of_shared_piece` does not rule out), in order."""
+    out["token_overlap"] = out["spelling_variant"] = 0.0
+    alikes = []
     compact = "".join(_words(term))
     for ref in refs:
         ref_compact = "".join(_words(ref))
@@ -90,9 +93,8 @@ def _lexical(term: str, query: str, refs: list[str], out: dict[str, float], wher
             alike = char_overlap(term, ref)
             if min(len(term), len(ref)) >= 0.6 * max(len(term), len(ref)):  # else the edit ratio is < 0.6
                 alike = max(alike, edit_ratio(term, ref, floor=max(0.6, alike)))  # only if it beats the trigrams
-        alike = alike if alike >= 0.6 else 0.0  # below that, any two words
-        if alike > out["spelled_alike"]:
-            out["spelled_alike"], where["spelled_alike"] = alike, ref
+        if alike >= 0.6:  # below that, any two words
+            alikes.append((ref, alike))
         if "short_form_of" not in where and is_abbreviation(term, ref):
             where["short_form_of"] = ref
         if "expansion_of" not in where and is_abbreviation(ref, term):
@@ -103,6 +105,7 @@ def _lexical(term: str, query: str, refs: list[str], out: dict[str, float], wher
     out["expansion_of"] = float("expansion_of" in where)
     out["opposite_prefix"] = float("opposite_prefix" in where)
     out["short_form"] = float(len(term.replace(".", "")) <= 5 and " " not in term)
+    return alikes
 
 
 def shared_pieces(term: str, ref: str) -> list[str]:
@@ -143,16 +146,16 @@ DOMAIN_TOPICS = {"medical": "n06045562", "legal": "n08441203", "ecommerce": "n01
 def lexicon_words(prepared: Sequence[tuple], lexical: Sequence[tuple]) -> list[str]:
     """What `compute_signals` asks the lexicon for: each term and reference, the words by
     which a term and a reference sharing a word differ (`_opposite_word` looks for antonyms),
-    and the pieces a term shares with the reference it is spelled like (`kind_of_shared_piece`)."""
+    and the pieces a term shares with the references it is spelled like (`kind_of_shared_piece`)."""
     out: dict[str, None] = {}
-    for (term, _query, refs, _rest, diffs), (_, where) in zip(prepared, lexical):
+    for (term, _query, refs, _rest, diffs), (_, _, alikes) in zip(prepared, lexical):
         out[term] = None
         out.update(dict.fromkeys(refs))
         for diff in diffs:
             if diff:
                 out.update(dict.fromkeys(diff[0] + diff[1]))
-        if "spelled_alike" in where:
-            out.update(dict.fromkeys(shared_pieces(term, where["spelled_alike"])))
+        for ref, _ in alikes:
+            out.update(dict.fromkeys(shared_pieces(term, ref)))
     return list(out)
 
 
@@ -325,7 +328,7 @@ def without_gc_pauses(function):
     thousand small objects (entries, sets, signal dicts) that reference counting frees; the
     collector, triggered by their number, rescans every live one again and again, which cost
     a warm 10k-term run about 0.3 s of its 2.5 s. Cycles are collected after, as usual."""
-    @functools.wraps(function)
+    @wraps(function)
     def paused(*args, **kwargs):
         if not gc.isenabled():
             return function(*args, **kwargs)
@@ -362,15 +365,14 @@ def compute_signals(candidates: Sequence, embedder, lexicon: CachedLexicon,
     for term, query, refs, _rest, _diffs in prepared:
         out: dict[str, float] = {}
         where: dict[str, str] = {}
-        _lexical(term, query, refs, out, where)
-        lexical.append((out, where))
+        lexical.append((out, where, _lexical(term, query, refs, out, where)))
     words = lexicon_words(prepared, lexical)
     entries = lexicon.entries(words)  # first: a missing WordNet is said before the model loads
     sims = _similarities(candidates, domains, contexts, [p[3] for p in prepared], embedder)
     columns = {name: sims[name].tolist() for name in sims}
     found = []
     memo: dict = {}
-    for i, (c, label, (term, query, refs, rest, diffs), (lex, lex_where)) in enumerate(
+    for i, (c, label, (term, query, refs, rest, diffs), (lex, lex_where, alikes)) in enumerate(
             zip(candidates, labels, prepared, lexical)):
         v: dict[str, float] = {name: columns[name][i] for name in _EMBEDDING_SIGNALS}
         nearest = c.expected_terms[columns["nearest"][i]] if c.expected_terms else None
@@ -378,9 +380,10 @@ def compute_signals(candidates: Sequence, embedder, lexicon: CachedLexicon,
         v.update(lex)
         where.update(lex_where)
         v["expansion_sim"] = v["expansion_of"] * v["sim_query"]
-        if "spelled_alike" in where and kind_of_shared_piece(term, where["spelled_alike"], entries) is not None:
-            v["spelled_alike"] = 0.0  # alike in meaning: 'rotavirus', a kind of virus, for 'norovirus'
-            del where["spelled_alike"]
+        v["spelled_alike"] = 0.0
+        for ref, alike in alikes:  # the first largest; alike in meaning is no look-alike ('rotavirus', 'norovirus')
+            if alike > v["spelled_alike"] and kind_of_shared_piece(term, ref, entries) is None:
+                v["spelled_alike"], where["spelled_alike"] = alike, ref
         v["lookalike"] = v["spelled_alike"] * (1 - max(v["sim_query"], v["sim_expected_max"]))
         where["lookalike"] = where.get("spelled_alike", query)
         v["modified"] = float(rest is not None)

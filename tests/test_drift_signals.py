@@ -275,3 +275,18 @@ def test_a_term_filed_under_the_word_it_shares_is_not_a_look_alike():
     assert rota["spelled_alike"] == 0.0 and rota["lookalike"] == 0.0 and "spelled_alike" not in rota.references
     assert court["spelled_alike"] >= 0.6 and court.references["spelled_alike"] == "suitcase"
     assert torte["spelled_alike"] == pytest.approx(0.8)  # a torte is not filed under 'tort'
+
+
+def test_a_look_alike_is_measured_against_the_references_that_are_not_kin():
+    # 'rotaviral' (0.78) shares 'rota' with the term, under which WordNet (here) files both:
+    # kin, not a look-alike. 'norovirus' (0.67) is another matter here: filed elsewhere.
+    lexicon = hand_lexicon({
+        "rota": entry(["n_rota"]), "virus": entry(["n_virus"]),
+        "rotavirus": entry(["n_rv"], {"n_rota": 1, "n_virus": 2}),
+        "rotaviral": entry(["n_rvl"], {"n_rota": 1}),
+        "norovirus": entry(["n_nv"], {"n_calici": 1}),
+    })
+    [s] = compute_signals([DriftCandidate("q", "stomach flu", "rotavirus", None, None, ("rotaviral", "norovirus"))],
+                          FakeEmbedder(), lexicon)
+    assert s.references["spelled_alike"] == "norovirus"
+    assert s["spelled_alike"] == pytest.approx(edit_ratio("rotavirus", "norovirus"))

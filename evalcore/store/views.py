@@ -61,7 +61,7 @@ def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> Store
     columns = _SIDE_COLUMNS if len(hashes) > 1 else tuple(c for c in _SIDE_COLUMNS if c != "golden_entry_hash")
     side = f"SELECT {', '.join(columns)} FROM query_results WHERE run_id = ? ORDER BY position"  # noqa: S608 constants
 
-    def rows_of(rid: str | None) -> pa.Table:
+    def rows_of(rid: str) -> pa.Table:
         with connect(db_path, rows={"query_results": Rows("run_id = %s", (rid,), columns + ("run_id",))}) as con:
             return con.sql(side, params=[rid]).to_arrow_table()
 
