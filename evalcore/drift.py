@@ -111,7 +111,7 @@ class EmbeddingDriftJudge:
         return self.model.probability(np.stack([s.values for s in signals])), signals
 
     def judge(self, candidates: Sequence[DriftCandidate]) -> list[DriftVerdict]:
-        from .drift_signals import without_gc_pauses
+        from .gc_pause import without_gc_pauses
         return without_gc_pauses(self._judge)(candidates)
 
     def _judge(self, candidates: Sequence[DriftCandidate]) -> list[DriftVerdict]:

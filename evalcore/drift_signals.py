@@ -9,16 +9,16 @@ name it.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache, wraps
+from functools import lru_cache
 
 import numpy as np
 
 from .drift_lexical import (NEGATIONS, char_overlap, differing_words, edit_ratio, head_word, is_abbreviation, opposite_prefix,
                             residual, token_overlap)
 from .drift_lexical import tokens as _words
+from .gc_pause import without_gc_pauses
 from .lexicon import (EMPTY, GLOSS_STOPWORDS, CachedLexicon, LexiconEntry, gloss_stem,
                       intended_senses, merged_closure, phrase_head, relate)
 from .metrics import normalize_term
@@ -321,23 +321,6 @@ def _similarities(candidates: Sequence, domains: list, contexts: list[str], rest
     sim["residual_sim_domain"] = np.where(has_rest & has_domain, dot(rest, domain),
                                           np.where(has_rest, sim["residual_sim_query"], sim["sim_domain"]))
     return sim
-
-
-def without_gc_pauses(function):
-    """Run `function` with the cyclic garbage collector paused. Judging builds a few hundred
-    thousand small objects (entries, sets, signal dicts) that reference counting frees; the
-    collector, triggered by their number, rescans every live one again and again, which cost
-    a warm 10k-term run about 0.3 s of its 2.5 s. Cycles are collected after, as usual."""
-    @wraps(function)
-    def paused(*args, **kwargs):
-        if not gc.isenabled():
-            return function(*args, **kwargs)
-        gc.disable()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            gc.enable()
-    return paused
 
 
 @without_gc_pauses

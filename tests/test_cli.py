@@ -138,6 +138,17 @@ def test_no_store_writes_no_store(cwd):
     assert read_json("report.json")["gate"]["decision"] == "pass"  # the report is still written
 
 
+def test_evaluate_resumes_the_garbage_collector_when_it_ends(cwd):
+    """`evaluate` pauses the cyclic collector while it works, and a caller running it in its
+    own process (a test, a notebook) gets it back running, whatever the exit code."""
+    import gc
+    gc.enable()
+    assert_clean_exit(evaluate("--no-store"), 0)
+    assert gc.isenabled()
+    assert evaluate("--no-store", golden="missing.jsonl").exit_code == 2
+    assert gc.isenabled()
+
+
 def test_no_store_review_run_exits_3(cwd):
     # SPEC §3: 3 "also for --no-store runs"
     result = evaluate("--no-store", golden="medical.jsonl", generated="medical-perfect.jsonl")

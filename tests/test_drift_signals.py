@@ -226,7 +226,7 @@ def test_differing_words():
 def test_the_collector_is_paused_while_judging_and_resumed_after_a_failure():
     import gc
 
-    from evalcore.drift_signals import without_gc_pauses
+    from evalcore.gc_pause import without_gc_pauses
     seen = []
 
     @without_gc_pauses
@@ -234,7 +234,7 @@ def test_the_collector_is_paused_while_judging_and_resumed_after_a_failure():
         seen.append(gc.isenabled())
         raise ValueError("a failing batch")
 
-    was = gc.isenabled()  # `evalcore evaluate`, run in this process by other tests, pauses it for good
+    was = gc.isenabled()
     try:
         gc.enable()
         with pytest.raises(ValueError):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 from pathlib import Path
@@ -14,6 +13,7 @@ from ..config import default_db_path, load_settings
 from ..drift import JUDGE_NAMES
 from ..errors import UsageError
 from ..evaluation import EvaluationRun, evaluate, ignored_environment
+from ..gc_pause import without_gc_pauses
 from ..io import load_baseline_report
 from ..judges import resolve_judge
 from ..regression import Baseline
@@ -184,6 +184,7 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
 @expect_head_option
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate, sign-off and audit head lines.")
+@without_gc_pauses  # a short-lived command building millions of objects; cycles are rare
 def evaluate_command(golden, generated, thresholds, domain_context, baseline, drift_judge, golden_name, name,
                      prompt_version, author, json_out, html_out, junit_out, summary_out, comment_out, codequality_out,
                      db, no_store, expect_head, quiet):
@@ -213,7 +214,6 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
                 {"golden": golden, "generated": generated, "thresholds": thresholds,
                  "baseline": baseline if baseline and Path(baseline).exists() else None}, None if no_store else db,
                 expect_head)
-    gc.disable()  # a short-lived process building millions of objects; cycles are rare
     settings = run_cli(load_settings)
     warn_ignored_environment()
     base = run_cli(resolve_baseline, baseline, db)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import gc
 import os
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ import click
 from .. import store
 from ..config import default_db_path, load_settings
 from ..drift import JUDGE_NAMES
+from ..gc_pause import without_gc_pauses
 from ..judges import resolve_judge
 from ..evaluation import evaluate, new_run_id, utc_now
 from ..text import terminal_safe
@@ -115,6 +115,7 @@ def _use_endpoint(settings, name: str, model: str | None):
 @store_option
 @click.option("--no-store", is_flag=True, help="Do not record the run (the LLM cache is then in memory only).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate line (and errors).")
+@without_gc_pauses  # a short-lived command building millions of objects; cycles are rare
 def harness_command(golden, prompt_file, model, base_url, endpoint_name, callable_spec, parser_spec, response_format,
                     repeat, concurrency, temperature, timeout,
                     max_tries, thresholds, domain_context, baseline, drift_judge, golden_name, name, prompt_version,
@@ -167,7 +168,6 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
                  "callable": callable_source(callable_spec) if callable_spec else None,
                  "parser": callable_source(parser_spec) if parser_spec else None,
                  "baseline": baseline if baseline and Path(baseline).exists() else None}, cache_db)
-    gc.disable()
     settings = run_cli(load_settings)
     if endpoint_name is not None:
         settings, base_url, model = _use_endpoint(settings, endpoint_name, model)
