@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import InputError, Problem
 
-__all__ = ["Settings", "Endpoint", "load_settings", "default_db_path"]
+__all__ = ["Settings", "Endpoint", "load_settings", "settings_files", "default_db_path"]
 
 DEFAULT_DB = "data/evalcore.duckdb"
 KNOWN_KEYS = {"high_risk_domains", "approvals_required", "dashboard_url", "drift", "llm", "drift_kappa_min"}
@@ -65,6 +65,14 @@ def _config_path() -> Path | None:
         return Path(explicit)
     local = Path("evalcore.toml")
     return local if local.exists() else None
+
+
+def settings_files(settings: Settings) -> dict[str, str | None]:
+    """The files the settings come from or name, which no output may replace (SPEC §5: an
+    output is never an input): the config file and `[drift] coefficients`."""
+    coefficients = settings.drift.get("coefficients")
+    return {"the config file": settings.source,
+            "[drift] coefficients": coefficients if isinstance(coefficients, str) else None}
 
 
 def load_settings() -> Settings:

@@ -107,6 +107,10 @@ class DriftModel:
         """Write the coefficients file whole or not at all (temp file, then rename); never
         over the shipped file or an existing one."""
         path = Path(path)
+        try:
+            _check_numbers(self)
+        except ValueError as exc:
+            raise UsageError(f"the refit cannot judge, nothing was written: {exc}") from None
         if path.resolve() == SHIPPED_MODEL.resolve():
             raise UsageError(f"{path} is the shipped coefficients file: write the refit elsewhere (--out)")
         if path.exists():
@@ -120,17 +124,36 @@ class DriftModel:
             os.unlink(tmp)
 
 
+def _not_a_number(token: str) -> float:
+    raise ValueError(f"{token} is not a JSON number")
+
+
+def _check_numbers(model: DriftModel) -> None:
+    """ValueError unless every number of the model can judge: one finite mean, scale (> 0) and
+    weight per signal, a finite intercept, and a band in [0, 1] holding the cut-off. NaN
+    coefficients would make every probability NaN, and NaN is neither drift nor unjudged."""
+    arrays = (model.mean, model.scale, model.weights)
+    if any(a.shape != (len(FEATURES),) or not np.isfinite(a).all() for a in arrays) or (model.scale <= 0).any():
+        raise ValueError(f"mean, scale and weights must be {len(FEATURES)} finite numbers each (scale > 0)")
+    low, high = model.band if len(model.band) == 2 else (float("nan"),) * 2
+    if not np.isfinite(model.intercept) or not 0 <= low <= model.cutoff <= high <= 1:
+        raise ValueError("intercept must be finite and the band [low, high] in [0, 1] must hold the cut-off")
+
+
 def load_model(path: str | Path | None = None) -> DriftModel:
     """The combiner from a coefficients file (default: the shipped one)."""
     path = Path(path) if path else SHIPPED_MODEL
     try:
         body = path.read_bytes()
-        raw = json.loads(body)
-        if raw.get("model") != "logistic-regression" or tuple(raw["features"]) != FEATURES:
+        raw = json.loads(body, parse_constant=_not_a_number)
+        if not isinstance(raw, dict) or raw.get("model") != "logistic-regression" or tuple(raw["features"]) != FEATURES:
             raise ValueError("not a coefficients file of this evalcore version's signals")
-        return DriftModel(FEATURES, np.array(raw["mean"]), np.array(raw["scale"]), np.array(raw["weights"]),
-                          float(raw["intercept"]), float(raw["cutoff"]), tuple(raw["band"]), float(raw.get("l2", 1)),
-                          raw.get("trained_on", ""), hashlib.sha256(body).hexdigest())
+        model = DriftModel(FEATURES, np.array(raw["mean"], dtype=float), np.array(raw["scale"], dtype=float),
+                           np.array(raw["weights"], dtype=float), float(raw["intercept"]), float(raw["cutoff"]),
+                           tuple(float(b) for b in raw["band"]), float(raw.get("l2", 1)), raw.get("trained_on", ""),
+                           hashlib.sha256(body).hexdigest())
+        _check_numbers(model)
+        return model
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise UsageError(f"cannot read drift coefficients {path}: {exc}") from None
 

@@ -357,6 +357,25 @@ def test_ci_outputs_go_through_the_output_checks(ci, baseline):
     assert Path("s.duckdb").read_bytes() == store
 
 
+def test_no_output_replaces_the_config_file_or_a_refits_coefficients(ci, baseline):
+    """The settings are inputs too: `./evalcore.toml`, `$EVALCORE_CONFIG` and the file
+    `[drift] coefficients` names are never written over (SPEC §5)."""
+    Path("evalcore.toml").write_text('high_risk_domains = ["legal", "medical"]\n', encoding="utf-8")
+    refused = evaluate("cand.jsonl", "--no-store", "--json", "./evalcore.toml")
+    assert refused.exit_code == 2 and "--json ./evalcore.toml: is the same file as the config file" in refused.stderr
+    Path("evalcore.toml").unlink()
+    Path("team.toml").write_text('[drift]\ncoefficients = "refit.json"\n', encoding="utf-8")
+    Path("refit.json").write_text("{}", encoding="utf-8")
+    team = {"EVALCORE_CONFIG": "team.toml"}
+    for flag, path in (("--summary", "refit.json"), ("--html", "team.toml")):
+        refused = evaluate("cand.jsonl", "--no-store", flag, path, env=team)
+        assert refused.exit_code == 2 and f"{flag} {path}: is the same file as" in refused.stderr, refused.output
+    refused = cli("gate", baseline, "--db", "s.duckdb", "--summary", "team.toml", env=team)
+    assert refused.exit_code == 2 and "the config file team.toml" in refused.stderr
+    assert Path("team.toml").read_text(encoding="utf-8").startswith("[drift]")
+    assert Path("refit.json").read_text(encoding="utf-8") == "{}"
+
+
 def test_nothing_is_half_written_when_a_ci_output_fails(ci, monkeypatch):
     import evalcore.cli.ci as ci_module
 

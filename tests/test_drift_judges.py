@@ -125,6 +125,17 @@ def test_calibrate_refuses_the_shipped_file_and_existing_files(tmp_path):
     assert existing.read_text(encoding="utf-8") == "keep"
 
 
+def test_calibrate_needs_both_labels(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    one_label = write_rows(tmp_path / "drift_only.jsonl", [r for r in ROWS if r[4] == "drift"])
+    for data, what in ((empty, "no rows"), (one_label, "only drift rows")):
+        result = CliRunner().invoke(main, ["drift", "calibrate", "--data", str(data), "--out", str(tmp_path / "m.json")])
+        assert result.exit_code == 2 and result.output.strip() == (
+            f"{data}:1: label: calibration needs drift and not-drift rows; the file has {what}")
+    assert not (tmp_path / "m.json").exists()
+
+
 @needs_model
 def test_calibrate_refits_into_out(tmp_path):
     rows = [(f"{g}{i}", q, e, t, label, kind) for i in range(4) for g, q, e, t, label, kind in ROWS]

@@ -4,6 +4,7 @@ file and the content hash."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -158,6 +159,31 @@ def test_write_never_overwrites(tmp_path):
     with pytest.raises(UsageError, match="exists"):
         model.write(out)
     assert out.read_text() == "keep me" and sorted(p.name for p in tmp_path.iterdir()) == ["refit.json"]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda raw: raw["weights"].__setitem__(3, float("nan")), "NaN is not a JSON number"),
+    (lambda raw: raw.__setitem__("intercept", float("-inf")), "-Infinity is not a JSON number"),
+    (lambda raw: raw["scale"].__setitem__(0, 0.0), "finite numbers each (scale > 0)"),
+    (lambda raw: raw["mean"].pop(), "finite numbers each"),
+    (lambda raw: raw.__setitem__("band", [0.9, 0.95]), "must hold the cut-off"),
+])
+def test_coefficients_that_cannot_judge_are_refused(tmp_path, edit, message):
+    """NaN coefficients make every probability NaN, which is neither drift nor unjudged: such
+    a file would switch drift detection off without a word."""
+    raw = json.loads(SHIPPED_MODEL.read_text())
+    edit(raw)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(UsageError, match=re.escape(message)):
+        load_model(path)
+
+
+def test_a_refit_that_cannot_judge_is_not_written(tmp_path):
+    model = hand_model({"sim_query": float("nan")})
+    with pytest.raises(UsageError, match="cannot judge, nothing was written"):
+        model.write(tmp_path / "refit.json")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_band_and_cutoff_settings_are_checked():

@@ -88,6 +88,27 @@ def test_baseline_report_with_bad_precision_is_an_input_error(tmp_path):
         load_baseline_report(path)
 
 
+ROW = '{"query_id": "q1", "f1": 1.0, "passed": true, "precision": 1.0, "recall": 1.0}'
+
+
+@pytest.mark.parametrize("rows, line, field, message", [
+    # a crafted baseline could hide a regression: the second q1 row must not win silently
+    ([ROW, ROW.replace("1.0", "0.0").replace("true", "false")], 3, "per_query_results[1].query_id",
+     "duplicate query_id 'q1'"),
+    ([ROW.replace('"f1": 1.0', '"f1": NaN')], 2, "json", "NaN is not a JSON number"),
+    ([ROW, ROW.replace('"recall": 1.0', '"recall": -Infinity')], 3, "json", "-Infinity is not a JSON number"),
+    ([ROW.replace('"f1": 1.0', '"f1": 1e400')], 2, "json", "1e400 is not a JSON number"),
+    ([ROW.replace('"f1": 1.0', '"f1": 2')], 1, "per_query_results[0]", "numbers in [0, 1]"),
+])
+def test_a_baseline_report_that_could_fool_the_comparison_is_an_input_error(tmp_path, rows, line, field, message):
+    path = tmp_path / "base.json"
+    path.write_text('{"per_query_results": [\n' + ",\n".join(rows) + "\n]}", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_baseline_report(path)
+    problem = info.value.problems[0]
+    assert (problem.line, problem.field) == (line, field) and message in problem.message, problem
+
+
 @pytest.mark.parametrize("toml, key", [('approvals_required = {medical = "two"}', "approvals_required"),
                                        ('drift = "x"', "drift"), ('high_risk_domainz = ["x"]', "high_risk_domainz")])
 def test_bad_settings_are_input_errors(tmp_path, monkeypatch, toml, key):

@@ -96,6 +96,9 @@ def calibrate_command(data_path, heldout_path, out, judge_name, threshold, l2, c
     heldout_path = heldout_path or (HELDOUT if HELDOUT.exists() else None)
     train = run_cli(load_rows, data_path)
     heldout = run_cli(load_rows, heldout_path) if heldout_path else []
+    if len({r.drift for r in train}) < 2:
+        fail([f"{data_path}:1: label: calibration needs drift and not-drift rows; the file has "
+              + (f"only {'drift' if train[0].drift else 'not-drift'} rows" if train else "no rows")])
     hard = sum(r.kind in HARD_KINDS for r in train)
     echo(f"data: {data_path} ({len(train)} rows: {sum(r.drift for r in train)} drift, {hard} hard kinds, "
          f"{len({r.group for r in train})} query groups)")

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 import click
 
-from ..config import default_db_path, load_settings
+from ..config import default_db_path, load_settings, settings_files
 from ..drift import JUDGE_NAMES
 from ..errors import UsageError
 from ..evaluation import EvaluationRun, evaluate, ignored_environment
@@ -155,6 +155,7 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
     """SPEC §5: refuse, before any work, an output that could destroy something (a device,
     a FIFO, an input, the store, one file twice), a --db that is not an evalcore store,
     and an --expect-head that is not COUNT:HASH (or has no store to check)."""
+    inputs = {**inputs, **settings_files(run_cli(load_settings))}  # never over the config or a refit's coefficients
     run_cli(check_outputs, outputs, inputs, None if db is not None and is_postgres(db) else db)  # a URL is no file
     if db is not None:
         run_cli(check_store_path, db)

@@ -7,7 +7,7 @@ import sys
 import click
 import pandas as pd
 
-from ..config import default_db_path, load_settings
+from ..config import default_db_path, load_settings, settings_files
 from ..demo import seed_demo
 from ..signoff import release_state
 from ..comparison import CompareFilter, compare_page
@@ -160,7 +160,7 @@ def gate_command(run_id, expect_head, db, summary_out, comment_out, codequality_
     db = db or default_db_path()
     plan = wait_plan(wait, timeout, interval)
     paths = ci_paths(summary_out, comment_out, codequality_out)
-    run_cli(check_outputs, paths, {}, None if is_postgres(db) else db)  # never over the store
+    run_cli(check_outputs, paths, settings_files(run_cli(load_settings)), None if is_postgres(db) else db)  # never over the store or the config
     if expect_head is not None:
         from ..signoff import parse_head
         run_cli(parse_head, expect_head)

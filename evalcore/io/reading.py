@@ -135,14 +135,49 @@ def _unique_pairs(pairs: list[tuple[str, object]]) -> dict:
     return out
 
 
+_NOT_JSON = re.compile(r'"(?:\\.|[^"\\])*"|(-?Infinity|NaN)|(-?\d[\d.eE+-]*)')
+"""A string (skipped), or a number JSON has no room for: NaN, Infinity, or one too large
+for a float (1e400)."""
+
+
+class _NotFinite(Exception):
+    pass
+
+
+def _no_constant(name: str) -> float:
+    raise _NotFinite
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _NotFinite
+    return value
+
+
+def _not_finite_error(text: str) -> json.JSONDecodeError:
+    """json's own error, at the first NaN, Infinity or out-of-range number outside a string."""
+    for match in _NOT_JSON.finditer(text):
+        if match.group(1) or (match.group(2) and match.group(2).lstrip("-")[:1].isdigit()
+                              and float(match.group(2)) in (float("inf"), float("-inf"))):
+            token = match.group(1) or match.group(2)
+            return json.JSONDecodeError(f"{token} is not a JSON number", text, match.start())
+    return json.JSONDecodeError("a number out of range", text, 0)
+
+
 def loads_strict(text: str | bytes, **options) -> object:
-    """json.loads with a key repeated within any object, at any depth, an error: the one
-    strict loader every input reader uses (directly, or through loads_line). Raises
-    RepeatedKey naming the first repeat in the text, or json's ValueError when malformed."""
+    """json.loads with a key repeated within any object, at any depth, an error, and NaN,
+    Infinity or a number too large for a float malformed (JSON has none; SPEC §5): the one
+    strict loader every input reader uses (directly, or through loads_line, whose orjson
+    refuses them too). Raises RepeatedKey naming the first repeat in the text, or json's
+    ValueError (a JSONDecodeError with its line) when malformed."""
+    options = {"parse_constant": _no_constant, "parse_float": _finite, **options}
     try:
         return json.loads(text, object_pairs_hook=_unique_pairs, **options)
     except _Repeat:
         raise find_repeated_key(text if isinstance(text, str) else text.decode("utf-8")) from None
+    except _NotFinite:
+        raise _not_finite_error(text if isinstance(text, str) else text.decode("utf-8")) from None
 
 
 def loads_line(raw: str | bytes) -> object:

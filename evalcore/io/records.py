@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -52,6 +53,12 @@ def load_thresholds(path: str | Path | None) -> Thresholds:
     return thresholds
 
 
+def _repeat_line(text: str, qid: str) -> int:
+    """The line of the second `"query_id": qid` in a report's text (pretty-printed or not)."""
+    found = [m.start() for m in re.finditer('"query_id"\\s*:\\s*' + re.escape(json.dumps(qid, ensure_ascii=False)), text)]
+    return text.count("\n", 0, found[1]) + 1 if len(found) > 1 else line_of(text, '"per_query_results"')
+
+
 def load_baseline_report(path: str | Path) -> Baseline:
     """A JSON report file as a baseline (SPEC §2 rule 8): its stored values, used as they are."""
     from ..models import BaselineRow
@@ -81,11 +88,16 @@ def load_baseline_report(path: str | Path) -> Baseline:
                 raise TypeError
             if any(type(row.get(k, 0.0)) not in (int, float) for k in ("precision", "recall")):
                 raise TypeError
+            if not all(0 <= row.get(k, 0.0) <= 1 for k in ("f1", "precision", "recall")):
+                raise TypeError
         except (KeyError, TypeError):
             sink.add(line_of(text, '"per_query_results"'), f"per_query_results[{i}]",
-                     "needs query_id (string), f1 (number), passed (boolean) and numeric precision/recall")
+                     "needs query_id (string), f1 (number), passed (boolean) and precision/recall, numbers in [0, 1]")
             if sink.full:
                 break
+            continue
+        if qid in out:  # two rows of one query: neither may silently win (SPEC §5)
+            sink.add(_repeat_line(text, qid), f"per_query_results[{i}].query_id", f"duplicate query_id {qid!r}")
             continue
         entry = row.get("golden_entry_hash")
         out[qid] = BaselineRow(float(f1), passed, float(row.get("precision", 0.0)),

@@ -37,8 +37,9 @@ def _keys(path: str) -> set[object]:
 
 
 def _label(flag: str) -> str:
-    """`--json`, or `$GITHUB_STEP_SUMMARY` for an output named by the environment."""
-    return flag if flag.startswith("$") else f"--{flag}"
+    """`--json`; `$GITHUB_STEP_SUMMARY` for an output named by the environment, and a file
+    named by the settings ('the config file', '[drift] coefficients') as it is."""
+    return flag if flag.startswith("$") or " " in flag else f"--{flag}"
 
 
 def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None],
@@ -57,7 +58,7 @@ def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | 
     chained = {f: p for f, p in inputs.items() if p}
     for flag, path in [*chained.items(), *([("db", store), ("db", f"{store}.wal")] if store else [])]:
         for key in _keys(path):  # the store's write-ahead log is the store too
-            taken[key] = f"--{flag} {path}"
+            taken[key] = f"{_label(flag)} {path}"
     for flag, path in given.items():
         if path == STDOUT:
             continue
