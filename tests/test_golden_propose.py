@@ -155,6 +155,35 @@ def test_propose_writes_the_revision_and_its_diff_and_records_it(proposing, tmp_
     assert so.verify_chain(db).ok
 
 
+def test_show_content_gives_back_the_stored_file_exactly(tmp_path):
+    """A right-to-left override and a NEL are legal inside a JSON string: redirected, `golden
+    show --content` prints the revision exactly, so its hash holds ('x\u0085y' is not 'xy')."""
+    golden = tmp_path / "g.jsonl"
+    golden.write_bytes('{"query_id": "q1", "query": "heart attack", "expected_expansions": [{"term": "mi"}], '
+                       '"forbidden_terms": ["\u202eevil", "x\u0085y"]}\n'.encode("utf-8"))
+    db = str(tmp_path / "s.duckdb")
+    proposed = cli("golden", "propose", golden, "--golden-name", "gs", "--proposer", "carol", "--db", db)
+    assert proposed.exit_code == 0, proposed.output
+    revision = gr.load_revision(golden).revision
+    shown = cli("golden", "show", "gs", revision[:12], "--content", "--db", db)
+    assert shown.exit_code == 0 and shown.stdout_bytes == golden.read_bytes()
+    (tmp_path / "back.jsonl").write_bytes(shown.stdout_bytes)
+    assert gr.load_revision(tmp_path / "back.jsonl").revision == revision
+
+
+def test_the_diff_shows_a_hidden_character_as_an_escape(proposing, tmp_path, monkeypatch):
+    golden, db = proposing  # q4's line, as given, holds a raw right-to-left override; the diff shows it
+    golden.write_bytes(GOLDEN.replace(b'"expected_expansions": []}', '"expected_expansions": [], "x-note": "\u202eevil"}'.encode()))
+    monkeypatch.setattr(gr, "verdicts_for", lambda db, runs, name: [V("q4", "influenza", "synonym")])
+    result = cli("golden", "propose", golden, "--from-verdicts", "--out", tmp_path / "v2.jsonl", "--db", db,
+                 "--golden-name", "flu-set", "--proposer", "carol")
+    assert result.exit_code == 0, result.output
+    revision = gr.load_revision(tmp_path / "v2.jsonl").revision
+    shown = cli("golden", "show", "flu-set", revision[:12], "--db", db)
+    for output in (result.output, shown.output):
+        assert "\\u202eevil" in output and "\u202e" not in output
+
+
 @pytest.mark.parametrize("taken", ["out", "diff", "input"])
 def test_propose_never_overwrites_a_file(proposing, tmp_path, taken):
     golden, db = proposing

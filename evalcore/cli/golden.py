@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from .. import signoff as so
 from .. import store
 from ..config import default_db_path
 from ..io import golden_set_name
-from ..text import strip_controls, terminal_safe
+from ..text import json_escaped, terminal_safe, visible_controls
 from .common import EXIT_REFUSED, echo, fail, format_table, run_cli, store_option
 from .signoff import read_password, refuse_sso_account
 
@@ -148,7 +149,7 @@ def propose_command(golden, runs, from_verdicts, min_weight, out, golden_name, p
         return
     record = _write_and_record(out, proposal, lambda new: run_cli(gr.record_proposal, db, name, base, new, proposal,
                                                                    proposer))
-    echo(proposal.diff.rstrip("\n"))
+    echo(visible_controls(proposal.diff.rstrip("\n")))  # a control or BiDi mark in a term shown as \uXXXX, not dropped
     echo(f"wrote {terminal_safe(out)} and {terminal_safe(_diff_path(out))}")
     _said(record, name)
 
@@ -219,7 +220,9 @@ def list_command(name, db):
 @golden_group.command("show")
 @click.argument("name")
 @click.argument("revision")
-@click.option("--content", is_flag=True, help="Print the revision's stored file instead.")
+@click.option("--content", is_flag=True, help="Print the revision's stored file instead: byte for byte when redirected "
+              "(golden show NAME REV --content > file.jsonl), on a terminal with control characters and BiDi marks "
+              "written as JSON \\u escapes (the same values).")
 @store_option
 def show_command(name, revision, content, db):
     """Show one revision: proposer, base, approvals and the diff (or the file, --content).
@@ -232,7 +235,12 @@ def show_command(name, revision, content, db):
         text = run_cli(store.golden_content, db, rev.revision)
         if text is None:
             fail([f"error: revision {rev.revision[:12]}'s file is not in the store"])
-        click.echo(strip_controls(text), nl=False)  # a golden file holds no control a terminal should get
+        if sys.stdout.isatty():  # the same JSON values, with nothing a terminal would act on
+            click.echo(json_escaped(text), nl=False)
+        else:  # redirected: the stored file exactly, byte for byte (its revision hash holds)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text.encode("utf-8"))
+            sys.stdout.buffer.flush()
         return
     echo(f"golden set: {terminal_safe(rev.name)}")
     echo(f"revision:   {rev.revision}")
@@ -244,4 +252,4 @@ def show_command(name, revision, content, db):
         echo(f"approval:   {a.approver} at {a.approved_at} (audit record {a.seq}): {terminal_safe(a.comment)}")
     if rev.diff:
         echo("")
-        echo(rev.diff.rstrip("\n"))
+        echo(visible_controls(rev.diff.rstrip("\n")))
