@@ -115,13 +115,18 @@ class DriftModel:
             raise UsageError(f"{path} is the shipped coefficients file: write the refit elsewhere (--out)")
         if path.exists():
             raise UsageError(f"{path} exists: choose a new --out path (calibrate never overwrites)")
-        fd, tmp = tempfile.mkstemp(prefix=".drift_model-", suffix=".json", dir=path.parent or ".")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(self.to_json())
-            os.link(tmp, path)  # fails if the path appeared meanwhile: never overwrites
-        finally:
-            os.unlink(tmp)
+            fd, tmp = tempfile.mkstemp(prefix=".drift_model-", suffix=".json", dir=path.parent or ".")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(self.to_json())
+                os.link(tmp, path)  # fails if the path appeared meanwhile: never overwrites
+            finally:
+                os.unlink(tmp)
+        except FileExistsError:
+            raise UsageError(f"{path} exists: choose a new --out path (calibrate never overwrites)") from None
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror}; nothing was written") from None
 
 
 def _not_a_number(token: str) -> float:

@@ -149,6 +149,25 @@ def test_evaluate_resumes_the_garbage_collector_when_it_ends(cwd):
     assert gc.isenabled()
 
 
+def test_a_store_path_no_store_can_be_made_at_is_refused_before_any_work(cwd):
+    result = evaluate("--db", "golden.jsonl/store.duckdb", "--json", "report.json")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == (f"error: --db golden.jsonl/store.duckdb: {cwd / 'golden.jsonl'} is not a folder, "
+                                     "so no store can be made there")
+    assert not (cwd / "report.json").exists()
+
+
+def test_a_damaged_store_is_one_line_and_exit_2(cwd):
+    assert_clean_exit(evaluate("--db", "s.duckdb"), 0)
+    whole = (cwd / "s.duckdb").read_bytes()
+    (cwd / "cut.duckdb").write_bytes(whole[: len(whole) // 2])  # a copy cut short (a full disk, a broken transfer)
+    for args in (["runs", "--db", "cut.duckdb"], ["audit", "verify", "--db", "cut.duckdb"]):
+        result = run(*args)
+        assert result.exit_code == 2 and isinstance(result.exception, SystemExit), (args, result.output)
+        [line] = result.stderr.strip().splitlines()
+        assert line.startswith("error: the store cannot be used: IO Error") and "Traceback" not in result.output
+
+
 def test_no_store_review_run_exits_3(cwd):
     # SPEC §3: 3 "also for --no-store runs"
     result = evaluate("--no-store", golden="medical.jsonl", generated="medical-perfect.jsonl")

@@ -136,6 +136,15 @@ def test_calibrate_needs_both_labels(tmp_path):
     assert not (tmp_path / "m.json").exists()
 
 
+def test_calibrate_refuses_an_out_path_in_no_folder_before_any_work(tmp_path):
+    (tmp_path / "afile").write_text("keep", encoding="utf-8")
+    out = tmp_path / "afile" / "m.json"
+    result = CliRunner().invoke(main, ["drift", "calibrate", "--out", str(out)])
+    assert result.exit_code == 2 and result.output.strip() == (
+        f"error: --out {out}: there is no folder {tmp_path / 'afile'}; nothing was written")
+    assert (tmp_path / "afile").read_text(encoding="utf-8") == "keep"
+
+
 @needs_model
 def test_calibrate_refits_into_out(tmp_path):
     rows = [(f"{g}{i}", q, e, t, label, kind) for i in range(4) for g, q, e, t, label, kind in ROWS]

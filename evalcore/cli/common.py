@@ -64,6 +64,25 @@ def run_cli(fn, *args, **kwargs):
         fail([f"error: {exc}"])
     except RecursionError:
         fail(["error: an input file is nested too deeply to read (JSON or TOML nested hundreds of levels)"])
+    except Exception as exc:
+        damage = _store_damage(exc)
+        if damage is None:
+            raise
+        fail([damage])
+
+
+def _store_damage(exc: Exception) -> str | None:
+    """One line for a DuckDB store file that cannot be read or written (cut short, corrupt,
+    its disk failing), else None. DuckDB rolls a failed transaction back, so the store is as
+    it was; exit 2, not 1 (1 says a run is not releasable, or its audit chain broken)."""
+    duckdb = sys.modules.get("duckdb")
+    if duckdb is None or not isinstance(exc, duckdb.Error):
+        return None
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, duckdb.IOException) or "Corrupt database file" in text:
+        return (f"error: the store cannot be used: {text}; nothing more was recorded in it "
+                "(restore it from a backup, or give another --db)")
+    return None
 
 
 def _fmt(value: object) -> str:

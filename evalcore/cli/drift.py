@@ -92,6 +92,8 @@ def calibrate_command(data_path, heldout_path, out, judge_name, threshold, l2, c
     if out and (Path(out).resolve() == SHIPPED_MODEL.resolve() or Path(out).exists()):
         fail([f"error: {out} {'is the shipped coefficients file' if Path(out).resolve() == SHIPPED_MODEL.resolve() else 'exists'}"
               ": choose a new --out path (calibrate never overwrites)"])
+    if out and not Path(out).absolute().parent.is_dir():
+        fail([f"error: --out {out}: there is no folder {Path(out).absolute().parent}; nothing was written"])
     data_path = data_path or (TRAIN if TRAIN.exists() else OLD_CSV)
     heldout_path = heldout_path or (HELDOUT if HELDOUT.exists() else None)
     train = run_cli(load_rows, data_path)

@@ -267,7 +267,7 @@ def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBP
         raise UsageError(f"no store at {path}: run `evalcore evaluate` first or pass --db")
     _check_file(path)
     if write:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path)
     con = _open(path, read_only=not write)
     try:
         # DuckDB's default buffer pool is 80% of RAM; writers here stream Arrow chunks and
@@ -304,6 +304,29 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 DUCKDB_MAGIC = b"DUCK"
 """DuckDB's file header carries this at offset 8."""
+
+
+def make_folder(path: str | Path) -> None:
+    """Make the store file's missing folders; UsageError (one line) when that is refused."""
+    folder = Path(str(path)).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--db {path}: cannot make its folder {folder} ({exc.strerror}); nothing was stored") from None
+
+
+def _check_folder(path: str) -> None:
+    """UsageError unless a new store can be made at `path`: its nearest existing folder is a
+    folder this process may write in (the missing ones are made), found before any work."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(folder) and os.path.dirname(folder) != folder:
+        if os.path.lexists(folder):  # a dangling link
+            break
+        folder = os.path.dirname(folder)
+    if not os.path.isdir(folder):
+        raise UsageError(f"--db {path}: {folder} is not a folder, so no store can be made there")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"--db {path}: cannot make a store in {folder} (not writable)")
 
 
 def _check_file(path: str) -> None:
@@ -355,6 +378,7 @@ def check_store_path(db_path: str | Path) -> None:
         migrate_pg(path)
         return
     if not os.path.exists(path):
+        _check_folder(path)
         return
     _check_file(path)
     con = _open(path, read_only=True)

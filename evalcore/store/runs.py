@@ -16,7 +16,7 @@ from ..models import QUERY_COLUMNS, Baseline, BaselineRow
 from .digest import RUN_ADDED
 from .digest import RUN_COLUMNS as RUN_COLUMNS_DIGESTED
 from .records import append_on, header_record
-from .connection import attach, exists, migrate, shown_db, store_write_error
+from .connection import attach, exists, make_folder, migrate, shown_db, store_write_error
 from .reading import connect
 from .pg_rows import Rows, every, of_runs
 from .postgres import is_postgres
@@ -118,7 +118,7 @@ def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
     the store file is attached to it for the transaction (one wait for a busy store). A
     PostgreSQL store gets the very rows a DuckDB store would (store.pg_runs).
     """
-    Path(str(db_path)).parent.mkdir(parents=True, exist_ok=True)
+    make_folder(db_path)
     con = run.queries.con.cursor()
     # rows go to the store in any order (readers sort by position): inserting in parallel
     # is faster, and this cursor's setting leaves the report's ordered reads alone
