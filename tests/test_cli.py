@@ -168,6 +168,42 @@ def test_a_damaged_store_is_one_line_and_exit_2(cwd):
         assert line.startswith("error: the store cannot be used: IO Error") and "Traceback" not in result.output
 
 
+def test_ctrl_c_while_duckdb_works_is_130_and_one_line(cwd, monkeypatch):
+    """Ctrl-C during a DuckDB query surfaces as DuckDB's own error ('Query interrupted'), not
+    as KeyboardInterrupt: evaluate still ends with exit 130 and one line, never a traceback
+    or the exit 1 of a failed gate."""
+    import os
+    import signal
+
+    import evalcore.cli.evaluate as command
+
+    def interrupted_scoring(*args, **kwargs):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C sends
+            signal.sigtimedwait([], 0.1) if hasattr(signal, "sigtimedwait") else None
+        except KeyboardInterrupt:
+            raise RuntimeError("Query interrupted") from None
+        raise AssertionError("SIGINT did not arrive")
+
+    monkeypatch.setattr(command, "evaluate", interrupted_scoring)
+    result = evaluate("--db", "s.duckdb", "--json", "report.json")
+    assert result.exit_code == 130, result.output
+    assert result.stderr.splitlines() == ["interrupted: evaluate stopped; the store takes a run whole or not at all "
+                                          "and no report was left half-written, so rerun it"]
+    assert not (cwd / "report.json").exists() and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_in_any_command_is_130_not_aborted(cwd, monkeypatch):
+    import evalcore.cli.runs as command
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "list_runs", interrupted)
+    result = run("runs", "--db", "s.duckdb")
+    assert result.exit_code == 130 and result.stderr.splitlines() == ["interrupted"], result.output
+
+
 def test_no_store_review_run_exits_3(cwd):
     # SPEC §3: 3 "also for --no-store runs"
     result = evaluate("--no-store", golden="medical.jsonl", generated="medical-perfect.jsonl")

@@ -34,6 +34,16 @@ class LazyGroup(click.Group):
         module, attr = COMMANDS[name]
         return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
 
+    def invoke(self, ctx: click.Context):
+        """Ctrl-C anywhere (while a command's modules load, too) is one line and exit 130, not
+        click's 'Aborted!' and exit 1, which a pipeline would read as a failed gate. Commands
+        with more to say catch it first (evaluate, harness, gate --wait)."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            raise SystemExit(130) from None
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="evalcore")
@@ -42,7 +52,7 @@ def main() -> None:
 
     Exit codes: 0 releasable, 1 not releasable, 2 usage or input error,
     3 awaiting human sign-off, 4 sign-off refused, 5 incomplete (errored items; a rerun
-    retries exactly those).
+    retries exactly those), 130 interrupted (Ctrl-C; one line, never a half-written file).
 
     Example: evalcore evaluate --golden data/demo/medical/golden.jsonl
     --generated data/demo/medical/v2-candidate.jsonl

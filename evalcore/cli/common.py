@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from functools import wraps
 
 import click
 
@@ -12,6 +15,43 @@ from ..errors import EvalcoreError, InputError
 from ..text import strip_controls, terminal_safe
 
 EXIT_OK, EXIT_NOT_RELEASABLE, EXIT_INPUT, EXIT_AWAITING, EXIT_REFUSED, EXIT_INCOMPLETE = 0, 1, 2, 3, 4, 5
+EXIT_INTERRUPTED = 130
+"""Ctrl-C, as shells report a process ended by SIGINT."""
+
+
+def exits_130_when_interrupted(message: str):
+    """A command that Ctrl-C ends with one line (`message`) and exit 130, whatever the work
+    was doing when it came: Python's KeyboardInterrupt, or the error DuckDB or a worker
+    thread raises once interrupted ('Query interrupted', 'connection is busy'). Never
+    click's 'Aborted!' and exit 1, which a pipeline would read as a failed gate."""
+    def decorate(command):
+        @wraps(command)
+        def run(*args, **kwargs):
+            if threading.current_thread() is not threading.main_thread():
+                return command(*args, **kwargs)  # signals reach the main thread only
+            seen: list[bool] = []
+            before = signal.getsignal(signal.SIGINT)
+
+            def on_interrupt(signum, frame):
+                seen.append(True)
+                raise KeyboardInterrupt
+
+            if before is signal.SIG_IGN:  # started in the background: Ctrl-C is not ours to take
+                return command(*args, **kwargs)
+            signal.signal(signal.SIGINT, on_interrupt)
+            try:
+                return command(*args, **kwargs)
+            except SystemExit:
+                raise
+            except BaseException:
+                if not seen:
+                    raise
+                echo(message, err=True)
+                sys.exit(EXIT_INTERRUPTED)
+            finally:
+                signal.signal(signal.SIGINT, before)
+        return run
+    return decorate
 
 
 def echo(text: object = "", err: bool = False) -> None:

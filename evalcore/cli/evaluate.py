@@ -24,7 +24,8 @@ from ..store import StoredVectors, check_store_path, exists, load_baseline, repe
 from ..store.connection import shown_db
 from ..text import terminal_safe
 from .ci import PipelineFiles, ci_options, ci_paths, run_findings, tell_pipeline
-from .common import echo, expect_head_option, judge_endpoint, report_options, run_cli, say_endpoints, store_option
+from .common import (echo, exits_130_when_interrupted, expect_head_option, judge_endpoint, report_options, run_cli,
+                     say_endpoints, store_option)
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
            "warn_ignored_environment", "check_paths"]
@@ -185,6 +186,8 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @click.option("--no-store", is_flag=True, help="Do not record the run in the store.")
 @expect_head_option
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate, sign-off and audit head lines.")
+@exits_130_when_interrupted("interrupted: evaluate stopped; the store takes a run whole or not at all and no report "
+                            "was left half-written, so rerun it")
 @without_gc_pauses  # a short-lived command building millions of objects; cycles are rare
 def evaluate_command(golden, generated, thresholds, domain_context, baseline, drift_judge, golden_name, name,
                      prompt_version, author, json_out, html_out, junit_out, summary_out, comment_out, codequality_out,
@@ -193,7 +196,7 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
 
     Exit codes: 0 releasable, 1 not releasable (gate fail, a rejection, or a broken audit
     chain), 2 bad input or usage, 3 awaiting human sign-off (gate review), 5 incomplete
-    (errored items). A stored run is checked against the audit chain before any decision
+    (errored items), 130 interrupted (Ctrl-C). A stored run is checked against the audit chain before any decision
     counts, and the chain's head is printed as `audit head: COUNT:HASH`.
 
     In CI: --summary, --pr-comment and --codequality write Markdown and GitLab files; with
