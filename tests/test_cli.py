@@ -204,6 +204,36 @@ def test_ctrl_c_in_any_command_is_130_not_aborted(cwd, monkeypatch):
     assert result.exit_code == 130 and result.stderr.splitlines() == ["interrupted"], result.output
 
 
+def test_inputs_from_a_fifo_are_read_once(cwd):
+    """A named FIFO can be read once: the second reader of the scorer's two-way check used to
+    wait for a writer forever. The golden set comes through one, the expansions through
+    another, with a line that names the FIFO when it is bad."""
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    def feed(path, data: bytes):
+        os.mkfifo(path)
+        threading.Thread(target=lambda: Path(path).write_bytes(data), daemon=True).start()
+
+    feed(cwd / "golden.fifo", (cwd / "golden.jsonl").read_bytes())
+    feed(cwd / "generated.fifo", (cwd / "perfect.jsonl").read_bytes())
+    command = [sys.executable, "-m", "evalcore", "evaluate", "--golden", "golden.fifo", "--generated", "generated.fifo",
+               "--drift-judge", "none", "--db", "s.duckdb", "--json", "fifo.json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    via_fifo = json.loads((cwd / "fifo.json").read_text(encoding="utf-8"))
+    assert_clean_exit(evaluate("--no-store", "--json", "file.json"), 0)
+    via_file = json.loads((cwd / "file.json").read_text(encoding="utf-8"))
+    assert via_fifo["run"]["golden_hash"] == via_file["run"]["golden_hash"]
+    assert via_fifo["run"]["generated_hash"] == via_file["run"]["generated_hash"]
+    feed(cwd / "bad.fifo", b'{"query_id": "e1", "terms": [1]}\n')
+    done = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--golden", "golden.jsonl", "--generated",
+                           "bad.fifo", "--drift-judge", "none", "--no-store"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith("bad.fifo:1: terms[0]:"), done.stderr
+
+
 def test_no_store_review_run_exits_3(cwd):
     # SPEC §3: 3 "also for --no-store runs"
     result = evaluate("--no-store", golden="medical.jsonl", generated="medical-perfect.jsonl")

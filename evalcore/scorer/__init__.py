@@ -15,6 +15,8 @@ this one against.
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from pathlib import Path
 
@@ -68,11 +70,22 @@ def _read_golden_and_hash(con: duckdb.DuckDBPyConnection, golden: Path) -> tuple
     return read_golden(con, golden), golden_hash(con)
 
 
+def _regular(path: str | Path | None) -> bool:
+    """Whether an input can be read more than once: a regular file (not a FIFO, a pipe from
+    `<(…)` or /dev/stdin, whose second reader would wait forever or read nothing)."""
+    try:
+        return path is None or stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # the reader names the problem
+
+
 def _read_directly(con: duckdb.DuckDBPyConnection, golden_path: str | Path,
                    generated: str | Path | pa.Table) -> tuple[int, str]:
     """Both inputs parsed by DuckDB while Python vouches for every line; HandOver otherwise.
     Returns the golden line count and the golden set's hash."""
     golden = source_path(golden_path)
+    if not all(_regular(p) for p in (golden, None if isinstance(generated, pa.Table) else generated)):
+        raise HandOver("an input is a FIFO or a pipe: it can be read once, so the Python validator reads it")
     if isinstance(generated, pa.Table):
         (total, digest), golden_lines = _parallel(con, lambda cur: _read_golden_and_hash(cur, golden),
                                                   lambda cur: vouch_for_file(golden, plain_golden))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -184,6 +186,8 @@ def _store_golden_file(con, run: EvaluationRun) -> None:
     if con.execute("SELECT count(*) FROM store.golden_files WHERE golden_hash = ?", [run.golden_hash]).fetchall()[0][0]:
         return
     try:
+        if not stat.S_ISREG(os.stat(run.golden_path).st_mode):
+            return  # a FIFO or pipe, read once already: the run's rows hold what the gate read
         content = Path(run.golden_path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return  # gone since it was scored: the run's rows still hold what the gate read
