@@ -234,6 +234,13 @@ def test_inputs_from_a_fifo_are_read_once(cwd):
     assert done.returncode == 2 and done.stderr.startswith("bad.fifo:1: terms[0]:"), done.stderr
 
 
+@pytest.mark.parametrize("limit", ["-1", "0"])
+def test_runs_limit_below_one_is_a_usage_error(cwd, limit):
+    assert_clean_exit(evaluate("--db", "s.duckdb"), 0)
+    result = run("runs", "--limit", limit, "--db", "s.duckdb")
+    assert result.exit_code == 2 and "Traceback" not in result.output and "--limit" in result.output
+
+
 def test_no_store_review_run_exits_3(cwd):
     # SPEC §3: 3 "also for --no-store runs"
     result = evaluate("--no-store", golden="medical.jsonl", generated="medical-perfect.jsonl")

@@ -39,7 +39,7 @@ def _print_runs(db: str, limit: int | None) -> None:
 
 @click.command("runs")
 @store_option
-@click.option("--limit", type=int, default=None, help="Show only the newest N runs.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Show only the newest N runs.")
 def runs_command(db, limit):
     """List stored runs, newest first.
 
