@@ -174,13 +174,14 @@ def test_ctrl_c_while_duckdb_works_is_130_and_one_line(cwd, monkeypatch):
     or the exit 1 of a failed gate."""
     import os
     import signal
+    import time
 
     import evalcore.cli.evaluate as command
 
     def interrupted_scoring(*args, **kwargs):
         try:
             os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C sends
-            signal.sigtimedwait([], 0.1) if hasattr(signal, "sigtimedwait") else None
+            time.sleep(5)  # the handler ends the wait at once
         except KeyboardInterrupt:
             raise RuntimeError("Query interrupted") from None
         raise AssertionError("SIGINT did not arrive")

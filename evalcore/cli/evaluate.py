@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 import click
 
-from ..config import default_db_path, load_settings, settings_files
+from ..config import Settings, default_db_path, load_settings, settings_files
 from ..drift import JUDGE_NAMES
 from ..errors import UsageError
 from ..evaluation import EvaluationRun, evaluate, ignored_environment
@@ -152,11 +152,13 @@ def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) 
 
 
 def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], db: str | None,
-                expect_head: str | None = None) -> None:
+                expect_head: str | None = None) -> Settings:
     """SPEC §5: refuse, before any work, an output that could destroy something (a device,
-    a FIFO, an input, the store, one file twice), a --db that is not an evalcore store,
-    and an --expect-head that is not COUNT:HASH (or has no store to check)."""
-    inputs = {**inputs, **settings_files(run_cli(load_settings))}  # never over the config or a refit's coefficients
+    a FIFO, an input, the config or a refit's coefficients, the store, one file twice), a
+    --db that is not an evalcore store, and an --expect-head that is not COUNT:HASH (or has
+    no store to check). Returns the settings, read once here."""
+    settings = run_cli(load_settings)
+    inputs = {**inputs, **settings_files(settings)}
     run_cli(check_outputs, outputs, inputs, None if db is not None and is_postgres(db) else db)  # a URL is no file
     if db is not None:
         run_cli(check_store_path, db)
@@ -164,6 +166,7 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
         if db is None:
             raise click.UsageError("--expect-head checks the store's audit chain: it cannot go with --no-store")
         run_cli(parse_head, expect_head)
+    return settings
 
 
 @click.command("evaluate")
@@ -214,11 +217,10 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     db = db or default_db_path()
     outputs = {"json": json_out, "html": html_out, "junit": junit_out,
                **ci_paths(summary_out, comment_out, codequality_out)}
-    check_paths(outputs,
-                {"golden": golden, "generated": generated, "thresholds": thresholds,
-                 "baseline": baseline if baseline and Path(baseline).exists() else None}, None if no_store else db,
-                expect_head)
-    settings = run_cli(load_settings)
+    settings = check_paths(outputs,
+                           {"golden": golden, "generated": generated, "thresholds": thresholds,
+                            "baseline": baseline if baseline and Path(baseline).exists() else None},
+                           None if no_store else db, expect_head)
     warn_ignored_environment()
     base = run_cli(resolve_baseline, baseline, db)
     vectors = None if no_store else StoredVectors(db)

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from .. import store
-from ..config import default_db_path, load_settings
+from ..config import default_db_path
 from ..drift import JUDGE_NAMES
 from ..gc_pause import without_gc_pauses
 from ..judges import resolve_judge
@@ -163,12 +163,11 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
     cache_db = None if no_store else db
     report_paths = {"json": json_out, "html": html_out, "junit": junit_out,
                     **ci_paths(summary_out, comment_out, codequality_out)}
-    check_paths(report_paths,
-                {"golden": golden, "prompt": prompt_file, "thresholds": thresholds,
-                 "callable": callable_source(callable_spec) if callable_spec else None,
-                 "parser": callable_source(parser_spec) if parser_spec else None,
-                 "baseline": baseline if baseline and Path(baseline).exists() else None}, cache_db)
-    settings = run_cli(load_settings)
+    settings = check_paths(report_paths,
+                           {"golden": golden, "prompt": prompt_file, "thresholds": thresholds,
+                            "callable": callable_source(callable_spec) if callable_spec else None,
+                            "parser": callable_source(parser_spec) if parser_spec else None,
+                            "baseline": baseline if baseline and Path(baseline).exists() else None}, cache_db)
     if endpoint_name is not None:
         settings, base_url, model = _use_endpoint(settings, endpoint_name, model)
     warn_ignored_environment()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from json.decoder import scanstring
 from pathlib import Path
@@ -136,8 +137,7 @@ def _unique_pairs(pairs: list[tuple[str, object]]) -> dict:
 
 
 _NOT_JSON = re.compile(r'"(?:\\.|[^"\\])*"|(-?Infinity|NaN)|(-?\d[\d.eE+-]*)')
-"""A string (skipped), or a number JSON has no room for: NaN, Infinity, or one too large
-for a float (1e400)."""
+"""A string (skipped), NaN or Infinity, or a number (too large for a float: 1e400)."""
 
 
 class _NotFinite(Exception):
@@ -150,7 +150,7 @@ def _no_constant(name: str) -> float:
 
 def _finite(text: str) -> float:
     value = float(text)
-    if value in (float("inf"), float("-inf")):
+    if math.isinf(value):
         raise _NotFinite
     return value
 
@@ -158,10 +158,9 @@ def _finite(text: str) -> float:
 def _not_finite_error(text: str) -> json.JSONDecodeError:
     """json's own error, at the first NaN, Infinity or out-of-range number outside a string."""
     for match in _NOT_JSON.finditer(text):
-        if match.group(1) or (match.group(2) and match.group(2).lstrip("-")[:1].isdigit()
-                              and float(match.group(2)) in (float("inf"), float("-inf"))):
-            token = match.group(1) or match.group(2)
-            return json.JSONDecodeError(f"{token} is not a JSON number", text, match.start())
+        constant, number = match.groups()
+        if constant or (number and math.isinf(float(number))):
+            return json.JSONDecodeError(f"{constant or number} is not a JSON number", text, match.start())
     return json.JSONDecodeError("a number out of range", text, 0)
 
 
