@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
-DEMO_DB ?= data/evalcore.duckdb
+DEMO_DB ?= data/termgate.duckdb
 
 .PHONY: run test demo bench schema clean
 
@@ -14,20 +14,20 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/evalcore demo --db $(DEMO_DB)
+	$(VENV)/bin/termgate demo --db $(DEMO_DB)
 
 PORT ?= 8501
 
-# the links `evalcore demo` (run first, as a prerequisite) prints name this server's port
-run: export EVALCORE_DASHBOARD_URL ?= http://localhost:$(PORT)
+# the links `termgate demo` (run first, as a prerequisite) prints name this server's port
+run: export TERMGATE_DASHBOARD_URL ?= http://localhost:$(PORT)
 run: demo
-	EVALCORE_DB=$(DEMO_DB) $(VENV)/bin/streamlit run app.py --server.port $(PORT)
+	$(VENV)/bin/termgate dashboard --db $(DEMO_DB) --port $(PORT)
 
 test: $(STAMP)
 	$(PY) -m pytest
 
 schema: $(STAMP)
-	$(PY) -m evalcore.report.schema
+	$(PY) -m termgate.report.schema
 
 bench: $(STAMP)
 	$(PY) bench/bench_scoring.py
@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_dashboard.py
 	$(PY) bench/bench_harness.py
 	$(PY) bench/bench_stats.py
+	$(PY) bench/bench_install.py
 
 clean:
 	rm -rf $(VENV)

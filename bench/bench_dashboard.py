@@ -6,11 +6,11 @@ render (cold caches; the process's imports paid before, as a running server has)
 change (status = regressed); then the page opened on a
 regressed query side by side (?query=, cold caches) and its Next. Goals on this machine:
 first render ≤ 3 s, filter change ≤ 1 s, side-by-side first render ≤ 2 s. Then the first
-render of every dashboard page on the demo store (`evalcore demo`, drift judge none), each
+render of every dashboard page on the demo store (`termgate demo`, drift judge none), each
 opened as its deep link with cold caches, goal ≤ 2 s each (issue 17); a table of every
 figure beside its goal closes the output. When
 PostgreSQL's binaries are installed, the same store is copied into a private PostgreSQL
-server (`evalcore store copy`, as the tests start one) and the page is measured on it too,
+server (`termgate store copy`, as the tests start one) and the page is measured on it too,
 in the same run (issue 15).
 
 Usage: python bench/bench_dashboard.py [--queries 100000] [--keep DIR] [--backend duckdb|postgresql|both]
@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from termgate.dashboard import APP as DASHBOARD_APP
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -45,7 +46,7 @@ def perturb(generated: Path, out: Path, seed: int = 1) -> None:
 
 
 def evaluate(golden: Path, generated: Path, db: Path, version: str, baseline: str | None) -> str:
-    exe = Path(sys.executable).with_name("evalcore")
+    exe = Path(sys.executable).with_name("termgate")
     report = db.parent / f"{version}.json"
     cmd = [str(exe), "evaluate", "--golden", str(golden), "--generated", str(generated), "--drift-judge", "none",
            "--db", str(db), "--json", str(report), "--prompt-version", version, "--name", "bench", "-q"]
@@ -59,10 +60,10 @@ def evaluate(golden: Path, generated: Path, db: Path, version: str, baseline: st
 
 def measure(db: str, run_id: str, base_id: str) -> tuple[float, int, float, str]:
     """(first render s, rows on page 1, filter change s, the match caption) of Compare."""
-    os.environ["EVALCORE_DB"] = db
+    os.environ["TERMGATE_DB"] = db
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=120)
     at.switch_page("views/compare.py")
     at.query_params["run"], at.query_params["baseline"] = run_id, base_id
     start = time.perf_counter()
@@ -81,16 +82,16 @@ def measure(db: str, run_id: str, base_id: str) -> tuple[float, int, float, str]
 def measure_panel(db: str, run_id: str, base_id: str) -> tuple[float, float, str]:
     """(first render s, Next s, the query) of Compare opened on a regressed query side by side
     (/compare?run=&baseline=&query=), caches cleared first as for a link opened cold."""
-    os.environ["EVALCORE_DB"] = db
+    os.environ["TERMGATE_DB"] = db
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import data
-    from evalcore import comparison
+    from termgate.dashboard import data
+    from termgate import comparison
 
     regressed = comparison.pair_runs(db, run_id, base_id).page(comparison.CompareFilter(statuses=("regressed",)), 0, 1)
     query_id = str(regressed[0]["query_id"].iloc[0])
     data.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=120)
     at.switch_page("views/compare.py")
     at.query_params.update(run=run_id, baseline=base_id, query=query_id)
     start = time.perf_counter()
@@ -123,28 +124,28 @@ URL_PATHS = {"views/runs.py": "/", "views/compare.py": "/compare", "views/query.
 
 
 def seed_demo_store(folder: Path) -> Path:
-    """The demo store as `evalcore demo` builds it, the drift judge off (as tests/conftest.py's
+    """The demo store as `termgate demo` builds it, the drift judge off (as tests/conftest.py's
     demo_store fixture does: no model to load)."""
-    from evalcore.demo import seed_demo
+    from termgate.demo import seed_demo
 
-    config = folder / "evalcore.toml"
+    config = folder / "termgate.toml"
     config.write_text('[drift]\njudge = "none"\n', encoding="utf-8")
-    old = os.environ.get("EVALCORE_CONFIG")
-    os.environ["EVALCORE_CONFIG"] = str(config)
+    old = os.environ.get("TERMGATE_CONFIG")
+    os.environ["TERMGATE_CONFIG"] = str(config)
     try:
         seed_demo(folder / "demo.duckdb", ROOT / "data" / "demo")
     finally:
         if old is None:
-            os.environ.pop("EVALCORE_CONFIG")
+            os.environ.pop("TERMGATE_CONFIG")
         else:
-            os.environ["EVALCORE_CONFIG"] = old
+            os.environ["TERMGATE_CONFIG"] = old
     return folder / "demo.duckdb"
 
 
 def demo_ids(db: str) -> dict[str, str]:
     """The demo's medical runs (v2 the candidate with regressions, v1 its baseline, v3 the
     review run) and v2's first regressed query, as Compare lists it."""
-    from evalcore import comparison, store
+    from termgate import comparison, store
 
     ids = {(r.name.split()[0], r.prompt_version): r.run_id for r in store.runs_overview(db).itertuples()}
     run, base = ids[("medical", "v2")], ids[("medical", "v1")]
@@ -156,17 +157,17 @@ def demo_ids(db: str) -> dict[str, str]:
 def measure_pages(db: str) -> list[tuple[str, float | None, str]]:
     """(page, first render s or None when it failed, what was opened) of every demo page,
     each in a new session with the dashboard's caches cleared, as a link opened cold."""
-    os.environ["EVALCORE_DB"] = db
+    os.environ["TERMGATE_DB"] = db
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import data
+    from termgate.dashboard import data
 
     ids = demo_ids(db)
     out = []
     for label, page, params in DEMO_PAGES:
         params = {k: v.format(**ids) for k, v in params.items()}
         data.clear()
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=120)
         at.switch_page(page)
         at.query_params.update(params)
         start = time.perf_counter()
@@ -183,11 +184,11 @@ def measure_pages(db: str) -> list[tuple[str, float | None, str]]:
 def warm_up(db: str) -> None:
     """Import what every page imports (plotly, the views' modules) in a throwaway session, so the
     first page measured does not pay the process's imports: a server pays them once."""
-    os.environ["EVALCORE_DB"] = db
+    os.environ["TERMGATE_DB"] = db
     from streamlit.testing.v1 import AppTest
 
     for _, page, _ in DEMO_PAGES:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=120)
         at.switch_page(page)
         at.run()
 
@@ -229,7 +230,7 @@ def main() -> None:
             base_id = evaluate(golden, generated, db, "v1", None)
             run_id = evaluate(golden, candidate, db, "v2", base_id)
         else:
-            from evalcore import store
+            from termgate import store
             runs = store.runs_overview(db)
             run_id, base_id = runs["run_id"].iloc[0], runs["run_id"].iloc[1]
         demo = seed_demo_store(folder) if not (folder / "demo.duckdb").exists() else folder / "demo.duckdb"
@@ -244,7 +245,7 @@ def main() -> None:
             else:
                 server = PostgresServer().start()
                 url = server.url(server.create_database())
-                exe = Path(sys.executable).with_name("evalcore")
+                exe = Path(sys.executable).with_name("termgate")
                 subprocess.run([str(exe), "store", "copy", "--from", str(db), "--to", url], check=True,
                                capture_output=True)
                 demo_url = server.url(server.create_database())

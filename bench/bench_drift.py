@@ -24,10 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from evalcore.drift import CosineDriftJudge, DriftCandidate, EmbeddingDriftJudge
-from evalcore.embeddings import CachedEmbedder, make_embedder
-from evalcore.lexicon import CachedLexicon
-from evalcore.store import StoredLexicon, StoredVectors
+from termgate.drift import CosineDriftJudge, DriftCandidate, EmbeddingDriftJudge
+from termgate.embeddings import CachedEmbedder, make_embedder
+from termgate.lexicon import CachedLexicon
+from termgate.store import StoredLexicon, StoredVectors
 
 ROOT = Path(__file__).resolve().parents[1]
 WORDS = ("heart lung kidney liver bone blood brain skin nerve muscle joint artery vein cancer tumor "
@@ -55,7 +55,7 @@ def make_candidates(n_terms: int, seed: int = 0) -> list[DriftCandidate]:
 
 
 def fresh_store() -> Path:
-    from evalcore import store
+    from termgate import store
     db = Path(tempfile.mkdtemp(prefix="bench_drift-")) / "cache.duckdb"
     with store.connect(db, write=True):
         pass
@@ -93,7 +93,7 @@ def bench_terms(n_terms: int) -> None:
 def bench_evaluate() -> None:
     db = Path(tempfile.mkdtemp(prefix="bench_drift-eval-")) / "store.duckdb"
     demo = ROOT / "data" / "demo" / "medical"
-    command = [str(Path(sys.executable).parent / "evalcore"), "evaluate", "--golden", str(demo / "golden.jsonl"),
+    command = [str(Path(sys.executable).parent / "termgate"), "evaluate", "--golden", str(demo / "golden.jsonl"),
                "--generated", str(demo / "v2-candidate.jsonl"), "--db", str(db)]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
@@ -106,12 +106,12 @@ def bench_evaluate() -> None:
 def bench_calibration() -> None:
     import numpy as np
 
-    from evalcore.calibration import calibrate_combiner, load_rows, signal_matrix
-    from evalcore.calibration import choose_l2
+    from termgate.calibration import calibrate_combiner, load_rows, signal_matrix
+    from termgate.calibration import choose_l2
     train = load_rows(ROOT / "data" / "drift" / "train.jsonl")
     heldout = load_rows(ROOT / "data" / "drift" / "heldout.jsonl")
     embedder, lexicon = make_embedder({}, None), CachedLexicon()
-    # the L2 penalty as `evalcore drift calibrate` chooses it, so the figures are the same
+    # the L2 penalty as `termgate drift calibrate` chooses it, so the figures are the same
     l2, _ = choose_l2(signal_matrix(train, embedder, lexicon), np.array([r.drift for r in train], dtype=float),
                       [r.group for r in train])
     result = calibrate_combiner(train, heldout, embedder, lexicon, CosineDriftJudge(embedder), l2)

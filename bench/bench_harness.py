@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the loopback server the tests use
 
-from evalcore import store  # noqa: E402
-from evalcore.harness import run_prompt  # noqa: E402
-from evalcore.io import GoldenSet, PreparedItem  # noqa: E402
-from evalcore.llm import AsyncLLMClient, LLMConfig  # noqa: E402
+from termgate import store  # noqa: E402
+from termgate.harness import run_prompt  # noqa: E402
+from termgate.io import GoldenSet, PreparedItem  # noqa: E402
+from termgate.llm import AsyncLLMClient, LLMConfig  # noqa: E402
 
 PROMPT = "Expand the {domain} search query into synonyms, one per line.\nQuery: {query}\n"
 

@@ -33,9 +33,9 @@ def main() -> None:
     from bench_scoring import make_data
     from pg_server import PostgresServer, binaries
 
-    from evalcore import store
-    from evalcore.evaluation import evaluate
-    from evalcore.signoff import verify_chain
+    from termgate import store
+    from termgate.evaluation import evaluate
+    from termgate.signoff import verify_chain
 
     if binaries() is None:
         sys.exit("bench_pg_store: PostgreSQL binaries are not installed (apt-get install postgresql)")
@@ -44,7 +44,7 @@ def main() -> None:
     server = PostgresServer().start()
     try:
         url = server.url(server.create_database())
-        from evalcore.store.postgres import migrate_pg
+        from termgate.store.postgres import migrate_pg
         migrate_pg(url)
         duck = folder / "store.duckdb"
         store.ensure_store(duck)
@@ -78,11 +78,11 @@ def main() -> None:
 
 
 def five_writers(db: str, golden: Path, generated: Path) -> float:
-    """Wall time of five `evalcore evaluate` processes started at once on one store; each
+    """Wall time of five `termgate evaluate` processes started at once on one store; each
     must store its run, and the chain must verify with five records."""
-    from evalcore.signoff import verify_chain
+    from termgate.signoff import verify_chain
 
-    exe = Path(sys.executable).with_name("evalcore")
+    exe = Path(sys.executable).with_name("termgate")
     start = time.perf_counter()
     procs = [subprocess.Popen([str(exe), "evaluate", "--golden", str(golden), "--generated", str(generated),
                                "--db", db, "--drift-judge", "none", "-q"], stdout=subprocess.DEVNULL,

@@ -1,4 +1,4 @@
-"""bench_scoring: `evalcore evaluate` end to end (parse, score, JSON, store) on synthetic data.
+"""bench_scoring: `termgate evaluate` end to end (parse, score, JSON, store) on synthetic data.
 
 Synthetic golden sets of 100k and 1M queries, ~8 expected and ~10 generated terms each,
 drift judge `none` (SPEC §7). Prints wall time and peak RSS of the evaluate process beside
@@ -58,7 +58,9 @@ def run_evaluate(golden: Path, generated: Path, folder: Path, source: str | None
     is another checkout's folder to run instead of this one (the reference)."""
     db = folder / "bench.duckdb"
     db.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "evalcore", "evaluate", "--golden", str(golden), "--generated", str(generated),
+    # a reference checkout from before the rename holds the package as evalcore
+    module = "evalcore" if source and not (Path(source) / "termgate").is_dir() else "termgate"
+    cmd = [sys.executable, "-m", module, "evaluate", "--golden", str(golden), "--generated", str(generated),
            "--drift-judge", "none", "--json", str(folder / "report.json"), "--db", str(db), "--quiet"]
     env = dict(os.environ, PYTHONPATH=source) if source else None
     start = time.perf_counter()
@@ -109,5 +111,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("EVALCORE_STORE_TIMEOUT", "30")
+    os.environ.setdefault("TERMGATE_STORE_TIMEOUT", "30")
     main()

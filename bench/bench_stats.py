@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100_000)
     parser.add_argument("--skip-scipy", action="store_true")
     args = parser.parse_args()
-    from evalcore.stats import bootstrap_interval, sign_flip_p_value
+    from termgate.stats import bootstrap_interval, sign_flip_p_value
 
     rng = np.random.default_rng(42)
     base = f1_values(rng, args.queries)
@@ -40,7 +40,7 @@ def main() -> None:
     p = sign_flip_p_value(deltas)
     ours = time.perf_counter() - start
     line = (f"bench_stats {args.queries:,} paired queries, 10,000 resamples ({len(np.unique(deltas)):,} distinct ΔF1): "
-            f"evalcore {ours:.3f} s (95% CI [{low:+.5f}, {high:+.5f}], p = {p:.4f}) [goal ≤ 2 s]")
+            f"termgate {ours:.3f} s (95% CI [{low:+.5f}, {high:+.5f}], p = {p:.4f}) [goal ≤ 2 s]")
     if not args.skip_scipy:
         from scipy import stats
 

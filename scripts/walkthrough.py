@@ -1,10 +1,10 @@
 """The reviewer's walkthrough of issue 17 in a real browser, a numbered screenshot per step.
 
-On a fresh temporary folder: seeds the demo store (`evalcore demo`, drift judge none), adds
-an SSO approver for medical (`evalcore users add alice --sso`), starts a real OpenID Connect
+On a fresh temporary folder: seeds the demo store (`termgate demo`, drift judge none), adds
+an SSO approver for medical (`termgate users add alice --sso`), starts a real OpenID Connect
 provider on 127.0.0.1 (PyPI `oidc-provider-mock`, as tests/test_sso.py does), evaluates the
 demo's medical v2 candidate against its v1 baseline as README's "Evaluate a change" does
-(`evalcore evaluate`, which prints the dashboard link), starts a real Streamlit server on a
+(`termgate evaluate`, which prints the dashboard link), starts a real Streamlit server on a
 free port whose secrets' `[auth]` points at the provider, then drives Debian's Chromium with
 Playwright as a reviewer would:
 
@@ -43,14 +43,14 @@ from dashboard_server import ARGS, CHROMIUM, Dashboard, free_port, provider_user
 
 VIEWPORT = {"width": 1400, "height": 900}
 ACCOUNT, SUBJECT, EMAIL = "alice", "alice-sub", "alice@example.com"
-EXE = Path(sys.executable).with_name("evalcore")
+EXE = Path(sys.executable).with_name("termgate")
 
 
-def evalcore(*args: str, env: dict) -> str:
+def termgate(*args: str, env: dict) -> str:
     """Run the CLI; its standard output and error together (evaluate exits 1 on a failed gate)."""
     done = subprocess.run([str(EXE), *args], env=env, capture_output=True, text=True, cwd=ROOT)
     if done.returncode not in (0, 1, 3):
-        sys.exit(f"evalcore {' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+        sys.exit(f"termgate {' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
     return done.stdout + done.stderr
 
 
@@ -244,30 +244,30 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("[0-9][0-9]-*.png"):
         old.unlink()
-    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="evalcore-walkthrough-"))
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="termgate-walkthrough-"))
     if args.keep and folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True, exist_ok=True)
     db = folder / "store.duckdb"
-    config = folder / "evalcore.toml"
+    config = folder / "termgate.toml"
     config.write_text('[drift]\njudge = "none"\n', encoding="utf-8")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, EVALCORE_CONFIG=str(config), EVALCORE_DASHBOARD_URL=url)
-    env.pop("EVALCORE_DB", None)
+    env = dict(os.environ, TERMGATE_CONFIG=str(config), TERMGATE_DASHBOARD_URL=url)
+    env.pop("TERMGATE_DB", None)
     provider, stop_provider = start_provider()
     server, failed = None, True
     try:
         print(f"walkthrough in {folder}")
-        evalcore("demo", "--db", str(db), "--data", str(ROOT / "data" / "demo"), env=env)
-        print(evalcore("users", "add", ACCOUNT, "--role", "approver", "--domains", "medical", "--sso",
+        termgate("demo", "--db", str(db), "--data", str(ROOT / "data" / "demo"), env=env)
+        print(termgate("users", "add", ACCOUNT, "--role", "approver", "--domains", "medical", "--sso",
                        "--alias", EMAIL, "--db", str(db), env=env).strip())
-        from evalcore import store
+        from termgate import store
 
         ids = {(r.name, r.prompt_version): r.run_id for r in store.runs_overview(db).itertuples()}
         v1, v3 = ids[("medical demo", "v1")], ids[("medical demo", "v3")]
         demo = ROOT / "data" / "demo" / "medical"
-        printed = evalcore("evaluate", "--golden", str(demo / "golden.jsonl"), "--generated",
+        printed = termgate("evaluate", "--golden", str(demo / "golden.jsonl"), "--generated",
                            str(demo / "v2-candidate.jsonl"), "--baseline", v1, "--db", str(db), "--drift-judge",
                            "none", "--name", "medical v2 (CI)", "--prompt-version", "v2", "--author", "ci-pipeline",
                            env=env)
@@ -291,7 +291,7 @@ def main() -> None:
                       f"{folder / 'streamlit.log'}", file=sys.stderr)
                 raise
             browser.close()
-        from evalcore import signoff as so
+        from termgate import signoff as so
 
         decisions = [(r["decision"], r["actor"], r["run_id"], r["payload"].get("sso"))
                      for r in store.audit_records(db) if r["kind"] == "decision"]

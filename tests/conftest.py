@@ -11,12 +11,12 @@ import pytest
 
 from types import SimpleNamespace
 
-from evalcore.config import Settings
-from evalcore.demo import seed_demo
-from evalcore.drift import NoDriftJudge
-from evalcore.evaluation import EvaluationRun, evaluate
-from evalcore.io import load_generated, load_golden_set
-from evalcore.models import Thresholds
+from termgate.config import Settings
+from termgate.demo import seed_demo
+from termgate.drift import NoDriftJudge
+from termgate.evaluation import EvaluationRun, evaluate
+from termgate.io import load_generated, load_golden_set
+from termgate.models import Thresholds
 
 
 def write_jsonl(path: Path, rows: list) -> Path:
@@ -37,11 +37,11 @@ def golden_row(qid: str, query: str, expected: list, *, domain: str = "ecommerce
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch):
-    """No test reads the developer's evalcore.toml or store."""
-    monkeypatch.delenv("EVALCORE_CONFIG", raising=False)
-    monkeypatch.delenv("EVALCORE_HIGH_RISK_DOMAINS", raising=False)
-    monkeypatch.setenv("EVALCORE_DB", str(tmp_path / "default.duckdb"))
-    monkeypatch.setenv("EVALCORE_STORE_TIMEOUT", "30")
+    """No test reads the developer's termgate.toml or store."""
+    monkeypatch.delenv("TERMGATE_CONFIG", raising=False)
+    monkeypatch.delenv("TERMGATE_HIGH_RISK_DOMAINS", raising=False)
+    monkeypatch.setenv("TERMGATE_DB", str(tmp_path / "default.duckdb"))
+    monkeypatch.setenv("TERMGATE_STORE_TIMEOUT", "30")
 
 
 def query_rows(run: EvaluationRun) -> list[SimpleNamespace]:
@@ -97,17 +97,17 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="session")
 def demo_store(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("demo")
-    config = folder / "evalcore.toml"
+    config = folder / "termgate.toml"
     config.write_text('[drift]\njudge = "none"\n', encoding="utf-8")
-    old = os.environ.get("EVALCORE_CONFIG")
-    os.environ["EVALCORE_CONFIG"] = str(config)
+    old = os.environ.get("TERMGATE_CONFIG")
+    os.environ["TERMGATE_CONFIG"] = str(config)
     try:
         seed_demo(folder / "demo.duckdb", ROOT / "data" / "demo")
     finally:
         if old is None:
-            os.environ.pop("EVALCORE_CONFIG")
+            os.environ.pop("TERMGATE_CONFIG")
         else:
-            os.environ["EVALCORE_CONFIG"] = old
+            os.environ["TERMGATE_CONFIG"] = old
     return folder / "demo.duckdb"
 
 
@@ -162,7 +162,7 @@ class StoreTemplates:
         """(a copy of store `name` on the backend of `like` (a `backend` value), what
         build(store, folder) returned when it made the store; `folder` is its own, for the
         input files it writes); a file copy goes into `dest`."""
-        from evalcore.store.postgres import is_postgres
+        from termgate.store.postgres import is_postgres
 
         kind = "postgresql" if is_postgres(like) else "duckdb"
         pg = request.getfixturevalue("pg") if kind == "postgresql" else None
@@ -185,9 +185,9 @@ def store_templates(tmp_path_factory) -> StoreTemplates:
 
 
 def run_sql(db, *statements) -> None:
-    """Edit a store behind evalcore's back, as a person with the file or psql would: each
+    """Edit a store behind termgate's back, as a person with the file or psql would: each
     statement is SQL or (SQL, params) with `?` placeholders, committed together."""
-    from evalcore.store.postgres import is_postgres
+    from termgate.store.postgres import is_postgres
 
     pairs = [(s, ()) if isinstance(s, str) else s for s in statements]
     if is_postgres(db):

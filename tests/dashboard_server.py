@@ -59,34 +59,34 @@ def provider_user(provider: str, sub: str, claims: dict) -> None:
 
 
 class Dashboard:
-    """`streamlit run app.py` on `db` and a free port, its log in `folder`; with `provider`,
+    """`termgate dashboard` on `db` and a free port, its log in `folder`; with `provider`,
     secrets whose [auth] signs in there. `start()` waits for /_stcore/health (60 s at most)."""
 
     def __init__(self, db: str | Path, folder: str | Path, provider: str | None = None, port: int | None = None,
-                 env: dict | None = None):
-        self.db, self.folder, self.provider = str(db), Path(folder), provider
+                 env: dict | None = None, termgate: tuple[str, ...] = (sys.executable, "-m", "termgate")):
+        self.db, self.folder, self.provider, self.termgate = str(db), Path(folder), provider, termgate
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = dict(os.environ if env is None else env, EVALCORE_DB=self.db)
+        self.env = dict(os.environ if env is None else env, TERMGATE_DB=self.db)
         self.proc: subprocess.Popen | None = None
         self.log_path = self.folder / "streamlit.log"
 
     def start(self) -> Dashboard:
-        command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
-                   "--server.address", "127.0.0.1", "--server.headless", "true",
-                   "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+        # the command a user runs: `termgate dashboard` starts the packaged app under Streamlit
+        command = [*self.termgate, "dashboard", "--port", str(self.port), "--address", "127.0.0.1",
+                   "--"]
         if self.provider:
             secrets_file = self.folder / "secrets.toml"
             secrets_file.write_text(f"""[auth]
 redirect_uri = "{self.url}/oauth2callback"
 cookie_secret = "{secrets.token_hex(32)}"
-client_id = "evalcore-dashboard"
+client_id = "termgate-dashboard"
 client_secret = "{secrets.token_hex(16)}"
 server_metadata_url = "{self.provider}/.well-known/openid-configuration"
 """, encoding="utf-8")
             command += ["--secrets.files", str(secrets_file)]
         with open(self.log_path, "w") as log:
-            self.proc = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(command, cwd=self.folder, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:

@@ -7,9 +7,9 @@ import hashlib
 
 import numpy as np
 
-from evalcore.drift_model import DriftModel
-from evalcore.drift_signals import FEATURES
-from evalcore.lexicon import EMPTY, CachedLexicon, LexiconEntry
+from termgate.drift_model import DriftModel
+from termgate.drift_signals import FEATURES
+from termgate.lexicon import EMPTY, CachedLexicon, LexiconEntry
 
 DIM = 256
 
@@ -46,7 +46,7 @@ class FakeEmbedder:
 
 
 class MemoryLexiconCache:
-    """The two methods of evalcore.store.StoredLexicon, over a dict; counts its calls."""
+    """The two methods of termgate.store.StoredLexicon, over a dict; counts its calls."""
 
     def __init__(self):
         self.entries: dict[tuple[str, str], str] = {}

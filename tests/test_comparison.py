@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evalcore import comparison, store
-from evalcore.metrics import EPSILON
-from evalcore.regression import Baseline, BaselineRow, compare_to_baseline, pair_queries
+from termgate import comparison, store
+from termgate.metrics import EPSILON
+from termgate.regression import Baseline, BaselineRow, compare_to_baseline, pair_queries
 
 TINY = EPSILON / 2   # inside the tolerance: counts in the query's favour
 OVER = EPSILON * 2   # beyond it

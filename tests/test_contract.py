@@ -16,10 +16,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from evalcore import signoff as so
-from evalcore import store
-from evalcore.cli import main
-from evalcore.errors import UsageError
+from termgate import signoff as so
+from termgate import store
+from termgate.cli import main
+from termgate.errors import UsageError
+from termgate.dashboard import APP as DASHBOARD_APP
 
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM
@@ -35,11 +36,11 @@ def cli(*args, env=None):
 
 
 def _demo_store(db: str, folder: Path) -> str:
-    """`evalcore demo` into a new store, the drift judge off (CI time); its output."""
-    config = folder / "evalcore.toml"
+    """`termgate demo` into a new store, the drift judge off (CI time); its output."""
+    config = folder / "termgate.toml"
     config.write_text('[drift]\njudge = "none"\n', encoding="utf-8")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("EVALCORE_CONFIG", str(config))
+        mp.setenv("TERMGATE_CONFIG", str(config))
         result = cli("demo", "--db", db, "--data", ROOT / "data" / "demo")
     assert result.exit_code == 0, result.output + result.stderr
     return result.output
@@ -48,9 +49,9 @@ def _demo_store(db: str, folder: Path) -> str:
 @pytest.fixture
 def demo(request, backend, store_templates, tmp_path, monkeypatch):
     """(a store of its own holding the demo runs, the demo's output when it made them);
-    the demo runs once per backend and session. EVALCORE_DB names the store (the dashboard)."""
+    the demo runs once per backend and session. TERMGATE_DB names the store (the dashboard)."""
     db, output = store_templates.copy(request, backend, "demo", _demo_store, tmp_path)
-    monkeypatch.setenv("EVALCORE_DB", db)
+    monkeypatch.setenv("TERMGATE_DB", db)
     return db, output
 
 
@@ -72,9 +73,9 @@ def test_the_demo_stores_nine_runs_once_and_its_chain_verifies(demo, tmp_path, m
     assert [(d, v, g) for d, v, g, _, _ in made] == [(d, v, GATES[v][d]) for d in ("medical", "legal", "ecommerce")
                                                     for v in ("v1", "v2", "v3")]
     assert {r for *_, r, _ in made} == set(demo_ids(db).values())
-    config = tmp_path / "evalcore.toml"
+    config = tmp_path / "termgate.toml"
     config.write_text('[drift]\njudge = "none"\n', encoding="utf-8")
-    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
     again = cli("demo", "--db", db, "--data", ROOT / "data" / "demo")
     # nine runs and three prompt evaluations, all found
     assert again.exit_code == 0 and again.output.count("(already stored)") == 12 and "(stored)" not in again.output
@@ -220,7 +221,7 @@ def llm():
 
 
 def test_harness_replies_and_llm_cache(llm, backend, tmp_path, monkeypatch):
-    """The harness stores each item's prompt and reply with the run; `evalcore replies`
+    """The harness stores each item's prompt and reply with the run; `termgate replies`
     reads them; parseable replies are cached (a rerun asks nothing), an unparseable one
     is not (a rerun asks exactly it again)."""
     monkeypatch.chdir(tmp_path)
@@ -358,7 +359,7 @@ def test_prompt_evaluations_stored_and_read(backend):
 def page(view: str, **params):
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=60)
     at.switch_page(f"views/{view}.py")
     for key, value in params.items():
         at.query_params[key] = value
@@ -391,7 +392,7 @@ def test_dashboard_side_by_side_panel_and_its_next_query(demo):
     data_clear()
     ids = demo_ids(db)
     run, base = ids[("medical", "v2")], ids[("medical", "v1")]
-    from evalcore import comparison
+    from termgate import comparison
 
     rows, _ = comparison.compare_page(db, run, base, comparison.CompareFilter(statuses=("regressed",)), 0, None)
     regressed = list(rows["query_id"])  # in the page's order
@@ -412,7 +413,7 @@ def test_dashboard_side_by_side_panel_and_its_next_query(demo):
 
 
 def data_clear() -> None:
-    from dashboard import data
+    from termgate.dashboard import data
 
     data.clear()
 
@@ -441,9 +442,9 @@ class Upload:
 
 
 def test_dashboard_import_records_a_run_in_the_store(demo, monkeypatch):
-    """The Import page's child process writes to the dashboard's store (EVALCORE_DB)."""
+    """The Import page's child process writes to the dashboard's store (TERMGATE_DB)."""
     monkeypatch.syspath_prepend(str(ROOT))  # the dashboard package, as app.py finds it
-    from dashboard.importer import run_import
+    from termgate.dashboard.importer import run_import
 
     db, _ = demo
     golden = Upload("golden.jsonl", b'{"query_id": "q1", "query": "sneakers", "context": {"domain": "ecommerce"}, '
@@ -480,7 +481,7 @@ def test_dashboard_signoff_page_approves_and_the_gate_sees_it(demo):
 
 
 def test_dashboard_on_an_unreachable_server_says_so_in_one_line(pg, monkeypatch):
-    monkeypatch.setenv("EVALCORE_DB", f"postgresql://dash:S3CRETPW@127.0.0.1:{pg.port + 1}/none")
+    monkeypatch.setenv("TERMGATE_DB", f"postgresql://dash:S3CRETPW@127.0.0.1:{pg.port + 1}/none")
     for name in ("runs", "compare", "signoff"):
         at = page(name)
         assert [e.value for e in at.error if "The store cannot be read" in e.value], name

@@ -11,18 +11,19 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from evalcore import comparison, store
-from evalcore.demo import seed_demo
+from termgate import comparison, store
+from termgate.demo import seed_demo
+from termgate.dashboard import APP as DASHBOARD_APP
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
+APP = str(DASHBOARD_APP)
 
 
 @pytest.fixture
 def db(demo_store, tmp_path, monkeypatch) -> Path:
     copy = tmp_path / "store.duckdb"
     shutil.copy(demo_store, copy)
-    monkeypatch.setenv("EVALCORE_DB", str(copy))
+    monkeypatch.setenv("TERMGATE_DB", str(copy))
     return copy
 
 
@@ -53,7 +54,7 @@ def test_runs_page_lists_every_run_and_trend(db):
 
 
 def test_runs_page_on_empty_store(tmp_path, monkeypatch):
-    monkeypatch.setenv("EVALCORE_DB", str(tmp_path / "none.duckdb"))
+    monkeypatch.setenv("TERMGATE_DB", str(tmp_path / "none.duckdb"))
     at = page("runs")
     assert not at.exception and "No runs yet" in at.info[0].value
 
@@ -143,7 +144,7 @@ class Upload:
 
 
 def test_import_bad_upload_reports_cli_lines_and_records_nothing(db):
-    from dashboard.importer import run_import
+    from termgate.dashboard.importer import run_import
 
     before = len(store.list_runs(db))
     golden = Upload("golden.jsonl", b'{"query_id": "q1", "query": "x", "expected_expansions": [{"term": "a"}]}\n'
@@ -156,7 +157,7 @@ def test_import_bad_upload_reports_cli_lines_and_records_nothing(db):
 
 
 def test_import_good_upload_records_a_run(db):
-    from dashboard.importer import run_import
+    from termgate.dashboard.importer import run_import
 
     golden = Upload("golden.jsonl", b'{"query_id": "q1", "query": "sneakers", "context": {"domain": "ecommerce"}, '
                                     b'"expected_expansions": [{"term": "trainers"}]}\n')
@@ -181,7 +182,7 @@ def sign_in(at: AppTest, name: str, password: str) -> AppTest:
 
 
 def test_signoff_page_acknowledge_then_approve(db):
-    from evalcore import signoff as so
+    from termgate import signoff as so
 
     so.add_user(db, "alice", "approver", "alice-password", "medical")
     run_id = runs_by(db)[("medical", "v3")]
@@ -208,7 +209,7 @@ def test_signoff_page_acknowledge_then_approve(db):
 
 
 def test_signoff_page_failed_run_never_approvable(db):
-    from evalcore import signoff as so
+    from termgate import signoff as so
 
     so.add_user(db, "bob", "admin", "bob-password-1")
     run_id = runs_by(db)[("medical", "v2")]
@@ -223,14 +224,14 @@ def test_signoff_page_failed_run_never_approvable(db):
 
 
 def test_signed_off_runs_leave_the_regressions_page(db):
-    from evalcore import signoff as so
+    from termgate import signoff as so
 
     so.add_user(db, "alice", "approver", "alice-password", "medical")
     run_id = runs_by(db)[("medical", "v3")]
     before = [shown(e.label) for e in page("regressions").expander]
     assert any(run_id in label for label in before)
     so.decide(db, run_id, "alice", "alice-password", "approve", "fine", ack_all=True)
-    from dashboard import data
+    from termgate.dashboard import data
     data.clear()
     after = [shown(e.label) for e in page("regressions").expander]
     assert not any(run_id in label for label in after)
@@ -239,19 +240,19 @@ def test_signed_off_runs_leave_the_regressions_page(db):
 
 
 def endpoints_config(tmp_path, monkeypatch, **endpoints) -> Path:
-    """An evalcore.toml with [llm.endpoints.NAME] tables (NAME=(base_url, key_env or None))."""
+    """A termgate.toml with [llm.endpoints.NAME] tables (NAME=(base_url, key_env or None))."""
     lines = ['[drift]\njudge = "none"\n']
     for name, (url, key_env) in endpoints.items():
         lines.append(f'[llm.endpoints.{name}]\nbase_url = "{url}"\nmodel = "sut-{name}"\n'
                      + (f'key_env = "{key_env}"\n' if key_env else ""))
-    config = tmp_path / "evalcore.toml"
+    config = tmp_path / "termgate.toml"
     config.write_text("\n".join(lines), encoding="utf-8")
-    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
     return config
 
 
 def test_harness_from_the_dashboard_reports_progress(db, tmp_path, monkeypatch):
-    from dashboard.importer import run_harness
+    from termgate.dashboard.importer import run_harness
     from llm_server import LoopbackLLM
 
     server = LoopbackLLM()
@@ -281,7 +282,7 @@ def test_harness_from_the_dashboard_reports_progress(db, tmp_path, monkeypatch):
 def test_import_uploads_live_in_a_private_folder_removed_afterwards(db, monkeypatch):
     import stat
 
-    from dashboard import importer
+    from termgate.dashboard import importer
 
     folders = []
     real = importer.private_folder
@@ -321,7 +322,7 @@ def test_harness_tab_without_endpoints_explains_how_to_configure(db):
 
 
 def test_import_needs_an_account_that_may_run(db, tmp_path, monkeypatch):
-    from evalcore import signoff as so
+    from termgate import signoff as so
 
     endpoints_config(tmp_path, monkeypatch, loop=("http://127.0.0.1:9/v1", None))
     so.add_user(db, "victor", "viewer", "victor-password")
@@ -339,7 +340,7 @@ def test_import_needs_an_account_that_may_run(db, tmp_path, monkeypatch):
 
 
 def test_compare_pair_with_added_and_removed_queries(db, tmp_path):
-    from evalcore.cli import main
+    from termgate.cli import main
     from click.testing import CliRunner
 
     golden = tmp_path / "g.jsonl"
@@ -371,7 +372,7 @@ def hold_store(db: Path, seconds: float):
 
 
 def test_busy_store_says_so_then_recovers_by_itself(db):
-    from dashboard import data
+    from termgate.dashboard import data
 
     data.clear()
     holder = hold_store(db, 5)

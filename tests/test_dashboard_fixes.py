@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from evalcore import signoff as so
-from evalcore import store
-from evalcore.cli import main
+from termgate import signoff as so
+from termgate import store
+from termgate.cli import main
 
 from test_dashboard import ROOT, db, page, runs_by, shown, sign_in  # noqa: F401 (db: the fixture)
 
@@ -22,7 +22,7 @@ MEDICAL = ROOT / "data" / "demo" / "medical"
 
 
 def evaluate(db, generated: str, *flags: str) -> str:
-    """`evalcore evaluate` of a medical demo file into the store (judge off); the new run's id."""
+    """`termgate evaluate` of a medical demo file into the store (judge off); the new run's id."""
     result = CliRunner().invoke(main, ["evaluate", "--golden", str(MEDICAL / "golden.jsonl"), "--generated",
                                        str(MEDICAL / generated), "--db", str(db), "--drift-judge", "none", "-q",
                                        *flags])
@@ -54,7 +54,7 @@ def test_regressions_labels_a_run_from_what_it_has_never_nan(db):
 
 
 def test_regressions_show_a_rejected_run_as_rejected(db):
-    from dashboard import data
+    from termgate.dashboard import data
 
     so.add_user(db, "alice", "approver", "alice-password", "medical")
     ids = runs_by(db)
@@ -69,7 +69,7 @@ def test_regressions_show_a_rejected_run_as_rejected(db):
 def test_a_rejected_failed_run_says_it_was_rejected(db):
     """A failed gate is not releasable whatever a reviewer says; a rejection on it is still
     shown (Regressions' label, the state's reasons), not hidden behind the gate."""
-    from dashboard import data
+    from termgate.dashboard import data
 
     so.add_user(db, "alice", "approver", "alice-password", "medical")
     run_id = runs_by(db)[("medical", "v2")]
@@ -188,9 +188,9 @@ def test_import_link_uses_the_servers_port(db, port_8765):
 
 
 def test_import_link_uses_the_address_the_browser_reached(db, port_8765):
-    output = imported_output(db, {"url": "https://evalcore.example.org:9443/import"})
+    output = imported_output(db, {"url": "https://termgate.example.org:9443/import"})
     run_id = store.list_runs(db)["run_id"].iloc[0]
-    assert f"dashboard: https://evalcore.example.org:9443/?run={run_id}" in output
+    assert f"dashboard: https://termgate.example.org:9443/?run={run_id}" in output
     assert ":8765" not in output and ":8501" not in output
 
 
@@ -226,7 +226,7 @@ def test_prompts_page_compares_the_demos_prompt_versions(db):
 
 
 def test_a_second_demo_seed_stores_no_prompt_evaluation(db):
-    from evalcore.demo import seed_demo
+    from termgate.demo import seed_demo
 
     before = store.list_prompt_evals(db)
     again = seed_demo(db, ROOT / "data" / "demo")
@@ -237,7 +237,7 @@ def test_a_second_demo_seed_stores_no_prompt_evaluation(db):
 @pytest.mark.parametrize(("n", "said"), [(0, "0 flagged items"), (1, "1 flagged item"), (2, "2 flagged items"),
                                          (1200, "1,200 flagged items")])
 def test_counts_take_their_noun_in_the_right_number(n, said):
-    from evalcore.text import counted
+    from termgate.text import counted
 
     assert counted(n, "flagged item") == said
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evalcore import store
-from evalcore.demo import seed_demo
+from termgate import store
+from termgate.demo import seed_demo
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
 
@@ -53,7 +53,7 @@ DEMO_PROMPTS = {"v1": (3.9, 0.0), "v2": (6.8, 0.4), "v3": (8.6, 0.9)}
 
 
 def test_demo_stores_prompt_evaluations_once_on_either_backend(backend):
-    from evalcore.demo_prompts import DEMO_PROMPT_NAME, seed_demo_prompts
+    from termgate.demo_prompts import DEMO_PROMPT_NAME, seed_demo_prompts
 
     first = seed_demo_prompts(backend, DEMO / "prompts")
     assert [(p.prompt_version, p.created) for p in first] == [("v1", True), ("v2", True), ("v3", True)]
@@ -80,8 +80,8 @@ def test_demo_stores_prompt_evaluations_once_on_either_backend(backend):
 
 
 def test_demo_prompt_recordings_are_checked_before_anything_is_stored(tmp_path, db):
-    from evalcore.demo_prompts import seed_demo_prompts
-    from evalcore.errors import InputError
+    from termgate.demo_prompts import seed_demo_prompts
+    from termgate.errors import InputError
 
     folder = tmp_path / "prompts"
     shutil.copytree(DEMO / "prompts", folder)
@@ -99,7 +99,7 @@ def test_demo_prompt_recordings_are_checked_before_anything_is_stored(tmp_path, 
 
 
 def test_demo_prompt_dataset_is_small_and_realistic():
-    from evalcore.prompt_models import load_dataset
+    from termgate.prompt_models import load_dataset
 
     dataset = load_dataset(DEMO / "prompts" / "dataset.json")
     assert 8 <= len(dataset.cases) <= 12
@@ -115,8 +115,8 @@ def test_demo_prompt_dataset_is_small_and_realistic():
 def test_demo_prompt_evaluations_are_copied_by_store_copy(pg, pgdb, tmp_path):
     from click.testing import CliRunner
 
-    from evalcore.cli import main
-    from evalcore.demo_prompts import seed_demo_prompts
+    from termgate.cli import main
+    from termgate.demo_prompts import seed_demo_prompts
 
     source = tmp_path / "source.duckdb"
     digest = seed_demo_prompts(source, DEMO / "prompts")[0].dataset_hash

@@ -1,6 +1,6 @@
-"""The production scorer (evalcore.scorer, DuckDB SQL) against the independent oracle
+"""The production scorer (termgate.scorer, DuckDB SQL) against the independent oracle
 (tests/oracle.py): differential tests over random and awkward inputs, the way ranx is
-checked against trec_eval. A new rule is written once in evalcore/ and once in the
+checked against trec_eval. A new rule is written once in termgate/ and once in the
 oracle; these tests say whether the two agree.
 """
 
@@ -15,17 +15,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import oracle
-from evalcore import scorer as scorer_module
-from evalcore.config import Settings
-from evalcore.drift import NoDriftJudge
-from evalcore.embeddings import packaged_model_available
-from evalcore.errors import InputError
-from evalcore.evaluation import evaluate
-from evalcore.io import load_generated, load_golden_set, load_thresholds
-from evalcore.metrics import format_pair
-from evalcore.models import Thresholds
-from evalcore.report import build_report, iter_report_json
-from evalcore.store import save_run
+from termgate import scorer as scorer_module
+from termgate.config import Settings
+from termgate.drift import NoDriftJudge
+from termgate.embeddings import packaged_model_available
+from termgate.errors import InputError
+from termgate.evaluation import evaluate
+from termgate.io import load_generated, load_golden_set, load_thresholds
+from termgate.metrics import format_pair
+from termgate.models import Thresholds
+from termgate.report import build_report, iter_report_json
+from termgate.store import save_run
 
 EXPECTED = ["heart attack", "Heart  Attack", "MI", "mi", "ＭＩ", "myocardial infarction", "cafe\u0301", "CAFÉ",
             "\tstroke ", "cva", "Straße", "STRASSE", "a/b <b>", "x'; DROP TABLE runs; --"]
@@ -86,7 +86,7 @@ def _report(run) -> dict:
 
 def _agrees(golden: Path, generated, thresholds: Thresholds | None = None, judge=None, errors=None,
             domain=None, **kw) -> dict:
-    """Score with evalcore and with the oracle; assert every per-query value and both hashes
+    """Score with termgate and with the oracle; assert every per-query value and both hashes
     agree (floats to the last bit); return the production report."""
     thresholds = thresholds or Thresholds()
     judge = judge or NoDriftJudge()
@@ -175,8 +175,8 @@ def test_stored_term_rows_by_hand(tmp_path):
 
 def test_with_baseline_and_llm_judge_agrees_with_the_oracle(tmp_path, monkeypatch):
     """Unjudged terms (an LLM that never answers usefully) and a baseline run, in two parts."""
-    from evalcore.regression import Baseline, BaselineRow
-    from evalcore.judges import resolve_judge
+    from termgate.regression import Baseline, BaselineRow
+    from termgate.judges import resolve_judge
     from llm_server import LoopbackLLM
 
     monkeypatch.setattr(scorer_module, "SPLIT", 2)
@@ -303,7 +303,7 @@ def test_not_utf8_is_named(tmp_path):
 @given(value=st.floats(0, 1), limit=st.floats(0, 1))
 @settings(max_examples=300, deadline=None)
 def test_sql_fmt_pair_matches_python(value, limit):
-    from evalcore.scorer.database import connect_scorer
+    from termgate.scorer.database import connect_scorer
 
     con = connect_scorer()
     try:
@@ -316,7 +316,7 @@ def test_sql_fmt_pair_matches_python(value, limit):
 @pytest.mark.skipif(not packaged_model_available(), reason="embedding extra not installed")
 def test_embedding_judge_agrees_with_the_oracle(tmp_path, monkeypatch):
     """The default judge: candidates go out of DuckDB, verdicts come back in (two parts)."""
-    from evalcore.judges import resolve_judge
+    from termgate.judges import resolve_judge
 
     monkeypatch.setattr(scorer_module, "SPLIT", 2)
     golden = _write(tmp_path, "golden.jsonl", [
@@ -346,8 +346,8 @@ def test_a_run_on_a_busy_store_times_out_and_writes_nothing(tmp_path, monkeypatc
     import subprocess
     import sys
 
-    from evalcore.errors import StoreBusyError
-    from evalcore.store import list_runs
+    from termgate.errors import StoreBusyError
+    from termgate.store import list_runs
 
     golden = _write(tmp_path, "golden.jsonl", [{"query_id": "q0", "query": "a", "expected_expansions": [{"term": "mi"}]}])
     generated = _write(tmp_path, "gen.jsonl", [{"query_id": "q0", "terms": ["mi"]}])
@@ -358,7 +358,7 @@ def test_a_run_on_a_busy_store_times_out_and_writes_nothing(tmp_path, monkeypatc
                                "print('locked', flush=True); time.sleep(30)"], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        monkeypatch.setenv("EVALCORE_STORE_TIMEOUT", "1")
+        monkeypatch.setenv("TERMGATE_STORE_TIMEOUT", "1")
         again = evaluate(golden, generated, drift_judge="none", settings=Settings(), author="t")
         with pytest.raises(StoreBusyError, match="store busy"):
             save_run(db, again)
@@ -407,8 +407,8 @@ def test_a_large_set_is_scored_in_halves_and_agrees(tmp_path):
 def test_a_generated_table_for_unknown_queries_is_refused(tmp_path, golden_line):
     """The harness's route: rows for query_ids the golden set does not have are a usage
     error, whichever way the golden set is read, never silently dropped."""
-    from evalcore.errors import UsageError
-    from evalcore.io import GeneratedSet
+    from termgate.errors import UsageError
+    from termgate.io import GeneratedSet
 
     golden = tmp_path / "golden.jsonl"
     golden.write_text(golden_line + "\n", encoding="utf-8")

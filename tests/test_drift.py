@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.config import Settings
-from evalcore.drift import DriftCandidate, EmbeddingDriftJudge
-from evalcore.judges import resolve_judge
-from evalcore.embeddings import CachedEmbedder, make_embedder, packaged_model_available
-from evalcore.llm import LLMConfig
-from evalcore.llm_judge import LLMDriftJudge
-from evalcore.store import StoredVectors
+from termgate.config import Settings
+from termgate.drift import DriftCandidate, EmbeddingDriftJudge
+from termgate.judges import resolve_judge
+from termgate.embeddings import CachedEmbedder, make_embedder, packaged_model_available
+from termgate.llm import LLMConfig
+from termgate.llm_judge import LLMDriftJudge
+from termgate.store import StoredVectors
 
 from conftest import golden_row
 from llm_server import LoopbackLLM
@@ -60,7 +60,7 @@ def test_explanation_is_in_words():
 
 @needs_model
 def test_vectors_are_cached_in_duckdb_across_runs(db):
-    from evalcore import store
+    from termgate import store
 
     store.connect(db, write=True).__enter__()  # create the store file
     first = CountingEmbedder()
@@ -164,7 +164,7 @@ def test_llm_judge_unjudged_terms_send_the_run_to_review(llm, score, db):
     assert run.scores[0].unjudged_terms == ["angina"]
     assert run.gate.decision == "review"
     assert any("could not be judged" in r for r in run.gate.reasons)
-    from evalcore import store
+    from termgate import store
     store.save_run(db, run)  # prompt, raw reply and error are stored with the run
     log = store.judge_log(db, run.evaluation_id)
     assert list(log["query_id"]) == ["q1"] and "angina" in log["prompt"].iloc[0]

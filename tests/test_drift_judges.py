@@ -1,4 +1,4 @@
-"""The hybrid judge and `evalcore drift calibrate` (issue 18 items 3 and 4): the LLM sees only
+"""The hybrid judge and `termgate drift calibrate` (issue 18 items 3 and 4): the LLM sees only
 the combiner's uncertain band; calibrate measures, refits into --out and never overwrites."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from evalcore.cli import main
-from evalcore.config import Settings
-from evalcore.drift import JUDGE_NAMES, DriftCandidate, EmbeddingDriftJudge, HybridDriftJudge
-from evalcore.drift_model import SHIPPED_MODEL
-from evalcore.embeddings import packaged_model_available
-from evalcore.judges import resolve_judge
-from evalcore.llm import LLMConfig
-from evalcore.llm_judge import LLMDriftJudge
+from termgate.cli import main
+from termgate.config import Settings
+from termgate.drift import JUDGE_NAMES, DriftCandidate, EmbeddingDriftJudge, HybridDriftJudge
+from termgate.drift_model import SHIPPED_MODEL
+from termgate.embeddings import packaged_model_available
+from termgate.judges import resolve_judge
+from termgate.llm import LLMConfig
+from termgate.llm_judge import LLMDriftJudge
 
 from drift_fakes import FakeEmbedder, hand_lexicon, hand_model, unit
 from llm_server import LoopbackLLM
@@ -101,9 +101,9 @@ def test_calibrate_llm_measures_the_configured_endpoint(tmp_path, monkeypatch, l
     llm.default = ("callable", lambda body: ("json", {"verdicts": [
         {"term": t, "drift": t in ("banana", "guitar"), "reason": "x"}
         for t in json.loads(body["messages"][1]["content"])["candidates"]]}))
-    config = tmp_path / "evalcore.toml"
+    config = tmp_path / "termgate.toml"
     config.write_text(f'[llm]\nbase_url = "{llm.url}"\nmodel = "judge-model"\nmax_tries = 1\n', encoding="utf-8")
-    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
     data = write_rows(tmp_path / "train.jsonl", ROWS)
     held = write_rows(tmp_path / "held.jsonl", ROWS[:2])
     result = CliRunner().invoke(main, ["drift", "calibrate", "--judge", "llm", "--data", str(data),
@@ -158,7 +158,7 @@ def test_calibrate_refits_into_out(tmp_path):
     for words in ("cross-validated, 5 folds grouped by query", "held-out:", "cosine < 0.34", "band (unjudged)",
                   "per-kind accuracy", "lookalike", "ROC AUC"):
         assert words in result.output
-    from evalcore.drift_model import load_model
+    from termgate.drift_model import load_model
     refit = load_model(out)
     assert refit.band[0] <= refit.cutoff <= refit.band[1] and refit.trained_on == "train.jsonl"
     again = CliRunner().invoke(main, args)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.errors import UsageError
-from evalcore.lexicon import SOURCE, CachedLexicon, LexiconEntry, WordNet, relate, wordnet_available
+from termgate.errors import UsageError
+from termgate.lexicon import SOURCE, CachedLexicon, LexiconEntry, WordNet, relate, wordnet_available
 
 from drift_fakes import MemoryLexiconCache, entry
 
@@ -66,7 +66,7 @@ def test_real_wordnet_relations():
 
 @needs_wordnet
 def test_real_wordnet_senses_phrases_and_definitions():
-    from evalcore.lexicon import intended_senses
+    from termgate.lexicon import intended_senses
     wn = WordNet()
     court, tribunal = wn.lookup("court"), wn.lookup("tribunal")
     meant = intended_senses(court, [tribunal])
@@ -98,8 +98,8 @@ def test_cache_answers_warm_runs_without_wordnet():
 
 @needs_wordnet
 def test_lexicon_cache_in_the_store(db):
-    from evalcore import store
-    from evalcore.store import StoredLexicon
+    from termgate import store
+    from termgate.store import StoredLexicon
 
     store.connect(db, write=True).__enter__()  # create the store file
     cold = CachedLexicon(StoredLexicon(db))
@@ -119,11 +119,11 @@ def test_missing_wordnet_in_the_cli_is_one_line(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
     from conftest import golden_row, write_jsonl
-    from evalcore.cli import main
+    from termgate.cli import main
 
     golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("q1", "heart attack", ["mi"], domain="medical")])
     generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": ["mi", "banana"]}])
-    monkeypatch.setenv("EVALCORE_WORDNET", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("TERMGATE_WORDNET", str(tmp_path / "nowhere"))
     result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
                                        "--drift-judge", "embedding", "--no-store"])
     assert result.exit_code == 2

@@ -8,13 +8,13 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from evalcore.cli import main
-from evalcore.config import load_settings
-from evalcore.errors import InputError
-from evalcore.harness import parse_reply
-from evalcore.evaluation import evaluate
-from evalcore.io import load_baseline_report, load_generated, load_golden_set, load_thresholds
-from evalcore.metrics import format_pair
+from termgate.cli import main
+from termgate.config import load_settings
+from termgate.errors import InputError
+from termgate.harness import parse_reply
+from termgate.evaluation import evaluate
+from termgate.io import load_baseline_report, load_generated, load_golden_set, load_thresholds
+from termgate.metrics import format_pair
 
 from conftest import golden_row, write_jsonl
 
@@ -58,7 +58,7 @@ def test_a_report_failing_midway_stores_nothing_and_writes_nothing(tmp_path, mon
     routes into the scorer: read directly (JSONL) and handed over by the validator (mapping)."""
     import duckdb
 
-    import evalcore.cli.evaluate as evaluate_cli
+    import termgate.cli.evaluate as evaluate_cli
 
     def disk_full(report):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -112,16 +112,16 @@ def test_a_baseline_report_that_could_fool_the_comparison_is_an_input_error(tmp_
 @pytest.mark.parametrize("toml, key", [('approvals_required = {medical = "two"}', "approvals_required"),
                                        ('drift = "x"', "drift"), ('high_risk_domainz = ["x"]', "high_risk_domainz")])
 def test_bad_settings_are_input_errors(tmp_path, monkeypatch, toml, key):
-    config = tmp_path / "evalcore.toml"
+    config = tmp_path / "termgate.toml"
     config.write_text(toml + "\n", encoding="utf-8")
-    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
     with pytest.raises(InputError) as info:
         load_settings()
     assert info.value.problems[0].field == key and info.value.problems[0].line == 1
 
 
 def test_environment_overrides_the_drift_judge(monkeypatch):
-    monkeypatch.setenv("EVALCORE_DRIFT_JUDGE", "none")
+    monkeypatch.setenv("TERMGATE_DRIFT_JUDGE", "none")
     assert load_settings().drift["judge"] == "none"
 
 
@@ -143,7 +143,7 @@ def test_failure_numbers_never_look_equal(value, limit, shown):
 
 
 def test_reason_shows_enough_digits(score):
-    from evalcore.models import Thresholds
+    from termgate.models import Thresholds
     s = score([golden_row("q1", "q", ["a", "b", "c"])], [{"query_id": "q1", "terms": ["a", "b"]}],
               thresholds=Thresholds(recall_min=0.667)).scores[0]
     assert "recall 0.6667 < 0.6670" in s.failure_reasons

@@ -12,9 +12,9 @@ import openai
 import pydantic
 import pytest
 
-from evalcore.embeddings import NumpyEmbedder, packaged_model_available
-from evalcore.errors import EvalcoreError
-from evalcore.evaluators import (
+from termgate.embeddings import NumpyEmbedder, packaged_model_available
+from termgate.errors import TermgateError
+from termgate.evaluators import (
     DEFAULT_JUDGE_TEMPLATE,
     EmbeddingDistanceEvaluator,
     EvalResult,
@@ -26,7 +26,7 @@ from evalcore.evaluators import (
     RegexMatchEvaluator,
     parse_judge_score,
 )
-from evalcore.llm import LLMCallError
+from termgate.llm import LLMCallError
 
 from llm_server import LoopbackLLM
 
@@ -151,7 +151,7 @@ def test_regex_flags_apply():
 def test_invalid_regex_raises_at_construction(pattern):
     with pytest.raises(EvaluatorError, match="invalid regular expression") as info:
         RegexMatchEvaluator(pattern)
-    assert isinstance(info.value, ValueError) and isinstance(info.value, EvalcoreError)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TermgateError)
 
 
 # -- embedding distance -----------------------------------------------------------------------
@@ -306,7 +306,7 @@ def test_parse_judge_score_table(reply, score):
 def test_parse_judge_score_raises_on_a_reply_with_no_usable_score(reply, why):
     with pytest.raises(EvaluatorParseError, match=why) as info:
         parse_judge_score(reply)
-    assert isinstance(info.value, EvalcoreError) and isinstance(info.value, ValueError)
+    assert isinstance(info.value, TermgateError) and isinstance(info.value, ValueError)
     assert repr(reply) in str(info.value)
     assert info.value.reply == reply
 
@@ -391,7 +391,7 @@ def test_judge_unusable_reply_raises_parse_error_naming_it(server, client, reply
     judge = LLMJudgeEvaluator(client, "m")
     with pytest.raises(EvaluatorParseError, match=re.escape(repr(reply))) as info:
         judge.evaluate("x", "y")
-    assert isinstance(info.value, ValueError) and isinstance(info.value, EvalcoreError)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TermgateError)
 
 
 @pytest.mark.parametrize("threshold", [7, -0.1, float("nan")])
@@ -547,14 +547,14 @@ def test_async_twin_matches_sync(evaluator, args):
     ("<think>Maybe 5/10? No, better than that.</think>\nScore: 9", 0.9),  # drafts in reasoning are not the score
 ])
 def test_judge_scores_a_reviewer_found(reply, expected):
-    from evalcore.evaluators.judge import parse_judge_score
+    from termgate.evaluators.judge import parse_judge_score
 
     assert parse_judge_score(reply) == pytest.approx(expected)
 
 
 def test_a_long_run_of_digits_is_out_of_range_not_a_hang():
-    from evalcore.evaluators import EvaluatorParseError
-    from evalcore.evaluators.judge import parse_judge_score
+    from termgate.evaluators import EvaluatorParseError
+    from termgate.evaluators.judge import parse_judge_score
 
     with pytest.raises(EvaluatorParseError, match="outside the scale"):
         parse_judge_score("7" * 20000)

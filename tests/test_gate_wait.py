@@ -1,4 +1,4 @@
-"""`evalcore gate RUN --wait` (issue 16 item 6): a deployment job waits for a reviewer.
+"""`termgate gate RUN --wait` (issue 16 item 6): a deployment job waits for a reviewer.
 
 The waiting gate runs as its own process (as in CI) while the test records the decision
 through the library, the way the dashboard's Sign-off page does; on both backends, so a
@@ -20,12 +20,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from evalcore import release
-from evalcore import signoff as so
-from evalcore import store
-from evalcore.cli import main
-from evalcore.errors import StoreBusyError, UnknownRunError
-from evalcore.signoff import ReleaseState
+from termgate import release
+from termgate import signoff as so
+from termgate import store
+from termgate.cli import main
+from termgate.errors import StoreBusyError, UnknownRunError
+from termgate.signoff import ReleaseState
+from termgate.dashboard import APP as DASHBOARD_APP
 
 from conftest import golden_row, run_sql, write_jsonl
 
@@ -58,9 +59,9 @@ def review(request, tmp_path, monkeypatch, backend, store_templates):
 
 
 def start_gate(db: str, run_id: str, *args: str, env: dict | None = None) -> subprocess.Popen:
-    """`evalcore gate RUN --wait …` as its own process, returned once it says it is waiting
+    """`termgate gate RUN --wait …` as its own process, returned once it says it is waiting
     (so a decision the test records next is one it has to notice by polling)."""
-    proc = subprocess.Popen([sys.executable, "-m", "evalcore", "gate", run_id, "--db", db, "--wait", *args],
+    proc = subprocess.Popen([sys.executable, "-m", "termgate", "gate", run_id, "--db", db, "--wait", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **(env or {})})
     seen = []
@@ -106,9 +107,9 @@ def test_an_approval_on_the_dashboards_signoff_page_releases_the_waiting_gate(re
     from streamlit.testing.v1 import AppTest
 
     db, run_id = review
-    monkeypatch.setenv("EVALCORE_DB", db)
+    monkeypatch.setenv("TERMGATE_DB", db)
     proc = start_gate(db, run_id, "--interval", "0.2", "--timeout", "120")
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=60)
     at.switch_page("views/signoff.py")
     at.query_params["run"] = run_id
     at.run()
@@ -149,9 +150,9 @@ def test_each_approval_is_printed_as_it_is_read(tmp_path, monkeypatch, store_tem
     still missing; the second releases the run."""
     monkeypatch.chdir(tmp_path)
     db, run_id = store_templates.copy(request, str(tmp_path / "x.duckdb"), "gate-wait", _review_store, tmp_path)
-    config = tmp_path / "evalcore.toml"
+    config = tmp_path / "termgate.toml"
     config.write_text("[approvals_required]\nmedical = 2\n", encoding="utf-8")
-    proc = start_gate(db, run_id, "--interval", "0.2", "--timeout", "60", env={"EVALCORE_CONFIG": str(config)})
+    proc = start_gate(db, run_id, "--interval", "0.2", "--timeout", "60", env={"TERMGATE_CONFIG": str(config)})
     assert "medical: 0 of 2 approvals" in proc.seen
     so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "one", ack_all=True)
     for line in proc.stdout:  # the wait notices the first approval and goes on
@@ -169,7 +170,7 @@ def run_gate(db: str, run_id: str, *args: str) -> subprocess.CompletedProcess:
     """gate --wait with an hour's timeout, in a subprocess with a deadline: a run that
     cannot be released must come back at once, and a hang fails the test instead of
     stalling it."""
-    return subprocess.run([sys.executable, "-m", "evalcore", "gate", run_id, "--db", db, "--wait",
+    return subprocess.run([sys.executable, "-m", "termgate", "gate", run_id, "--db", db, "--wait",
                            "--timeout", "3600", "--interval", "10", *args],
                           capture_output=True, text=True, timeout=DEADLINE)
 

@@ -16,11 +16,11 @@ import pytest
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
-from evalcore import agreement as ag
-from evalcore import golden_revisions as gr
-from evalcore import signoff as so
-from evalcore import store
-from evalcore import verdicts as vd
+from termgate import agreement as ag
+from termgate import golden_revisions as gr
+from termgate import signoff as so
+from termgate import store
+from termgate import verdicts as vd
 
 from conftest import golden_row, write_jsonl
 from test_contract import page as contract_page
@@ -32,7 +32,7 @@ RENDER = MarkdownIt("commonmark").enable("strikethrough")
 
 
 def page(view: str, **params) -> AppTest:
-    from dashboard import data
+    from termgate.dashboard import data
 
     data.clear()  # the page reads the store as it is now, not a neighbour test's cache
     return contract_page(view, **params)
@@ -70,7 +70,7 @@ def _approved_store(db: str, folder: Path) -> dict:
 @pytest.fixture
 def approved(request, tmp_path, backend, store_templates, monkeypatch):
     db, made = store_templates.copy(request, backend, "golden-page", _approved_store, tmp_path)
-    monkeypatch.setenv("EVALCORE_DB", db)
+    monkeypatch.setenv("TERMGATE_DB", db)
     return db, made
 
 
@@ -105,7 +105,7 @@ def test_the_deep_link_opens_a_revision_and_says_when_it_is_unknown(approved):
     assert at.query_params["revision"] == made["base_revision"][:12]  # written back in full form
     assert any("Never proposed" in w.value for w in at.warning)
     assert list(frame(at, "run_id", "gate")["run_id"]) == [made["base"]]
-    assert any("evalcore golden propose GOLDEN.jsonl --golden-name cardio" in c.value for c in at.code)
+    assert any("termgate golden propose GOLDEN.jsonl --golden-name cardio" in c.value for c in at.code)
     at = page("golden", name="nope", revision="0123abcd")
     assert any("Unknown golden set nope in the link" in shown(w.value) for w in at.warning)
     assert at.selectbox(key="golden_name").value == "cardio"
@@ -115,32 +115,32 @@ def test_the_deep_link_opens_a_revision_and_says_when_it_is_unknown(approved):
 
 def test_an_awaiting_revision_says_how_many_approvals_it_needs_and_how_to_approve(tmp_path, monkeypatch):
     db = str(tmp_path / "s.duckdb")
-    config = tmp_path / "evalcore.toml"
+    config = tmp_path / "termgate.toml"
     config.write_text("[approvals_required]\nmedical = 2\n", encoding="utf-8")
-    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
-    monkeypatch.setenv("EVALCORE_DB", db)
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
+    monkeypatch.setenv("TERMGATE_DB", db)
     golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("m1", "flu", ["influenza"], domain="medical")])
     assert cli("golden", "propose", golden, "--golden-name", "cardio", "--proposer", "carol", "--db", db).exit_code == 0
     revision = gr.load_revision(golden).revision
     at = page("golden")
     assert list(frame(at, "revision", "status")["status"]) == ["awaiting approval (0 of 2)"]
     assert any("Needs 2 distinct approvers" in c.value for c in at.caption)
-    assert any(c.value.startswith(f"EVALCORE_PASSWORD=... evalcore golden approve cardio {revision[:12]}")
+    assert any(c.value.startswith(f"TERMGATE_PASSWORD=... termgate golden approve cardio {revision[:12]}")
                for c in at.code)
     assert any("No diff: the file was proposed as it is." in c.value for c in at.caption)
 
 
 def test_an_empty_store_says_how_to_propose_and_approve(tmp_path, monkeypatch):
-    monkeypatch.setenv("EVALCORE_DB", str(tmp_path / "none.duckdb"))
+    monkeypatch.setenv("TERMGATE_DB", str(tmp_path / "none.duckdb"))
     at = page("golden")
     assert "No golden-set revision has been proposed yet" in at.info[0].value
     [how] = at.code
-    assert "evalcore golden propose" in how.value and "evalcore golden approve" in how.value
+    assert "termgate golden propose" in how.value and "termgate golden approve" in how.value
 
 
 def test_a_hostile_golden_name_diff_and_comment_show_as_text(tmp_path, monkeypatch):
     db = str(tmp_path / "s.duckdb")
-    monkeypatch.setenv("EVALCORE_DB", db)
+    monkeypatch.setenv("TERMGATE_DB", db)
     name = HOSTILE[0]
     golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("q<b>1</b>", HOSTILE[1], [HOSTILE[2]], domain="medical")])
     proposal = gr.propose(golden.read_bytes(), [V("q<b>1</b>", HOSTILE[1], "synonym")])
@@ -171,7 +171,7 @@ def test_the_runs_page_shows_the_agreement_figures_agreement_report_computes(bac
     from test_verdicts import PASSWORDS, add_users
 
     db = backend
-    monkeypatch.setenv("EVALCORE_DB", db)
+    monkeypatch.setenv("TERMGATE_DB", db)
     run_id = evaluate_with(monkeypatch, db, tmp_path, RECORDED)
     assert any(c.value.startswith("No term verdicts yet") for c in page("runs").caption)  # one line, no table
     add_users(db)
@@ -198,7 +198,7 @@ def test_the_runs_page_shows_the_agreement_figures_agreement_report_computes(bac
     assert raters["kappa"] == pytest.approx(pair.table.kappa) and raters["label kappa"] == pytest.approx(0.2)
     assert any(f"config {judge.config_id}: " + json.dumps(json.loads(judge.config), sort_keys=True) in c.value
                for c in at.code)
-    assert any("evalcore drift agreement" in c.value for c in at.caption)
+    assert any("termgate drift agreement" in c.value for c in at.caption)
 
 
 # ---------------------------------------------------------------- store copy, there and back
@@ -226,7 +226,7 @@ def test_a_broken_chain_shows_no_agreement_figures_and_says_why(tmp_path, monkey
     from test_verdicts import PASSWORDS, add_users
 
     db = str(tmp_path / "s.duckdb")
-    monkeypatch.setenv("EVALCORE_DB", db)
+    monkeypatch.setenv("TERMGATE_DB", db)
     run_id = evaluate_with(monkeypatch, db, tmp_path, RECORDED)
     add_users(db)
     vd.record_verdict(db, so.authenticate(db, "eve", PASSWORDS["eve"]), run_id, "q2", "migraine", "drift", False, "")

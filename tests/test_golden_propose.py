@@ -13,18 +13,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from evalcore import golden_revisions as gr
-from evalcore import signoff as so
-from evalcore import store
-from evalcore.cli import main
-from evalcore.io import load_golden_set
+from termgate import golden_revisions as gr
+from termgate import signoff as so
+from termgate import store
+from termgate.cli import main
+from termgate.io import load_golden_set
 
 from conftest import golden_row, write_jsonl
 
 
 @dataclass(frozen=True)
 class V:
-    """A verdict as evalcore.verdicts.list_verdicts returns one (the fields propose reads)."""
+    """A verdict as termgate.verdicts.list_verdicts returns one (the fields propose reads)."""
 
     query_id: str
     term: str
@@ -37,7 +37,7 @@ class V:
 
 
 def cli(*args, password=None):
-    env = {"EVALCORE_PASSWORD": password} if password else {}
+    env = {"TERMGATE_PASSWORD": password} if password else {}
     return CliRunner().invoke(main, [str(a) for a in args], env=env)
 
 
@@ -202,7 +202,7 @@ def test_propose_leaves_nothing_half_written_when_recording_fails(proposing, tmp
     golden, db = proposing
 
     def busy(*args, **kwargs):
-        from evalcore.errors import StoreBusyError
+        from termgate.errors import StoreBusyError
         raise StoreBusyError("store busy")
 
     monkeypatch.setattr(gr, "record_proposal", busy)
@@ -215,7 +215,7 @@ def test_propose_leaves_nothing_half_written_when_recording_fails(proposing, tmp
 def test_each_file_appears_whole_under_its_name(proposing, tmp_path, monkeypatch):
     """Staged in a temporary file, flushed, then linked into place: the name never shows a
     partly written file."""
-    import evalcore.cli.golden as golden_cli
+    import termgate.cli.golden as golden_cli
 
     golden, db = proposing
     seen, link = {}, os.link

@@ -12,10 +12,11 @@ import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
-from evalcore import comparison, store
-from evalcore import signoff as so
-from evalcore.cli import main
-from evalcore.regression import pair_queries, revisions_of_one_set
+from termgate import comparison, store
+from termgate import signoff as so
+from termgate.cli import main
+from termgate.regression import pair_queries, revisions_of_one_set
+from termgate.dashboard import APP as DASHBOARD_APP
 
 from conftest import golden_row, run_sql, write_jsonl
 
@@ -173,8 +174,8 @@ def test_compare_page_lists_golden_changed_apart_and_says_why(two_revisions, tmp
     cli("evaluate", "--golden", golden, "--generated", generated, "--golden-name", "medical-golden",
         "--baseline", base_id, "--db", db, "--drift-judge", "none", "-q")
     run_id = store.list_runs(db)["run_id"].iloc[0]
-    monkeypatch.setenv("EVALCORE_DB", db)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    monkeypatch.setenv("TERMGATE_DB", db)
+    at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=60)
     at.switch_page("views/compare.py")
     at.query_params.update(run=run_id, baseline=base_id)
     at.run()

@@ -13,9 +13,9 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from evalcore import store
-from evalcore.cli import main
-from evalcore.harness import parse_reply
+from termgate import store
+from termgate.cli import main
+from termgate.harness import parse_reply
 
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM
@@ -147,8 +147,8 @@ def test_concurrency_bound_is_respected(llm, files, tmp_path):
 
 KILLED = """
 import sys
-from evalcore.cli import main
-sys.argv = ["evalcore"] + sys.argv[1:]
+from termgate.cli import main
+sys.argv = ["termgate"] + sys.argv[1:]
 main()
 """
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.errors import MAX_PROBLEMS, InputError, Problem
-from evalcore.evaluation import evaluate
-from evalcore.io import load_generated, load_golden_set, load_thresholds
-from evalcore.models import Thresholds
+from termgate.errors import MAX_PROBLEMS, InputError, Problem
+from termgate.evaluation import evaluate
+from termgate.io import load_generated, load_golden_set, load_thresholds
+from termgate.models import Thresholds
 
 from conftest import query_rows
 

@@ -1,5 +1,5 @@
 """Outputs that cannot destroy (SPEC §5): a device, a FIFO, an input, the store, one file
-twice, `-` twice and a --db that is not an evalcore store are usage errors (exit 2) found
+twice, `-` twice and a --db that is not a termgate store are usage errors (exit 2) found
 before any work; nothing is replaced and nothing is stored. `-` writes to standard output."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def files(tmp_path, monkeypatch):
 
 
 def evaluate(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--golden", "g.jsonl", "--generated",
+    return subprocess.run([sys.executable, "-m", "termgate", "evaluate", "--golden", "g.jsonl", "--generated",
                            "c.jsonl", "--drift-judge", "none", "--db", "s.duckdb", *args],
                           capture_output=True, text=True, timeout=120)
 
@@ -98,7 +98,7 @@ def test_a_duckdb_file_of_another_application_is_refused(files):
     with duckdb.connect("s.duckdb") as con:
         con.execute("CREATE TABLE customers (id INTEGER)")
     result = evaluate()
-    assert result.returncode == 2 and "not an evalcore store" in result.stderr, result.stderr
+    assert result.returncode == 2 and "not a termgate store" in result.stderr, result.stderr
     with duckdb.connect("s.duckdb", read_only=True) as con:
         tables = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
     assert tables == ["customers"]
@@ -119,8 +119,8 @@ def test_a_report_on_a_store_not_created_yet_is_refused(files, spelling):
 
 
 def test_a_report_on_the_store_named_by_the_environment_is_refused(files, monkeypatch):
-    monkeypatch.setenv("EVALCORE_DB", "env.duckdb")
-    result = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--golden", "g.jsonl", "--generated",
+    monkeypatch.setenv("TERMGATE_DB", "env.duckdb")
+    result = subprocess.run([sys.executable, "-m", "termgate", "evaluate", "--golden", "g.jsonl", "--generated",
                              "c.jsonl", "--drift-judge", "none", "--json", "env.duckdb"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "same file as --db env.duckdb" in result.stderr, result.stderr
@@ -130,7 +130,7 @@ def test_a_report_on_the_store_named_by_the_environment_is_refused(files, monkey
 def test_harness_never_overwrites_its_expander(files):
     Path("expander.py").write_text("def expand(query, context):\n    return ['mi']\n", encoding="utf-8")
     before = Path("expander.py").read_bytes()
-    result = subprocess.run([sys.executable, "-m", "evalcore", "harness", "--golden", "g.jsonl", "--callable",
+    result = subprocess.run([sys.executable, "-m", "termgate", "harness", "--golden", "g.jsonl", "--callable",
                              "expander:expand", "--no-store", "--drift-judge", "none", "--json", "expander.py"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "same file as --callable" in result.stderr, result.stderr
@@ -155,7 +155,7 @@ def test_prompt_eval_outputs_are_checked_like_reports(files):
     for flag, path, words in (("--json", "cases.json", ("same file", "--dataset")),
                               ("--html", "/dev/null", ("character device",)),
                               ("--json", "s.duckdb", ("same file", "--db"))):
-        result = subprocess.run([sys.executable, "-m", "evalcore", "prompt-eval", "run", "--dataset", "cases.json",
+        result = subprocess.run([sys.executable, "-m", "termgate", "prompt-eval", "run", "--dataset", "cases.json",
                                  "--callable", "nowhere:f", flag, path, "--db", "s.duckdb"],
                                 capture_output=True, text=True, timeout=120)
         refused(result, *words)

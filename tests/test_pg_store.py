@@ -14,9 +14,9 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from evalcore import store
-from evalcore.store.postgres import PG_MIGRATIONS, PG_SCHEMA_VERSION
-from evalcore.cli import main
+from termgate import store
+from termgate.store.postgres import PG_MIGRATIONS, PG_SCHEMA_VERSION
+from termgate.cli import main
 
 from conftest import NO_POSTGRES
 from pg_server import binaries
@@ -61,12 +61,12 @@ def test_init_again_and_migrate_say_up_to_date(pgdb):
     again = cli("store", "migrate", "--db", pgdb)
     assert again.exit_code == 0 and f"schema version {store.SCHEMA_VERSION}, up to date" in again.output
     info = cli("store", "info", "--db", pgdb)
-    assert info.exit_code == 0 and f"schema version {store.SCHEMA_VERSION}, applied by evalcore" in info.output
+    assert info.exit_code == 0 and f"schema version {store.SCHEMA_VERSION}, applied by termgate" in info.output
 
 
 def test_migrate_on_an_empty_database_says_to_init(pgdb):
     result = cli("store", "migrate", "--db", pgdb)
-    assert result.exit_code == 2 and "not an evalcore store: run `evalcore store init`" in result.stderr
+    assert result.exit_code == 2 and "not a termgate store: run `termgate store init`" in result.stderr
 
 
 def test_a_server_older_than_the_oldest_supported_is_refused_and_left_untouched(pgdb, monkeypatch):
@@ -74,7 +74,7 @@ def test_a_server_older_than_the_oldest_supported_is_refused_and_left_untouched(
     an old one by raising the bar above its own version."""
     import psycopg
 
-    from evalcore.store import postgres
+    from termgate.store import postgres
 
     monkeypatch.setattr(postgres, "OLDEST_SERVER", 990000)
     result = cli("store", "init", "--db", pgdb)
@@ -86,7 +86,7 @@ def test_a_server_older_than_the_oldest_supported_is_refused_and_left_untouched(
 def test_four_runners_meeting_an_empty_database_create_it_once(pgdb):
     import psycopg
 
-    procs = [subprocess.Popen([sys.executable, "-m", "evalcore", "store", "init", "--db", pgdb],
+    procs = [subprocess.Popen([sys.executable, "-m", "termgate", "store", "init", "--db", pgdb],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
     outcomes = [(p.wait(timeout=120), p.stdout.read() + p.stderr.read()) for p in procs]
     assert [code for code, _ in outcomes] == [0] * 4, outcomes
@@ -99,7 +99,7 @@ def test_four_runners_meeting_an_empty_database_create_it_once(pgdb):
             (v,) for v, _ in PG_MIGRATIONS]
 
 
-def test_a_schema_newer_than_this_evalcore_is_refused_with_the_version_to_install(pgdb):
+def test_a_schema_newer_than_this_termgate_is_refused_with_the_version_to_install(pgdb):
     import psycopg
 
     assert cli("store", "init", "--db", pgdb).exit_code == 0
@@ -107,8 +107,8 @@ def test_a_schema_newer_than_this_evalcore_is_refused_with_the_version_to_instal
         conn.execute("INSERT INTO schema_migrations VALUES (%s, 'later', '9.4.1')", [PG_SCHEMA_VERSION + 1])
     result = cli("store", "migrate", "--db", pgdb)
     assert result.exit_code == 2
-    assert f"schema is version {PG_SCHEMA_VERSION + 1}, newer than this evalcore" in result.stderr
-    assert "install evalcore 9.4.1 or later" in result.stderr
+    assert f"schema is version {PG_SCHEMA_VERSION + 1}, newer than this termgate" in result.stderr
+    assert "install termgate 9.4.1 or later" in result.stderr
 
 
 def test_a_role_that_may_not_create_tables_is_told_to_ask_the_owner(pg, pgdb):
@@ -117,16 +117,16 @@ def test_a_role_that_may_not_create_tables_is_told_to_ask_the_owner(pg, pgdb):
            "CREATE ROLE ci_runner LOGIN; END IF; END $$")
     result = cli("store", "init", "--db", pg.url(name, user="ci_runner"))
     assert result.exit_code == 2, result.output
-    assert "not an evalcore store: run `evalcore store init` as its owner" in result.stderr
+    assert "not a termgate store: run `termgate store init` as its owner" in result.stderr
 
 
 def test_a_role_meeting_an_older_schema_is_told_to_migrate_and_the_owner_upgrades_it(pg, pgdb, monkeypatch):
     import psycopg
 
-    from evalcore.store import postgres
+    from termgate.store import postgres
 
     name = pgdb.rsplit("/", 1)[1]
-    with monkeypatch.context() as m:  # a store written by the evalcore that knew only the first migration
+    with monkeypatch.context() as m:  # a store written by the termgate that knew only the first migration
         m.setattr(postgres, "PG_MIGRATIONS", PG_MIGRATIONS[:1])
         assert postgres.migrate_pg(pgdb)[0] == PG_MIGRATIONS[0][0]
     pg.sql(f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'reader_{name}') THEN "
@@ -135,8 +135,8 @@ def test_a_role_meeting_an_older_schema_is_told_to_migrate_and_the_owner_upgrade
         conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader_{name}")
     result = cli("runs", "--db", pg.url(name, user=f"reader_{name}"))
     assert result.exit_code == 2, result.output
-    assert (f"the store's schema is version {PG_MIGRATIONS[0][0]}, this evalcore needs {PG_SCHEMA_VERSION}: "
-            "run `evalcore store migrate` as its owner") in result.stderr
+    assert (f"the store's schema is version {PG_MIGRATIONS[0][0]}, this termgate needs {PG_SCHEMA_VERSION}: "
+            "run `termgate store migrate` as its owner") in result.stderr
     upgraded = cli("store", "migrate", "--db", pgdb)
     pending = ", ".join(str(v) for v, _ in PG_MIGRATIONS[1:])
     assert upgraded.exit_code == 0 and f"(applied {pending})" in upgraded.output
@@ -162,7 +162,7 @@ def test_postgres_scheme_is_accepted_and_the_password_never_printed(pg, pgdb):
 
 def _append_args(conn, run_id, content_hash, kind="run", decision=None):
     """What a client sends an append function: the head it read, and the record's hash over it."""
-    from evalcore.store.records import record_hash
+    from termgate.store.records import record_hash
 
     head = conn.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1").fetchall()
     seq, prev = (head[0][0] + 1, head[0][1]) if head else (1, "0" * 64)
@@ -225,7 +225,7 @@ def test_store_copy_to_postgres_and_back_keeps_the_chain_verifiable(pg, pgdb, tm
     typed as it was, so the chain's digests come out the same and `audit verify` passes."""
     import psycopg
 
-    from evalcore import signoff, store
+    from termgate import signoff, store
 
     source = tmp_path / "source.duckdb"
     assert cli("demo", "--db", source).exit_code == 0
@@ -252,7 +252,7 @@ def test_audit_verify_on_postgres_catches_rows_edited_with_psql(pg, pgdb, tmp_pa
     row, a decision or an account edited by hand in PostgreSQL is named."""
     import psycopg
 
-    from evalcore import signoff, store
+    from termgate import signoff, store
 
     source = tmp_path / "source.duckdb"
     assert cli("demo", "--db", source).exit_code == 0
@@ -303,7 +303,7 @@ def test_evaluate_and_gate_on_postgres_from_two_working_folders(pg, pgdb, tmp_pa
     assert "audit head: 1:" in stored.output
     assert sorted(os.listdir(ci_a)) == ["gen.jsonl", "golden.jsonl", "r.json"]  # no local store was made
     run_id = json.loads((ci_a / "r.json").read_text())["evaluation_id"]
-    gate = CliRunner().invoke(main, ["gate", run_id], env={"EVALCORE_DB": pgdb})
+    gate = CliRunner().invoke(main, ["gate", run_id], env={"TERMGATE_DB": pgdb})
     assert gate.exit_code == 3 and "audit head: 1:" in gate.output, gate.output
     assert cli("audit", "verify", "--db", pgdb).exit_code == 0
     second = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated), "--db",
@@ -321,7 +321,7 @@ def test_five_writers_at_once_keep_one_linear_chain_on_postgres(pg, pgdb, tmp_pa
 
     golden, generated = _medical(tmp_path)
     assert cli("store", "init", "--db", pgdb).exit_code == 0
-    procs = [subprocess.Popen([sys.executable, "-m", "evalcore", "evaluate", "--golden", str(golden), "--generated",
+    procs = [subprocess.Popen([sys.executable, "-m", "termgate", "evaluate", "--golden", str(golden), "--generated",
                                str(generated), "--db", pgdb, "--drift-judge", "none", "-q"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(5)]
     outcomes = [(p.wait(timeout=300), p.stdout.read() + p.stderr.read()) for p in procs]
@@ -342,7 +342,7 @@ def test_sign_off_on_postgres_seen_by_the_gate_of_another_runner(pg, pgdb, tmp_p
     runner, reviewer = tmp_path / "ci", tmp_path / "reviewer"
     runner.mkdir(), reviewer.mkdir()
     golden, generated = _medical(runner)
-    env = {"EVALCORE_DB": pgdb, "EVALCORE_PASSWORD": "pw-carol-123"}
+    env = {"TERMGATE_DB": pgdb, "TERMGATE_PASSWORD": "pw-carol-123"}
     stored = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
                                        "--drift-judge", "none", "--author", "dave", "--json", str(runner / "r.json")],
                                 env=env)
@@ -358,7 +358,7 @@ def test_sign_off_on_postgres_seen_by_the_gate_of_another_runner(pg, pgdb, tmp_p
                                     "--ack-all"], env=env)
     assert own.exit_code == 4, own.output  # four-eyes: the author may not approve
     wrong = CliRunner().invoke(main, ["signoff", run_id, "--approve", "--reviewer", "carol", "--comment", "x",
-                                      "--ack-all"], env={**env, "EVALCORE_PASSWORD": "not-her-password"})
+                                      "--ack-all"], env={**env, "TERMGATE_PASSWORD": "not-her-password"})
     assert wrong.exit_code == 4
     approved = CliRunner().invoke(main, ["signoff", run_id, "--approve", "--reviewer", "carol", "--comment",
                                          "checked", "--ack-all"], env=env)
@@ -381,7 +381,7 @@ def test_the_release_flow_with_least_privilege_roles(pg, pgdb, tmp_path):
     import psycopg
     with psycopg.connect(pgdb, autocommit=True) as owner:
         owner.execute(cli("store", "roles", "--ci", ci_role, "--dashboard", dash_role).output)
-    env = {"EVALCORE_PASSWORD": "pw-carol-123"}
+    env = {"TERMGATE_PASSWORD": "pw-carol-123"}
     assert CliRunner().invoke(main, ["users", "add", "carol", "--role", "approver", "--domains", "medical", "--db",
                                      pgdb], env=env).exit_code == 0
     golden, generated = _medical(tmp_path)

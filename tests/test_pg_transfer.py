@@ -15,9 +15,9 @@ import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
-from evalcore.cli import main
-from evalcore.errors import EvalcoreError
-from evalcore.store.transfer import copy_in, copy_out
+from termgate.cli import main
+from termgate.errors import TermgateError
+from termgate.store.transfer import copy_in, copy_out
 
 from pg_server import PostgresServer, binaries
 
@@ -145,7 +145,7 @@ def test_slices_chunks_and_many_blocks_both_ways(cur, monkeypatch, block_bytes):
     """A table sliced, in several chunks, and longer than a block each way (blocks of
     8 KiB, and of 256 bytes: shorter than a row, as the golden file's 50 MB row is longer
     than any block)."""
-    from evalcore.store import transfer
+    from termgate.store import transfer
 
     monkeypatch.setattr(transfer, "BATCH_ROWS", 7)
     monkeypatch.setattr(transfer, "BLOCK_BYTES", block_bytes)
@@ -192,7 +192,7 @@ def test_an_empty_table_both_ways(cur):
 def test_a_text_holding_nul_is_refused_before_anything_is_sent(cur):
     rows = pa.table({"id": [1, 2], "tl": [["ok"], ["a\x00b"]]}, schema=pa.schema([SCHEMA.field("id"),
                                                                                 SCHEMA.field("tl")]))
-    with pytest.raises(EvalcoreError, match="NUL"):
+    with pytest.raises(TermgateError, match="NUL"):
         copy_in(cur, "hostile", rows)
     cur.execute("SELECT count(*) FROM hostile")
     assert cur.fetchone()[0] == 0
@@ -224,8 +224,8 @@ def test_a_golden_file_stored_meanwhile_by_another_run_is_kept(pg):
 
     import psycopg
 
-    from evalcore.store.pg_runs import _store_golden
-    from evalcore.store.postgres import migrate_pg
+    from termgate.store.pg_runs import _store_golden
+    from termgate.store.postgres import migrate_pg
 
     url = pg.url(pg.create_database())
     migrate_pg(url)

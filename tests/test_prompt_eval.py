@@ -15,12 +15,12 @@ import pytest
 from click.testing import CliRunner
 from streamlit.testing.v1 import AppTest
 
-from evalcore import prompt_eval as pe
-from evalcore.cli.prompt_eval import prompt_eval_group
-from evalcore.errors import InputError
-from evalcore.llm import LLMConfig
-from evalcore.report.prompt_html import badge_class
-from evalcore.store.prompts import (list_prompt_evals, prompt_eval_matrix, prompt_eval_results, prompt_eval_versions,
+from termgate import prompt_eval as pe
+from termgate.cli.prompt_eval import prompt_eval_group
+from termgate.errors import InputError
+from termgate.llm import LLMConfig
+from termgate.report.prompt_html import badge_class
+from termgate.store.prompts import (list_prompt_evals, prompt_eval_matrix, prompt_eval_results, prompt_eval_versions,
                                     save_prompt_eval)
 
 from llm_server import LoopbackLLM
@@ -473,9 +473,9 @@ def test_hostile_text_round_trips_through_the_store(tmp_path):
 def cli_env(tmp_path, monkeypatch):
     """A config whose retries do not sleep long; the working folder is tmp_path."""
     monkeypatch.chdir(tmp_path)
-    cfg = tmp_path / "evalcore.toml"
+    cfg = tmp_path / "termgate.toml"
     cfg.write_text('dashboard_url = "http://dash:8501"\n[llm]\nbackoff = 0.001\nmax_tries = 2\n', encoding="utf-8")
-    monkeypatch.setenv("EVALCORE_CONFIG", str(cfg))
+    monkeypatch.setenv("TERMGATE_CONFIG", str(cfg))
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     return tmp_path
 
@@ -517,7 +517,7 @@ def test_cli_says_the_endpoint_before_calling_it_with_credentials_redacted(llm, 
 
 
 def test_endpoint_lines_name_the_default_endpoint_and_each_endpoint_once():
-    from evalcore.cli.prompt_eval import endpoint_lines
+    from termgate.cli.prompt_eval import endpoint_lines
     a, b = LLMConfig(model="m"), LLMConfig(model="j", base_url="https://u:pw@host/v1")
     assert endpoint_lines([("model", a), ("judge model", a)]) == ["endpoint: https://api.openai.com/v1 (model m)"]
     assert endpoint_lines([("model", a), ("judge model", b)]) == [
@@ -616,7 +616,7 @@ def test_every_command_has_help_with_an_example(command):
 
 
 def page(monkeypatch, db: Path, **params) -> AppTest:
-    monkeypatch.setenv("EVALCORE_DB", str(db))
+    monkeypatch.setenv("TERMGATE_DB", str(db))
     monkeypatch.syspath_prepend(str(ROOT))  # the page imports `dashboard`
     at = AppTest.from_file(PAGE, default_timeout=60)
     for key, value in params.items():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.config import Settings
-from evalcore.models import Thresholds
-from evalcore.regression import Baseline, BaselineRow, compare_to_baseline
+from termgate.config import Settings
+from termgate.models import Thresholds
+from termgate.regression import Baseline, BaselineRow, compare_to_baseline
 
 from conftest import golden_row
 
@@ -130,7 +130,7 @@ def test_recommendations_follow_results(score):
 
 
 def test_settings_change_high_risk_domains(score, monkeypatch):
-    monkeypatch.setenv("EVALCORE_HIGH_RISK_DOMAINS", "ecommerce")
-    from evalcore.config import load_settings
+    monkeypatch.setenv("TERMGATE_HIGH_RISK_DOMAINS", "ecommerce")
+    from termgate.config import load_settings
     assert load_settings().high_risk_domains == ("ecommerce",)
     assert Settings().high_risk_domains == ("legal", "medical")

@@ -1,4 +1,4 @@
-"""`evalcore replies RUN` and the errored reason on every surface (issue 14, items 4 and 7),
+"""`termgate replies RUN` and the errored reason on every surface (issue 14, items 4 and 7),
 on a harness run made over real HTTP against the loopback server."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 from streamlit.testing.v1 import AppTest
 
-from evalcore.cli import main
+from termgate.cli import main
+from termgate.dashboard import APP as DASHBOARD_APP
 
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM
@@ -46,7 +47,7 @@ def made(tmp_path_factory):
     server.default = ("callable", answer({"stroke": 0}))
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(folder)
-        mp.delenv("EVALCORE_CONFIG", raising=False)
+        mp.delenv("TERMGATE_CONFIG", raising=False)
         write_jsonl(folder / "golden.jsonl", [golden_row("z-heart", "heart attack", ["myocardial infarction", "mi"]),
                                               golden_row("a-flu", "flu", ["influenza"]),
                                               golden_row("m-stroke", "stroke", ["cva"])])
@@ -177,7 +178,7 @@ def shown(markdown: str) -> str:
 
 
 def page(name: str, **params) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=60)
     at.switch_page(f"views/{name}.py")
     for key, value in params.items():
         at.query_params[key] = value
@@ -185,7 +186,7 @@ def page(name: str, **params) -> AppTest:
 
 
 def test_dashboard_runs_page_lists_the_errored_items_with_their_reason(made, monkeypatch):
-    monkeypatch.setenv("EVALCORE_DB", made["db"])
+    monkeypatch.setenv("TERMGATE_DB", made["db"])
     at = page("runs", run=made["run"])
     assert not at.exception
     table = at.dataframe[0].value
@@ -195,7 +196,7 @@ def test_dashboard_runs_page_lists_the_errored_items_with_their_reason(made, mon
 
 
 def test_dashboard_query_page_shows_the_reason(made, monkeypatch):
-    monkeypatch.setenv("EVALCORE_DB", made["db"])
+    monkeypatch.setenv("TERMGATE_DB", made["db"])
     at = page("query", query_id="m-stroke")
     assert not at.exception
     assert [shown(w.value) for w in at.warning] == [f"Errored in run {made['run']}: error: {ERROR}"]
@@ -204,7 +205,7 @@ def test_dashboard_query_page_shows_the_reason(made, monkeypatch):
 
 
 def test_dashboard_query_page_shows_what_the_model_replied_as_text(made, monkeypatch):
-    monkeypatch.setenv("EVALCORE_DB", made["db"])
+    monkeypatch.setenv("TERMGATE_DB", made["db"])
     at = page("query", query_id="a-flu")
     assert not at.exception
     assert at.expander[-1].label == "What the model replied (newest 1 harness run)"

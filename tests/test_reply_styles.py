@@ -14,9 +14,9 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from evalcore import store
-from evalcore.cli import main
-from evalcore.replies import read_reply
+from termgate import store
+from termgate.cli import main
+from termgate.replies import read_reply
 
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM
@@ -119,7 +119,7 @@ def test_reply_style_over_http(style_run, style, reply, expected):
         assert row["generated_terms"] == [] and row["error"].startswith(f"unparseable reply: {why}")
         assert f"error: {row['error']}" in row["failure_reasons"]
         assert row["error"].endswith("after 2 tries"), row["error"]  # retried, the same fault both times
-        assert stored["reply"] == reply  # the raw reply is kept for `evalcore replies`
+        assert stored["reply"] == reply  # the raw reply is kept for `termgate replies`
         assert row["f1"] == 0.0 and not row["passed"]
     else:
         assert row["generated_terms"] == expected and row.get("error") is None
@@ -297,8 +297,8 @@ def test_repeat_samples_each_query_and_names_the_varying_ones(small):
 
 
 def test_the_dashboard_runs_the_harness_with_json_replies_and_repeats(tmp_path, monkeypatch):
-    """Import's harness form: reply format and repeats reach the child `evalcore harness`."""
-    from dashboard.importer import run_harness
+    """Import's harness form: reply format and repeats reach the child `termgate harness`."""
+    from termgate.dashboard.importer import run_harness
 
     class Upload:  # what st.file_uploader hands the page
         def __init__(self, name, content):
@@ -308,13 +308,13 @@ def test_the_dashboard_runs_the_harness_with_json_replies_and_repeats(tmp_path, 
             return self._content
 
     db = tmp_path / "store.duckdb"
-    monkeypatch.setenv("EVALCORE_DB", str(db))
+    monkeypatch.setenv("TERMGATE_DB", str(db))
     server = LoopbackLLM()
     server.default = ("json", {"terms": ["trainers", "running shoes"]})
-    config = tmp_path / "evalcore.toml"
+    config = tmp_path / "termgate.toml"
     config.write_text(f'[drift]\njudge = "none"\n[llm.endpoints.loop]\nbase_url = "{server.url}"\nmodel = "m"\n',
                       encoding="utf-8")
-    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
     golden = Upload("golden.jsonl", b"".join(
         b'{"query_id": "q%d", "query": "sneakers %d", "expected_expansions": [{"term": "trainers"}]}\n' % (i, i)
         for i in range(3)))
@@ -335,7 +335,7 @@ def test_evaluate_with_the_llm_drift_judge_says_which_endpoint_it_calls(tmp_path
     monkeypatch.chdir(tmp_path)
     server = LoopbackLLM()
     server.default = ("json", {"verdicts": [{"term": "banana", "drift": True, "reason": "fruit"}]})
-    (tmp_path / "evalcore.toml").write_text(
+    (tmp_path / "termgate.toml").write_text(
         f'[llm]\nbase_url = "{server.url.replace("http://", "http://user:sekrit@")}"\nmodel = "judge-model"\n',
         encoding="utf-8")
     golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("q1", "heart attack", ["mi"])])
@@ -401,7 +401,7 @@ def test_ctrl_c_exits_130_and_a_rerun_resumes(small, tmp_path):
     golden, prompt, db, server = small
     server.default = ("text", "MI, myocardial infarction")
     server.delay = 1.5
-    proc = subprocess.Popen([sys.executable, "-m", "evalcore", "harness", "--golden", str(golden), "--prompt",
+    proc = subprocess.Popen([sys.executable, "-m", "termgate", "harness", "--golden", str(golden), "--prompt",
                              str(prompt), "--model", "m", "--base-url", server.url, "--db", str(db),
                              "--drift-judge", "none", "--concurrency", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

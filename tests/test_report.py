@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 import jsonschema
 import pytest
 
-from evalcore.regression import Baseline, BaselineRow
-from evalcore.report import build_report, iter_report_json, render_html, render_junit, report_json
-from evalcore.report.schema import SCHEMA_PATH, generate_schema
+from termgate.regression import Baseline, BaselineRow
+from termgate.report import build_report, iter_report_json, render_html, render_junit, report_json
+from termgate.report.schema import SCHEMA_PATH, generate_schema
 
 from conftest import golden_row
 

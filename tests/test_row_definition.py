@@ -1,15 +1,15 @@
-"""The per-query result row is defined once (evalcore.models.QUERY_COLUMNS): the scorer's
+"""The per-query result row is defined once (termgate.models.QUERY_COLUMNS): the scorer's
 table, the store's DDL and the JSON report's keys are held to it here."""
 
 from __future__ import annotations
 
 import duckdb
 
-from evalcore.config import Settings
-from evalcore.evaluation import evaluate
-from evalcore.models import QUERY_COLUMNS, PerQueryResult
-from evalcore.regression import Baseline, BaselineRow
-from evalcore.store import save_run
+from termgate.config import Settings
+from termgate.evaluation import evaluate
+from termgate.models import QUERY_COLUMNS, PerQueryResult
+from termgate.regression import Baseline, BaselineRow
+from termgate.store import save_run
 
 from conftest import golden_row, write_jsonl
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.drift import DriftVerdict
-from evalcore.models import Thresholds
-from evalcore.report import build_report
+from termgate.drift import DriftVerdict
+from termgate.models import Thresholds
+from termgate.report import build_report
 
 from conftest import golden_row
 

@@ -16,11 +16,12 @@ from click.testing import CliRunner
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
-from evalcore import comparison, store
-from evalcore.cli import main
+from termgate import comparison, store
+from termgate.cli import main
+from termgate.dashboard import APP as DASHBOARD_APP
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
+APP = str(DASHBOARD_APP)
 BADGE = re.compile(r"^:(\w+)-badge\[(.*)\]$", re.S)
 
 
@@ -28,8 +29,8 @@ BADGE = re.compile(r"^:(\w+)-badge\[(.*)\]$", re.S)
 def db(demo_store, tmp_path, monkeypatch) -> Path:
     copy = tmp_path / "store.duckdb"
     shutil.copy(demo_store, copy)
-    monkeypatch.setenv("EVALCORE_DB", str(copy))
-    from dashboard import data
+    monkeypatch.setenv("TERMGATE_DB", str(copy))
+    from termgate.dashboard import data
     data.clear()
     return copy
 
@@ -218,7 +219,7 @@ def hostile(tmp_path, monkeypatch):
     """A baseline that matches every hostile term and a candidate where each is wrong,
     forbidden (drift), underweight or missed."""
     db = tmp_path / "hostile.duckdb"
-    monkeypatch.setenv("EVALCORE_DB", str(db))
+    monkeypatch.setenv("TERMGATE_DB", str(db))
     golden = tmp_path / "golden.jsonl"
     golden.write_text(json.dumps({
         "query_id": "q<b>1</b>", "query": "*query* <i>x</i>", "critical": True,
@@ -232,7 +233,7 @@ def hostile(tmp_path, monkeypatch):
     base_id = _evaluate(db, golden, base)
     time.sleep(1.1)  # run ids and created_at are per second
     cand_id = _evaluate(db, golden, cand, "--baseline", base_id)
-    from dashboard import data
+    from termgate.dashboard import data
     data.clear()
     return db, cand_id, base_id
 
@@ -291,13 +292,13 @@ def test_without_a_recorded_baseline_the_latest_earlier_run_on_the_same_golden_s
     # the same file under its path as the name is another golden set (SPEC §1.1)
     time.sleep(1.1)  # the newest run in the store
     unnamed = _evaluate(db, ROOT / "data/demo/medical/golden.jsonl", ROOT / "data/demo/medical/v3-candidate.jsonl")
-    from dashboard import data
+    from termgate.dashboard import data
     data.clear()  # the run list is cached for 5 s
     assert page("compare", run=unnamed).selectbox(key="cmp_base").value is None
 
 
 def test_a_baseline_on_another_golden_set_is_warned_about_in_the_clis_words(db, tmp_path):
-    from evalcore.regression import DIFFERENT_GOLDEN_SET
+    from termgate.regression import DIFFERENT_GOLDEN_SET
 
     ids = runs_by(db)
     new = _another_medical_run(db, tmp_path, "--baseline", ids[("legal", "v1")])

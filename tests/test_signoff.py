@@ -1,7 +1,7 @@
 """Release sign-off (SPEC §4): every refusal, content binding, the audit chain, concurrency.
 
 Every test runs on both backends (`backend`: a DuckDB file, a PostgreSQL database), and the
-store is edited behind evalcore's back the way each is edited by hand (the file with
+store is edited behind termgate's back the way each is edited by hand (the file with
 DuckDB, the team store with psycopg, as psql would)."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from evalcore import signoff as so
-from evalcore import store
-from evalcore.cli import main
-from evalcore.report.record import render_record_html
+from termgate import signoff as so
+from termgate import store
+from termgate.cli import main
+from termgate.report.record import render_record_html
 
 from conftest import golden_row, run_sql, write_jsonl
 
@@ -107,7 +107,7 @@ def test_failed_run_cannot_be_approved(setup, tmp_path):
 
 
 def run_cli(args, password=None):
-    env = {"EVALCORE_PASSWORD": password} if password else {}
+    env = {"TERMGATE_PASSWORD": password} if password else {}
     return CliRunner().invoke(main, args, env=env)
 
 
@@ -147,9 +147,9 @@ def test_rejection_stands_and_latest_decision_per_reviewer_counts(setup):
 
 def test_approvals_required_counts_distinct_approvers(setup, monkeypatch, tmp_path):
     db, run_id, *_ = setup
-    config = tmp_path / "evalcore.toml"
+    config = tmp_path / "termgate.toml"
     config.write_text("[approvals_required]\nmedical = 2\n", encoding="utf-8")
-    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
     so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", ack_all=True)
     so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "still ok", ack_all=True)
     state = so.release_state(db, run_id)
@@ -212,7 +212,7 @@ def test_users_cli(setup):
 
 SIGN = """
 import sys, time
-from evalcore import signoff as so
+from termgate import signoff as so
 db, run_id, who, password, start = sys.argv[1:6]
 while time.time() < float(start):
     time.sleep(0.001)
@@ -233,7 +233,7 @@ def test_two_reviewers_deciding_at_once_in_separate_processes(setup):
 
 READER = """
 import sys, time
-from evalcore import store
+from termgate import store
 db, stop = sys.argv[1], float(sys.argv[2])
 seen = 0
 while time.time() < stop:
@@ -247,7 +247,7 @@ def test_evaluate_while_the_dashboard_reads(setup, tmp_path):
     db, run_id, golden, generated = setup
     stop = time.time() + 8
     reader = subprocess.Popen([sys.executable, "-c", READER, str(db), str(stop)], stdout=subprocess.PIPE, text=True)
-    writers = [subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--golden", str(golden), "--generated",
+    writers = [subprocess.run([sys.executable, "-m", "termgate", "evaluate", "--golden", str(golden), "--generated",
                                str(generated), "--db", str(db), "--drift-judge", "none", "--name", f"w{i}", "-q"],
                               capture_output=True, text=True) for i in range(3)]
     out, _ = reader.communicate(timeout=60)
@@ -326,7 +326,7 @@ def test_edited_baseline_report_changes_the_content_hash(setup, tmp_path):
     ("UPDATE audit_log SET decision = 'approve' WHERE run_id = ? AND actor = 'bob'", "record 8"),
 ], ids=["query-row", "drift-flag", "gate-decision", "account", "decision"])
 def test_rows_edited_by_hand_make_verify_and_the_gate_refuse(setup, sql, named):
-    """A stored row, an account or a decision edited behind evalcore's back: verify names
+    """A stored row, an account or a decision edited behind termgate's back: verify names
     it and the gate says not releasable (exit 1) without counting any decision (bob's
     rejection turned into an approval counts for nothing). An evaluate checks the records
     and accounts (not every other run's rows): it refuses on the last two."""

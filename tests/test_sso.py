@@ -6,7 +6,7 @@ Debian's Chromium driven by Playwright: sign in at the provider, acknowledge and
 review run on the Sign-off page, then read the audit chain. The mapping rules themselves
 (verified email, binding, four-eyes across aliases, refusals) and the CLI's refusal of an
 SSO account run on both store backends without a browser. Screenshots go to
-$EVALCORE_SCREENSHOTS (else a temporary folder) as sso-*.png."""
+$TERMGATE_SCREENSHOTS (else a temporary folder) as sso-*.png."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from evalcore import signoff as so
-from evalcore import sso, store
-from evalcore.cli import main
-from evalcore.identity import oidc_alias
+from termgate import signoff as so
+from termgate import sso, store
+from termgate.cli import main
+from termgate.identity import oidc_alias
 
 from conftest import golden_row, write_jsonl
 from dashboard_server import ARGS, CHROMIUM, Dashboard, provider_user, start_provider
@@ -39,7 +39,7 @@ needs_browser = pytest.mark.skipif(
 
 
 def claims(sub="alice-sub", email="alice@example.com", verified=True, iss=ISSUER) -> dict:
-    return {"iss": iss, "sub": sub, "email": email, "email_verified": verified, "aud": "evalcore"}
+    return {"iss": iss, "sub": sub, "email": email, "email_verified": verified, "aud": "termgate"}
 
 
 def _review_store(db: str, folder: Path, author: str = "carol") -> str:
@@ -104,7 +104,7 @@ def test_four_eyes_checks_every_alias_of_the_sso_account(backend, tmp_path):
     (claims(verified=None), "has not verified the email"),
     (claims(verified="false"), "has not verified the email"),
     ({k: v for k, v in claims().items() if k != "email"}, "sent no email"),
-    (claims(email="nobody@example.com"), "no evalcore account has the email 'nobody@example.com'"),
+    (claims(email="nobody@example.com"), "no termgate account has the email 'nobody@example.com'"),
     (claims(email="al ice@example.com"), "not allowed"),
     ({k: v for k, v in claims().items() if k != "sub"}, "no issuer .iss. or subject .sub."),
 ], ids=["unverified", "verified-missing", "verified-false-string", "no-email", "unknown-email", "bad-email",
@@ -133,7 +133,7 @@ def test_a_bound_account_refuses_another_subject_and_a_subject_keeps_its_account
 
 def test_sso_accounts_have_no_password(backend, tmp_path):
     run_id = _review_store(backend, tmp_path)
-    env = {"EVALCORE_PASSWORD": "any-password-at-all"}
+    env = {"TERMGATE_PASSWORD": "any-password-at-all"}
     runner = CliRunner()
     for password_env in (env, {}):  # refused before any password is asked (no terminal here)
         result = runner.invoke(main, ["signoff", run_id, "--approve", "--reviewer", "alice", "--comment", "ok",
@@ -227,7 +227,7 @@ def dashboard(provider, tmp_path):
 
 
 def shots() -> Path:
-    folder = Path(os.environ.get("EVALCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="evalcore-screens-"))
+    folder = Path(os.environ.get("TERMGATE_SCREENSHOTS") or tempfile.mkdtemp(prefix="termgate-screens-"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

@@ -12,8 +12,8 @@ import time
 import duckdb
 import pytest
 
-from evalcore import store
-from evalcore.errors import EvalcoreError, StoreBusyError, UnknownRunError, UsageError
+from termgate import store
+from termgate.errors import TermgateError, StoreBusyError, UnknownRunError, UsageError
 
 from conftest import golden_row
 
@@ -78,7 +78,7 @@ def test_failed_write_rolls_back(backend, run):
     db = backend
     store.save_run(db, run)
     head = store.audit_head(db)
-    with pytest.raises((duckdb.ConstraintException, EvalcoreError), match="(?i)duplicate|primary key|unique"):
+    with pytest.raises((duckdb.ConstraintException, TermgateError), match="(?i)duplicate|primary key|unique"):
         store.save_run(db, run)  # same run id again: primary key
     assert len(store.query_rows(db, run.evaluation_id)) == 2 and len(store.term_rows(db, run.evaluation_id)) == 6
     assert store.audit_head(db) == head  # no second header either
@@ -86,7 +86,7 @@ def test_failed_write_rolls_back(backend, run):
 
 def test_the_golden_file_is_kept_with_its_line_numbers(tmp_path, backend):
     """An upload's folder is removed after the run (Import): the entries stay in the store."""
-    from evalcore.cli import main
+    from termgate.cli import main
     from click.testing import CliRunner
 
     golden = tmp_path / "upload" / "golden.jsonl"
@@ -143,7 +143,7 @@ def test_busy_store_times_out_and_writes_nothing(db, run, monkeypatch):
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        monkeypatch.setenv("EVALCORE_STORE_TIMEOUT", "1")
+        monkeypatch.setenv("TERMGATE_STORE_TIMEOUT", "1")
         started = time.monotonic()
         with pytest.raises(StoreBusyError, match="store busy"):
             store.save_run(db, run)
@@ -154,11 +154,11 @@ def test_busy_store_times_out_and_writes_nothing(db, run, monkeypatch):
     assert len(store.list_runs(db)) == 1
 
 
-def test_a_store_newer_than_this_evalcore_is_refused_with_the_version_to_install(db, run):
+def test_a_store_newer_than_this_termgate_is_refused_with_the_version_to_install(db, run):
     """A client meeting a schema it does not know refuses (exit 2) instead of misreading it."""
     from click.testing import CliRunner
 
-    from evalcore.cli import main
+    from termgate.cli import main
 
     store.save_run(db, run)
     with store.connect(db, write=True) as con:
@@ -169,16 +169,16 @@ def test_a_store_newer_than_this_evalcore_is_refused_with_the_version_to_install
                  ["audit", "verify", "--db", str(db)]):
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 2, (args, result.output)
-        assert (f"the store's schema is version {store.SCHEMA_VERSION + 1}, newer than this evalcore"
-                in result.stderr) and "install evalcore 9.4.1 or later" in result.stderr
-    with pytest.raises(UsageError, match="newer than this evalcore"):
+        assert (f"the store's schema is version {store.SCHEMA_VERSION + 1}, newer than this termgate"
+                in result.stderr) and "install termgate 9.4.1 or later" in result.stderr
+    with pytest.raises(UsageError, match="newer than this termgate"):
         store.ensure_store(db)
 
 
 def test_verifying_a_store_that_does_not_exist_is_exit_2_not_an_intact_chain(tmp_path):
     from click.testing import CliRunner
 
-    from evalcore.cli import main
+    from termgate.cli import main
 
     result = CliRunner().invoke(main, ["audit", "verify", "--db", str(tmp_path / "typo.duckdb")])
     assert result.exit_code == 2 and "no store at" in result.stderr and "intact" not in result.output
@@ -187,18 +187,18 @@ def test_verifying_a_store_that_does_not_exist_is_exit_2_not_an_intact_chain(tmp
 def test_store_init_migrate_and_info_on_a_duckdb_file(tmp_path):
     from click.testing import CliRunner
 
-    from evalcore import __version__
-    from evalcore.cli import main
+    from termgate import __version__
+    from termgate.cli import main
 
     db = str(tmp_path / "team.duckdb")
     run = lambda *a: CliRunner().invoke(main, [*a, "--db", db])  # noqa: E731
     missing = run("store", "migrate")
-    assert missing.exit_code == 2 and "no store there: run `evalcore store init` first" in missing.stderr
-    assert run("store", "info").output.startswith(f"DuckDB {db}: no evalcore store")
+    assert missing.exit_code == 2 and "no store there: run `termgate store init` first" in missing.stderr
+    assert run("store", "info").output.startswith(f"DuckDB {db}: no termgate store")
     first = run("store", "init")
     assert first.exit_code == 0 and f"schema version {store.SCHEMA_VERSION} (applied 1, 2," in first.output
     assert "up to date" in run("store", "init").output and "up to date" in run("store", "migrate").output
-    assert f"applied by evalcore {__version__}" in run("store", "info").output
+    assert f"applied by termgate {__version__}" in run("store", "info").output
     (tmp_path / "notes.duckdb").write_text("not a store")
     bad = CliRunner().invoke(main, ["store", "init", "--db", str(tmp_path / "notes.duckdb")])
-    assert bad.exit_code == 2 and "not an evalcore store" in bad.stderr
+    assert bad.exit_code == 2 and "not a termgate store" in bad.stderr

@@ -3,8 +3,8 @@ with, who may not, the standing verdicts, and the sample of unflagged false posi
 
 from __future__ import annotations
 
-from evalcore import signoff as so
-from evalcore import store, verdicts
+from termgate import signoff as so
+from termgate import store, verdicts
 
 from test_dashboard import sign_in
 from test_side_by_side import db, page, runs_by, shown  # noqa: F401 (db: the fixture)
@@ -76,7 +76,7 @@ def test_the_unflagged_sample_is_offered_and_opens_its_query(db):
 
 def _said(db, run):
     """(term, what the panel says the judge made of it) per generated term of med-001."""
-    from dashboard.side_by_side import chips
+    from termgate.dashboard.side_by_side import chips
 
     found = [c for c in chips(store.term_rows(db, run, "med-001")) if c.kind != "missed"]
     return [(c.term, "flagged drift" if c.kind == "drift" else "unjudged" if c.unjudged else c.kind) for c in found]

@@ -10,10 +10,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from evalcore import signoff as so
-from evalcore import store
-from evalcore import verdicts as vd
-from evalcore.cli import main
+from termgate import signoff as so
+from termgate import store
+from termgate import verdicts as vd
+from termgate.cli import main
 
 from conftest import golden_row, run_sql, write_jsonl
 
@@ -42,7 +42,7 @@ UNFLAGGED = [("q1", "cardiac arrest"), ("q2", "brain attack"), ("q2", "migraine"
 
 
 def cli(*args, password=None):
-    env = {"EVALCORE_PASSWORD": password} if password else {}
+    env = {"TERMGATE_PASSWORD": password} if password else {}
     return CliRunner().invoke(main, [str(a) for a in args], env=env)
 
 
@@ -209,7 +209,7 @@ def test_the_sample_is_the_same_on_both_backends(pgdb, tmp_path):
     file_run = make_run(file_db, tmp_path / "a")
     pg_run = make_run(pgdb, tmp_path / "b")
     assert store.get_run(file_db, file_run)["content_hash"] == store.get_run(pgdb, pg_run)["content_hash"]
-    from evalcore.store.verdicts import unflagged_false_positives
+    from termgate.store.verdicts import unflagged_false_positives
 
     assert unflagged_false_positives(file_db, file_run) == unflagged_false_positives(pgdb, pg_run) == UNFLAGGED
 
@@ -236,7 +236,7 @@ def test_store_copy_copies_verdicts_and_the_chain_verifies(pgdb, tmp_path):
 
 
 def _door_args(conn, run_id, content_hash, payload: dict, actor="eve"):
-    from evalcore.store.records import record_hash
+    from termgate.store.records import record_hash
 
     head = conn.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1").fetchall()
     seq, prev = (head[0][0] + 1, head[0][1]) if head else (1, "0" * 64)

@@ -24,7 +24,7 @@ def fragments(port: int) -> list[str]:
 
 
 def _cli(*args: str, env: dict | None = None) -> str:
-    proc = subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "termgate", *args], capture_output=True, text=True,
                           env={**os.environ, **(env or {})})
     assert proc.returncode in (0, 1, 3), proc.stderr
     return proc.stdout
@@ -33,12 +33,12 @@ def _cli(*args: str, env: dict | None = None) -> str:
 def build_store(db: Path, folder: Path, port: int) -> dict:
     """Two runs (a baseline and a candidate that regresses, with drift), a rejection with a
     marked-up comment, and two prompt versions; returns their ids."""
-    from evalcore import store
+    from termgate import store
 
     m = markup(port)
-    config = folder / "evalcore.toml"
+    config = folder / "termgate.toml"
     config.write_text('[drift]\njudge = "none"\n', encoding="utf-8")
-    env = {"EVALCORE_CONFIG": str(config), "EVALCORE_DB": str(db)}
+    env = {"TERMGATE_CONFIG": str(config), "TERMGATE_DB": str(db)}
     rows, base, cand = [], [], []
     for i in range(6):
         qid = f"qid{i} {m}"
@@ -60,9 +60,9 @@ def build_store(db: Path, folder: Path, port: int) -> dict:
     _cli("evaluate", *common, str(folder / "c.json"), "--generated", str(folder / "cand.jsonl"),
          "--name", f"name-cand {m}", "--prompt-version", f"v2 {m}", "--baseline", base_id, env=env)
     cand_id = json.loads((folder / "c.json").read_text())["evaluation_id"]
-    _cli("users", "add", "carol", "--role", "approver", env={**env, "EVALCORE_PASSWORD": "carol-password-1"})
+    _cli("users", "add", "carol", "--role", "approver", env={**env, "TERMGATE_PASSWORD": "carol-password-1"})
     _cli("signoff", cand_id, "--reject", "--reviewer", "carol", "--comment", f"comment {m}", "--ack-all",
-         env={**env, "EVALCORE_PASSWORD": "carol-password-1"})
+         env={**env, "TERMGATE_PASSWORD": "carol-password-1"})
     for n, version in enumerate(("pv1", "pv2")):
         eval_id = f"pe{n}"
         store.save_prompt_eval(db, {"eval_id": eval_id, "created_at": f"2026-01-0{n + 1}T00:00:00Z",

@@ -92,11 +92,10 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def dashboard(env: dict):
-    """`streamlit run app.py` on a free port with this environment; yields its URL."""
+    """`termgate dashboard` on a free port with this environment; yields its URL."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-                             "--server.address", "127.0.0.1", "--server.headless", "true",
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env={**os.environ, **env},
+    proc = subprocess.Popen([sys.executable, "-m", "termgate", "dashboard", "--port", str(port), "--address",
+                             "127.0.0.1"], cwd=ROOT, env={**os.environ, **env},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -21,7 +21,7 @@ from stub import CHROMIUM, CHROMIUM_ARGS, RecordingStub, dashboard, settle
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
                                 reason="Debian chromium is not installed (apt-get install chromium)")
 
-SHOTS = Path(os.environ.get("EVALCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="evalcore-sec-screens-"))
+SHOTS = Path(os.environ.get("TERMGATE_SCREENSHOTS") or tempfile.mkdtemp(prefix="termgate-sec-screens-"))
 
 # What the page shows as text: the DOM's text, chart text (SVG) and the values of inputs
 # (a selectbox shows its option in an input), with the word joiners ui.literal adds removed.
@@ -106,7 +106,7 @@ def _cli(env: dict, *args: str) -> None:
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "termgate", *args], capture_output=True, text=True,
                           env={**os.environ, **env})
     assert proc.returncode == 0, proc.stderr
 
@@ -114,18 +114,18 @@ def _cli(env: dict, *args: str) -> None:
 def test_harness_key_goes_only_to_its_endpoint_and_only_for_an_account_that_may_run(tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
-    from evalcore import store
+    from termgate import store
 
     good, other = RecordingStub(), RecordingStub()  # a configured endpoint; the server's own [llm] host
-    config = tmp_path / "evalcore.toml"
+    config = tmp_path / "termgate.toml"
     config.write_text(f'[drift]\njudge = "none"\n[llm]\nbase_url = "{other.url}/v1"\n'
                       f'[llm.endpoints.good]\nbase_url = "{good.url}/v1"\nmodel = "good-model"\nkey_env = "GOOD_KEY"\n'
                       f'[llm.endpoints.other]\nbase_url = "{other.url}/v1"\nmodel = "m"\nkey_env = "OTHER_KEY"\n',
                       encoding="utf-8")
     db = tmp_path / "store.duckdb"
-    env = {"EVALCORE_CONFIG": str(config), "EVALCORE_DB": str(db)}
-    _cli({**env, "EVALCORE_PASSWORD": "victor-password"}, "users", "add", "victor", "--role", "viewer")
-    _cli({**env, "EVALCORE_PASSWORD": "erin-password-1"}, "users", "add", "erin", "--role", "engineer")
+    env = {"TERMGATE_CONFIG": str(config), "TERMGATE_DB": str(db)}
+    _cli({**env, "TERMGATE_PASSWORD": "victor-password"}, "users", "add", "victor", "--role", "viewer")
+    _cli({**env, "TERMGATE_PASSWORD": "erin-password-1"}, "users", "add", "erin", "--role", "engineer")
     golden = tmp_path / "golden.jsonl"
     golden.write_text("".join(f'{{"query_id": "q{i}", "query": "sneakers {i}", "expected_expansions": '
                               f'[{{"term": "trainers"}}, {{"term": "running shoes"}}]}}\n' for i in range(3)))
@@ -186,10 +186,10 @@ def test_busy_store_says_so_and_recovers_without_a_reload(tmp_path):
 
     from playwright.sync_api import expect, sync_playwright
 
-    config = tmp_path / "evalcore.toml"
+    config = tmp_path / "termgate.toml"
     config.write_text('[drift]\njudge = "none"\n', encoding="utf-8")
     db = tmp_path / "store.duckdb"
-    env = {"EVALCORE_CONFIG": str(config), "EVALCORE_DB": str(db)}
+    env = {"TERMGATE_CONFIG": str(config), "TERMGATE_DB": str(db)}
     (tmp_path / "g.jsonl").write_text('{"query_id": "q1", "query": "x", "expected_expansions": [{"term": "a"}]}\n')
     (tmp_path / "c.jsonl").write_text('{"query_id": "q1", "terms": ["a"]}\n')
     _cli(env, "evaluate", "--golden", str(tmp_path / "g.jsonl"), "--generated", str(tmp_path / "c.jsonl"),

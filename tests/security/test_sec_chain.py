@@ -14,9 +14,9 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from evalcore import signoff as so
-from evalcore import store
-from evalcore.cli import main
+from termgate import signoff as so
+from termgate import store
+from termgate.cli import main
 
 from conftest import golden_row, write_jsonl
 
@@ -32,7 +32,7 @@ def cli(args, env=None):
 def medical(tmp_path, monkeypatch):
     """Inputs of a medical run whose gate is review (high-risk, nothing else wrong)."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("EVALCORE_PASSWORD", PASSWORD)
+    monkeypatch.setenv("TERMGATE_PASSWORD", PASSWORD)
     golden = write_jsonl(tmp_path / "golden.jsonl", [
         golden_row("m1", "heart attack", ["mi", "myocardial infarction"], domain="medical", forbidden=["panic attack"]),
         golden_row("m2", "stroke", ["cva", "brain attack"], domain="medical")])
@@ -214,7 +214,7 @@ def test_head_is_printed_and_expect_head_anchors_gate_and_evaluate(medical):
 def test_a_store_written_by_the_previous_version_is_adopted_by_one_record(tmp_path, monkeypatch):
     """tests/data/legacy-store-068b390.duckdb.gz: the demo seeded by commit 068b390, two
     accounts (one named `Dave`) and an approval by carol."""
-    monkeypatch.setenv("EVALCORE_PASSWORD", PASSWORD)
+    monkeypatch.setenv("TERMGATE_PASSWORD", PASSWORD)
     db = tmp_path / "legacy.duckdb"
     with gzip.open(LEGACY) as src, db.open("wb") as dst:
         shutil.copyfileobj(src, dst)
@@ -274,7 +274,7 @@ def test_errored_items_exit_5_unless_the_chain_is_broken(medical):
 
 def test_passwords_of_white_space_are_refused(tmp_path):
     db = tmp_path / "s.duckdb"
-    result = cli(["users", "add", "erin", "--role", "engineer", "--db", db], env={"EVALCORE_PASSWORD": " " * 12})
+    result = cli(["users", "add", "erin", "--role", "engineer", "--db", db], env={"TERMGATE_PASSWORD": " " * 12})
     assert result.exit_code == 2 and "white space" in result.output
     assert store.get_user(db, "erin") is None
 
@@ -352,7 +352,7 @@ def test_a_full_disk_under_the_store_is_exit_2_and_nothing_half_written(tmp_path
         bigc = write_jsonl(tmp_path / "bigc.jsonl", [{"query_id": f"m{i}", "terms": [f"term {i} {k}" for k in range(10)]}
                                                      for i in range(3000)])
         report = tmp_path / "report.json"
-        proc = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--golden", big, "--generated", bigc,
+        proc = subprocess.run([sys.executable, "-m", "termgate", "evaluate", "--golden", big, "--generated", bigc,
                                "--db", db, "--drift-judge", "none", "--json", report],
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 2, proc.stderr
@@ -367,8 +367,8 @@ def test_a_full_disk_under_the_store_is_exit_2_and_nothing_half_written(tmp_path
 
 def test_the_run_digests_cover_every_stored_column(tmp_path):
     """A column added to runs, query_results or term_rows must be added to a new digest
-    version on purpose (evalcore/store/digest.py), or edits to it would go unnoticed."""
-    from evalcore.store import digest
+    version on purpose (termgate/store/digest.py), or edits to it would go unnoticed."""
+    from termgate.store import digest
 
     db = tmp_path / "s.duckdb"
     store.ensure_store(db)
@@ -400,7 +400,7 @@ def test_rerunning_the_adoption_by_hand_blesses_nothing(medical):
     assert gate.exit_code == 1 and "account 'erin'" in gate.output
     assert not any(r["kind"] == "adopt" for r in store.audit_records(db))
     # and an adopt record appended by hand after the chain covered the store is refused
-    from evalcore.store.audit import append_audit
+    from termgate.store.audit import append_audit
     append_audit(db, {"created_at": "x", "kind": "adopt", "actor": "x", "payload": {"accounts": [], "runs": []}})
     verify = cli(["audit", "verify", "--db", db])
     assert verify.exit_code == 1 and "second adoption" in verify.output
@@ -436,7 +436,7 @@ def test_a_second_row_for_an_account_is_refused(medical):
     _edit(db, "CREATE TABLE users AS SELECT * REPLACE ((SELECT password_hash FROM u2 WHERE name = 'mallory') "
               "AS password_hash) FROM u2 WHERE name = 'dave' UNION ALL SELECT * FROM u2")
     signed = cli(["signoff", run_id, "--approve", "--reviewer", "dave", "--comment", "lgtm", "--ack-all", "--db", db],
-                 env={"EVALCORE_PASSWORD": "mallory-password"})
+                 env={"TERMGATE_PASSWORD": "mallory-password"})
     assert signed.exit_code == 4, signed.output
     verify = cli(["audit", "verify", "--db", db])
     assert verify.exit_code == 1 and "'dave' is stored twice" in verify.output
@@ -450,7 +450,7 @@ def test_a_standing_rejection_holds_when_the_same_content_passes(medical, monkey
                                               {"query_id": "m2", "terms": ["cva", "brain attack"]}])
     run_id = stored_run(db, golden, clean, author="erin")  # review only because it is medical
     assert cli(["signoff", run_id, "--reject", "--reviewer", "dave", "--comment", "no", "--db", db]).exit_code == 1
-    monkeypatch.setenv("EVALCORE_HIGH_RISK_DOMAINS", "legal")  # medical no longer needs sign-off
+    monkeypatch.setenv("TERMGATE_HIGH_RISK_DOMAINS", "legal")  # medical no longer needs sign-off
     again = evaluate(db, golden, clean, "--author", "erin")
     assert "gate: PASS" in again.output and again.exit_code == 1 and "rejected by dave" in again.output
     assert cli(["gate", run_id, "--db", db]).exit_code == 1
@@ -512,7 +512,7 @@ def test_a_report_on_standard_output_carries_no_terminal_controls(tmp_path, monk
     hostile = "q\u202egnp\x9b31m\x1b[2J\x7f"
     golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("q1", hostile, [hostile])])
     generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": [hostile]}])
-    proc = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--golden", golden, "--generated", generated,
+    proc = subprocess.run([sys.executable, "-m", "termgate", "evaluate", "--golden", golden, "--generated", generated,
                            "--drift-judge", "none", "--no-store", flag, "-"], capture_output=True, timeout=120)
     out = proc.stdout.decode("utf-8")
     assert proc.returncode in (0, 3) and out
@@ -529,7 +529,7 @@ def test_concurrent_writers_never_see_a_broken_chain(medical):
     evaluate(db, golden, generated, "-q")  # the store exists before the race
     results = []
     for _ in range(2):
-        procs = [subprocess.Popen([sys.executable, "-m", "evalcore", "evaluate", "--golden", str(golden),
+        procs = [subprocess.Popen([sys.executable, "-m", "termgate", "evaluate", "--golden", str(golden),
                                    "--generated", str(generated), "--db", str(db), "--drift-judge", "none", "-q"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(6)]
         results += [(p.wait(timeout=300), p.stdout.read() + p.stderr.read()) for p in procs]

@@ -18,10 +18,11 @@ from streamlit.testing.v1 import AppTest
 from payloads import build_store, fragments
 from stub import ROOT, RecordingStub
 
-from dashboard.ui import chart_text, literal
-from evalcore.errors import InputError
+from termgate.dashboard.ui import chart_text, literal
+from termgate.errors import InputError
+from termgate.dashboard import APP as DASHBOARD_APP
 
-APP = str(ROOT / "app.py")
+APP = str(DASHBOARD_APP)
 PORT = 9  # the discard port: nothing may ever be fetched from it
 
 
@@ -64,7 +65,7 @@ def marked_up(tmp_path, monkeypatch):
     ids = build_store(tmp_path / "store.duckdb", tmp_path, PORT)
     for key, value in ids["env"].items():
         monkeypatch.setenv(key, value)
-    from dashboard import data
+    from termgate.dashboard import data
     data.clear()
     return ids
 
@@ -121,9 +122,9 @@ def test_signoff_history_comment_and_reviewer_are_text(marked_up):
 
 
 def write_config(tmp_path: Path, text: str, monkeypatch) -> Path:
-    config = tmp_path / "evalcore.toml"
+    config = tmp_path / "termgate.toml"
     config.write_text(text, encoding="utf-8")
-    monkeypatch.setenv("EVALCORE_CONFIG", str(config))
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
     return config
 
 
@@ -137,7 +138,7 @@ def write_config(tmp_path: Path, text: str, monkeypatch) -> Path:
     ('base_url = "http://h/v1"\nmodel = "m"\nkey_env = "not a name"\n', 3, "llm.endpoints.e.key_env", "environment"),
 ])
 def test_endpoint_settings_are_validated(tmp_path, monkeypatch, table, line, field, message):
-    from evalcore.config import load_settings
+    from termgate.config import load_settings
 
     config = write_config(tmp_path, f'[llm]\nmodel = "x"\n\n[llm.endpoints.e]\n{table}', monkeypatch)
     with pytest.raises(InputError) as caught:
@@ -147,7 +148,7 @@ def test_endpoint_settings_are_validated(tmp_path, monkeypatch, table, line, fie
 
 
 def test_endpoints_are_read_by_name(tmp_path, monkeypatch):
-    from evalcore.config import Endpoint, load_settings
+    from termgate.config import Endpoint, load_settings
 
     write_config(tmp_path, '[llm]\nmodel = "x"\n[llm.endpoints.local]\nbase_url = "http://127.0.0.1:8000/v1"\n'
                            'model = "llama"\nkey_env = "LOCAL_KEY"\n', monkeypatch)
@@ -157,35 +158,35 @@ def test_endpoints_are_read_by_name(tmp_path, monkeypatch):
 
 
 def test_harness_child_environment_carries_only_its_endpoints_key(tmp_path, monkeypatch):
-    from dashboard.importer import child_env
-    from evalcore.config import load_settings
+    from termgate.dashboard.importer import child_env
+    from termgate.config import load_settings
 
     write_config(tmp_path, '[llm.endpoints.a]\nbase_url = "http://a/v1"\nmodel = "m"\nkey_env = "A_KEY"\n'
                            '[llm.endpoints.b]\nbase_url = "http://b/v1"\nmodel = "m"\nkey_env = "B_KEY"\n', monkeypatch)
     for name, value in {"A_KEY": "sk-a", "B_KEY": "sk-b", "OPENAI_API_KEY": "sk-o", "OPENAI_BASE_URL": "http://o",
-                        "EVALCORE_PASSWORD": "pw", "GITHUB_TOKEN": "gh", "AWS_SECRET_ACCESS_KEY": "aws"}.items():
+                        "TERMGATE_PASSWORD": "pw", "GITHUB_TOKEN": "gh", "AWS_SECRET_ACCESS_KEY": "aws"}.items():
         monkeypatch.setenv(name, value)
     settings = load_settings()
     env = child_env(settings.endpoints["a"], settings)
     assert env["A_KEY"] == "sk-a"
-    assert not {"B_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "EVALCORE_PASSWORD", "GITHUB_TOKEN",
+    assert not {"B_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TERMGATE_PASSWORD", "GITHUB_TOKEN",
                 "AWS_SECRET_ACCESS_KEY"} & set(env)
     assert "sk-b" not in env.values() and "sk-o" not in env.values()
     evaluate_env = child_env(None, settings)  # evaluate calls no endpoint of the dashboard's
-    assert not {"A_KEY", "B_KEY", "EVALCORE_PASSWORD"} & set(evaluate_env)
+    assert not {"A_KEY", "B_KEY", "TERMGATE_PASSWORD"} & set(evaluate_env)
 
 
 def test_the_child_finds_the_store_by_environment_never_on_its_command_line(tmp_path, monkeypatch):
-    from dashboard import importer
-    from evalcore.config import load_settings
+    from termgate.dashboard import importer
+    from termgate.config import load_settings
 
     write_config(tmp_path, '[llm.endpoints.a]\nbase_url = "http://a/v1"\nmodel = "m"\nkey_env = "A_KEY"\n', monkeypatch)
-    url = "postgresql://dash:S3CRETPW@db.internal/evalcore"
-    monkeypatch.setenv("EVALCORE_DB", url)
+    url = "postgresql://dash:S3CRETPW@db.internal/termgate"
+    monkeypatch.setenv("TERMGATE_DB", url)
     monkeypatch.setenv("PGPASSWORD", "pg-secret")
     settings = load_settings()
     for env in (importer.child_env(settings.endpoints["a"], settings), importer.child_env(None, settings)):
-        assert env["EVALCORE_DB"] == url and env["PGPASSWORD"] == "pg-secret"  # the store's own credential
+        assert env["TERMGATE_DB"] == url and env["PGPASSWORD"] == "pg-secret"  # the store's own credential
     seen = []
     monkeypatch.setattr(importer.subprocess, "run", lambda cmd, **kw: seen.append(cmd) or subprocess.CompletedProcess(
         cmd, 2, "", "stopped"))
@@ -199,7 +200,7 @@ def _harness(tmp_path, env: dict, *args: str) -> subprocess.CompletedProcess:
     golden = tmp_path / "g.jsonl"
     golden.write_text('{"query_id": "q1", "query": "sneakers", "expected_expansions": [{"term": "trainers"}]}\n')
     (tmp_path / "p.txt").write_text("Synonyms for {query}")
-    return subprocess.run([sys.executable, "-m", "evalcore", "harness", "--golden", str(golden), "--prompt",
+    return subprocess.run([sys.executable, "-m", "termgate", "harness", "--golden", str(golden), "--prompt",
                            str(tmp_path / "p.txt"), "--no-store", "--drift-judge", "none", "-q", *args],
                           capture_output=True, text=True, env={**os.environ, **env})
 
@@ -210,7 +211,7 @@ def test_harness_endpoint_sends_its_key_to_its_url_only(tmp_path, monkeypatch):
         config = write_config(tmp_path, f'[llm]\nbase_url = "{elsewhere.url}/v1"\nmodel = "x"\n'
                                         f'[llm.endpoints.mine]\nbase_url = "{mine.url}/v1"\nmodel = "mine-model"\n'
                                         'key_env = "MINE_KEY"\n', monkeypatch)
-        env = {"EVALCORE_CONFIG": str(config), "MINE_KEY": "sk-mine", "OPENAI_API_KEY": "sk-openai",
+        env = {"TERMGATE_CONFIG": str(config), "MINE_KEY": "sk-mine", "OPENAI_API_KEY": "sk-openai",
                "OPENAI_BASE_URL": f"{elsewhere.url}/v1"}
         done = _harness(tmp_path, env, "--endpoint", "mine")
         assert done.returncode == 0, done.stderr
@@ -233,7 +234,7 @@ def test_keyless_endpoint_gets_no_key_at_all(tmp_path, monkeypatch):
     try:
         config = write_config(tmp_path, f'[llm.endpoints.local]\nbase_url = "{local.url}/v1"\nmodel = "m"\n',
                               monkeypatch)
-        done = _harness(tmp_path, {"EVALCORE_CONFIG": str(config), "OPENAI_API_KEY": "sk-openai"},
+        done = _harness(tmp_path, {"TERMGATE_CONFIG": str(config), "OPENAI_API_KEY": "sk-openai"},
                         "--endpoint", "local")
         assert done.returncode == 0, done.stderr
         assert [auth for _, _, auth in local.seen()] and all("sk-openai" not in (a or "") for _, _, a in local.seen())
@@ -258,11 +259,11 @@ def test_signed_out_visitor_cannot_run(marked_up):
 
 
 def test_a_demoted_account_is_refused_when_it_presses_run(marked_up, monkeypatch):
-    from evalcore import signoff as so
+    from termgate import signoff as so
 
-    import dashboard.importer as importer  # the page imports run_import from here on every run
+    import termgate.dashboard.importer as importer  # the page imports run_import from here on every run
     monkeypatch.setattr(importer, "run_import", lambda *a, **k: pytest.fail("work started for a viewer"))
-    db = os.environ["EVALCORE_DB"]
+    db = os.environ["TERMGATE_DB"]
     so.add_user(db, "erin", "engineer", "erin-password-1")
     at = sign_in(page("import"), "erin", "erin-password-1")
     evaluate = next(b for b in at.button if b.label == "Evaluate")
@@ -276,12 +277,12 @@ def test_a_demoted_account_is_refused_when_it_presses_run(marked_up, monkeypatch
 
 
 def test_an_account_disabled_after_sign_in_loses_its_rights_at_once(marked_up):
-    from evalcore import signoff as so
+    from termgate import signoff as so
 
-    so.add_user(os.environ["EVALCORE_DB"], "erin", "engineer", "erin-password-1")
+    so.add_user(os.environ["TERMGATE_DB"], "erin", "engineer", "erin-password-1")
     at = sign_in(page("import"), "erin", "erin-password-1")
     assert not next(b for b in at.button if b.label == "Evaluate").disabled
-    so.disable_user(os.environ["EVALCORE_DB"], "erin")
+    so.disable_user(os.environ["TERMGATE_DB"], "erin")
     at.run()
     assert next(b for b in at.button if b.label == "Evaluate").disabled
     assert any("disabled" in shown(e.value) for e in at.sidebar.error)

@@ -15,16 +15,16 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from evalcore.cli import main
-from evalcore.io import load_baseline_report, load_generated, load_golden_set, load_thresholds, loads_line, loads_strict
-from evalcore.io.reading import RepeatedKey
-from evalcore.prompt_models import load_dataset
-from evalcore.scorer import SPLIT
-from evalcore.scorer.loading import HandOver, plain_generated, plain_golden, vouch_for_file
+from termgate.cli import main
+from termgate.io import load_baseline_report, load_generated, load_golden_set, load_thresholds, loads_line, loads_strict
+from termgate.io.reading import RepeatedKey
+from termgate.prompt_models import load_dataset
+from termgate.scorer import SPLIT
+from termgate.scorer.loading import HandOver, plain_generated, plain_golden, vouch_for_file
 
 from conftest import golden_row, write_jsonl
 
-EVALCORE = Path(sys.executable).with_name("evalcore")
+TERMGATE = Path(sys.executable).with_name("termgate")
 GOLDEN_OK = '{"query_id": "q1", "query": "heart attack", "expected_expansions": [{"term": "mi"}]}'
 GENERATED_OK = '{"query_id": "q1", "terms": ["mi"]}'
 
@@ -183,7 +183,7 @@ def test_fast_path_refuses_a_repeated_key_deep_in_a_large_file(tmp_path):
     """A golden set large enough to be scored in parts, read by DuckDB directly: DuckDB
     keeps one of two repeated keys it does not read, so the Python vouch thread must catch
     it and hand the file to the validator, which names the line. Through the installed
-    `evalcore` script, as CI runs it."""
+    `termgate` script, as CI runs it."""
     n = SPLIT + 4_000
     golden, generated, db = tmp_path / "g.jsonl", tmp_path / "c.jsonl", tmp_path / "x.duckdb"
     bad = ('{"query_id": "q19000", "query": "q", "context": {"domain": "legal", "tier": 1, "tier": 2}, '
@@ -192,7 +192,7 @@ def test_fast_path_refuses_a_repeated_key_deep_in_a_large_file(tmp_path):
     write_jsonl(generated, [{"query_id": f"q{i}", "terms": [f"term {i}"]} for i in range(0, n, 7)])
     with pytest.raises(HandOver):
         vouch_for_file(golden, plain_golden)
-    result = subprocess.run([str(EVALCORE), "evaluate", "--golden", str(golden), "--generated", str(generated),
+    result = subprocess.run([str(TERMGATE), "evaluate", "--golden", str(golden), "--generated", str(generated),
                              "--drift-judge", "none", "--db", str(db)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 2, result.stderr
     assert result.stderr.splitlines() == [f"{golden}:19001: context.tier: repeated key 'tier'"]
@@ -262,7 +262,7 @@ def test_every_loader_refuses_repeats(tmp_path):
     (tmp_path / "c.jsonl").write_text('{"query_id": "q", "terms": [], "terms": []}\n', encoding="utf-8")
     (tmp_path / "b.json").write_text('{"per_query_results": [], "per_query_results": []}', encoding="utf-8")
     (tmp_path / "d.json").write_text('{"task_description": "a", "task_description": "b"}', encoding="utf-8")
-    from evalcore.errors import InputError
+    from termgate.errors import InputError
     for load in (lambda: load_thresholds(tmp_path / "t.json"), lambda: load_golden_set(tmp_path / "g.jsonl"),
                  lambda: load_generated(tmp_path / "c.jsonl", {"q"}), lambda: load_baseline_report(tmp_path / "b.json"),
                  lambda: load_dataset(tmp_path / "d.json")):

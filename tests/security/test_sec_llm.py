@@ -1,5 +1,5 @@
 """Issue 13, LLM faults and keys: a 200 whose body is not JSON is a retried fault and then
-an errored item naming it (never a traceback), on every route that uses evalcore's client;
+an errored item naming it (never a traceback), on every route that uses termgate's client;
 a key inside a base URL never reaches the store, a report or the terminal (SPEC §5)."""
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import openai
 import pytest
 from click.testing import CliRunner
 
-from evalcore import llm_judge
-from evalcore.cli import main
-from evalcore.evaluators import LLMJudgeEvaluator
-from evalcore.llm import AsyncLLMClient, LLMCallError, LLMConfig, request_key
-from evalcore.prompt_eval import PromptEvaluator
-from evalcore.redact import redact_text, redact_url
+from termgate import llm_judge
+from termgate.cli import main
+from termgate.evaluators import LLMJudgeEvaluator
+from termgate.llm import AsyncLLMClient, LLMCallError, LLMConfig, request_key
+from termgate.prompt_eval import PromptEvaluator
+from termgate.redact import redact_text, redact_url
 
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM
@@ -43,8 +43,8 @@ def files(tmp_path, monkeypatch):
     write_jsonl(tmp_path / "golden.jsonl", [golden_row(f"q{i}", q, terms, domain="ecommerce")
                                            for i, (q, terms) in enumerate(EXPANSIONS.items())])
     (tmp_path / "prompt.txt").write_text("Expand for {domain} ({intent}).\nQuery: {query}\n", encoding="utf-8")
-    (tmp_path / "evalcore.toml").write_text("[llm]\nbackoff = 0.001\n", encoding="utf-8")
-    monkeypatch.setenv("EVALCORE_CONFIG", str(tmp_path / "evalcore.toml"))
+    (tmp_path / "termgate.toml").write_text("[llm]\nbackoff = 0.001\n", encoding="utf-8")
+    monkeypatch.setenv("TERMGATE_CONFIG", str(tmp_path / "termgate.toml"))
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     return tmp_path
 
@@ -69,7 +69,7 @@ def test_non_json_200_is_retried_then_an_errored_item(llm, files, action, named)
     # exit code: see test_sec_chain (errored runs exit 5, SPEC §3)
     assert "Traceback" not in result.stdout + result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert llm.chat_calls == 3 * len(EXPANSIONS)  # evalcore's tries, exactly: the client's own are off
+    assert llm.chat_calls == 3 * len(EXPANSIONS)  # termgate's tries, exactly: the client's own are off
     report = json.loads(Path("r.json").read_text(encoding="utf-8"))
     assert report["summary"]["errored"] == len(EXPANSIONS)
     assert report["gate"]["decision"] == "fail"
@@ -173,7 +173,7 @@ def _store_text(db: Path) -> str:
 def test_a_key_in_the_base_url_is_never_stored_or_printed(llm, files):
     llm.default = ("callable", _answer_with_drift)
     url = _secret_url(llm.url)
-    (files / "evalcore.toml").write_text(f'[llm]\nbackoff = 0.001\nbase_url = "{_secret_url(llm.url, "key", "JUDGESECRET0")}"\n'
+    (files / "termgate.toml").write_text(f'[llm]\nbackoff = 0.001\nbase_url = "{_secret_url(llm.url, "key", "JUDGESECRET0")}"\n'
                                          'model = "judge-model"\n', encoding="utf-8")
     db = files / "store.duckdb"
     result = harness(url, "--drift-judge", "llm", "--db", str(db), "--html", "r.html", "--junit", "r.xml",

@@ -1,1 +1,0 @@
-"""The Streamlit dashboard's shared pieces: the cached data layer and UI conventions."""

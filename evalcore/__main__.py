@@ -1,5 +1,0 @@
-"""`python -m evalcore` runs the CLI (the dashboard's Import page uses this in a child process)."""
-
-from .cli import main
-
-main()

@@ -1,0 +1,173 @@
+"""Shared pieces of the CLI: exit codes, error handling, tables."""
+
+from __future__ import annotations
+
+import math
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from functools import wraps
+
+import click
+
+from ..errors import TermgateError, InputError
+from ..text import strip_controls, terminal_safe
+
+EXIT_OK, EXIT_NOT_RELEASABLE, EXIT_INPUT, EXIT_AWAITING, EXIT_REFUSED, EXIT_INCOMPLETE = 0, 1, 2, 3, 4, 5
+EXIT_INTERRUPTED = 130
+"""Ctrl-C, as shells report a process ended by SIGINT."""
+
+
+def exits_130_when_interrupted(message: str):
+    """A command that Ctrl-C ends with one line (`message`) and exit 130, whatever the work
+    was doing when it came: Python's KeyboardInterrupt, or the error DuckDB or a worker
+    thread raises once interrupted ('Query interrupted', 'connection is busy'). Never
+    click's 'Aborted!' and exit 1, which a pipeline would read as a failed gate."""
+    def decorate(command):
+        @wraps(command)
+        def run(*args, **kwargs):
+            if threading.current_thread() is not threading.main_thread():
+                return command(*args, **kwargs)  # signals reach the main thread only
+            seen: list[bool] = []
+            before = signal.getsignal(signal.SIGINT)
+
+            def on_interrupt(signum, frame):
+                seen.append(True)
+                raise KeyboardInterrupt
+
+            if before is signal.SIG_IGN:  # started in the background: Ctrl-C is not ours to take
+                return command(*args, **kwargs)
+            signal.signal(signal.SIGINT, on_interrupt)
+            try:
+                return command(*args, **kwargs)
+            except SystemExit:
+                raise
+            except BaseException:
+                if not seen:
+                    raise
+                echo(message, err=True)
+                sys.exit(EXIT_INTERRUPTED)
+            finally:
+                signal.signal(signal.SIGINT, before)
+        return run
+    return decorate
+
+
+def echo(text: object = "", err: bool = False) -> None:
+    """Every line the CLI prints: no terminal control sequence gets through (SPEC §5).
+    Values from data inside a line are folded to one line first (terminal_safe)."""
+    click.echo(strip_controls(str(text)), err=err)
+
+
+DEFAULT_ENDPOINT = "https://api.openai.com/v1"
+"""What the openai client calls when neither --base-url, OPENAI_BASE_URL nor [llm] base_url is set."""
+
+
+def endpoint_lines(roles: list[tuple[str, object]]) -> list[str]:
+    """`endpoint: URL (model m)` per endpoint the command calls, credentials redacted; `roles`
+    are (role, LLMConfig) pairs such as ("model", sut), ("judge model", judge)."""
+    by_url: dict[str, list[str]] = {}
+    for role, config in roles:
+        said = by_url.setdefault(config.shown_url or DEFAULT_ENDPOINT, [])
+        if not any(part.endswith(f" {config.model}") for part in said):
+            said.append(f"{role} {config.model}")
+    return [f"endpoint: {url} ({', '.join(said)})" for url, said in by_url.items()]
+
+
+def say_endpoints(*roles: tuple[str, object]) -> None:
+    """Tell, on standard error and before the first call, every endpoint a command calls
+    (SPEC §5: the user sees where their data goes)."""
+    for line in endpoint_lines(list(roles)):
+        echo(line, err=True)
+
+
+def judge_endpoint(judge) -> list[tuple[str, object]]:
+    """The ("drift judge model", LLMConfig) role of an llm drift judge; none for the others."""
+    config = getattr(judge, "llm", None)
+    return [("drift judge model", config)] if config is not None and hasattr(config, "shown_url") else []
+
+
+def fail(lines: Sequence[str], code: int = EXIT_INPUT) -> None:
+    for line in lines:
+        echo(terminal_safe(line), err=True)
+    sys.exit(code)
+
+
+def run_cli(fn, *args, **kwargs):
+    """Call into the library, turning TermgateErrors into one clean line each and exit 2."""
+    try:
+        return fn(*args, **kwargs)
+    except InputError as exc:
+        fail(exc.lines())
+    except TermgateError as exc:  # StoreBusyError among them
+        fail([f"error: {exc}"])
+    except RecursionError:
+        fail(["error: an input file is nested too deeply to read (JSON or TOML nested hundreds of levels)"])
+    except Exception as exc:
+        damage = _store_damage(exc)
+        if damage is None:
+            raise
+        fail([damage])
+
+
+def _store_damage(exc: Exception) -> str | None:
+    """One line for a DuckDB store file that cannot be read or written (cut short, corrupt,
+    its disk failing), else None. DuckDB rolls a failed transaction back, so the store is as
+    it was; exit 2, not 1 (1 says a run is not releasable, or its audit chain broken)."""
+    duckdb = sys.modules.get("duckdb")
+    if duckdb is None or not isinstance(exc, duckdb.Error):
+        return None
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, duckdb.IOException) or "Corrupt database file" in text:
+        return (f"error: the store cannot be used: {text}; nothing more was recorded in it "
+                "(restore it from a backup, or give another --db)")
+    return None
+
+
+def _fmt(value: object) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, (list, tuple)):
+        return ",".join(terminal_safe(v) for v in value)
+    return terminal_safe(value)
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], max_width: int = 48) -> str:
+    """A plain aligned text table; long cells are cut with an ellipsis."""
+    cells = [[_fmt(v) for v in row] for row in rows]
+    cells = [[c if len(c) <= max_width else c[: max_width - 1] + "…" for c in row] for row in cells]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
+    out = [line, "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    return "\n".join(out)
+
+
+def expect_head_option(fn):
+    return click.option("--expect-head", metavar="COUNT:HASH",
+                        help="Fail (exit 1) unless audit record COUNT still has HASH, as printed by an earlier "
+                             "`audit head` line: anchors the chain against a rewritten or truncated store.")(fn)
+
+
+def store_option(fn):
+    """--db: a DuckDB file or a PostgreSQL URL (every command runs on either backend)."""
+    return click.option("--db", "db", default=None, metavar="PATH|URL",
+                        help="The store: a DuckDB file, or postgresql://user@host/db (the team store; the password "
+                             "from the URL, PGPASSWORD or a service file, never printed) [default: $TERMGATE_DB, "
+                             "else data/termgate.duckdb].")(fn)
+
+
+
+
+def report_options(fn):
+    """--json, --html and --junit: where the reports go (a regular file, or - for standard output)."""
+    for flag, dest, what in reversed((("--json", "json_out", "the JSON report"), ("--html", "html_out", "the HTML report"),
+                                      ("--junit", "junit_out", "JUnit XML"))):
+        fn = click.option(flag, dest, type=click.Path(dir_okay=False, allow_dash=True),
+                          help=f"Write {what} here (- for standard output).")(fn)
+    return fn

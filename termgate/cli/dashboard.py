@@ -1,0 +1,59 @@
+"""`termgate dashboard`: the Streamlit dashboard from the installed package, on a store."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..config import default_db_path
+from .common import store_option
+
+__all__ = ["dashboard_command", "streamlit_argv"]
+
+STREAMLIT_OPTIONS = {
+    "server.headless": "true",
+    # the installed sources do not change under a running server; watching them (inotify over
+    # site-packages, or polling) only costs
+    "server.fileWatcherType": "none",
+    "browser.gatherUsageStats": "false",
+    "theme.base": "light",
+    "theme.primaryColor": "#1f6feb",
+    "client.toolbarMode": "minimal",
+}
+"""The server's settings; flags after `--` (or a .streamlit/config.toml in the folder it is
+started from, for what is not set here) change them."""
+
+
+def streamlit_argv(port: int, address: str | None, extra: tuple[str, ...] = ()) -> list[str]:
+    """The command line that runs the packaged app under this interpreter's Streamlit."""
+    from ..dashboard import APP
+    argv = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port)]
+    if address:
+        argv += ["--server.address", address]
+    for key, value in STREAMLIT_OPTIONS.items():
+        argv += [f"--{key}", value]
+    return argv + list(extra)
+
+
+@click.command("dashboard", context_settings={"ignore_unknown_options": True})
+@store_option
+@click.option("--port", default=8501, show_default=True, type=click.IntRange(1, 65535), help="The port to serve on.")
+@click.option("--address", default=None, metavar="HOST",
+              help="The interface to listen on, e.g. 127.0.0.1 [default: Streamlit's, every interface].")
+@click.argument("streamlit_args", nargs=-1, type=click.UNPROCESSED)
+def dashboard_command(db, port, address, streamlit_args):
+    """Serve the dashboard (runs, compare, sign-off, golden sets, prompts) on the store.
+
+    The store reaches the server as TERMGATE_DB, never on its command line. Anything after
+    `--` goes to `streamlit run` (e.g. `-- --server.fileWatcherType poll` while editing
+    the pages). Stop it with Ctrl-C.
+
+    Example: termgate dashboard --db data/termgate.duckdb --port 8501
+    """
+    env = dict(os.environ, TERMGATE_DB=db or default_db_path())
+    argv = streamlit_argv(port, address, streamlit_args)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, argv, env)  # the server is this process: Ctrl-C and signals reach it directly

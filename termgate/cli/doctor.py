@@ -1,0 +1,41 @@
+"""`termgate doctor`: what this installation has, and the one step for each missing part."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import echo, run_cli
+
+__all__ = ["doctor_command"]
+
+
+@click.command("doctor")
+def doctor_command():
+    """Say what is installed and what is missing: the drift judge's model, tokenizers and
+    WordNet, the dashboard, the PostgreSQL client, Chromium for screenshots; and which
+    drift judge `evaluate` uses by default.
+
+    Exit 0 when everything `evaluate` and `gate` use by default is here (the embedding drift
+    judge included), 1 when something is missing; optional parts never change the exit code.
+
+    Example: termgate doctor
+    """
+    from .. import doctor
+    from ..config import load_settings
+
+    found = doctor.checks()
+    echo(doctor.python_line())
+    width = max(len(c.part) for c in found)
+    for c in found:
+        state = "ok" if c.found else ("optional" if c.optional else "MISSING")
+        echo(f"{state:8}  {c.part:{width}}  {c.detail}" + ("" if c.found else f"  (for {c.needed_by})"))
+    judge, why = doctor.default_judge(found)
+    configured = run_cli(load_settings).drift.get("judge")
+    if configured:
+        echo(f"drift judge: {configured}, as configured ([drift] judge or TERMGATE_DRIFT_JUDGE); "
+             f"without that setting: {judge} ({why})")
+    else:
+        echo(f"drift judge by default: {judge} ({why})")
+    sys.exit(0 if all(c.found or c.optional for c in found) else 1)

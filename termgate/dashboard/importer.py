@@ -1,0 +1,190 @@
+"""Run uploaded work in a child `python -m termgate evaluate|harness` process.
+
+The dashboard never loads a model or holds the store open: the child does the work with
+the CLI's own validation and the page shows its lines as they are. Uploads live in a
+private temporary folder (mode 0700) that is removed when the child exits, whatever the
+outcome; the run itself stores what its pages need.
+
+Secrets stay home (SPEC §5): the harness child calls one configured endpoint by name
+(`--endpoint NAME`), and its environment carries that endpoint's key only: every other
+variable that looks like a secret (OPENAI_*, *KEY*, *TOKEN*, *SECRET*, *PASSWORD*, ...) and
+every other endpoint's key_env are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from termgate.config import Endpoint, load_settings
+
+from . import busy, data
+
+__all__ = ["ImportResult", "run_import", "run_harness", "child_env", "endpoint_key", "server_url"]
+
+_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
+
+
+@dataclass
+class ImportResult:
+    run_id: str | None = None
+    gate: str | None = None
+    output: str = ""
+    problems: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def private_folder() -> Iterator[Path]:
+    """A fresh folder only this user can read (mkdtemp makes it 0700), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="termgate-import-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _save(upload, folder: Path, role: str) -> Path:
+    """Keep the upload under its own name, prefixed by its role so two uploads never collide."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(upload.name).name) or "upload"
+    path = folder / f"{role}-{name}"
+    path.write_bytes(upload.getvalue())
+    return path
+
+
+def endpoint_key(endpoint: Endpoint) -> str | None:
+    """The endpoint's key: its key_env from the environment, else from Streamlit secrets."""
+    if not endpoint.key_env:
+        return None
+    if os.environ.get(endpoint.key_env):
+        return os.environ[endpoint.key_env]
+    try:
+        import streamlit as st
+        value = st.secrets.get(endpoint.key_env)
+    except Exception:  # no secrets file
+        value = None
+    return str(value) if value else None
+
+
+def server_url(page_path: str = "") -> str:
+    """This dashboard's address: as the visitor's browser reaches it (st.context.url, the
+    page's own `page_path` taken off), else as Streamlit's options give it (scheme from
+    server.sslCertFile, browser.serverAddress, browser.serverPort, which follows server.port,
+    and server.baseUrlPath). The links a child prints then open this server, whatever its port."""
+    import streamlit as st
+
+    url = (st.context.url or "").rstrip("/")
+    if url:
+        return url.removesuffix(f"/{page_path.strip('/')}") if page_path.strip("/") else url
+    scheme = "https" if st.get_option("server.sslCertFile") else "http"
+    base = (st.get_option("server.baseUrlPath") or "").strip("/")
+    return (f"{scheme}://{st.get_option('browser.serverAddress')}:{st.get_option('browser.serverPort')}"
+            + (f"/{base}" if base else ""))
+
+
+def child_env(endpoint: Endpoint | None = None, settings=None, dashboard_url: str | None = None) -> dict[str, str]:
+    """The child's environment, naming the store in TERMGATE_DB (never on the command line:
+    a URL's password would show in the process list). For the harness (an endpoint given):
+    no secret but that endpoint's own key and libpq's PG* settings for the store. For
+    evaluate: as the dashboard's, without the endpoints' keys and TERMGATE_PASSWORD (its
+    drift judge may use the server's own [llm] endpoint). `dashboard_url` (server_url())
+    becomes the child's TERMGATE_DASHBOARD_URL, the base of the links it prints."""
+    settings = settings or load_settings()
+    keys = {e.key_env for e in settings.endpoints.values() if e.key_env} | {"TERMGATE_PASSWORD"}
+    if endpoint is None:
+        env = {k: v for k, v in os.environ.items() if k not in keys}
+    else:
+        env = {k: v for k, v in os.environ.items()  # libpq's PG* settings reach the store, nothing else
+               if k not in keys and not k.startswith("OPENAI_") and (k.startswith("PG") or not _SECRET.search(k))}
+        key = endpoint_key(endpoint)
+        if key and endpoint.key_env:
+            env[endpoint.key_env] = key
+    env["TERMGATE_STORE_TIMEOUT"] = busy.cli_wait()
+    env["TERMGATE_DB"] = data.db_path()  # the store by environment: a URL's password never in the process list
+    if dashboard_url:
+        env["TERMGATE_DASHBOARD_URL"] = dashboard_url
+    return env
+
+
+def _result(report: Path, code: int, problems: list[str], output: str, what: str) -> ImportResult:
+    if code == 2 or not report.exists():
+        return ImportResult(problems=problems or [f"{what} exited {code}"], output=output)
+    parsed = json.loads(report.read_text(encoding="utf-8"))
+    return ImportResult(parsed["evaluation_id"], parsed["gate"]["decision"], output)
+
+
+def _flags(pairs) -> list[str]:
+    return [part for flag, value in pairs if value for part in (flag, value)]
+
+
+def _golden_name(upload, given: str) -> str:
+    """The golden set's name (SPEC §1.1): as given on the page, else the uploaded file's
+    own name (the path the user gave), not the temporary copy's, so two uploads of one
+    file are runs on one golden set."""
+    return given.strip() or Path(upload.name).name.strip() or "upload"
+
+
+def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int = 8, name: str = "",
+                golden_name: str = "", judge: str | None = None, baseline: str | None = None,
+                response_format: str = "text",
+                repeat: int = 1, progress=None, dashboard_url: str | None = None) -> ImportResult:
+    """`python -m termgate harness --endpoint NAME` in a child; `progress(done, total)` follows it
+    (over every repeat's calls); `dashboard_url` is the base of the link it prints (see child_env)."""
+    settings = load_settings()
+    chosen = settings.endpoints.get(endpoint)
+    if chosen is None:
+        return ImportResult(problems=[f"unknown endpoint '{endpoint}': it is not configured on this server"])
+    with private_folder() as folder:
+        report = folder / "report.json"
+        cmd = [sys.executable, "-m", "termgate", "harness", "--endpoint", endpoint,
+               "--golden", str(_save(golden, folder, "golden")), "--prompt", str(_save(prompt, folder, "prompt")),
+               "--concurrency", str(concurrency), "--json", str(report), "--author", author,
+               "--response-format", response_format, "--repeat", str(int(repeat)),
+               "--golden-name", _golden_name(golden, golden_name)]
+        cmd += _flags((("--name", name), ("--drift-judge", judge), ("--baseline", baseline)))
+        env = child_env(chosen, settings, dashboard_url) | {"TERMGATE_PROGRESS": "lines"}
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        output: list[str] = []
+        reader = threading.Thread(target=lambda: output.append(proc.stdout.read()), daemon=True)
+        reader.start()  # stdout drains beside stderr: neither pipe can fill and stall the child
+        problems = []
+        for line in proc.stderr:
+            line = line.rstrip("\n")
+            if line.startswith("progress "):
+                if progress is not None:
+                    done, total = line.split()[1].split("/")
+                    progress(int(done), int(total))
+            elif line.strip():
+                problems.append(line)
+        proc.wait()
+        reader.join()
+        return _result(report, proc.returncode, problems, "".join(output), "harness")
+
+
+def run_import(golden, generated, thresholds=None, *, author: str, name: str = "", prompt_version: str = "",
+               golden_name: str = "", judge: str | None = None, baseline: str | None = None,
+               dashboard_url: str | None = None) -> ImportResult:
+    """`python -m termgate evaluate` on the uploads, in a child process; `dashboard_url` is the
+    base of the link it prints (see child_env)."""
+    with private_folder() as folder:
+        report = folder / "report.json"
+        cmd = [sys.executable, "-m", "termgate", "evaluate", "--golden", str(_save(golden, folder, "golden")),
+               "--generated", str(_save(generated, folder, "generated")),
+               "--json", str(report), "--author", author, "--golden-name", _golden_name(golden, golden_name)]
+        if thresholds is not None:
+            cmd += ["--thresholds", str(_save(thresholds, folder, "thresholds"))]
+        cmd += _flags((("--name", name), ("--prompt-version", prompt_version), ("--drift-judge", judge),
+                       ("--baseline", baseline)))
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600,
+                              env=child_env(dashboard_url=dashboard_url))
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        return _result(report, proc.returncode, lines, proc.stdout, "evaluate")

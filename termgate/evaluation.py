@@ -1,0 +1,254 @@
+"""One evaluation run end to end: load, score, compare, gate (the use case behind
+`evaluate`, `harness`, the demo and the dashboard's Import)."""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import os
+import secrets
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pyarrow as pa
+
+from .clock import utc_now
+from . import __version__
+from .config import Settings, load_settings
+from .drift import DriftJudge
+from .judges import resolve_judge
+from .errors import UsageError
+from .gate import decide_gate, recommend
+from .identity import canonical_name
+from .io import golden_set_name, load_thresholds
+from .metrics import MacroMicro, aggregate_columns
+from .models import Gate, Thresholds
+from .regression import Baseline, RegressionResult, compare_to_baseline
+from .scorer import ScoredQueries, ScoreFacts, score
+from .store import StoredVectors
+
+__all__ = ["EvaluationRun", "evaluate", "new_run_id", "utc_now", "ignored_environment", "content_hash"]
+
+IGNORED_VARIABLES = {
+    "EVALCORE_ENGINE": "every run is scored by the one DuckDB scorer",
+    "EVALCORE_ENGINE_MEMORY": "the scorer's memory cap is TERMGATE_DUCKDB_MEMORY (default 2GB)",
+}
+
+
+def ignored_environment() -> list[str]:
+    """Warnings for environment variables earlier versions read and this one ignores."""
+    return [f"{name} is set but no longer read: {why}" for name, why in IGNORED_VARIABLES.items()
+            if os.environ.get(name) is not None]
+
+
+@dataclass(slots=True)
+class EvaluationRun:
+    """Everything one evaluation produced; reports and the store are written from this.
+
+    The per-query rows live in `queries` (the scorer's in-memory DuckDB): read them with
+    `rows()`, or through the report and store writers. close() frees them.
+    """
+
+    evaluation_id: str
+    timestamp: str
+    golden_path: str
+    golden_hash: str
+    golden_name: str
+    """SPEC §1.1: --golden-name, else the path as given, tidied (io.golden_set_name)."""
+    generated_path: str | None
+    generated_hash: str
+    thresholds: Thresholds
+    judge: DriftJudge
+    queries: ScoredQueries
+    aggregate: MacroMicro
+    regression: RegressionResult
+    gate: Gate
+    recommendations: list[str]
+    domains: list[str]
+    high_risk_domains: list[str]
+    content_hash: str
+    name: str | None
+    prompt_version: str | None
+    domain_context: str | None
+    author: str
+    statistics: dict | None = None
+    """Paired statistics against the baseline (SPEC §6); None without a baseline."""
+    golden_revision: dict | None = None
+    """{"name", "revision", "approved", "approved_by"}: whether the store's audit chain held an
+    approval of this golden revision at evaluation time (termgate.golden_revisions); None
+    without a store."""
+
+    def close(self) -> None:
+        """Free the per-query rows; store and report the run before closing it."""
+        self.queries.close()
+
+    @property
+    def facts(self) -> ScoreFacts:
+        return self.queries.facts
+
+    @property
+    def total(self) -> int:
+        return self.queries.total
+
+    @property
+    def errored(self) -> int:
+        return int(self.facts.errored.sum())
+
+    @property
+    def no_expansion(self) -> int:
+        """Golden queries with no line in the generated file (errored items have theirs)."""
+        return int(self.facts.no_line.sum())
+
+    @property
+    def passed(self) -> int:
+        return int(self.facts.passed.sum())
+
+    def rows(self) -> list[dict]:
+        """The JSON report's per_query_results (termgate.report.query_rows)."""
+        from .report import query_rows
+        return query_rows(self)
+
+
+def new_run_id(timestamp: str) -> str:
+    """Sortable, readable and unique: 20261129-223000-1a2b3c."""
+    stamp = timestamp[:19].replace("-", "").replace(":", "").replace("T", "-")
+    return f"{stamp}-{secrets.token_hex(3)}"
+
+
+def _stat_notes(statistics: dict | None) -> list[str]:
+    """Rule-based advice from the paired statistics."""
+    if not statistics:
+        return []
+    out = []
+    f1 = statistics["f1"]
+    if f1["ci_low"] is not None and f1["ci_low"] <= 0 <= f1["ci_high"]:
+        out.append(f"The mean F1 change {f1['mean_delta']:+.4f} is not significant (95% CI "
+                   f"{f1['ci_low']:+.4f} to {f1['ci_high']:+.4f}, p = {f1['p_value']:.3f}, n = {f1['n']}): "
+                   "treat it as noise.")
+    if statistics.get("mde_warning"):
+        out.append(f"Golden set too small: {statistics['mde_warning']}; add queries.")
+    noise = statistics.get("noise") or {}
+    if noise.get("deltas_within_noise"):
+        out.append(f"{noise['deltas_within_noise']} per-query F1 changes lie within the noise floor of "
+                   f"{noise['repeat_runs'] + 1} runs of this prompt version.")
+    return out
+
+
+def content_hash(golden_hash: str, generated_hash: str, thresholds: Thresholds, judge: DriftJudge,
+                 domains: list[str], baseline: Baseline | None) -> str:
+    """SPEC §4: SHA-256 of canonical JSON over everything that decides the results."""
+    payload = {
+        "baseline_content_hash": baseline.fingerprint() if baseline else None,
+        "domains": sorted(domains),
+        "drift_judge": judge.config(),
+        "evalcore_version": __version__,
+        "generated": generated_hash,
+        "golden": golden_hash,
+        "thresholds": thresholds.model_dump(),
+    }
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _compare(scored: ScoredQueries, baseline: Baseline | None, thresholds: Thresholds,
+             repeats: list[Baseline] | None, golden_name: str) -> tuple[RegressionResult, dict | None]:
+    """Rule 8 and the paired statistics; the per-query comparison columns go beside query_scores."""
+    if baseline is None:
+        return compare_to_baseline([], None, thresholds.regression_delta, scored.golden_hash), None
+    from .stats import QueryMetrics, compute_statistics, mark_noise
+
+    rows = scored.con.execute("SELECT query_id, f1, passed, golden_entry_hash FROM query_scores").fetchall()
+    regression = compare_to_baseline(rows, baseline, thresholds.regression_delta, scored.golden_hash, golden_name)
+    ids = [r[0] for r in rows]
+    metrics = QueryMetrics(ids, scored.domain_column(), scored.precision, scored.recall, scored.f1,
+                           scored.facts.errored)
+    statistics = compute_statistics(metrics, _without(baseline, regression.golden_changed),
+                                    thresholds.regression_delta)
+    statistics["noise"], floors, within = mark_noise(metrics, baseline, repeats or [])
+    columns = {"query_id": pa.array(ids, pa.string()),
+               "regression_status": pa.array([regression.status.get(q) for q in ids], pa.string()),
+               "baseline_f1": pa.array([regression.baseline_f1.get(q) for q in ids], pa.float64())}
+    if floors is not None:
+        columns["noise_floor"] = pa.array(floors, pa.float64())
+        columns["within_noise"] = pa.array(within, pa.bool_())
+    scored.set_comparison(pa.table(columns))
+    return regression, statistics
+
+
+def _without(baseline: Baseline, query_ids: list[str]) -> Baseline:
+    """The baseline without these queries: a golden_changed query is left out of the
+    statistics (SPEC §2 rule 8)."""
+    if not query_ids:
+        return baseline
+    left_out = set(query_ids)
+    return replace(baseline, rows={q: r for q, r in baseline.rows.items() if q not in left_out})
+
+
+def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
+             thresholds: Thresholds | str | Path | None = None, drift_judge: str | DriftJudge | None = None,
+             baseline: Baseline | None = None, settings: Settings | None = None,
+             name: str | None = None, prompt_version: str | None = None,
+             domain_context: str | None = None, author: str | None = None,
+             cache_db: str | Path | None = None, repeats_from=None, source: str | None = None,
+             golden_name: str | None = None) -> EvaluationRun:
+    """Validate and score the inputs, compare with the baseline and decide the gate.
+
+    `generated` is a generated-expansions file, or a table of termgate.io.GENERATED_SCHEMA
+    (the harness's outputs, errored items included; `source` then names it). Raises
+    InputError naming file, line and field on bad input. `golden_name` names the golden
+    set (SPEC §1.1; default: the path as given, tidied). `cache_db` is the store that
+    caches drift-judge vectors (None: in memory only) and whose audit chain says whether the
+    golden revision is approved (the report's run.golden_revision). `repeats_from(golden_name,
+    prompt_version)` returns earlier runs of the same prompt version on the same golden
+    set: their spread is the per-query noise floor.
+    """
+    author = canonical_name(getpass.getuser() if author is None else author, "--author")  # SPEC §4: four-eyes
+    settings = settings or load_settings()
+    if not isinstance(thresholds, Thresholds):
+        thresholds = load_thresholds(thresholds)
+    if not isinstance(drift_judge, DriftJudge):
+        vectors = StoredVectors(cache_db) if cache_db is not None else None
+        drift_judge = resolve_judge(drift_judge, settings, vectors, domain_context)
+    judge = drift_judge
+    if golden_name is not None and not golden_name.strip():
+        raise UsageError("--golden-name: empty; give the golden set a name, or leave the option out "
+                         "(the name is then the --golden path)")
+    golden_name = golden_set_name(golden_path) if golden_name is None else golden_name.strip()
+    scored = score(golden_path, generated, thresholds, judge, domain_context)
+    try:
+        repeats = (repeats_from(golden_name, prompt_version)
+                   if baseline is not None and repeats_from and prompt_version else None)
+        regression, statistics = _compare(scored, baseline, thresholds, repeats, golden_name)
+        agg = aggregate_columns(scored.precision, scored.recall, scored.f1, scored.term_drift_score,
+                                scored.n_tp, scored.n_fp, scored.n_fn)
+        high_risk = [d for d in scored.domains if d in settings.high_risk_domains]
+        ci_high = statistics["f1"]["ci_high"] if statistics else None
+        gate = decide_gate(scored.facts, agg, regression, thresholds, high_risk, ci_high)
+        golden_revision = _golden_revision(cache_db, golden_name, scored, settings)
+    except BaseException:
+        scored.close()
+        raise
+    timestamp = utc_now()
+    return EvaluationRun(
+        evaluation_id=new_run_id(timestamp), timestamp=timestamp, golden_path=str(Path(golden_path)),
+        golden_hash=scored.golden_hash, golden_name=golden_name,
+        generated_path=source if isinstance(generated, pa.Table) else str(Path(generated)),
+        generated_hash=scored.generated_hash, thresholds=thresholds, judge=judge, queries=scored,
+        aggregate=agg, regression=regression, gate=gate,
+        recommendations=recommend(scored.facts, agg, regression, thresholds, gate, high_risk)
+        + _stat_notes(statistics),
+        domains=scored.domains, high_risk_domains=high_risk,
+        content_hash=content_hash(scored.golden_hash, scored.generated_hash, thresholds, judge, scored.domains,
+                                  baseline),
+        name=name, prompt_version=prompt_version, domain_context=domain_context,
+        author=author, statistics=statistics, golden_revision=golden_revision)
+
+
+def _golden_revision(db, golden_name: str, scored: ScoredQueries, settings: Settings) -> dict | None:
+    """The golden revision's approval as the store's chain says now (None without a store).
+    Sign-off reads it from the chain again (signoff.flagged_items): this is what the report says."""
+    if db is None:
+        return None
+    from .golden_approvals import revision_state
+    return revision_state(db, golden_name, scored.golden_hash, settings)
