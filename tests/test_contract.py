@@ -443,7 +443,6 @@ class Upload:
 
 def test_dashboard_import_records_a_run_in_the_store(demo, monkeypatch):
     """The Import page's child process writes to the dashboard's store (TERMGATE_DB)."""
-    monkeypatch.syspath_prepend(str(ROOT))  # the dashboard package, as app.py finds it
     from termgate.dashboard.importer import run_import
 
     db, _ = demo

@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from termgate import prompt_eval as pe
 from termgate.cli.prompt_eval import prompt_eval_group
+from termgate.dashboard import APP as DASHBOARD_APP
 from termgate.errors import InputError
 from termgate.llm import LLMConfig
 from termgate.report.prompt_html import badge_class
@@ -25,8 +26,7 @@ from termgate.store.prompts import (list_prompt_evals, prompt_eval_matrix, promp
 
 from llm_server import LoopbackLLM
 
-ROOT = Path(__file__).resolve().parent.parent
-PAGE = str(ROOT / "views" / "prompts.py")
+PAGE = str(DASHBOARD_APP.parent / "views" / "prompts.py")
 
 
 class FakeModel:
@@ -617,7 +617,6 @@ def test_every_command_has_help_with_an_example(command):
 
 def page(monkeypatch, db: Path, **params) -> AppTest:
     monkeypatch.setenv("TERMGATE_DB", str(db))
-    monkeypatch.syspath_prepend(str(ROOT))  # the page imports `dashboard`
     at = AppTest.from_file(PAGE, default_timeout=60)
     for key, value in params.items():
         at.query_params[key] = value

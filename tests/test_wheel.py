@@ -81,6 +81,9 @@ def test_demo_evaluate_and_doctor_run_outside_the_checkout(installed, tmp_path):
     assert doctor.returncode == 1, doctor.stdout
     assert "MISSING   drift model" in doctor.stdout and "termgate drift install" in doctor.stdout
     assert "drift judge by default: none" in doctor.stdout
+    fallback = run(termgate, "evaluate", "--golden", data / "medical/golden.jsonl", "--generated",
+                   data / "medical/v3-candidate.jsonl", "--no-store", "-q", cwd=tmp_path, env=env)
+    assert "note: drift judge none" in fallback.stderr and "termgate drift install" in fallback.stderr
 
 
 def test_drift_install_is_the_one_step_to_the_embedding_judge(installed, tmp_path):
@@ -98,6 +101,7 @@ def test_drift_install_is_the_one_step_to_the_embedding_judge(installed, tmp_pat
                    "--no-store", "--json", "-", cwd=tmp_path, env=env)
     report = json.loads(evaluate.stdout)
     assert report["run"]["drift_judge"] == "embedding", evaluate.stderr
+    assert "note: drift judge" not in evaluate.stderr
 
 
 def test_the_dashboard_command_serves_the_installed_app(installed, tmp_path):
@@ -113,3 +117,39 @@ def test_the_dashboard_command_serves_the_installed_app(installed, tmp_path):
     finally:
         server.stop()
     assert "Traceback" not in server.log_path.read_text(encoding="utf-8")
+
+
+def test_import_termgate_is_light_and_its_api_loads_on_first_use(tmp_path):
+    """PEP 562: the top level names the API without importing it, so `termgate --version`
+    and `import termgate` do not pay for DuckDB, pandas or the scorer."""
+    probe = ("import sys, termgate\n"
+             "heavy = [m for m in ('duckdb', 'pandas', 'pyarrow', 'termgate.evaluation') if m in sys.modules]\n"
+             "assert not heavy, heavy\n"
+             "assert callable(termgate.evaluate) and 'termgate.evaluation' in sys.modules\n"
+             "assert termgate.PromptEvaluator.__name__ == 'PromptEvaluator'\n"
+             "assert set(termgate.__all__) <= set(dir(termgate))\n"
+             "try:\n    termgate.nothing_here\nexcept AttributeError as exc:\n    print('refused', exc)\n")
+    done = run(sys.executable, "-c", probe, cwd=tmp_path)
+    assert done.returncode == 0 and "refused" in done.stdout, done.stderr
+    version = run(sys.executable, "-X", "importtime", "-m", "termgate", "--version", cwd=tmp_path)
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in version.stderr.splitlines() if "|" in line}
+    assert version.returncode == 0 and not loaded & {"duckdb", "pandas", "pyarrow", "termgate.evaluation"}
+
+
+def test_pipx_installs_the_wheel_and_drift_install_reaches_its_environment(installed, tmp_path):
+    pipx = Path(sys.executable).with_name("pipx")
+    if not pipx.exists():
+        pytest.skip("pipx is not installed (a dev extra: pip install -e '.[dev]')")
+    wheel, _, env = installed
+    env = {**env, "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin"),
+           "PIPX_MAN_DIR": str(tmp_path / "man")}
+    done = run(pipx, "install", wheel, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    termgate = tmp_path / "bin" / "termgate"
+    assert run(termgate, "--version", cwd=tmp_path, env=env).stdout.startswith("termgate, version ")
+    demo = run(termgate, "demo", "--db", "store.duckdb", cwd=tmp_path, env=env)
+    assert demo.returncode == 0 and demo.stdout.count("(stored)") == 12, demo.stderr
+    step = run(termgate, "drift", "install", cwd=tmp_path, env=env)
+    assert step.returncode in (0, 1), step.stdout + step.stderr  # 1: WordNet missing, said so
+    doctor = run(termgate, "doctor", cwd=tmp_path, env=env)
+    assert "ok        drift model" in doctor.stdout and str(tmp_path / "pipx") in doctor.stdout

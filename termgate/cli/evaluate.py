@@ -28,7 +28,7 @@ from .common import (echo, exits_130_when_interrupted, expect_head_option, judge
                      say_endpoints, store_option)
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
-           "warn_ignored_environment", "check_paths"]
+           "warn_ignored_environment", "note_default_judge", "check_paths"]
 
 
 def resolve_baseline(value: str | None, db: str) -> Baseline | None:
@@ -225,6 +225,7 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     base = run_cli(resolve_baseline, baseline, db)
     vectors = None if no_store else StoredVectors(db)
     judge = run_cli(resolve_judge, drift_judge, settings, vectors, domain_context)
+    note_default_judge(drift_judge, settings, judge)
     if not quiet:
         say_endpoints(*judge_endpoint(judge))
     run = run_cli(evaluate, golden, generated, thresholds=thresholds, drift_judge=judge,
@@ -235,6 +236,16 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
                   (lambda name, version: repeat_runs(db, name, version)))
     finish(run, None if no_store else db, settings, outputs, quiet, expect_head=expect_head,
            baseline=(baseline, db))
+
+
+def note_default_judge(asked: str | None, settings: Settings, judge) -> None:
+    """One line when nobody chose the drift judge and the default fell back to `none` because
+    the embedding judge is not installed: drift is then only forbidden terms, which a user
+    must not learn from a missing row of the report."""
+    if asked is None and not settings.drift.get("judge") and judge.name == "none":
+        click.echo("note: drift judge none (only forbidden terms count as drift): the embedding judge is not "
+                   "installed here; `termgate doctor` says what is missing, `termgate drift install` adds it",
+                   err=True)
 
 
 def warn_ignored_environment() -> None:

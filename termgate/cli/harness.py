@@ -29,7 +29,8 @@ from ..io import load_golden_set, load_thresholds
 from ..llm import AsyncLLMClient, LLMConfig
 from .ci import ci_options, ci_paths
 from .common import echo, fail, judge_endpoint, report_options, run_cli, say_endpoints, store_option
-from .evaluate import check_paths, finish, resolve_baseline, warn_ignored_environment, write_outputs
+from .evaluate import (check_paths, finish, note_default_judge, resolve_baseline, warn_ignored_environment,
+                       write_outputs)
 
 __all__ = ["harness_command"]
 
@@ -177,6 +178,7 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
     base = run_cli(resolve_baseline, baseline, db)
     judge = run_cli(resolve_judge, drift_judge, settings, store.StoredVectors(cache_db) if cache_db else None,
                     domain_context)
+    note_default_judge(drift_judge, settings, judge)
     usage: dict = {}
     if prompt_file:
         parse = (reply_reader(run_cli(load_callable, parser_spec, "--parser")) if parser_spec
