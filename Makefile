@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 DEMO_DB ?= data/termgate.duckdb
 
-.PHONY: run test demo bench schema clean
+.PHONY: run test check demo bench schema clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,11 @@ run: demo
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# the fast tier: no browser, no PostgreSQL, no model, no wheel install (CONTRIBUTING.md)
+FAST := not browser and not postgres and not model and not install
+check: $(STAMP)
+	$(PY) -m pytest -m "$(FAST)"
 
 schema: $(STAMP)
 	$(PY) -m termgate.report.schema

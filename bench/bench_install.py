@@ -34,7 +34,12 @@ def _timed(*cmd) -> float:
 
 
 def _largest(site: Path, count: int = 5) -> str:
-    sizes = {p.name: _mb(p) for p in site.iterdir() if p.is_dir() and not p.name.endswith((".dist-info", "__pycache__"))}
+    sizes: dict[str, float] = {}
+    for p in site.iterdir():  # a package folder, or a module file such as duckdb's extension
+        if p.name.endswith((".dist-info", "__pycache__", ".pth")):
+            continue
+        name = p.name if p.is_dir() else p.name.split(".")[0].lstrip("_")
+        sizes[name] = sizes.get(name, 0.0) + (_mb(p) if p.is_dir() else p.stat().st_size / 1e6)
     return ", ".join(f"{name} {mb:.0f}" for name, mb in sorted(sizes.items(), key=lambda kv: -kv[1])[:count])
 
 

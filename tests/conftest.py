@@ -202,3 +202,17 @@ def run_sql(db, *statements) -> None:
     with duckdb.connect(str(db)) as con:
         for sql, params in pairs:
             con.execute(sql, list(params))
+
+
+POSTGRES_FIXTURES = {"pg", "pgdb"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that reaches PostgreSQL carries the `postgres` marker without saying so: it asks
+    for `pg` or `pgdb`, or runs on the `backend` fixture's postgresql side. The other slow
+    tiers are marked in their modules (`pytestmark`)."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())) or any(
+                isinstance(v, str) and v == "postgresql" for v in params.values()):
+            item.add_marker(pytest.mark.postgres)

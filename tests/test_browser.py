@@ -16,8 +16,9 @@ from termgate import store
 from dashboard_server import ARGS, CHROMIUM, Dashboard
 
 # CI installs Chromium (.ci/run); only a developer machine without it may skip this test.
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
-                                reason="Debian chromium is not installed (apt-get install chromium)")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
+                                 reason="Debian chromium is not installed (apt-get install chromium)")]
 
 
 @pytest.fixture

@@ -61,6 +61,7 @@ def test_a_duckdb_store_from_the_last_evalcore_gates_as_before(tmp_path):
     assert termgate("audit", "verify", "--db", db).returncode == 1
 
 
+@pytest.mark.postgres
 def test_a_postgresql_dump_from_the_last_evalcore_gates_as_before(tmp_path):
     from pg_server import PostgresServer, binaries
 

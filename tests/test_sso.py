@@ -33,9 +33,14 @@ except ImportError:  # the dev extra installs it; CI always has it
     oidc_provider_mock = None
 
 # CI installs Chromium (.ci/run) and the dev extras: only a developer machine without them skips.
-needs_browser = pytest.mark.skipif(
+_without_browser = pytest.mark.skipif(
     (not Path(CHROMIUM).exists() or oidc_provider_mock is None) and not os.environ.get("CI"),
     reason="needs Debian chromium (apt-get install chromium) and oidc-provider-mock (pip install -e '.[dev]')")
+
+
+def needs_browser(test):
+    """A test in the browser tier, skipped on a machine without Chromium or the provider."""
+    return pytest.mark.browser(_without_browser(test))
 
 
 def claims(sub="alice-sub", email="alice@example.com", verified=True, iss=ISSUER) -> dict:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.install
 
 
 def run(*args, cwd, env=None, timeout=900) -> subprocess.CompletedProcess:

@@ -46,10 +46,9 @@ def store_group() -> None:
     meeting an empty database create it once). A store whose schema is newer than this
     termgate is refused (exit 2) with the version to install.
 
-    PostgreSQL so far serves `store init`, `store migrate`, `store info`, `store roles`
-    (least-privilege SQL for a CI role and a dashboard role) and `store copy` (a whole
-    store to or from a DuckDB file); the other commands need the DuckDB file for now and
-    say so (exit 2). See docs/deploy.md.
+    Every command runs on either backend. `store roles` prints least-privilege SQL for a CI
+    role and a dashboard role; `store copy` moves a whole store to or from a DuckDB file.
+    See docs/deploy.md.
 
     Exit codes: 0 done, 2 usage error (unreachable server, no permission, newer schema).
 

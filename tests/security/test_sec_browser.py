@@ -18,8 +18,9 @@ import pytest
 from payloads import build_store, fragments
 from stub import CHROMIUM, CHROMIUM_ARGS, RecordingStub, dashboard, settle
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
-                                reason="Debian chromium is not installed (apt-get install chromium)")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
+                                 reason="Debian chromium is not installed (apt-get install chromium)")]
 
 SHOTS = Path(os.environ.get("TERMGATE_SCREENSHOTS") or tempfile.mkdtemp(prefix="termgate-sec-screens-"))
 
