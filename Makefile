@@ -27,9 +27,9 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 # the fast tier: no browser, no PostgreSQL, no model, no wheel install (CONTRIBUTING.md)
-FAST := not browser and not postgres and not model and not install
+FAST := not browser and not postgres and not model and not install and not dashboard and not slow
 check: $(STAMP)
-	$(PY) -m pytest -m "$(FAST)"
+	$(PY) -m pytest -n 2 -m "$(FAST)"
 
 schema: $(STAMP)
 	$(PY) -m termgate.report.schema

@@ -207,12 +207,42 @@ def run_sql(db, *statements) -> None:
 POSTGRES_FIXTURES = {"pg", "pgdb"}
 
 
+def _page_helpers(module) -> set[str]:
+    """Names of a test module's functions and fixtures that run a dashboard page (AppTest)."""
+    import inspect
+
+    found = set()
+    for name, value in vars(module).items():
+        function = getattr(value, "__wrapped__", value)  # a fixture's own function
+        if inspect.isfunction(function) and function.__module__ == module.__name__:
+            try:
+                if "AppTest" in inspect.getsource(function):
+                    found.add(name)
+            except OSError:
+                continue
+    return found
+
+
 def pytest_collection_modifyitems(config, items):
-    """A test that reaches PostgreSQL carries the `postgres` marker without saying so: it asks
-    for `pg` or `pgdb`, or runs on the `backend` fixture's postgresql side. The other slow
-    tiers are marked in their modules (`pytestmark`)."""
+    """Markers a test earns by what it uses, so nobody has to remember them: `postgres` for
+    `pg`, `pgdb` or the postgresql side of `backend`; `dashboard` for a test that runs a
+    page in Streamlit's AppTest, itself or through a helper or fixture of its module. The
+    other tiers (browser, model, install) are marked in their modules."""
+    import inspect
+    import re
+
+    helpers: dict[str, set[str]] = {}
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())) or any(
-                isinstance(v, str) and v == "postgresql" for v in params.values()):
+        names = set(getattr(item, "fixturenames", ()))
+        if POSTGRES_FIXTURES & names or any(isinstance(v, str) and v == "postgresql" for v in params.values()):
             item.add_marker(pytest.mark.postgres)
+        module = getattr(item, "module", None)
+        if module is None:
+            continue
+        if module.__name__ not in helpers:
+            helpers[module.__name__] = _page_helpers(module)
+        own = helpers[module.__name__]
+        source = inspect.getsource(item.function)
+        if own & names or any(re.search(rf"\b{re.escape(h)}\(", source) for h in own) or "AppTest" in source:
+            item.add_marker(pytest.mark.dashboard)

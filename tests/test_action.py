@@ -245,6 +245,7 @@ def test_every_script_a_step_runs_is_in_the_repository():
 # ---------------------------------------------------------------- the steps, run
 
 
+@pytest.mark.slow
 def test_a_pull_request_gets_one_comment_updated_on_the_next_push(runner, ws):
     # another user's comment that starts with the same marker must never be edited
     runner.gh_state.write_text(json.dumps([{"id": 5, "body": MARKER + "\nhijack", "user": {"login": "mallory"}}]))
@@ -348,6 +349,7 @@ def test_an_outage_is_exit_code_5(runner, ws):
     assert "termgate exit code 5: incomplete" in result.step("Gate").output
 
 
+@pytest.mark.slow
 def test_retries_rerun_an_incomplete_run(runner, ws):
     (ws / "flaky.py").write_text(FLAKY, encoding="utf-8")
     result = runner.run({"command": "harness", "golden": "golden.jsonl", "callable": "flaky:expand",

@@ -129,6 +129,7 @@ ALICE = [("q2", "migraine", "drift"), ("q4", "hypotension", "related"), ("q6", "
          ("q1", "cardiac arrest", "related")]
 
 
+@pytest.mark.slow
 def test_drift_agreement_prints_every_figure_on_both_backends(backend, tmp_path, monkeypatch):
     db = backend
     run_id = evaluate_with(monkeypatch, db, tmp_path, RECORDED)
@@ -211,6 +212,7 @@ def _config(tmp_path, monkeypatch, text):
     monkeypatch.setenv("TERMGATE_CONFIG", str(path))
 
 
+@pytest.mark.slow
 def test_an_unvalidated_judge_is_a_flagged_item_from_thirty_verdicts_on(thirty_verdicts, tmp_path, monkeypatch):
     db, run_id, eve = thirty_verdicts
     assert ag.judge_unvalidated(db, run_id) is None  # off by default
@@ -236,6 +238,7 @@ def test_an_unvalidated_judge_is_a_flagged_item_from_thirty_verdicts_on(thirty_v
     assert ag.judge_unvalidated(db, run_id) is None
 
 
+@pytest.mark.slow
 def test_only_the_runs_own_judge_configuration_counts(thirty_verdicts, tmp_path, monkeypatch):
     db, run_id, eve = thirty_verdicts
     vd.record_verdict(db, eve, run_id, "z29", "t29", "related", False, "")

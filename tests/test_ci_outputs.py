@@ -187,6 +187,7 @@ def test_hostile_data_is_neutralised_in_summary_and_comment(ci, baseline):
         assert hostile.count("<td") == 8
 
 
+@pytest.mark.slow
 def test_a_huge_run_is_folded_under_the_limits(ci):
     queries = 5000
     long_text = "a rather long query about something " * 4
@@ -223,6 +224,7 @@ def test_a_huge_run_is_folded_under_the_limits(ci):
 # ---------------------------------------------------------------- the pull-request comment
 
 
+@pytest.mark.slow
 def test_pr_comment_marker_is_stable_for_a_name_and_differs_for_another(ci, baseline):
     markers = []
     for name in ("nightly", "nightly", "other"):

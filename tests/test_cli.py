@@ -205,6 +205,7 @@ def test_ctrl_c_in_any_command_is_130_not_aborted(cwd, monkeypatch):
     assert result.exit_code == 130 and result.stderr.splitlines() == ["interrupted"], result.output
 
 
+@pytest.mark.slow
 def test_inputs_from_a_fifo_are_read_once(cwd):
     """A named FIFO can be read once: the second reader of the scorer's two-way check used to
     wait for a writer forever. The golden set comes through one, the expansions through
@@ -468,6 +469,7 @@ def test_baseline_run_id_from_the_store_detects_regression(stored, cwd):
     assert cand["gate"]["decision"] == "fail"
 
 
+@pytest.mark.slow
 def test_evaluate_prints_the_compare_link_for_a_stored_baseline(stored):
     result = evaluate("--db", DB, "--baseline", stored["base"], generated="regressed.jsonl")
     assert_clean_exit(result, 1)
@@ -484,6 +486,7 @@ def test_baseline_report_no_regression_against_itself(cwd):
 
 # ---------------------------------------------------------------- runs / show / compare / gate
 
+@pytest.mark.slow
 def test_runs_lists_stored_runs_newest_first(stored):
     result = run("runs", "--db", DB)
     assert_clean_exit(result, 0)
@@ -502,6 +505,7 @@ def test_runs_limit(stored):
     assert stored["med"] in result.stdout and stored["base"] not in result.stdout
 
 
+@pytest.mark.slow
 def test_show_prints_the_run_and_its_queries(stored):
     result = run("show", stored["cand"], "--db", DB)
     assert_clean_exit(result, 0)
@@ -521,6 +525,7 @@ def test_show_failed_only(stored):
     assert rows == ["e2"]
 
 
+@pytest.mark.slow
 def test_compare_prints_both_runs_side_by_side(stored):
     result = run("compare", stored["cand"], "--baseline", stored["base"], "--db", DB)
     assert_clean_exit(result, 0)
@@ -531,6 +536,7 @@ def test_compare_prints_both_runs_side_by_side(stored):
     assert "-1.000" not in e1 and "0.000" in e1  # unchanged
 
 
+@pytest.mark.slow
 def test_compare_changed_only(stored):
     result = run("compare", stored["cand"], "--baseline", stored["base"], "--db", DB, "--changed-only")
     assert_clean_exit(result, 0)
@@ -538,6 +544,7 @@ def test_compare_changed_only(stored):
     assert rows == ["e2"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "code", "decision"), [
     ("base", 0, "pass"), ("cand", 1, "fail"), ("med", 3, "review"),
 ])

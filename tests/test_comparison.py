@@ -122,6 +122,7 @@ def test_pair_queries_refuses_columns_it_would_shadow():
         pair_queries(side.append_column("status", pa.array(["x"])), side, 0.1)
 
 
+@pytest.mark.slow
 def test_stored_statuses_equal_the_dashboards_for_each_run_and_its_baseline(demo_store):
     """What the evaluation stored (compare_to_baseline at scoring time) is what Compare shows."""
     runs = store.runs_overview(demo_store)
@@ -134,6 +135,7 @@ def test_stored_statuses_equal_the_dashboards_for_each_run_and_its_baseline(demo
         assert {q: shown[q] for q in stored["query_id"]} == dict(zip(stored["query_id"], stored["regression_status"]))
 
 
+@pytest.mark.slow
 def test_pair_statistics_equal_the_ones_the_evaluation_stored(demo_store):
     """Compare's intervals and p-values (PairedRuns.statistics over the stored rows) are the
     report's statistics block, computed at scoring time from the in-memory run."""
@@ -151,6 +153,7 @@ def test_pair_statistics_equal_the_ones_the_evaluation_stored(demo_store):
 # ---------------------------------------------------------------- the side-by-side view's reads
 
 
+@pytest.mark.slow
 def test_walk_follows_the_pages_order_and_says_when_a_query_is_not_in_it(stored):
     pair = comparison.pair_runs(stored, "cand-0.1", "base-0.1")
     for flt in (comparison.CompareFilter(), comparison.CompareFilter(statuses=("regressed",), sort="golden order")):

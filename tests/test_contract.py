@@ -67,6 +67,7 @@ GATES = {"v1": {"medical": "review", "legal": "review", "ecommerce": "pass"},
 a candidate that regresses (fail), one that regresses nothing (review, or pass)."""
 
 
+@pytest.mark.slow
 def test_the_demo_stores_nine_runs_once_and_its_chain_verifies(demo, tmp_path, monkeypatch):
     db, output = demo
     made = re.findall(r"^(\w+)\s+(v\d)\s+gate (\w+)\s+run (\S+)\s+\((stored)\)$", output, re.M)
@@ -102,6 +103,7 @@ def test_the_demo_stores_its_prompt_evaluations_and_the_prompts_page_compares_th
 # ---------------------------------------------------------------- runs, show, compare, gate
 
 
+@pytest.mark.slow
 def test_runs_show_compare_and_gate_commands(demo):
     db, _ = demo
     ids = demo_ids(db)
@@ -220,6 +222,7 @@ def llm():
     server.close()
 
 
+@pytest.mark.slow
 def test_harness_replies_and_llm_cache(llm, backend, tmp_path, monkeypatch):
     """The harness stores each item's prompt and reply with the run; `termgate replies`
     reads them; parseable replies are cached (a rerun asks nothing), an unparseable one

@@ -156,6 +156,7 @@ def test_import_bad_upload_reports_cli_lines_and_records_nothing(db):
     assert len(store.list_runs(db)) == before
 
 
+@pytest.mark.slow
 def test_import_good_upload_records_a_run(db):
     from termgate.dashboard.importer import run_import
 
@@ -251,6 +252,7 @@ def endpoints_config(tmp_path, monkeypatch, **endpoints) -> Path:
     return config
 
 
+@pytest.mark.slow
 def test_harness_from_the_dashboard_reports_progress(db, tmp_path, monkeypatch):
     from termgate.dashboard.importer import run_harness
     from llm_server import LoopbackLLM
@@ -279,6 +281,7 @@ def test_harness_from_the_dashboard_reports_progress(db, tmp_path, monkeypatch):
     assert run["prompt_version"].startswith("p-") and run["author"] == "carol"
 
 
+@pytest.mark.slow
 def test_import_uploads_live_in_a_private_folder_removed_afterwards(db, monkeypatch):
     import stat
 

@@ -108,6 +108,7 @@ def test_signoff_shows_the_decision_at_once_without_a_reload(db):
     assert run_id not in labels(page("regressions"))  # the cached states were dropped as well
 
 
+@pytest.mark.slow
 def test_signoff_empties_the_comment_box_in_the_browser_too(db):
     """After a decision the browser's comment box is emptied, not only the page's value: the
     real browser kept showing the recorded comment while Approve and Reject were disabled for
@@ -180,6 +181,7 @@ def imported_output(db, context: dict | None = None) -> str:
     return "\n".join(c.value for c in at.code)
 
 
+@pytest.mark.slow
 def test_import_link_uses_the_servers_port(db, port_8765):
     output = imported_output(db)
     run_id = store.list_runs(db)["run_id"].iloc[0]
@@ -187,6 +189,7 @@ def test_import_link_uses_the_servers_port(db, port_8765):
     assert ":8501" not in output
 
 
+@pytest.mark.slow
 def test_import_link_uses_the_address_the_browser_reached(db, port_8765):
     output = imported_output(db, {"url": "https://termgate.example.org:9443/import"})
     run_id = store.list_runs(db)["run_id"].iloc[0]
@@ -225,6 +228,7 @@ def test_prompts_page_compares_the_demos_prompt_versions(db):
     assert scores[:, 2].tolist() == [9, 9, 9, 8, 6, 9, 9, 9, 9, 9] and scores[:, 0].max() == 6
 
 
+@pytest.mark.slow
 def test_a_second_demo_seed_stores_no_prompt_evaluation(db):
     from termgate.demo import seed_demo
 

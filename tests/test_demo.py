@@ -14,6 +14,7 @@ from termgate.demo import seed_demo
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
 
 
+@pytest.mark.slow
 def test_demo_outcomes_and_idempotency(db):
     seeded = seed_demo(db, DEMO).runs
     gates = {(r.domain, r.prompt_version): r.gate for r in seeded}

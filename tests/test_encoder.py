@@ -135,6 +135,7 @@ def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
 
 
+@pytest.mark.model  # torch's sentence-transformers, or the whole model over many texts
 @needs_st
 @pytest.mark.parametrize("max_seq_length", [MAX_SEQ_LENGTH, 256])
 def test_vectors_agree_with_sentence_transformers(st_model, ours_64, ours_default, max_seq_length):
@@ -150,6 +151,7 @@ def test_vectors_agree_with_sentence_transformers(st_model, ours_64, ours_defaul
     assert cos.min() >= MIN_COSINE, f"{TEXTS[worst]!r}: cosine {cos[worst]}"
 
 
+@pytest.mark.model  # torch's sentence-transformers, or the whole model over many texts
 @needs_st
 def test_token_ids_are_sentence_transformers(st_model, ours_64, ours_default):
     for ours in (ours_64, ours_default):
@@ -160,6 +162,7 @@ def test_token_ids_are_sentence_transformers(st_model, ours_64, ours_default):
         assert ours.tokenize(TEXTS) == expected
 
 
+@pytest.mark.model  # torch's sentence-transformers, or the whole model over many texts
 @needs_st
 def test_the_default_embedder_matches_the_sentence_transformers_backend():
     """The two backends share model_id, hence the vector cache: their vectors must agree."""
@@ -191,6 +194,7 @@ def test_tokenizer_edge_cases(ours_64, ours_default):
     assert max(map(len, ours_64.tokenize(TERMS))) < 64  # no padding (tokenizer.json asks for 128)
 
 
+@pytest.mark.model  # torch's sentence-transformers, or the whole model over many texts
 @needs_model
 def test_vectors_do_not_depend_on_the_batch(ours_64):
     texts = ["heart attack", "", "a much longer text " * 10, "tort", "heart attack"]

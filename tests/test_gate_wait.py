@@ -88,6 +88,7 @@ def finish(proc: subprocess.Popen) -> tuple[int, str, str]:
     return proc.returncode, proc.seen + out, err
 
 
+@pytest.mark.slow
 def test_an_approval_releases_the_waiting_gate(review, tmp_path):
     db, run_id = review
     proc = start_gate(db, run_id, "--interval", "0.2", "--timeout", "60", "--summary", "summary.md")
@@ -127,6 +128,7 @@ def test_an_approval_on_the_dashboards_signoff_page_releases_the_waiting_gate(re
     assert "decision: alice approved at " in out and ": reviewed on the page" in out
 
 
+@pytest.mark.slow
 def test_a_rejection_ends_the_wait_with_1(review):
     db, run_id = review
     proc = start_gate(db, run_id, "--interval", "0.2", "--timeout", "60")
@@ -145,6 +147,7 @@ def test_timeout_is_3_saying_it_still_awaits(review):
     assert last.startswith("still awaiting sign-off after ") and "(--timeout 0.5): medical: 0 of 1 approvals" in last
 
 
+@pytest.mark.slow
 def test_each_approval_is_printed_as_it_is_read(tmp_path, monkeypatch, store_templates, request):
     """Two approvals required: the first is printed and the wait goes on, saying what is
     still missing; the second releases the run."""
@@ -175,6 +178,7 @@ def run_gate(db: str, run_id: str, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=DEADLINE)
 
 
+@pytest.mark.slow
 def test_a_failed_gate_returns_1_without_waiting(review, tmp_path):
     db, _ = review
     golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("m1", "heart attack", ["mi", "cardiac arrest"],

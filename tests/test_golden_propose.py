@@ -304,6 +304,7 @@ def golden_records(db) -> list[str]:
     return [r["kind"] for r in store.audit_records(db) if r["kind"].startswith("golden")]
 
 
+@pytest.mark.slow
 def test_the_proposal_holds_the_verdicts_changes(proposed):
     db, made = proposed
     [rev] = gr.list_revisions(db)
@@ -395,6 +396,7 @@ def test_re_evaluating_on_the_new_revision_shows_golden_changed_queries(proposed
     assert so.verify_chain(db).ok
 
 
+@pytest.mark.slow
 def test_an_unapproved_revision_is_a_flagged_item_of_a_high_risk_run_until_approved(proposed, tmp_path):
     db, made = proposed
     run_id = evaluate(db, made["v2"], made["generated"], "--json", tmp_path / "r.json")

@@ -153,6 +153,7 @@ main()
 """
 
 
+@pytest.mark.slow
 def test_resume_after_the_process_is_killed(llm, files, tmp_path):
     golden, prompt, db = files
     many = write_jsonl(tmp_path / "many.jsonl", [golden_row(f"m{i}", f"query number {i}", ["x"]) for i in range(30)])

@@ -45,6 +45,7 @@ def warnings(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("termgate: warning:")]
 
 
+@pytest.mark.slow
 def test_a_duckdb_store_from_the_last_evalcore_gates_as_before(tmp_path):
     db = unpack(tmp_path / "legacy.duckdb")
     assert termgate("gate", APPROVED, "--db", db).returncode == 0
@@ -91,6 +92,7 @@ def test_a_postgresql_dump_from_the_last_evalcore_gates_as_before(tmp_path):
         server.stop()
 
 
+@pytest.mark.slow
 def test_evalcores_default_store_is_used_when_termgates_is_not_there(tmp_path):
     unpack(tmp_path / "data" / "evalcore.duckdb")
     gate = termgate("gate", APPROVED, cwd=tmp_path)
@@ -104,6 +106,7 @@ def test_evalcores_default_store_is_used_when_termgates_is_not_there(tmp_path):
     assert gate.returncode == 0 and warnings(gate.stderr) == []
 
 
+@pytest.mark.slow
 def test_evalcore_variables_are_read_with_one_warning_and_termgates_win(tmp_path):
     db = unpack(tmp_path / "legacy.duckdb")
     old = termgate("gate", APPROVED, cwd=tmp_path, env={"EVALCORE_DB": str(db), "EVALCORE_STORE_TIMEOUT": "5"})
@@ -122,6 +125,7 @@ def test_evalcore_variables_are_read_with_one_warning_and_termgates_win(tmp_path
     assert "correct-horse-battery" not in added.stdout + added.stderr and "TERMGATE_PASSWORD" in added.stderr
 
 
+@pytest.mark.slow
 def test_evalcore_toml_is_read_with_one_warning_and_termgate_toml_wins(tmp_path):
     write_jsonl(tmp_path / "golden.jsonl", [golden_row("l1", "tort", ["civil wrong"], domain="legal")])
     write_jsonl(tmp_path / "gen.jsonl", [{"query_id": "l1", "terms": ["civil wrong"]}])

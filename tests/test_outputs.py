@@ -63,6 +63,7 @@ def test_an_output_that_is_an_input_is_refused(files, link):
     assert Path("g.jsonl").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_an_output_that_is_the_store_is_refused(files):
     assert evaluate().returncode == 0  # a store with one run
     before = Path("s.duckdb").read_bytes()
@@ -71,6 +72,7 @@ def test_an_output_that_is_the_store_is_refused(files):
     assert Path("s.duckdb").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_two_outputs_on_one_file_and_dash_twice_are_refused(files):
     refused(evaluate("--json", "out.json", "--html", "./out.json"), "same file as --json out.json")
     assert not Path("out.json").exists()
@@ -147,6 +149,7 @@ def test_a_report_through_a_symbolic_link_writes_the_file_it_names(files):
     assert "wrote link.json" in result.stdout
 
 
+@pytest.mark.slow
 def test_prompt_eval_outputs_are_checked_like_reports(files):
     """prompt-eval run: a report on its dataset, on /dev/null or on the store is refused before any call."""
     dataset = files / "cases.json"

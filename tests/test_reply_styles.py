@@ -263,6 +263,7 @@ def test_an_endpoint_that_refuses_the_schema_stops_with_one_line(small):
     assert not (db.parent / "r.json").exists() and store.list_runs(db).empty
 
 
+@pytest.mark.slow
 def test_repeat_samples_each_query_and_names_the_varying_ones(small):
     golden, prompt, db, server = small
     counter = {"q1": 0}
@@ -296,6 +297,7 @@ def test_repeat_samples_each_query_and_names_the_varying_ones(small):
     assert all(f"{k}/3" in listed for k in (1, 2, 3)) and "errored" in listed.splitlines()[0]
 
 
+@pytest.mark.slow
 def test_the_dashboard_runs_the_harness_with_json_replies_and_repeats(tmp_path, monkeypatch):
     """Import's harness form: reply format and repeats reach the child `termgate harness`."""
     from termgate.dashboard.importer import run_harness
@@ -392,6 +394,7 @@ def test_a_400_that_is_not_about_the_schema_is_an_errored_item(small):
     assert "refused --response-format" not in result.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_exits_130_and_a_rerun_resumes(small, tmp_path):
     import signal
     import subprocess

@@ -111,6 +111,7 @@ def run_cli(args, password=None):
     return CliRunner().invoke(main, args, env=env)
 
 
+@pytest.mark.slow
 def test_cli_exit_codes_and_content_binding(setup, tmp_path):
     db, run_id, golden, generated = setup
     refused = run_cli(["signoff", run_id, "--approve", "--reviewer", "alice", "--comment", "x", "--ack-all",
@@ -220,6 +221,7 @@ so.decide(db, run_id, who, password, "approve", f"{who} approves", ack_all=True)
 """
 
 
+@pytest.mark.slow
 def test_two_reviewers_deciding_at_once_in_separate_processes(setup):
     db, run_id, *_ = setup
     start = str(time.time() + 1.5)
@@ -243,6 +245,7 @@ print(seen)
 """
 
 
+@pytest.mark.slow
 def test_evaluate_while_the_dashboard_reads(setup, tmp_path):
     db, run_id, golden, generated = setup
     stop = time.time() + 8

@@ -136,6 +136,7 @@ def test_a_write_waits_for_a_read_open_in_this_process(db, run):
     assert done == [1] and store.signin_failures(db, "nobody")[0] == 1
 
 
+@pytest.mark.slow
 def test_busy_store_times_out_and_writes_nothing(db, run, monkeypatch):
     store.save_run(db, run)
     holder = subprocess.Popen([sys.executable, "-c",

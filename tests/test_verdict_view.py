@@ -3,6 +3,8 @@ with, who may not, the standing verdicts, and the sample of unflagged false posi
 
 from __future__ import annotations
 
+import pytest
+
 from termgate import signoff as so
 from termgate import store, verdicts
 
@@ -27,6 +29,7 @@ def expander(at):
     return next(e for e in at.expander if e.label == "Verdicts on this query's terms")
 
 
+@pytest.mark.slow
 def test_signed_out_and_viewers_see_verdicts_but_cannot_record_one(db):
     at, _ = opened(db)
     assert any("Sign in (in the sidebar) as an engineer" in c.value for c in expander(at).caption)
@@ -37,6 +40,7 @@ def test_signed_out_and_viewers_see_verdicts_but_cannot_record_one(db):
     assert not expander(at).selectbox
 
 
+@pytest.mark.slow
 def test_an_engineer_records_a_verdict_in_the_chain_and_sees_it_standing(db):
     so.add_user(db, "erin", "engineer", "erin-password-1")
     at, run = opened(db, "erin", "erin-password-1")

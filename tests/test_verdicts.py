@@ -69,6 +69,7 @@ def reviewed(backend, tmp_path):
     return backend, run_id
 
 
+@pytest.mark.slow
 def test_a_verdict_from_the_cli_is_one_audit_record_and_never_a_decision(reviewed):
     db, run_id = reviewed
     before = so.release_state(db, run_id)
@@ -94,6 +95,7 @@ def test_a_verdict_from_the_cli_is_one_audit_record_and_never_a_decision(reviewe
     assert after.decisions == [] and after.exit_code == 1  # the run failed its gate (q3 has recall 0)
 
 
+@pytest.mark.slow
 def test_the_latest_verdict_per_reviewer_and_term_stands_and_earlier_ones_stay(reviewed):
     db, run_id = reviewed
     eve = so.authenticate(db, "eve", PASSWORDS["eve"])
@@ -119,6 +121,7 @@ def test_the_latest_verdict_per_reviewer_and_term_stands_and_earlier_ones_stay(r
     assert so.verify_chain(db).ok
 
 
+@pytest.mark.slow
 def test_refusals_record_nothing(reviewed):
     db, run_id = reviewed
     count = len(store.audit_records(db))
@@ -188,6 +191,7 @@ def test_a_tampered_verdict_is_caught_by_audit_verify(reviewed):
     assert f"record {record['seq']} (verdict by eve): content does not match its hash" in verify.output
 
 
+@pytest.mark.slow
 def test_unflagged_sample_is_reproducible_and_holds_only_terms_the_judge_let_through(reviewed):
     db, run_id = reviewed
     # not the forbidden "panic attack" (drift), not the underweight "influenza", no matched term

@@ -85,6 +85,7 @@ def test_a_name_outside_the_canonical_characters_is_refused(medical, spelling):
     assert added.exit_code == 2 and "account name" in added.output
 
 
+@pytest.mark.slow
 def test_four_eyes_checks_every_alias(medical):
     tmp, golden, generated = medical
     db = tmp / "s.duckdb"
@@ -143,6 +144,7 @@ TAMPERING = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(TAMPERING))
 def test_any_edit_makes_gate_refuse_and_verify_name_it(medical, case):
     tmp, golden, generated = medical
@@ -170,6 +172,7 @@ def test_any_edit_makes_gate_refuse_and_verify_name_it(medical, case):
     assert refused.exit_code == 4 and "audit chain is broken" in refused.output
 
 
+@pytest.mark.slow
 def test_a_deleted_rejection_does_not_make_the_run_releasable(medical):
     tmp, golden, generated = medical
     db = tmp / "s.duckdb"
@@ -279,6 +282,7 @@ def test_passwords_of_white_space_are_refused(tmp_path):
     assert store.get_user(db, "erin") is None
 
 
+@pytest.mark.slow
 def test_failed_sign_ins_double_the_delay_up_to_30_s_and_success_resets_it(tmp_path):
     db = tmp_path / "s.duckdb"
     so.add_user(db, "dave", "approver", PASSWORD)
@@ -327,6 +331,7 @@ def test_cli_output_carries_no_terminal_control_sequences(tmp_path, monkeypatch)
 # ---------------------------------------------------------------- a full disk
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_the_store_is_exit_2_and_nothing_half_written(tmp_path, medical):
     _, golden, generated = medical
     mount = tmp_path / "small"
@@ -442,6 +447,7 @@ def test_a_second_row_for_an_account_is_refused(medical):
     assert verify.exit_code == 1 and "'dave' is stored twice" in verify.output
 
 
+@pytest.mark.slow
 def test_a_standing_rejection_holds_when_the_same_content_passes(medical, monkeypatch):
     tmp, golden, generated = medical
     db = tmp / "s.duckdb"
@@ -521,6 +527,7 @@ def test_a_report_on_standard_output_carries_no_terminal_controls(tmp_path, monk
         assert jsonlib.loads(out)["per_query_results"][0]["original_query"] == hostile  # the same value, escaped
 
 
+@pytest.mark.slow
 def test_concurrent_writers_never_see_a_broken_chain(medical):
     """Six `evaluate` processes (twice) storing into one file at once: each verifies the chain while
     the others append; a concurrent append is not tampering (no exit 1), nothing is lost."""

@@ -205,6 +205,7 @@ def _harness(tmp_path, env: dict, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env={**os.environ, **env})
 
 
+@pytest.mark.slow
 def test_harness_endpoint_sends_its_key_to_its_url_only(tmp_path, monkeypatch):
     mine, elsewhere = RecordingStub('["trainers"]'), RecordingStub('["trainers"]')
     try:
