@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from termgate.drift import CosineDriftJudge, DriftCandidate, EmbeddingDriftJudge
-from termgate.embeddings import CachedEmbedder, make_embedder
-from termgate.lexicon import CachedLexicon
+from termgate.drift.judge import CosineDriftJudge, DriftCandidate, EmbeddingDriftJudge
+from termgate.drift.embeddings import CachedEmbedder, make_embedder
+from termgate.drift.lexicon import CachedLexicon
 from termgate.store import StoredLexicon, StoredVectors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,8 +106,8 @@ def bench_evaluate() -> None:
 def bench_calibration() -> None:
     import numpy as np
 
-    from termgate.calibration import calibrate_combiner, load_rows, signal_matrix
-    from termgate.calibration import choose_l2
+    from termgate.drift.calibration import calibrate_combiner, load_rows, signal_matrix
+    from termgate.drift.calibration import choose_l2
     train = load_rows(ROOT / "data" / "drift" / "train.jsonl")
     heldout = load_rows(ROOT / "data" / "drift" / "heldout.jsonl")
     embedder, lexicon = make_embedder({}, None), CachedLexicon()

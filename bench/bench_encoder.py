@@ -1,4 +1,4 @@
-"""bench_encoder: the torch-free encoder (termgate.encoder) beside sentence-transformers (issue 18, item 5).
+"""bench_encoder: the torch-free encoder (termgate.drift.encoder) beside sentence-transformers (issue 18, item 5).
 
 Prints, for each backend, each in a new process as a cold `evaluate` would be:
 - load: from a bare interpreter to the first vector (imports, weights, tokenizer), with the
@@ -51,16 +51,16 @@ start = time.perf_counter()
 backend, terms_file, out_file, threads = sys.argv[1:5]
 if backend == "numpy":
     import tokenizers
-    import termgate.encoder
+    import termgate.drift.encoder
     imported = time.perf_counter()
-    from termgate.embeddings import NumpyEmbedder
+    from termgate.drift.embeddings import NumpyEmbedder
     model = NumpyEmbedder()
     if threads != "default":
         model._load().threads = int(threads) or None
 else:
     import sentence_transformers
     imported = time.perf_counter()
-    from termgate.embeddings import SentenceTransformerEmbedder
+    from termgate.drift.embeddings import SentenceTransformerEmbedder
     model = SentenceTransformerEmbedder()
 model.embed(["warm up"])
 loaded = time.perf_counter()

@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the loopback server the tests use
 
 from termgate import store  # noqa: E402
-from termgate.harness import run_prompt  # noqa: E402
+from termgate.llm.harness import run_prompt  # noqa: E402
 from termgate.io import GoldenSet, PreparedItem  # noqa: E402
-from termgate.llm import AsyncLLMClient, LLMConfig  # noqa: E402
+from termgate.llm.client import AsyncLLMClient, LLMConfig  # noqa: E402
 
 PROMPT = "Expand the {domain} search query into synonyms, one per line.\nQuery: {query}\n"
 

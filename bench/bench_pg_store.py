@@ -35,7 +35,7 @@ def main() -> None:
 
     from termgate import store
     from termgate.evaluation import evaluate
-    from termgate.signoff import verify_chain
+    from termgate.governance.signoff import verify_chain
 
     if binaries() is None:
         sys.exit("bench_pg_store: PostgreSQL binaries are not installed (apt-get install postgresql)")
@@ -80,7 +80,7 @@ def main() -> None:
 def five_writers(db: str, golden: Path, generated: Path) -> float:
     """Wall time of five `termgate evaluate` processes started at once on one store; each
     must store its run, and the chain must verify with five records."""
-    from termgate.signoff import verify_chain
+    from termgate.governance.signoff import verify_chain
 
     exe = Path(sys.executable).with_name("termgate")
     start = time.perf_counter()

@@ -17,7 +17,7 @@ from pathlib import Path
 def main() -> None:
     root = Path(__file__).resolve().parent.parent
     sys.path[:0] = [str(root), str(root / "tests")]
-    from termgate.replies import read_reply
+    from termgate.llm.replies import read_reply
     from reply_payloads import HOSTILE
 
     times = []

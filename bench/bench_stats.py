@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100_000)
     parser.add_argument("--skip-scipy", action="store_true")
     args = parser.parse_args()
-    from termgate.stats import bootstrap_interval, sign_flip_p_value
+    from termgate.scoring.stats import bootstrap_interval, sign_flip_p_value
 
     rng = np.random.default_rng(42)
     base = f1_values(rng, args.queries)

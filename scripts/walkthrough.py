@@ -291,7 +291,7 @@ def main() -> None:
                       f"{folder / 'streamlit.log'}", file=sys.stderr)
                 raise
             browser.close()
-        from termgate import signoff as so
+        from termgate.governance import signoff as so
 
         decisions = [(r["decision"], r["actor"], r["run_id"], r["payload"].get("sso"))
                      for r in store.audit_records(db) if r["kind"] == "decision"]

@@ -21,15 +21,15 @@ _EXPORTS = {
     "evaluate": "termgate.evaluation", "EvaluationRun": "termgate.evaluation",
     "load_golden_set": "termgate.io", "load_generated": "termgate.io", "load_thresholds": "termgate.io",
     # the harness: a prompt or a Python expander produces the terms, then they are scored
-    "run_prompt": "termgate.harness", "run_callable": "termgate.harness", "load_prompt": "termgate.harness",
-    "load_callable": "termgate.harness", "to_generated": "termgate.harness", "HarnessOutput": "termgate.harness",
+    "run_prompt": "termgate.llm.harness", "run_callable": "termgate.llm.harness", "load_prompt": "termgate.llm.harness",
+    "load_callable": "termgate.llm.harness", "to_generated": "termgate.llm.harness", "HarnessOutput": "termgate.llm.harness",
     # reusable evaluators
     "Evaluator": "termgate.evaluators", "EvalResult": "termgate.evaluators",
     "ExactMatchEvaluator": "termgate.evaluators", "JsonValidityEvaluator": "termgate.evaluators",
     "RegexMatchEvaluator": "termgate.evaluators", "EmbeddingDistanceEvaluator": "termgate.evaluators",
     "LLMJudgeEvaluator": "termgate.evaluators",
     # prompt evaluation with a model as judge
-    "PromptEvaluator": "termgate.prompt_eval", "load_dataset": "termgate.prompt_eval",
+    "PromptEvaluator": "termgate.llm.prompt_eval", "load_dataset": "termgate.llm.prompt_eval",
     # the error family
     "TermgateError": "termgate.errors", "InputError": "termgate.errors", "UsageError": "termgate.errors",
 }
@@ -55,6 +55,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; never run
     from .evaluation import EvaluationRun, evaluate
     from .evaluators import (EmbeddingDistanceEvaluator, EvalResult, Evaluator, ExactMatchEvaluator,
                              JsonValidityEvaluator, LLMJudgeEvaluator, RegexMatchEvaluator)
-    from .harness import HarnessOutput, load_callable, load_prompt, run_callable, run_prompt, to_generated
+    from .llm.harness import HarnessOutput, load_callable, load_prompt, run_callable, run_prompt, to_generated
     from .io import load_generated, load_golden_set, load_thresholds
-    from .prompt_eval import PromptEvaluator, load_dataset
+    from .llm.prompt_eval import PromptEvaluator, load_dataset

@@ -20,10 +20,10 @@ import duckdb
 import pyarrow as pa
 
 from . import store
-from .metrics import normalize_term
+from .scoring.metrics import normalize_term
 from .models import Thresholds
-from .regression import DIFFERENT_GOLDEN_SET, OTHER_REVISION, pair_queries, revisions_of_one_set
-from .stats import describe_pairs
+from .scoring.regression import DIFFERENT_GOLDEN_SET, OTHER_REVISION, pair_queries, revisions_of_one_set
+from .scoring.stats import describe_pairs
 
 if TYPE_CHECKING:
     import pandas as pd

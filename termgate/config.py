@@ -59,7 +59,7 @@ class Settings:
     """`[llm.endpoints.NAME]`: the only endpoints the dashboard calls, by name (SPEC §1.4, §5)."""
     drift_kappa_min: float | None = None
     """A high-risk run's drift judge needs at least this kappa against reviewers' verdicts in
-    its domain, else a flagged item (termgate.agreement); None (the default): off."""
+    its domain, else a flagged item (termgate.governance.agreement); None (the default): off."""
     source: str | None = None
 
     def approvals_for(self, domain: str) -> int:
@@ -90,7 +90,7 @@ def settings_files(settings: Settings) -> dict[str, str | None]:
 
 def load_settings() -> Settings:
     """Settings from the config file and environment; bad files are InputErrors."""
-    from .metrics import normalize_term
+    from .scoring.metrics import normalize_term
 
     path = _config_path()
     data: dict = {}

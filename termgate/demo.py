@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .demo_prompts import DemoPromptEval, seed_demo_prompts
 from .evaluation import EvaluationRun, evaluate
-from .regression import Baseline
+from .scoring.regression import Baseline
 from .store import find_run_by_content, load_baseline, save_run
 
 __all__ = ["DEMO_DOMAINS", "DemoRun", "DemoPromptEval", "DemoSeed", "seed_demo", "DEMO_DATA"]

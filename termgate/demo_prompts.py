@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from .errors import InputError, Problem
 from .json_lines import line_at, value_lines
-from .prompt_models import Dataset, JudgeVerdict, PromptEvalResults, dataset_hash, load_dataset, summarize
+from .llm.prompt_models import Dataset, JudgeVerdict, PromptEvalResults, dataset_hash, load_dataset, summarize
 
 __all__ = ["DEMO_PROMPT_NAME", "DEMO_NOTE", "DemoPromptEval", "PromptRecording", "is_demo", "recorded_results",
            "seed_demo_prompts"]
@@ -96,7 +96,7 @@ def recorded_results(dataset_path: Path, dataset: Dataset, recording: PromptReco
     """The recording as `run_evaluation` would have returned it: each case scored by the same
     rule (prompt_eval's case result, no extra criteria), summarised, with an id derived from
     the dataset and the recording."""
-    from .prompt_eval import case_result  # the one place a verdict becomes a case result
+    from .llm.prompt_eval import case_result  # the one place a verdict becomes a case result
 
     threshold = float(recording.pass_threshold)
     results = [case_result(i, case, rec.output, None, rec.verdict, threshold)

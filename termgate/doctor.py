@@ -40,9 +40,9 @@ def _version(distribution: str) -> str | None:
 
 
 def _drift_checks() -> list[Check]:
-    from .encoder import packaged_model_folder
+    from .drift.encoder import packaged_model_folder
     from .environment import setting
-    from .lexicon import WORDNET_ROOT, wordnet_available
+    from .drift.lexicon import WORDNET_ROOT, wordnet_available
     folder = packaged_model_folder()
     tokenizers = _version("tokenizers")
     root = Path(setting("WORDNET", WORDNET_ROOT))
@@ -97,7 +97,7 @@ def checks() -> list[Check]:
 def default_judge(found: list[Check]) -> tuple[str, str]:
     """The drift judge `evaluate` uses when neither --drift-judge nor `[drift] judge` names
     one (drift.embedding_available decides, as in judges.resolve_judge), and why."""
-    from .drift import embedding_available
+    from .drift.judge import embedding_available
     if embedding_available():
         return "embedding", "its model, tokenizers and WordNet are installed"
     missing = [c.part for c in found if c.needed_by == "the embedding drift judge" and not c.found]

@@ -8,7 +8,7 @@ import hashlib
 import json
 import os
 import secrets
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -16,16 +16,17 @@ import pyarrow as pa
 from .clock import utc_now
 from . import __version__
 from .config import Settings, load_settings
-from .drift import DriftJudge
-from .judges import resolve_judge
+from .drift.judge import DriftJudge
+from .drift.resolve import resolve_judge
 from .errors import UsageError
-from .gate import decide_gate, recommend
+from .scoring.gate import decide_gate, recommend
 from .identity import canonical_name
 from .io import golden_set_name, load_thresholds
-from .metrics import MacroMicro, aggregate_columns
-from .models import Gate, Thresholds
-from .regression import Baseline, RegressionResult, compare_to_baseline
-from .scorer import ScoredQueries, ScoreFacts, score
+from .scoring.metrics import aggregate_columns
+from .models import Thresholds
+from .scoring.regression import Baseline, RegressionResult, compare_to_baseline
+from .scoring.run import EvaluationRun
+from .scoring.scorer import ScoredQueries, score
 from .store import StoredVectors
 
 __all__ = ["EvaluationRun", "evaluate", "new_run_id", "utc_now", "ignored_environment", "content_hash"]
@@ -40,74 +41,6 @@ def ignored_environment() -> list[str]:
     """Warnings for environment variables earlier versions read and this one ignores."""
     return [f"{name} is set but no longer read: {why}" for name, why in IGNORED_VARIABLES.items()
             if os.environ.get(name) is not None]
-
-
-@dataclass(slots=True)
-class EvaluationRun:
-    """Everything one evaluation produced; reports and the store are written from this.
-
-    The per-query rows live in `queries` (the scorer's in-memory DuckDB): read them with
-    `rows()`, or through the report and store writers. close() frees them.
-    """
-
-    evaluation_id: str
-    timestamp: str
-    golden_path: str
-    golden_hash: str
-    golden_name: str
-    """SPEC §1.1: --golden-name, else the path as given, tidied (io.golden_set_name)."""
-    generated_path: str | None
-    generated_hash: str
-    thresholds: Thresholds
-    judge: DriftJudge
-    queries: ScoredQueries
-    aggregate: MacroMicro
-    regression: RegressionResult
-    gate: Gate
-    recommendations: list[str]
-    domains: list[str]
-    high_risk_domains: list[str]
-    content_hash: str
-    name: str | None
-    prompt_version: str | None
-    domain_context: str | None
-    author: str
-    statistics: dict | None = None
-    """Paired statistics against the baseline (SPEC §6); None without a baseline."""
-    golden_revision: dict | None = None
-    """{"name", "revision", "approved", "approved_by"}: whether the store's audit chain held an
-    approval of this golden revision at evaluation time (termgate.golden_revisions); None
-    without a store."""
-
-    def close(self) -> None:
-        """Free the per-query rows; store and report the run before closing it."""
-        self.queries.close()
-
-    @property
-    def facts(self) -> ScoreFacts:
-        return self.queries.facts
-
-    @property
-    def total(self) -> int:
-        return self.queries.total
-
-    @property
-    def errored(self) -> int:
-        return int(self.facts.errored.sum())
-
-    @property
-    def no_expansion(self) -> int:
-        """Golden queries with no line in the generated file (errored items have theirs)."""
-        return int(self.facts.no_line.sum())
-
-    @property
-    def passed(self) -> int:
-        return int(self.facts.passed.sum())
-
-    def rows(self) -> list[dict]:
-        """The JSON report's per_query_results (termgate.report.query_rows)."""
-        from .report import query_rows
-        return query_rows(self)
 
 
 def new_run_id(timestamp: str) -> str:
@@ -156,7 +89,7 @@ def _compare(scored: ScoredQueries, baseline: Baseline | None, thresholds: Thres
     """Rule 8 and the paired statistics; the per-query comparison columns go beside query_scores."""
     if baseline is None:
         return compare_to_baseline([], None, thresholds.regression_delta, scored.golden_hash), None
-    from .stats import QueryMetrics, compute_statistics, mark_noise
+    from .scoring.stats import QueryMetrics, compute_statistics, mark_noise
 
     rows = scored.con.execute("SELECT query_id, f1, passed, golden_entry_hash FROM query_scores").fetchall()
     regression = compare_to_baseline(rows, baseline, thresholds.regression_delta, scored.golden_hash, golden_name)
@@ -250,5 +183,5 @@ def _golden_revision(db, golden_name: str, scored: ScoredQueries, settings: Sett
     Sign-off reads it from the chain again (signoff.flagged_items): this is what the report says."""
     if db is None:
         return None
-    from .golden_approvals import revision_state
+    from .governance.golden_approvals import revision_state
     return revision_state(db, golden_name, scored.golden_hash, settings)

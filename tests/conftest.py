@@ -11,9 +11,10 @@ import pytest
 
 from types import SimpleNamespace
 
+from termgate.report import query_rows as report_rows
 from termgate.config import Settings
 from termgate.demo import seed_demo
-from termgate.drift import NoDriftJudge
+from termgate.drift.judge import NoDriftJudge
 from termgate.evaluation import EvaluationRun, evaluate
 from termgate.io import load_generated, load_golden_set
 from termgate.models import Thresholds
@@ -50,7 +51,7 @@ def query_rows(run: EvaluationRun) -> list[SimpleNamespace]:
     `drift_reasons` as term -> reason."""
     mins = [r[0] for r in run.queries.con.execute("SELECT expected_min_weights FROM query_scores ORDER BY position").fetchall()]
     out = []
-    for row, min_weights in zip(run.rows(), mins, strict=True):
+    for row, min_weights in zip(report_rows(run), mins, strict=True):
         out.append(SimpleNamespace(**{**row, "query": row["original_query"],
                                       "generated": dict(zip(row["generated_terms"], row["weights"])),
                                       "expected": dict(zip(row["expected_terms"], min_weights)),

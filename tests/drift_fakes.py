@@ -7,9 +7,9 @@ import hashlib
 
 import numpy as np
 
-from termgate.drift_model import DriftModel
-from termgate.drift_signals import FEATURES
-from termgate.lexicon import EMPTY, CachedLexicon, LexiconEntry
+from termgate.drift.model import DriftModel
+from termgate.drift.signals import FEATURES
+from termgate.drift.lexicon import EMPTY, CachedLexicon, LexiconEntry
 
 DIM = 256
 

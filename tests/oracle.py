@@ -1,5 +1,5 @@
 """An independent Python implementation of SPEC §2 rules 1–7 and the content hashes: the
-oracle the production scorer (termgate.scorer, DuckDB SQL) is checked against, the way
+oracle the production scorer (termgate.scoring.scorer, DuckDB SQL) is checked against, the way
 ranx is checked against trec_eval.
 
 It shares nothing with the scorer but the validated inputs (termgate.io's parse, as the
@@ -13,7 +13,7 @@ import hashlib
 import math
 import unicodedata
 
-from termgate.drift import DriftCandidate
+from termgate.drift.judge import DriftCandidate
 from termgate.io import GeneratedSet, GoldenSet
 from termgate.models import Thresholds
 

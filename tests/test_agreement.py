@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from termgate import agreement as ag
-from termgate import signoff as so
-from termgate import verdicts as vd
+from termgate.governance import agreement as ag
+from termgate.governance import signoff as so
+from termgate.governance import verdicts as vd
 from termgate.cli import main
-from termgate.drift import DriftVerdict
+from termgate.drift.judge import DriftVerdict
 
 from conftest import golden_row, write_jsonl
 from test_verdicts import GENERATED, PASSWORDS, ROWS, add_users
@@ -138,7 +138,7 @@ def test_drift_agreement_prints_every_figure_on_both_backends(backend, tmp_path,
         account = so.authenticate(db, name, PASSWORDS[name])
         for query_id, term, label in labels:
             vd.record_verdict(db, account, run_id, query_id, term, label, False, "")
-    monkeypatch.setattr("termgate.judges.resolve_judge", lambda *a, **k: CURRENT)
+    monkeypatch.setattr("termgate.drift.resolve.resolve_judge", lambda *a, **k: CURRENT)
     report = ag.agreement_report(db)
     current, recorded = report.judges
     assert report.verdicts == 12

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from termgate import comparison, store
-from termgate.metrics import EPSILON
-from termgate.regression import Baseline, BaselineRow, compare_to_baseline, pair_queries
+from termgate.scoring.metrics import EPSILON
+from termgate.scoring.regression import Baseline, BaselineRow, compare_to_baseline, pair_queries
 
 TINY = EPSILON / 2   # inside the tolerance: counts in the query's favour
 OVER = EPSILON * 2   # beyond it

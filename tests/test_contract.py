@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from termgate import signoff as so
+from termgate.governance import signoff as so
 from termgate import store
 from termgate.cli import main
 from termgate.errors import UsageError

@@ -183,7 +183,7 @@ def sign_in(at: AppTest, name: str, password: str) -> AppTest:
 
 
 def test_signoff_page_acknowledge_then_approve(db):
-    from termgate import signoff as so
+    from termgate.governance import signoff as so
 
     so.add_user(db, "alice", "approver", "alice-password", "medical")
     run_id = runs_by(db)[("medical", "v3")]
@@ -210,7 +210,7 @@ def test_signoff_page_acknowledge_then_approve(db):
 
 
 def test_signoff_page_failed_run_never_approvable(db):
-    from termgate import signoff as so
+    from termgate.governance import signoff as so
 
     so.add_user(db, "bob", "admin", "bob-password-1")
     run_id = runs_by(db)[("medical", "v2")]
@@ -225,7 +225,7 @@ def test_signoff_page_failed_run_never_approvable(db):
 
 
 def test_signed_off_runs_leave_the_regressions_page(db):
-    from termgate import signoff as so
+    from termgate.governance import signoff as so
 
     so.add_user(db, "alice", "approver", "alice-password", "medical")
     run_id = runs_by(db)[("medical", "v3")]
@@ -325,7 +325,7 @@ def test_harness_tab_without_endpoints_explains_how_to_configure(db):
 
 
 def test_import_needs_an_account_that_may_run(db, tmp_path, monkeypatch):
-    from termgate import signoff as so
+    from termgate.governance import signoff as so
 
     endpoints_config(tmp_path, monkeypatch, loop=("http://127.0.0.1:9/v1", None))
     so.add_user(db, "victor", "viewer", "victor-password")

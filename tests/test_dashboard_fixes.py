@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from termgate import signoff as so
+from termgate.governance import signoff as so
 from termgate import store
 from termgate.cli import main
 

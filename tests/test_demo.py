@@ -100,7 +100,7 @@ def test_demo_prompt_recordings_are_checked_before_anything_is_stored(tmp_path, 
 
 
 def test_demo_prompt_dataset_is_small_and_realistic():
-    from termgate.prompt_models import load_dataset
+    from termgate.llm.prompt_models import load_dataset
 
     dataset = load_dataset(DEMO / "prompts" / "dataset.json")
     assert 8 <= len(dataset.cases) <= 12

@@ -1,4 +1,4 @@
-"""The production scorer (termgate.scorer, DuckDB SQL) against the independent oracle
+"""The production scorer (termgate.scoring.scorer, DuckDB SQL) against the independent oracle
 (tests/oracle.py): differential tests over random and awkward inputs, the way ranx is
 checked against trec_eval. A new rule is written once in termgate/ and once in the
 oracle; these tests say whether the two agree.
@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import oracle
-from termgate import scorer as scorer_module
+from termgate.scoring import scorer as scorer_module
 from termgate.config import Settings
-from termgate.drift import NoDriftJudge
-from termgate.embeddings import packaged_model_available
+from termgate.drift.judge import NoDriftJudge
+from termgate.drift.embeddings import packaged_model_available
 from termgate.errors import InputError
 from termgate.evaluation import evaluate
 from termgate.io import load_generated, load_golden_set, load_thresholds
-from termgate.metrics import format_pair
+from termgate.scoring.metrics import format_pair
 from termgate.models import Thresholds
 from termgate.report import build_report, iter_report_json
 from termgate.store import save_run
@@ -175,8 +175,8 @@ def test_stored_term_rows_by_hand(tmp_path):
 
 def test_with_baseline_and_llm_judge_agrees_with_the_oracle(tmp_path, monkeypatch):
     """Unjudged terms (an LLM that never answers usefully) and a baseline run, in two parts."""
-    from termgate.regression import Baseline, BaselineRow
-    from termgate.judges import resolve_judge
+    from termgate.scoring.regression import Baseline, BaselineRow
+    from termgate.drift.resolve import resolve_judge
     from llm_server import LoopbackLLM
 
     monkeypatch.setattr(scorer_module, "SPLIT", 2)
@@ -303,7 +303,7 @@ def test_not_utf8_is_named(tmp_path):
 @given(value=st.floats(0, 1), limit=st.floats(0, 1))
 @settings(max_examples=300, deadline=None)
 def test_sql_fmt_pair_matches_python(value, limit):
-    from termgate.scorer.database import connect_scorer
+    from termgate.scoring.scorer.database import connect_scorer
 
     con = connect_scorer()
     try:
@@ -316,7 +316,7 @@ def test_sql_fmt_pair_matches_python(value, limit):
 @pytest.mark.skipif(not packaged_model_available(), reason="embedding extra not installed")
 def test_embedding_judge_agrees_with_the_oracle(tmp_path, monkeypatch):
     """The default judge: candidates go out of DuckDB, verdicts come back in (two parts)."""
-    from termgate.judges import resolve_judge
+    from termgate.drift.resolve import resolve_judge
 
     monkeypatch.setattr(scorer_module, "SPLIT", 2)
     golden = _write(tmp_path, "golden.jsonl", [

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from termgate.config import Settings
-from termgate.drift import DriftCandidate, EmbeddingDriftJudge
-from termgate.judges import resolve_judge
-from termgate.embeddings import CachedEmbedder, make_embedder, packaged_model_available
-from termgate.llm import LLMConfig
-from termgate.llm_judge import LLMDriftJudge
+from termgate.drift.judge import DriftCandidate, EmbeddingDriftJudge
+from termgate.drift.resolve import resolve_judge
+from termgate.drift.embeddings import CachedEmbedder, make_embedder, packaged_model_available
+from termgate.llm.client import LLMConfig
+from termgate.drift.llm_judge import LLMDriftJudge
 from termgate.store import StoredVectors
 
 from conftest import golden_row

@@ -10,12 +10,12 @@ from click.testing import CliRunner
 
 from termgate.cli import main
 from termgate.config import Settings
-from termgate.drift import JUDGE_NAMES, DriftCandidate, EmbeddingDriftJudge, HybridDriftJudge
-from termgate.drift_model import SHIPPED_MODEL
-from termgate.embeddings import packaged_model_available
-from termgate.judges import resolve_judge
-from termgate.llm import LLMConfig
-from termgate.llm_judge import LLMDriftJudge
+from termgate.drift.judge import JUDGE_NAMES, DriftCandidate, EmbeddingDriftJudge, HybridDriftJudge
+from termgate.drift.model import SHIPPED_MODEL
+from termgate.drift.embeddings import packaged_model_available
+from termgate.drift.resolve import resolve_judge
+from termgate.llm.client import LLMConfig
+from termgate.drift.llm_judge import LLMDriftJudge
 
 from drift_fakes import FakeEmbedder, hand_lexicon, hand_model, unit
 from llm_server import LoopbackLLM
@@ -158,7 +158,7 @@ def test_calibrate_refits_into_out(tmp_path):
     for words in ("cross-validated, 5 folds grouped by query", "held-out:", "cosine < 0.34", "band (unjudged)",
                   "per-kind accuracy", "lookalike", "ROC AUC"):
         assert words in result.output
-    from termgate.drift_model import load_model
+    from termgate.drift.model import load_model
     refit = load_model(out)
     assert refit.band[0] <= refit.cutoff <= refit.band[1] and refit.trained_on == "train.jsonl"
     again = CliRunner().invoke(main, args)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from termgate.errors import UsageError
-from termgate.lexicon import SOURCE, CachedLexicon, LexiconEntry, WordNet, relate, wordnet_available
+from termgate.drift.lexicon import SOURCE, CachedLexicon, LexiconEntry, WordNet, relate, wordnet_available
 
 from drift_fakes import MemoryLexiconCache, entry
 
@@ -66,7 +66,7 @@ def test_real_wordnet_relations():
 
 @needs_wordnet
 def test_real_wordnet_senses_phrases_and_definitions():
-    from termgate.lexicon import intended_senses
+    from termgate.drift.lexicon import intended_senses
     wn = WordNet()
     court, tribunal = wn.lookup("court"), wn.lookup("tribunal")
     meant = intended_senses(court, [tribunal])

@@ -10,13 +10,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from termgate.calibration import choose_band, choose_cutoff, grouped_folds, roc_auc
-from termgate.drift import DriftCandidate, EmbeddingDriftJudge
-from termgate.calibration import L2_CHOICES, choose_l2, log_loss
-from termgate.drift_model import SHIPPED_MODEL, DriftModel, fit_logistic, load_model
-from termgate.drift_signals import FEATURES
+from termgate.drift.calibration import choose_band, choose_cutoff, grouped_folds, roc_auc
+from termgate.drift.judge import DriftCandidate, EmbeddingDriftJudge
+from termgate.drift.calibration import L2_CHOICES, choose_l2, log_loss
+from termgate.drift.model import SHIPPED_MODEL, DriftModel, fit_logistic, load_model
+from termgate.drift.signals import FEATURES
 from termgate.errors import UsageError
-from termgate.lexicon import LexiconEntry
+from termgate.drift.lexicon import LexiconEntry
 
 from drift_fakes import FakeEmbedder, entry, hand_lexicon, hand_model, unit
 
@@ -49,7 +49,7 @@ def test_sample_weight_two_equals_the_row_twice():
 
 
 def test_l2_is_chosen_by_grouped_cv_log_loss():
-    from termgate.calibration import cross_validate
+    from termgate.drift.calibration import cross_validate
     rng = np.random.default_rng(11)
     x = rng.standard_normal((300, 8))  # two informative columns, six of noise
     y = (x[:, 0] - x[:, 1] + 1.5 * rng.standard_normal(300) > 0).astype(float)
@@ -187,7 +187,7 @@ def test_a_refit_that_cannot_judge_is_not_written(tmp_path):
 
 
 def test_band_and_cutoff_settings_are_checked():
-    from termgate.judges import combiner_model
+    from termgate.drift.resolve import combiner_model
 
     assert combiner_model({"threshold": 0.6, "band": [0.55, 0.7]}).band == (0.55, 0.7)
     with pytest.raises(UsageError, match="band"):

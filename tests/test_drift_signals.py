@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termgate.drift import DriftCandidate
-from termgate.drift_signals import (FEATURES, char_overlap, compute_signals, context_text, domain_text, edit_ratio,
+from termgate.drift.judge import DriftCandidate
+from termgate.drift.signals import (FEATURES, char_overlap, compute_signals, context_text, domain_text, edit_ratio,
                                     head_word, is_abbreviation, opposite_prefix, residual, token_overlap)
 
-from termgate.drift_signals import differing_words
-from termgate.lexicon import EMPTY, LexiconEntry, depth_similarity, intended_senses, kind_of
+from termgate.drift.signals import differing_words
+from termgate.drift.lexicon import EMPTY, LexiconEntry, depth_similarity, intended_senses, kind_of
 
 from drift_fakes import FakeEmbedder, entry, hand_lexicon, unit
 
@@ -247,7 +247,7 @@ def test_the_collector_is_paused_while_judging_and_resumed_after_a_failure():
 
 
 def test_pieces_two_spelled_alike_words_share():
-    from termgate.drift_signals import shared_pieces
+    from termgate.drift.signals import shared_pieces
     assert shared_pieces("rotavirus", "norovirus") == ["irus", "virus"]  # 'avirus' and 'ovirus' differ
     assert shared_pieces("neurosyphilis", "syphilis") == ["ilis", "hilis", "philis", "yphilis", "syphilis"]
     assert shared_pieces("kitchenette", "kitchen") == ["kitc", "kitch", "kitche", "kitchen"]

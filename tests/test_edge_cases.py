@@ -8,13 +8,14 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from termgate.report import query_rows
 from termgate.cli import main
 from termgate.config import load_settings
 from termgate.errors import InputError
-from termgate.harness import parse_reply
+from termgate.llm.harness import parse_reply
 from termgate.evaluation import evaluate
 from termgate.io import load_baseline_report, load_generated, load_golden_set, load_thresholds
-from termgate.metrics import format_pair
+from termgate.scoring.metrics import format_pair
 
 from conftest import golden_row, write_jsonl
 
@@ -28,8 +29,8 @@ def test_unicode_line_separators_inside_strings_are_data(tmp_path):
     generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": ["x\u2029y"]}])
     assert load_generated(generated, {"q1", "q2"}).expansions == {"q1": [("x\u2029y", 1.0)]}
     run = evaluate(golden, generated, drift_judge="none")
-    assert [r["generated_terms"] for r in run.rows()] == [["x y"], []]  # U+2029 is white space to split()
-    assert run.rows()[0]["original_query"] == "heart\u2028attack"
+    assert [r["generated_terms"] for r in query_rows(run)] == [["x y"], []]  # U+2029 is white space to split()
+    assert query_rows(run)[0]["original_query"] == "heart\u2028attack"
 
 
 def test_crlf_lines_keep_their_numbers(tmp_path):

@@ -1,4 +1,4 @@
-"""The torch-free encoder (termgate.encoder) against sentence-transformers (issue 18, item 5).
+"""The torch-free encoder (termgate.drift.encoder) against sentence-transformers (issue 18, item 5).
 
 Every text of a few hundred varied ones (short terms, sentences past the 64-token limit,
 accents, punctuation, scripts, empty and blank strings) must get a vector at cosine ≥ 0.999
@@ -21,9 +21,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from termgate.embeddings import (DEFAULT_MODEL, MAX_SEQ_LENGTH, CachedEmbedder, NumpyEmbedder, OpenAIEmbedder,
-                                 SentenceTransformerEmbedder, make_embedder, packaged_model_available)
-from termgate.encoder import MiniLMEncoder, _gelu_, packaged_model_folder, read_safetensors, supported_model_folder
+from termgate.drift.embeddings import (DEFAULT_MODEL, MAX_SEQ_LENGTH, CachedEmbedder, NumpyEmbedder, OpenAIEmbedder,
+                                       SentenceTransformerEmbedder, make_embedder, packaged_model_available)
+from termgate.drift.encoder import (MiniLMEncoder, _gelu_, packaged_model_folder, read_safetensors,
+                                    supported_model_folder)
 from termgate.errors import UsageError
 
 needs_model = pytest.mark.skipif(not packaged_model_available(), reason="embedding extra not installed")
@@ -271,7 +272,7 @@ def test_backends_by_name():
 
 def test_sentence_transformers_backend_without_it_says_what_to_do(monkeypatch):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # as if not installed
-    monkeypatch.setattr("termgate.embeddings._LOADED", {})
+    monkeypatch.setattr("termgate.drift.embeddings._LOADED", {})
     with pytest.raises(UsageError, match='default backend "numpy"'):
         SentenceTransformerEmbedder().embed(["x"])
 
@@ -313,7 +314,7 @@ def test_openai_backend_still_works(monkeypatch):
 
 @needs_model
 def test_the_default_embedder_imports_neither_torch_nor_sentence_transformers():
-    code = ("import sys; from termgate.embeddings import make_embedder; "
+    code = ("import sys; from termgate.drift.embeddings import make_embedder; "
             "v = make_embedder({}, None).embed(['heart attack']); assert v.shape == (1, 384); "
             "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'safetensors') "
             "if m in sys.modules))")

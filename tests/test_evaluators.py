@@ -12,7 +12,7 @@ import openai
 import pydantic
 import pytest
 
-from termgate.embeddings import NumpyEmbedder, packaged_model_available
+from termgate.drift.embeddings import NumpyEmbedder, packaged_model_available
 from termgate.errors import TermgateError
 from termgate.evaluators import (
     DEFAULT_JUDGE_TEMPLATE,
@@ -26,7 +26,7 @@ from termgate.evaluators import (
     RegexMatchEvaluator,
     parse_judge_score,
 )
-from termgate.llm import LLMCallError
+from termgate.llm.client import LLMCallError
 
 from llm_server import LoopbackLLM
 

@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from termgate import release
-from termgate import signoff as so
+from termgate.governance import release
+from termgate.governance import signoff as so
 from termgate import store
 from termgate.cli import main
 from termgate.errors import StoreBusyError, UnknownRunError
-from termgate.signoff import ReleaseState
+from termgate.governance.signoff import ReleaseState
 from termgate.dashboard import APP as DASHBOARD_APP
 
 from conftest import golden_row, run_sql, write_jsonl

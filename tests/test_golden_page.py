@@ -16,11 +16,11 @@ import pytest
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
-from termgate import agreement as ag
-from termgate import golden_revisions as gr
-from termgate import signoff as so
+from termgate.governance import agreement as ag
+from termgate.governance import golden_revisions as gr
+from termgate.governance import signoff as so
 from termgate import store
-from termgate import verdicts as vd
+from termgate.governance import verdicts as vd
 
 from conftest import golden_row, write_jsonl
 from test_contract import page as contract_page

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from termgate import golden_revisions as gr
-from termgate import signoff as so
+from termgate.governance import golden_revisions as gr
+from termgate.governance import signoff as so
 from termgate import store
 from termgate.cli import main
 from termgate.io import load_golden_set
@@ -24,7 +24,7 @@ from conftest import golden_row, write_jsonl
 
 @dataclass(frozen=True)
 class V:
-    """A verdict as termgate.verdicts.list_verdicts returns one (the fields propose reads)."""
+    """A verdict as termgate.governance.verdicts.list_verdicts returns one (the fields propose reads)."""
 
     query_id: str
     term: str

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from termgate import comparison, store
-from termgate import signoff as so
+from termgate.governance import signoff as so
 from termgate.cli import main
-from termgate.regression import pair_queries, revisions_of_one_set
+from termgate.scoring.regression import pair_queries, revisions_of_one_set
 from termgate.dashboard import APP as DASHBOARD_APP
 
 from conftest import golden_row, run_sql, write_jsonl

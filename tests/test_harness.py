@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from termgate import store
 from termgate.cli import main
-from termgate.harness import parse_reply
+from termgate.llm.harness import parse_reply
 
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from termgate.metrics import aggregate_columns, f1_score, normalize_term, safe_ratio
+from termgate.scoring.metrics import aggregate_columns, f1_score, normalize_term, safe_ratio
 
 from conftest import golden_row
 

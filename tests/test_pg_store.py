@@ -225,7 +225,8 @@ def test_store_copy_to_postgres_and_back_keeps_the_chain_verifiable(pg, pgdb, tm
     typed as it was, so the chain's digests come out the same and `audit verify` passes."""
     import psycopg
 
-    from termgate import signoff, store
+    from termgate.governance import signoff
+    from termgate import store
 
     source = tmp_path / "source.duckdb"
     assert cli("demo", "--db", source).exit_code == 0
@@ -252,7 +253,8 @@ def test_audit_verify_on_postgres_catches_rows_edited_with_psql(pg, pgdb, tmp_pa
     row, a decision or an account edited by hand in PostgreSQL is named."""
     import psycopg
 
-    from termgate import signoff, store
+    from termgate.governance import signoff
+    from termgate import store
 
     source = tmp_path / "source.duckdb"
     assert cli("demo", "--db", source).exit_code == 0

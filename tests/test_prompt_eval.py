@@ -15,12 +15,12 @@ import pytest
 from click.testing import CliRunner
 from streamlit.testing.v1 import AppTest
 
-from termgate import prompt_eval as pe
+from termgate.llm import prompt_eval as pe
 from termgate.cli.prompt_eval import prompt_eval_group
 from termgate.dashboard import APP as DASHBOARD_APP
 from termgate.errors import InputError
-from termgate.llm import LLMConfig
-from termgate.report.prompt_html import badge_class
+from termgate.llm.client import LLMConfig
+from termgate.report.prompt_html import badge_class, write_prompt_html
 from termgate.store.prompts import (list_prompt_evals, prompt_eval_matrix, prompt_eval_results, prompt_eval_versions,
                                     save_prompt_eval)
 
@@ -405,7 +405,7 @@ def test_html_report_escapes_everything_and_colours_badges(llm, tmp_path):
     results = pe.PromptEvaluator(config(llm)).run_evaluation(run, dataset, extra_criteria=[f"no {xss}"],
                                                             name=f"v1 {xss}")
     out = tmp_path / "r.html"
-    results.save_html(out)
+    write_prompt_html(results, out)
     html = out.read_text(encoding="utf-8")
     assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "src=" not in html and "<link" not in html  # self-contained

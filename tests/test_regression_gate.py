@@ -6,7 +6,7 @@ import pytest
 
 from termgate.config import Settings
 from termgate.models import Thresholds
-from termgate.regression import Baseline, BaselineRow, compare_to_baseline
+from termgate.scoring.regression import Baseline, BaselineRow, compare_to_baseline
 
 from conftest import golden_row
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from termgate import store
 from termgate.cli import main
-from termgate.replies import read_reply
+from termgate.llm.replies import read_reply
 
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM

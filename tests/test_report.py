@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import jsonschema
 import pytest
 
-from termgate.regression import Baseline, BaselineRow
+from termgate.scoring.regression import Baseline, BaselineRow
 from termgate.report import build_report, iter_report_json, render_html, render_junit, report_json
 from termgate.report.schema import SCHEMA_PATH, generate_schema
 

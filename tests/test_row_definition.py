@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import duckdb
 
+from termgate.report import query_rows
 from termgate.config import Settings
 from termgate.evaluation import evaluate
 from termgate.models import QUERY_COLUMNS, PerQueryResult
-from termgate.regression import Baseline, BaselineRow
+from termgate.scoring.regression import Baseline, BaselineRow
 from termgate.store import save_run
 
 from conftest import golden_row, write_jsonl
@@ -44,7 +45,7 @@ def test_the_store_keeps_exactly_the_stored_columns(tmp_path):
 
 def test_the_report_has_exactly_the_report_columns(tmp_path):
     baseline = Baseline("b", "test", {"q1": BaselineRow(1.0, True, 1.0, 1.0), "q2": BaselineRow(0.0, False)})
-    plain, compared = _run(tmp_path).rows(), _run(tmp_path, baseline).rows()
+    plain, compared = query_rows(_run(tmp_path)), query_rows(_run(tmp_path, baseline))
     report_keys = [c.report for c in QUERY_COLUMNS if c.report is not None and not c.comparison]
     assert list(plain[0]) == report_keys
     assert list(compared[0]) == report_keys + ["regression_status", "baseline_f1"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from termgate.drift import DriftVerdict
+from termgate.drift.judge import DriftVerdict
 from termgate.models import Thresholds
 from termgate.report import build_report
 

@@ -298,7 +298,7 @@ def test_without_a_recorded_baseline_the_latest_earlier_run_on_the_same_golden_s
 
 
 def test_a_baseline_on_another_golden_set_is_warned_about_in_the_clis_words(db, tmp_path):
-    from termgate.regression import DIFFERENT_GOLDEN_SET
+    from termgate.scoring.regression import DIFFERENT_GOLDEN_SET
 
     ids = runs_by(db)
     new = _another_medical_run(db, tmp_path, "--baseline", ids[("legal", "v1")])

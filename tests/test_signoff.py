@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from termgate import signoff as so
+from termgate.governance import signoff as so
 from termgate import store
 from termgate.cli import main
 from termgate.report.record import render_record_html

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from termgate import signoff as so
-from termgate import sso, store
+from termgate.governance import signoff as so
+from termgate.governance import sso
+from termgate import store
 from termgate.cli import main
 from termgate.identity import oidc_alias
 

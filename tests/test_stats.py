@@ -9,9 +9,9 @@ import pytest
 from scipy import stats as sp
 
 from termgate.models import Thresholds
-from termgate.regression import Baseline, BaselineRow
+from termgate.scoring.regression import Baseline, BaselineRow
 from termgate.report import build_report, render_html, report_json
-from termgate.stats import bootstrap_interval, holm, mde, sign_flip_p_value
+from termgate.scoring.stats import bootstrap_interval, holm, mde, sign_flip_p_value
 
 from conftest import golden_row
 
@@ -101,7 +101,7 @@ def test_noise_floor_marks_deltas_of_repeated_runs(score):
     base = Baseline("base", "test", {"q1": BaselineRow(1.0, True), "q2": BaselineRow(1.0, True)})
     # an earlier run of the same prompt version scored q1 at 1.0: q1 varies by 1/3 between repeats
     repeat = Baseline("rep", "test", {"q1": BaselineRow(1.0, True), "q2": BaselineRow(1.0, True)})
-    from termgate.stats import QueryMetrics, mark_noise
+    from termgate.scoring.stats import QueryMetrics, mark_noise
     run = score(golden, generated, baseline=base)
     metrics = QueryMetrics([s.query_id for s in run.scores], [s.domain for s in run.scores],
                            np.array([s.precision for s in run.scores]), np.array([s.recall for s in run.scores]),

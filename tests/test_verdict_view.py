@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from termgate import signoff as so
-from termgate import store, verdicts
+from termgate.governance import signoff as so
+from termgate import store
+from termgate.governance import verdicts
 
 from test_dashboard import sign_in
 from test_side_by_side import db, page, runs_by, shown  # noqa: F401 (db: the fixture)

@@ -10,9 +10,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from termgate import signoff as so
+from termgate.governance import signoff as so
 from termgate import store
-from termgate import verdicts as vd
+from termgate.governance import verdicts as vd
 from termgate.cli import main
 
 from conftest import golden_row, run_sql, write_jsonl

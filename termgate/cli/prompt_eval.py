@@ -1,4 +1,4 @@
-"""`termgate prompt-eval generate|run|compare`: thin commands over termgate.prompt_eval.
+"""`termgate prompt-eval generate|run|compare`: thin commands over termgate.llm.prompt_eval.
 
 Exit codes: 0 ok, 2 usage or input error (one line naming the file and field),
 1 when the pass rate is below `--min-pass-rate`.
@@ -16,12 +16,13 @@ import click
 
 from ..config import default_db_path, load_settings
 from ..errors import InputError, Problem, UsageError
-from ..metrics import EPSILON
-from ..harness import load_callable
-from ..harness import prompt_version as prompt_version_of
+from ..scoring.metrics import EPSILON
+from ..llm.harness import load_callable
+from ..llm.harness import prompt_version as prompt_version_of
 from ..io import read_text
-from ..llm import AsyncLLMClient, LLMConfig
-from ..prompt_eval import PromptEvalResults, PromptEvaluator, dataset_hash, load_dataset
+from ..llm.client import AsyncLLMClient, LLMConfig
+from ..llm.prompt_eval import PromptEvalResults, PromptEvaluator, dataset_hash, load_dataset
+from ..report.prompt_html import write_prompt_html
 from ..store.prompts import find_dataset_hash, prompt_eval_datasets, prompt_eval_scores, prompt_eval_versions
 from ..store.connection import shown_db
 from .common import echo, endpoint_lines, fail, format_table, run_cli, say_endpoints, store_option
@@ -180,7 +181,7 @@ def run_command(dataset, prompt_file, callable_spec, model, judge_model, base_ur
     if db is not None and no_store:
         raise click.UsageError("--db and --no-store exclude each other")
     db = None if no_store else (db or default_db_path())
-    from ..harness import callable_source
+    from ..llm.harness import callable_source
     from .evaluate import check_paths
     check_paths({"html": html_out, "json": json_out},
                 {"dataset": dataset, "prompt": prompt_file,
@@ -218,7 +219,7 @@ def _write_outputs(results: PromptEvalResults, db: str | None, html_out: str | N
         echo(f"stored as {results.eval_id} in {shown_db(db)}; compare versions: {url}/prompts?dataset="
                    f"{results.dataset_hash[:12]}")
     if html_out:
-        results.save_html(html_out)
+        write_prompt_html(results, html_out)
         echo(f"wrote {html_out}")
     if json_out:
         results.save_json(json_out)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..config import default_db_path, load_settings, settings_files
 from ..demo import seed_demo
-from ..signoff import release_state
+from ..governance.signoff import release_state
 from ..comparison import CompareFilter, compare_page
 from ..report import STDOUT, check_outputs
 from ..store import drift_terms, get_run, list_runs, query_rows
@@ -162,7 +162,7 @@ def gate_command(run_id, expect_head, db, summary_out, comment_out, codequality_
     paths = ci_paths(summary_out, comment_out, codequality_out)
     run_cli(check_outputs, paths, settings_files(run_cli(load_settings)), None if is_postgres(db) else db)  # never over the store or the config
     if expect_head is not None:
-        from ..signoff import parse_head
+        from ..governance.signoff import parse_head
         run_cli(parse_head, expect_head)
     run = run_cli(get_run, db, run_id)
     err = STDOUT in paths.values()  # a file on standard output: our lines go to standard error

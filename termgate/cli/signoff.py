@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .. import signoff as so
+from ..governance import signoff as so
 from .. import store
 from ..config import default_db_path
 from ..environment import setting

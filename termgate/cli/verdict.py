@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import click
 
-from .. import signoff as so
+from ..governance import signoff as so
 from .. import store
-from .. import verdicts as vd
+from ..governance import verdicts as vd
 from ..config import default_db_path
 from ..text import terminal_safe
 from .common import EXIT_REFUSED, echo, fail, format_table, run_cli, store_option

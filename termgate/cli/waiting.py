@@ -1,5 +1,5 @@
 """`gate RUN --wait`: the options, and what a pipeline's log shows while it waits for a
-reviewer (the polling itself is termgate.release.wait_for_release)."""
+reviewer (the polling itself is termgate.governance.release.wait_for_release)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from dataclasses import dataclass
 import click
 
 from ..errors import UsageError
-from ..release import AWAITING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT, WaitResult, parse_wait_seconds, wait_for_release
-from ..signoff import ReleaseState
+from ..governance.release import (AWAITING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT, WaitResult, parse_wait_seconds,
+                                  wait_for_release)
+from ..governance.signoff import ReleaseState
 from ..text import terminal_safe as safe
 from .common import echo, run_cli
 

@@ -1,5 +1,5 @@
 """The Runs page's judge agreement: the drift judge against reviewers' verdicts, per domain and
-judge configuration, and reviewers against each other (termgate.agreement; docs/verdicts.md).
+judge configuration, and reviewers against each other (termgate.governance.agreement; docs/verdicts.md).
 
 The figures are each run's recorded judge (what it said of the term when the verdict was
 given): re-judging with the current judge may load a model or call an endpoint, which the

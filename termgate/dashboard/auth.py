@@ -2,7 +2,7 @@
 
 Two ways, chosen by the server's Streamlit secrets: with an `[auth]` section, single sign-on
 through the company's identity provider (OpenID Connect: `st.login`, `st.user`,
-`st.logout`; the ID token's claims are mapped to an account by termgate.sso, which needs a
+`st.logout`; the ID token's claims are mapped to an account by termgate.governance.sso, which needs a
 verified email); without one, the local password form (the embedded default).
 
 The session keeps only the account's name (or the provider's signed identity cookie); the
@@ -17,8 +17,8 @@ import time
 
 import streamlit as st
 
-from termgate import signoff as so
-from termgate import sso
+from ..governance import signoff as so
+from ..governance import sso
 from termgate.errors import StoreBusyError
 
 from . import data

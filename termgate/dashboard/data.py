@@ -224,15 +224,15 @@ def clear() -> None:
 
 
 def verdicts(run_id: str) -> list:
-    """The standing verdicts on this run's terms (termgate.verdicts.list_verdicts)."""
-    from termgate.verdicts import list_verdicts
+    """The standing verdicts on this run's terms (termgate.governance.verdicts.list_verdicts)."""
+    from ..governance.verdicts import list_verdicts
 
     return list_verdicts(db_path(), [run_id])
 
 
 @st.cache_data(ttl=600, show_spinner=False)
 def _sample(db: str, run_id: str, n: int, seed: int) -> list:
-    from termgate.verdicts import unflagged_sample
+    from ..governance.verdicts import unflagged_sample
 
     return unflagged_sample(db, run_id, n, seed)
 
@@ -269,19 +269,19 @@ def release_state(run_id: str, chain):
     The run's own rows are not re-digested on every rerun (each acknowledgement click is
     one): decide_as checks them before any decision is recorded, and `gate` before any
     release."""
-    from termgate.signoff import release_state as state
+    from ..governance.signoff import release_state as state
     return state(db_path(), run_id, chain=chain)
 
 
 def flagged_for_signoff(run_id: str):
-    from termgate.signoff import flagged_items
+    from ..governance.signoff import flagged_items
     return flagged_items(db_path(), run_id)
 
 
 def chain_report():
     """The chain's records and the account table (each run's rows are checked where its
     release state is shown: release_state verifies that run)."""
-    from termgate.signoff import verify_chain
+    from ..governance.signoff import verify_chain
     return verify_chain(db_path(), runs=None)
 
 
@@ -294,7 +294,7 @@ def decisions_on_content(content_hash: str) -> list[dict]:
 def _release_states(db: str, run_ids: tuple[str, ...]) -> dict[str, str]:
     """One chain check (records and accounts) for the whole list, not one per run: a list
     of large runs would otherwise recompute every run's row digest on each page view."""
-    from termgate.signoff import release_states, verify_chain
+    from ..governance.signoff import release_states, verify_chain
 
     states = release_states(db, run_ids, chain=verify_chain(db, runs=None))
     return {rid: states[rid].status for rid in run_ids}
@@ -316,14 +316,14 @@ def pair_statistics(run_id: str, baseline_id: str) -> dict:
 
 
 # ---------------------------------------------------------------- golden sets and judge agreement (issue 19)
-# Revisions, approvals and verdicts are audit records, read through termgate.golden_revisions
-# and termgate.agreement (the rules live there), cached 5 s like every read here, so an
+# Revisions, approvals and verdicts are audit records, read through termgate.governance.golden_revisions
+# and termgate.governance.agreement (the rules live there), cached 5 s like every read here, so an
 # approval or a verdict recorded from the CLI appears.
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def _golden_revisions(db: str) -> list:
-    from termgate.golden_revisions import list_revisions
+    from ..governance.golden_revisions import list_revisions
 
     return list_revisions(db)
 
@@ -336,14 +336,14 @@ def golden_revisions() -> list:
 
 def approvals_needed(domains) -> int:
     """Distinct approvers a revision with these domains needs (approvals_required)."""
-    from termgate.golden_revisions import approvals_needed as needed
+    from ..governance.golden_revisions import approvals_needed as needed
 
     return needed(list(domains), load_settings())
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def _agreement(db: str):
-    from termgate.agreement import agreement_report
+    from ..governance.agreement import agreement_report
 
     return agreement_report(db, rejudge_terms=False)
 
@@ -351,14 +351,14 @@ def _agreement(db: str):
 def agreement():
     """Judge agreement from the standing verdicts (agreement.AgreementReport): the figures of
     each run's recorded judge and between reviewers; never re-judged, so no model loads."""
-    from termgate.agreement import AgreementReport
+    from ..governance.agreement import AgreementReport
 
     return _agreement(db_path()) if store_exists() else AgreementReport()
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def _chain_problem(db: str) -> str | None:
-    from termgate.signoff import verify_chain
+    from ..governance.signoff import verify_chain
 
     chain = verify_chain(db, runs=None)
     return None if chain.ok else chain.message

@@ -1,5 +1,5 @@
 """Cached sign-off states for lists of runs, in a reviewer's words (rejected, approved,
-awaiting sign-off), read from the audit chain by termgate.signoff (no rule here: the words
+awaiting sign-off), read from the audit chain by termgate.governance.signoff (no rule here: the words
 name what `release_state` decided).
 
 Like dashboard.data: cached for 5 s, and `data.clear()` (st.cache_data.clear) drops it, so a
@@ -30,7 +30,7 @@ def sign_off_word(state) -> str:
 @st.cache_data(ttl=TTL, show_spinner=False)
 def _sign_off_states(db: str, run_ids: tuple[str, ...]) -> dict[str, str]:
     """One chain check (records and accounts) for the whole list, as data.release_states."""
-    from termgate.signoff import release_states, verify_chain
+    from ..governance.signoff import release_states, verify_chain
 
     states = release_states(db, run_ids, chain=verify_chain(db, runs=None))
     return {rid: sign_off_word(states[rid]) for rid in run_ids}

@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from termgate.comparison import Walk
-from termgate.metrics import format_pair
+from ..scoring.metrics import format_pair
 
 from . import data, ui, verdict_view
 

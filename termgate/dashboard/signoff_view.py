@@ -7,7 +7,7 @@ import json
 
 import streamlit as st
 
-from termgate import signoff as so
+from ..governance import signoff as so
 from termgate.errors import TermgateError
 from termgate.report.record import render_record_html
 from termgate.text import counted

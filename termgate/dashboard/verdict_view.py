@@ -2,7 +2,7 @@
 verdicts, the form an engineer records one with, and a random sample of the run's false
 positives the judge did not flag, so agreement is measured where it said "not drift" too.
 
-Recording goes through termgate.verdicts.record_verdict with the account as stored right
+Recording goes through termgate.governance.verdicts.record_verdict with the account as stored right
 now (auth.recheck), as a sign-off decision does; every value from data is text.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from termgate import verdicts as vd
+from ..governance import verdicts as vd
 from termgate.errors import TermgateError
 
 from . import auth, busy, data

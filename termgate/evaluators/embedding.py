@@ -19,13 +19,13 @@ from .base import (DEFAULT_CONCURRENCY, Evaluator, EvalResult, EvaluatorError, c
 class EmbeddingDistanceEvaluator(Evaluator):
     """Scores the cosine similarity of prediction and reference; passes at ≥ `threshold`.
 
-    `embedder` is an `termgate.embeddings.Embedder` (anything with `embed(texts) -> array`)
+    `embedder` is an `termgate.drift.embeddings.Embedder` (anything with `embed(texts) -> array`)
     or a plain callable `f(list[str]) -> array-like`, one row per text. Rows are normalised
     here whatever the embedder promises; a zero vector has similarity 0 with everything.
     `evaluate_dataset` embeds all rows in one call, so `concurrency` does not apply.
 
     Example:
-        from termgate.embeddings import NumpyEmbedder
+        from termgate.drift.embeddings import NumpyEmbedder
         ev = EmbeddingDistanceEvaluator(NumpyEmbedder(), threshold=0.5)
         ev.evaluate("heart attack", "myocardial infarction").reasoning
         # "Cosine similarity: 0.5936, threshold: 0.5000" (all-MiniLM-L6-v2)

@@ -11,8 +11,8 @@ import string
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from ..llm import LLMCallError, NotACompletion, completion_text, run_in_fresh_loop
-from ..replies import drop_reasoning
+from ..llm.client import LLMCallError, NotACompletion, completion_text, run_in_fresh_loop
+from ..llm.replies import drop_reasoning
 
 from .base import (SHOWN_REPLY, DEFAULT_CONCURRENCY, EvalResult, Evaluator, EvaluatorError,
                    EvaluatorParseError, Row, T, check_concurrency, check_threshold, gather_limited, as_rows)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..metrics import normalize_term
+from ..scoring.metrics import normalize_term
 from .reading import ProblemCollector, RepeatedKey, jsonl_lines, line_of, loads_line, loads_strict, read_text
 
 

@@ -13,7 +13,7 @@ import orjson
 import pyarrow as pa
 from pydantic import ValidationError
 
-from ..metrics import normalize_term
+from ..scoring.metrics import normalize_term
 from ..models import GoldenItem
 from .reading import BOM, ProblemCollector, RepeatedKey, jsonl_lines, loads_line, pydantic_problems, read_text
 

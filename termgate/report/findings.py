@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..evaluation import EvaluationRun
+    from ..scoring.run import EvaluationRun
 
 __all__ = ["Headline", "FlaggedQuery", "DriftFinding", "Findings", "BaselineTerms",
            "flagged_rows", "find_flagged", "headline", "FLAGGED_COLUMNS"]
@@ -28,7 +28,7 @@ FLAGGED_COLUMNS = ("query_id", "original_query", "domain", "critical", "passed",
 @dataclass(frozen=True, slots=True)
 class Headline:
     """One headline metric: this run's macro mean beside the baseline's, and the paired
-    mean per-query delta with its 95% bootstrap interval (termgate.stats) when known."""
+    mean per-query delta with its 95% bootstrap interval (termgate.scoring.stats) when known."""
 
     metric: str
     value: float

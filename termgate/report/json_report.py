@@ -16,7 +16,7 @@ from ..models import QUERY_COLUMNS
 from ..sql import sql_literal
 
 if TYPE_CHECKING:
-    from ..evaluation import EvaluationRun
+    from ..scoring.run import EvaluationRun
 
 __all__ = ["build_report", "report_json", "iter_report_json", "query_rows"]
 

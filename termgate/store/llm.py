@@ -76,7 +76,7 @@ def query_replies(db_path: str | Path, query_id: str, limit: int = 10):
 
 
 class StoredReplies:
-    """The LLM reply cache of one store file, as termgate.llm.ReplyCache."""
+    """The LLM reply cache of one store file, as termgate.llm.client.ReplyCache."""
 
     def __init__(self, db_path: str | Path):
         self.db_path = db_path

@@ -201,7 +201,7 @@ def _user(cur, name: str) -> dict | None:
 
 
 SSO_BIND_KIND = "user_sso_bind"
-"""termgate.sso.BIND_KIND: an account change the dashboard role makes through evalcore_bind_sso."""
+"""termgate.governance.sso.BIND_KIND: an account change the dashboard role makes through evalcore_bind_sso."""
 
 
 def _bind_sso(cur, name: str, changes: dict, record: dict) -> dict:

@@ -130,7 +130,7 @@ PG_MIGRATIONS: list[tuple[int, list[str]]] = [(10, [
     "FROM PUBLIC",
 ])]
 
-# The door of a first single sign-on (termgate.sso): the dashboard role binds an identity
+# The door of a first single sign-on (termgate.governance.sso): the dashboard role binds an identity
 # provider's issuer and subject to an account as an alias, and nothing else about accounts.
 # Only an `oidc+` alias bound to nobody yet, onto an account with no other subject at that
 # issuer, appended to its aliases (the caller sends the full new list, as the chain record's

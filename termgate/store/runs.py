@@ -26,7 +26,7 @@ from .postgres import is_postgres
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..evaluation import EvaluationRun
+    from ..scoring.run import EvaluationRun
 
 # ---------------------------------------------------------------- writing
 

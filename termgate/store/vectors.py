@@ -56,7 +56,7 @@ def save_vectors(db_path: str | Path, model: str, texts: list[str], vectors) -> 
 
 
 class StoredVectors:
-    """The embedding cache of one store file, as termgate.embeddings.VectorCache."""
+    """The embedding cache of one store file, as termgate.drift.embeddings.VectorCache."""
 
     def __init__(self, db_path: str | Path):
         self.db_path = db_path

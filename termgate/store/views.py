@@ -25,7 +25,7 @@ __all__ = ["StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms", "r
 # What a comparison reads of each side, in golden-set order: the scalars every filter, sort,
 # count and plot needs, and the drift terms (the headline counts new ones). The other term
 # lists are read only for the rows shown (comparison_terms): they are most of the bytes.
-# Statuses are not computed here: termgate.regression holds the rule.
+# Statuses are not computed here: termgate.scoring.regression holds the rule.
 _SIDE_COLUMNS = ("query_id", "position", "query", "domain", "critical", "precision", "recall", "f1", "passed",
                  "term_drift_score", "n_drift", "drift_terms", "error", "golden_entry_hash")
 TERM_LISTS = ("failure_reasons", "generated_terms", "expected_terms", "true_positives")

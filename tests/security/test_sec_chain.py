@@ -14,7 +14,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from termgate import signoff as so
+from termgate.governance import signoff as so
 from termgate import store
 from termgate.cli import main
 

@@ -260,7 +260,7 @@ def test_signed_out_visitor_cannot_run(marked_up):
 
 
 def test_a_demoted_account_is_refused_when_it_presses_run(marked_up, monkeypatch):
-    from termgate import signoff as so
+    from termgate.governance import signoff as so
 
     import termgate.dashboard.importer as importer  # the page imports run_import from here on every run
     monkeypatch.setattr(importer, "run_import", lambda *a, **k: pytest.fail("work started for a viewer"))
@@ -278,7 +278,7 @@ def test_a_demoted_account_is_refused_when_it_presses_run(marked_up, monkeypatch
 
 
 def test_an_account_disabled_after_sign_in_loses_its_rights_at_once(marked_up):
-    from termgate import signoff as so
+    from termgate.governance import signoff as so
 
     so.add_user(os.environ["TERMGATE_DB"], "erin", "engineer", "erin-password-1")
     at = sign_in(page("import"), "erin", "erin-password-1")

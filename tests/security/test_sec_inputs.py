@@ -18,9 +18,9 @@ from click.testing import CliRunner
 from termgate.cli import main
 from termgate.io import load_baseline_report, load_generated, load_golden_set, load_thresholds, loads_line, loads_strict
 from termgate.io.reading import RepeatedKey
-from termgate.prompt_models import load_dataset
-from termgate.scorer import SPLIT
-from termgate.scorer.loading import HandOver, plain_generated, plain_golden, vouch_for_file
+from termgate.llm.prompt_models import load_dataset
+from termgate.scoring.scorer import SPLIT
+from termgate.scoring.scorer.loading import HandOver, plain_generated, plain_golden, vouch_for_file
 
 from conftest import golden_row, write_jsonl
 

@@ -14,11 +14,11 @@ import openai
 import pytest
 from click.testing import CliRunner
 
-from termgate import llm_judge
+from termgate.drift import llm_judge
 from termgate.cli import main
 from termgate.evaluators import LLMJudgeEvaluator
-from termgate.llm import AsyncLLMClient, LLMCallError, LLMConfig, request_key
-from termgate.prompt_eval import PromptEvaluator
+from termgate.llm.client import AsyncLLMClient, LLMCallError, LLMConfig, request_key
+from termgate.llm.prompt_eval import PromptEvaluator
 from termgate.redact import redact_text, redact_url
 
 from conftest import golden_row, write_jsonl

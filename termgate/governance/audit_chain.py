@@ -1,0 +1,176 @@
+"""Verifying the audit chain (SPEC §4): every record's hash in order, then the account table
+and the stored runs against what the chain states. The records are appended by
+termgate.governance.signoff and the modules that record on the chain (verdicts, golden revisions)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import store
+from ..errors import UsageError
+from ..store.records import record_hash
+
+__all__ = ["ChainReport", "parse_head", "verify_chain", "HEADER_KEYS"]
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    ok: bool
+    records: int
+    first_bad: int | None
+    message: str
+    head: str | None  # COUNT:HASH of the last record
+    log: tuple = field(default=(), repr=False, compare=False)  # the records verified, in order
+
+
+_HEAD = re.compile(r"(\d+):([0-9a-f]{16,64})")
+
+
+def parse_head(value: str) -> tuple[int, str]:
+    """`COUNT:HASH` (HASH: at least 16 hex digits of record COUNT's hash) or UsageError."""
+    match = _HEAD.fullmatch((value or "").strip().lower())
+    if not match:
+        raise UsageError(f"--expect-head {value!r}: give COUNT:HASH as printed by `termgate audit verify` "
+                         "(e.g. 12:3f5a...), with at least 16 hex digits")
+    return int(match.group(1)), match.group(2)
+
+
+def _broken(records: list, seq: int | None, message: str) -> ChainReport:
+    return ChainReport(False, len(records), seq, message, None)
+
+
+def _links(records: list[dict]) -> ChainReport | None:
+    """Every record's hash, order and link; the recorded head."""
+    prev, expected_seq = store.GENESIS, 1
+    for rec in records:
+        if rec["seq"] != expected_seq:
+            return _broken(records, rec["seq"], f"record {rec['seq']}: expected record {expected_seq} here — "
+                           "a record was removed or reordered")
+        if rec["prev_hash"] != prev:
+            return _broken(records, rec["seq"], f"record {rec['seq']}: prev_hash does not match the record "
+                           "before it — records were removed or reordered")
+        if record_hash(rec, prev) != rec["record_hash"]:
+            return _broken(records, rec["seq"], f"record {rec['seq']} ({rec['kind']} by {rec['actor']}): content "
+                           "does not match its hash — the record was edited")
+        prev, expected_seq = rec["record_hash"], expected_seq + 1
+    return None
+
+
+def _replay(records: list[dict]) -> tuple[dict[str, tuple[dict, int]], dict[str, tuple[dict, int]]]:
+    """Accounts and run headers as the chain states them: name -> (state, seq), run -> (header, seq).
+    An adopt record after any state-bearing record raises ValueError(seq): adoption happens
+    once, on a store the chain did not cover yet."""
+    accounts: dict[str, tuple[dict, int]] = {}
+    runs: dict[str, tuple[dict, int]] = {}
+    for rec in records:
+        payload = rec["payload"] or {}
+        if rec["kind"] == "adopt" and (accounts or runs):
+            raise ValueError(rec["seq"])
+        if rec["kind"] == "adopt":
+            accounts = {a["name"]: (a, rec["seq"]) for a in payload.get("accounts", [])}
+            runs.update({h["run_id"]: (h, rec["seq"]) for h in payload.get("runs", [])})
+        elif rec["kind"].startswith("user_") and "account" in payload:
+            accounts[payload["account"]["name"]] = (payload["account"], rec["seq"])
+        elif rec["kind"] == "run":
+            runs[rec["run_id"]] = (payload, rec["seq"])
+    return accounts, runs
+
+
+def _check_accounts(users: list[dict], records: list, chained: dict[str, tuple[dict, int]]) -> ChainReport | None:
+    stored = {row["name"]: store.account_state(row) for row in users}
+    for name, state in stored.items():
+        if name not in chained:
+            return _broken(records, None, f"account {name!r}: in the store but in no audit record — "
+                           "added to the store by hand")
+        recorded, seq = chained[name]
+        for key in ("role", "domains", "aliases", "disabled", "password"):
+            if state[key] != recorded[key]:
+                what = "password hash" if key == "password" else key
+                shown = "" if key == "password" else f": {state[key]!r} in the store, {recorded[key]!r} recorded"
+                return _broken(records, seq, f"account {name!r}: {what} differs from audit record {seq}{shown} — "
+                               "the account table was edited outside termgate")
+    for name, (_, seq) in chained.items():
+        if name not in stored:
+            return _broken(records, seq, f"account {name!r} (audit record {seq}) is missing from the store — "
+                           "removed by hand")
+    return None
+
+
+HEADER_KEYS = ("content_hash", "author", "gate", "gate_reasons", "domains", "high_risk_domains", "errored",
+               "run_digest", "rows")
+
+
+def _check_runs(snapshot, records: list, chained: dict[str, tuple[dict, int]], run_ids) -> ChainReport | None:
+    if run_ids is None:
+        return None
+    scope = snapshot.run_ids if run_ids == "all" else list(run_ids)
+    for rid in scope:
+        if rid not in chained:
+            return _broken(records, None, f"run {rid}: stored but in no audit record — added to the store by hand")
+    headers = snapshot.headers
+    for rid in scope:
+        recorded, seq = chained[rid]
+        if rid not in headers:
+            return _broken(records, seq, f"run {rid} (audit record {seq}) is missing from the store — removed by hand")
+        for key in HEADER_KEYS:
+            if headers[rid].get(key) != recorded.get(key):
+                what = {"rows": "its per-query or per-term rows differ", "run_digest": "its runs row differs"}.get(
+                    key, f"its {key} differs")
+                return _broken(records, seq, f"run {rid}: {what} from audit record {seq} (run header) — "
+                               "edited in the store after the run was recorded")
+    if run_ids == "all":
+        for rid, (_, seq) in chained.items():
+            if rid not in headers:
+                return _broken(records, seq, f"run {rid} (audit record {seq}) is missing from the store — "
+                               "removed by hand")
+    return None
+
+
+def verify_chain(db: str | Path, expect_head: str | None = None, runs="all") -> ChainReport:
+    """SPEC §4: recompute every record's hash in order, then check the account table and
+    the stored runs (`runs`: "all", a list of run ids, or None for none) against the
+    chain. Names the first bad record (or account or run).
+
+    The head recorded at append time catches removed trailing records; `expect_head`
+    (COUNT:HASH kept outside the store, e.g. in a CI log) catches a store rewritten or
+    truncated whole."""
+    from ..store.chain import chain_snapshot
+
+    expected = parse_head(expect_head) if expect_head else None
+    snapshot = chain_snapshot(db, runs)  # one connection: a concurrent append is all in or all out
+    if snapshot.problems:
+        return _broken([], None, f"the store's tables were altered: {snapshot.problems[0]}")
+    records = snapshot.records
+    broken = _links(records)
+    if broken:
+        return broken
+    last = records[-1]["record_hash"] if records else None
+    head = snapshot.head
+    if head is None and records:
+        return _broken(records, len(records), "the chain's recorded head is missing — removed by hand")
+    if head is not None and (head[0] != len(records) or head[1] != last):
+        missing = len(records) + 1
+        return _broken(records, missing, f"record {missing}: missing — the chain's recorded head is record "
+                       f"{head[0]}; records at the end were removed")
+    if expected is not None:
+        count, prefix = expected
+        if not 0 < count <= len(records):
+            return _broken(records, count, f"record {count}: expected (hash {prefix[:16]}…), the store has only "
+                           f"{len(records)} records — the store was rewritten or truncated")
+        if not records[count - 1]["record_hash"].startswith(prefix):
+            return _broken(records, count, f"record {count}: expected hash {prefix[:16]}…, the store has "
+                           f"{records[count - 1]['record_hash'][:16]}… — the store was rewritten")
+    try:
+        accounts, run_headers = _replay(records)
+    except ValueError as exc:
+        seq = exc.args[0]
+        return _broken(records, seq, f"record {seq}: a second adoption of the store's contents — migrations "
+                       "were re-run by hand to bless edited accounts or runs")
+    broken = _check_accounts(snapshot.users, records, accounts) or _check_runs(snapshot, records, run_headers, runs)
+    if broken:
+        return broken
+    head_text = f"{len(records)}:{last}" if records else "0:" + store.GENESIS
+    return ChainReport(True, len(records), None, f"audit chain intact: {len(records)} records", head_text,
+                       tuple(records))

@@ -1,0 +1,428 @@
+"""Human sign-off (SPEC §4): accounts, decisions bound to a run's content hash, the audit chain.
+
+Managing accounts needs no login (whoever can write the store administers it), but every
+account change is appended to the same hash-chained audit log as the decisions, so what
+is changed afterwards is visible. Secrets are stored only as salted scrypt hashes.
+"""
+
+from __future__ import annotations
+
+import base64
+import getpass
+import hashlib
+import hmac
+import math
+import os
+import time
+from dataclasses import dataclass, field
+
+from .. import store
+from .accounts import Account, account_of, current_account
+from .audit_chain import ChainReport, parse_head, verify_chain
+from ..errors import SignoffRefused, UsageError
+from .flagged import FlaggedItem
+from ..identity import canonical_name, fold_name, same_person
+from ..scoring.metrics import normalize_term
+from ..store.records import SSO_PASSWORD_HASH, record_hash
+
+__all__ = ["ROLES", "CAN_RUN", "SignoffRefused", "Account", "FlaggedItem", "ReleaseState", "hash_password",
+           "verify_password", "add_user", "disable_user", "set_role", "set_password", "set_aliases", "authenticate",
+           "signin_delay", "refuse_sso", "owner_of", "flagged_items", "decide", "decide_as", "current_account", "approval_blockers",
+           "release_state", "release_states", "unsigned_state", "is_author", "verify_chain", "ChainReport", "record_hash", "parse_head"]
+
+ROLES = ("viewer", "engineer", "approver", "admin")
+CAN_APPROVE = {"approver", "admin"}
+CAN_REJECT = {"engineer", "approver", "admin"}
+CAN_RUN = {"engineer", "approver", "admin"}
+"""Roles that may run evaluations or the harness from the dashboard (SPEC §5)."""
+_SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
+
+
+@dataclass
+class ReleaseState:
+    """Whether a run may ship, from its gate and the decisions on its content hash."""
+
+    status: str  # releasable | not releasable | awaiting sign-off
+    exit_code: int
+    reasons: list[str] = field(default_factory=list)
+    decisions: list[dict] = field(default_factory=list)
+    chain: ChainReport | None = None  # the verification this state counted on
+
+
+def _now() -> str:
+    from ..clock import utc_now
+    return utc_now()
+
+
+def hash_password(password: str) -> str:
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, **_SCRYPT)
+    return "scrypt${n}${r}${p}$".format(**_SCRYPT) + base64.b64encode(salt).decode() + "$" + \
+        base64.b64encode(digest).decode()
+
+
+def verify_password(password: str, stored: str) -> bool:
+    try:
+        _, n, r, p, salt, digest = stored.split("$")
+        got = hashlib.scrypt(password.encode(), salt=base64.b64decode(salt), dklen=32, n=int(n), r=int(r), p=int(p))
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got, base64.b64decode(digest))
+
+
+# ---------------------------------------------------------------- audit chain
+
+
+def _append(db, kind: str, actor: str, *, run_id=None, content_hash=None, decision=None, comment=None,
+            payload=None) -> dict:
+    record = {"created_at": _now(), "kind": kind, "actor": actor, "run_id": run_id, "content_hash": content_hash,
+              "decision": decision, "comment": comment, "payload": payload or {}}
+    return store.append_audit(db, record)
+
+
+# ---------------------------------------------------------------- accounts
+
+
+def _parse_domains(domains) -> list[str]:
+    if isinstance(domains, str):
+        domains = domains.split(",")
+    return [normalize_term(d) for d in (domains or []) if normalize_term(d)]
+
+
+def _parse_aliases(aliases) -> list[str]:
+    if isinstance(aliases, str):
+        aliases = aliases.split(",")
+    return sorted({canonical_name(a, "alias") for a in (aliases or []) if a.strip()})
+
+
+def _check_password(password: str) -> None:
+    if not password.strip():
+        raise UsageError("the password is only white space; choose one with at least 8 other characters")
+    if len(password) < 8:
+        raise UsageError("the password needs at least 8 characters")
+
+
+def owner_of(db, identity: str) -> str | None:
+    """The account whose name or alias is this canonical identity (None: no account)."""
+    for row in store.users_rows(db):
+        if identity == row["name"] or identity in (row["aliases"] or []):
+            return row["name"]
+    return None
+
+
+def _check_free(db, identities, owner: str | None = None) -> None:
+    for identity in identities:
+        taken = owner_of(db, identity)
+        if taken is not None and taken != owner:
+            raise UsageError(f"{identity!r} is already account {taken!r} or one of its aliases")
+
+
+def _actor() -> str:
+    return fold_name(getpass.getuser())
+
+
+def add_user(db, name: str, role: str, password: str | None, domains=None, aliases=None, sso: bool = False) -> Account:
+    """Create an account (canonical name, SPEC §4) and chain its state. An `sso` account has
+    no password (`password` is ignored): it signs in only through the identity provider,
+    under an email that is its name or one of its aliases (termgate.governance.sso)."""
+    name = canonical_name(name, "account name")
+    if role not in ROLES:
+        raise UsageError(f"unknown role '{role}' (choose from {', '.join(ROLES)})")
+    if not sso:
+        _check_password(password or "")
+    scopes, alias_list = _parse_domains(domains), [a for a in _parse_aliases(aliases) if a != name]
+    if role == "admin" and scopes:
+        raise UsageError("admins approve in every domain; give --domains to approvers only")
+    if store.get_user(db, name) is not None:
+        raise UsageError(f"account '{name}' exists; use `termgate users set-role`, `alias` or `disable`")
+    _check_free(db, [name, *alias_list])
+    secret = SSO_PASSWORD_HASH if sso else hash_password(password)
+    row = store.write_account(db, name, {"name": name, "role": role, "domains": scopes, "aliases": alias_list,
+                                         "password_hash": secret, "disabled": False, "created_at": _now()},
+                              {"created_at": _now(), "kind": "user_add", "actor": _actor()}, new=True)
+    return account_of({**row["payload"]["account"], "password_hash": secret})
+
+
+def _existing(db, name: str) -> dict:
+    row = store.get_user(db, fold_name(name))
+    if row is None:
+        raise UsageError(f"unknown account '{name}' (see `termgate users list`)")
+    return row
+
+
+def _change(db, name: str, kind: str, changes: dict) -> None:
+    store.write_account(db, name, changes, {"created_at": _now(), "kind": kind, "actor": _actor()})
+
+
+def disable_user(db, name: str) -> None:
+    row = _existing(db, name)
+    _change(db, row["name"], "user_disable", {"disabled": True})
+
+
+def set_role(db, name: str, role: str, domains=None) -> None:
+    row = _existing(db, name)
+    if role not in ROLES:
+        raise UsageError(f"unknown role '{role}' (choose from {', '.join(ROLES)})")
+    changes: dict = {"role": role}
+    if role == "admin":
+        changes["domains"] = []  # admins are never domain-scoped
+    elif domains is not None:
+        changes["domains"] = _parse_domains(domains)
+    _change(db, row["name"], "user_set_role", changes)
+
+
+def set_password(db, name: str, password: str) -> None:
+    row = _existing(db, name)
+    if row["password_hash"] == SSO_PASSWORD_HASH:
+        raise UsageError(f"account '{row['name']}' signs in through the identity provider (single sign-on) and has "
+                         "no password; `termgate users add NAME --role ROLE` makes a local account")
+    _check_password(password)
+    _change(db, row["name"], "user_password", {"password_hash": hash_password(password)})
+
+
+def set_aliases(db, name: str, add=(), remove=()) -> Account:
+    """Add or remove aliases (a Git login, an email): four-eyes checks the author against each."""
+    row = _existing(db, name)
+    added, removed = _parse_aliases(add), set(_parse_aliases(remove))
+    _check_free(db, added, owner=row["name"])
+    aliases = sorted((set(row["aliases"] or []) | set(added)) - removed - {row["name"]})
+    _change(db, row["name"], "user_aliases", {"aliases": aliases})
+    return account_of({**row, "aliases": aliases})
+
+
+MAX_SIGNIN_DELAY = 30.0
+
+
+def signin_delay(db, name: str) -> float:
+    """Seconds until this account name may try to sign in again: after k failed tries
+    since the last success, 2**(k-1) s (at most 30 s) from the last failure. No lockout."""
+    failures, last = store.signin_failures(db, fold_name(name))
+    if not failures:
+        return 0.0
+    delay = min(2.0 ** min(failures - 1, 5), MAX_SIGNIN_DELAY)
+    return min(max(0.0, last + delay - time.time()), delay)  # a last time in the future waits no longer
+
+
+def _sso_only(name: str) -> str:
+    return (f"account '{name}' signs in through the identity provider (single sign-on): it has no password; "
+            "sign in with single sign-on in the dashboard and decide on its Sign-off page")
+
+
+def refuse_sso(db, name: str) -> None:
+    """SignoffRefused when this account signs in only through the identity provider: a
+    password sign-in (the CLI, the dashboard's form) is refused before any password is asked."""
+    row = store.get_user(db, fold_name(name))
+    if row is not None and row["password_hash"] == SSO_PASSWORD_HASH:
+        raise SignoffRefused(_sso_only(row["name"]))
+
+
+def authenticate(db, name: str, password: str, wait: bool = False) -> Account:
+    """The account when the password is right; SignoffRefused otherwise. A name with
+    recent failed tries must wait first: `wait` sleeps (the CLI), else the refusal says how
+    long (the dashboard). Failures are counted per name, outside the chain."""
+    key = fold_name(name)
+    delay = signin_delay(db, key)
+    if delay > 0:
+        if not wait:
+            raise SignoffRefused(f"too many failed sign-ins for '{key}': try again in {math.ceil(delay)} s")
+        time.sleep(delay)
+    row = store.get_user(db, key)
+    if row is not None and row["password_hash"] == SSO_PASSWORD_HASH:
+        raise SignoffRefused(_sso_only(key))
+    if row is None or not verify_password(password, row["password_hash"]):
+        if store.exists(db):
+            store.record_signin_failure(db, key)
+        raise SignoffRefused(f"wrong account name or password for '{key}'")
+    store.clear_signin_failures(db, key)
+    if row["disabled"]:
+        raise SignoffRefused(f"account '{key}' is disabled")
+    return account_of(row)
+
+
+# ---------------------------------------------------------------- decisions
+
+
+def flagged_items(db, run_id: str) -> list[FlaggedItem]:
+    """Regressed queries (with their term diff), failed critical queries and drift terms;
+    for a high-risk run, its golden revision when the chain holds no approval of it
+    (kind `golden`, termgate.governance.golden_revisions.golden_flag)."""
+    from .golden_approvals import golden_flag
+
+    rows = store.flagged_items(db, [run_id])
+    items = [FlaggedItem(f"{r.kind}:{r.query_id}:{r.term if isinstance(r.term, str) else ''}", r.kind, r.query_id,
+                         r.query, r.detail) for r in rows.itertuples()]
+    from .agreement import judge_items
+    items += judge_items(db, run_id)  # kind `judge`: an unvalidated drift judge (SPEC §1.4 drift_kappa_min)
+    golden = golden_flag(db, store.get_run(db, run_id))
+    return items + ([golden] if golden is not None else [])
+
+
+def _approval_scope(run: dict, account: Account) -> list[str]:
+    domains = list(run["high_risk_domains"] or [])
+    if not domains:
+        return ["(any)"]
+    return [d for d in domains if account.covers(d)]
+
+
+def decide(db, run_id: str, reviewer: str, password: str, decision: str, comment: str,
+           acknowledged: set[str] | None = None, ack_all: bool = False, wait: bool = False) -> dict:
+    """Authenticate, then record an approval or rejection (see decide_as)."""
+    account = authenticate(db, reviewer, password, wait=wait)
+    return decide_as(db, run_id, account, decision, comment, acknowledged, ack_all)
+
+
+def is_author(run: dict, account: Account) -> bool:
+    """Four-eyes: the run's author, compared with the account's name and every alias."""
+    return same_person(run["author"], account.name, account.aliases)
+
+
+def approval_blockers(db, run: dict, account: Account) -> list[str]:
+    """Why this account may not approve this run (empty: it may, once items are acknowledged)."""
+    out = []
+    if account.role not in CAN_APPROVE:
+        out.append(f"role '{account.role}' may not approve (needs approver or admin)")
+    if run["gate_decision"] == "fail":
+        out.append(f"run {run['run_id']} failed its gate: a failed run cannot be approved")
+    if is_author(run, account):
+        out.append(f"'{account.name}' created run {run['run_id']} (author {run['author']!r}) and cannot approve "
+                   "it (four-eyes rule)")
+    if not _approval_scope(run, account):
+        out.append(f"'{account.name}' may approve {', '.join(account.domains)} only; this run is "
+                   f"{', '.join(run['high_risk_domains'])}")
+    return out
+
+
+def decide_as(db, run_id: str, account: Account, decision: str, comment: str,
+              acknowledged: set[str] | None = None, ack_all: bool = False) -> dict:
+    """Record an approval or rejection; raises SignoffRefused (nothing recorded) when not
+    permitted, or when the audit chain is broken (nothing is appended to a broken chain)."""
+    if decision not in ("approve", "reject"):
+        raise UsageError("decision is approve or reject")
+    run = store.get_run(db, run_id)
+    via = account.via  # how this session signed in; the account itself is read again
+    account = current_account(db, account.name)
+    if not comment or not comment.strip():
+        raise SignoffRefused("a comment is required for every decision")
+    allowed = CAN_APPROVE if decision == "approve" else CAN_REJECT
+    if account.role not in allowed:
+        raise SignoffRefused(f"role '{account.role}' may not {decision} (needs {' or '.join(sorted(allowed))})")
+    chain = verify_chain(db, runs=[run_id])
+    if not chain.ok:
+        raise SignoffRefused(f"the audit chain is broken, nothing can be recorded on it: {chain.message}")
+    items = flagged_items(db, run_id)
+    payload = {"role": account.role, "gate": run["gate_decision"], "domains": list(run["domains"] or []),
+               "evalcore_version": run["evalcore_version"]}
+    if via is not None:
+        payload["sso"] = via.claims()
+    if decision == "approve":
+        blockers = approval_blockers(db, run, account)
+        if blockers:
+            raise SignoffRefused(blockers[0])
+        scope = _approval_scope(run, account)
+        missing = [i for i in items if not ack_all and i.key not in (acknowledged or set())]
+        if missing:
+            raise SignoffRefused(f"{len(missing)} flagged items are not acknowledged (e.g. {missing[0].kind} "
+                                 f"{missing[0].query_id}); review them and acknowledge each, or pass --ack-all")
+        payload["approves_domains"] = scope
+    payload["acknowledged"] = [i.key for i in items] if decision == "approve" else sorted(acknowledged or [])
+    return _append(db, "decision", account.name, run_id=run_id, content_hash=run["content_hash"],
+                   decision=decision, comment=comment.strip(), payload=payload)
+
+
+def unsigned_state(gate: str, errored: int) -> ReleaseState | None:
+    """SPEC §3 exit codes before any decision counts: an incomplete run (errored items) is
+    5, a failed gate 1, a passed gate 0; None for a review run (decisions decide)."""
+    if errored:
+        return ReleaseState("incomplete", 5, [f"{errored} errored item{'s' if errored != 1 else ''}: not releasable; "
+                                              "a rerun retries exactly those"])
+    if gate == "fail":
+        return ReleaseState("not releasable", 1, ["gate fail"])
+    if gate == "pass":
+        return ReleaseState("releasable", 0, ["gate pass"])
+    return None
+
+
+def release_state(db, run_id: str, settings=None, expect_head: str | None = None,
+                  chain: ChainReport | None = None) -> ReleaseState:
+    """SPEC §3, §4: a broken audit chain -> 1 (naming the first bad record); errored items
+    -> 5; fail -> 1; pass -> 0; review -> the latest decision per reviewer on this content.
+    `chain` is a verification the caller already made (the dashboard: once per page for
+    many runs, without re-digesting each run's rows); `expect_head` is COUNT:HASH the chain
+    must still hold (see verify_chain)."""
+    if chain is None:
+        chain = verify_chain(db, expect_head, runs=[run_id])
+    return release_states(db, [run_id], settings, chain)[run_id]
+
+
+def release_states(db, run_ids, settings=None, chain: ChainReport | None = None) -> dict[str, ReleaseState]:
+    """release_state of each run, the runs and accounts read once for the whole list (a
+    page of runs on the team store is then two reads, not two per run). UnknownRunError
+    for a run not stored."""
+    from ..config import load_settings
+
+    run_ids = list(run_ids)
+    runs = store.get_runs(db, run_ids)
+    missing = [rid for rid in run_ids if rid not in runs]
+    if missing:
+        store.get_run(db, missing[0])  # raises UnknownRunError in its words
+    if chain is None:
+        chain = verify_chain(db, runs=run_ids)
+    accounts: list[dict] | None = None
+    out = {}
+    for rid in run_ids:
+        state = _state(runs[rid], chain)
+        if state is None:  # a review run without a standing rejection: approvals decide
+            if accounts is None:
+                accounts = store.users_rows(db)
+            settings = settings or load_settings()
+            state = _approval_state(runs[rid], chain, accounts, settings)
+        out[rid] = state
+    return out
+
+
+def _latest_decisions(run: dict, chain: ChainReport) -> dict[str, dict]:
+    """The latest decision per reviewer on the run's content hash."""
+    latest: dict[str, dict] = {}
+    for d in chain.log:
+        if d["kind"] == "decision" and d["content_hash"] == run["content_hash"]:
+            latest[fold_name(d["actor"])] = d
+    return latest
+
+
+def _state(run: dict, chain: ChainReport) -> ReleaseState | None:
+    """The state before approvals count: a broken chain, an incomplete, failed or passed
+    gate, a standing rejection (named beside a failed gate too); None for a review run
+    that approvals decide."""
+    if not chain.ok:
+        return ReleaseState("not releasable", 1, [f"audit chain broken: {chain.message}"], chain=chain)
+    latest = _latest_decisions(run, chain)
+    rejections = [f"rejected by {d['actor']}: {d['comment']}" for d in latest.values() if d["decision"] == "reject"]
+    state = unsigned_state(run["gate_decision"], run["errored"] or 0)
+    if state is not None and state.exit_code != 0:
+        return ReleaseState(state.status, state.exit_code, state.reasons + rejections, list(latest.values()), chain)
+    if rejections:  # a standing rejection holds for this content whatever its gate is now
+        return ReleaseState("not releasable", 1, rejections, list(latest.values()), chain)
+    if state is not None:  # gate pass
+        state.chain = chain
+        return state
+    return None
+
+
+def _approval_state(run: dict, chain: ChainReport, accounts: list[dict], settings) -> ReleaseState:
+    """A review run's state from the approvals on its content."""
+    latest = _latest_decisions(run, chain)
+    # four-eyes holds for every run with this content: its author's approval never counts
+    aliases = {row["name"]: row["aliases"] or [] for row in accounts}
+    approvals = [d for d in latest.values() if d["decision"] == "approve"
+                 and not same_person(run["author"], d["actor"], aliases.get(fold_name(d["actor"]), ()))]
+    domains = list(run["high_risk_domains"] or []) or ["(any)"]
+    missing = []
+    for domain in domains:
+        need = settings.approvals_for(domain) if domain != "(any)" else 1
+        have = len({fold_name(d["actor"]) for d in approvals if domain in d["payload"].get("approves_domains", [])})
+        if have < need:
+            missing.append(f"{domain}: {have} of {need} approvals")
+    if missing:
+        return ReleaseState("awaiting sign-off", 3, ["; ".join(missing)], list(latest.values()), chain)
+    return ReleaseState("releasable", 0, [f"approved by {', '.join(sorted(d['actor'] for d in approvals))}"],
+                        list(latest.values()), chain)

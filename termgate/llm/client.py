@@ -1,0 +1,346 @@
+"""The one place that talks to an OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama...).
+
+termgate owns the retries (the client's own are off, so call counts are exact): timeouts,
+429 and 5xx, connection failures, a 200 whose body is not a JSON chat completion (an HTML
+page from a proxy, a truncated body) are retried with exponential backoff and jitter,
+honouring Retry-After; a reply the caller cannot parse is retried the same way. After the
+last try LLMCallError names the last fault and, when it differs, the first (SPEC §6:
+`HTTP 429 after 4 tries; first try: unparseable reply: empty reply`). Keys come only from
+the environment (OPENAI_API_KEY) and are never logged or stored: a key inside the base URL
+is redacted (termgate.redact) in the cache key, the usage record and every message.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from ..environment import setting
+from ..errors import TermgateError
+from ..redact import redact_text, redact_url, url_secrets
+
+__all__ = ["LLMConfig", "LLMCallError", "NotACompletion", "ReplyCache", "AsyncLLMClient", "completion_text",
+           "request_key", "retry_delay", "run_in_fresh_loop"]
+
+T = TypeVar("T")
+
+
+class LLMCallError(TermgateError):
+    """Every try failed; the message says what happened last, `reply` holds the last raw
+    reply when there was one (an unparseable answer is kept for the record)."""
+
+    def __init__(self, message: str, reply: str | None = None, status: int | None = None):
+        super().__init__(message)
+        self.reply = reply
+        self.status = status
+        """The HTTP status of a request the endpoint refused outright (4xx other than 429)."""
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Endpoint, model and retry policy; from `[llm]` settings and the standard env vars."""
+
+    model: str
+    base_url: str | None = None
+    timeout: float = 30.0
+    max_tries: int = 4
+    backoff: float = 0.5
+    max_backoff: float = 20.0
+    temperature: float = 0.0
+
+    @property
+    def shown_url(self) -> str | None:
+        """The base URL as it may be stored or printed: credentials replaced by `***`."""
+        return redact_url(self.base_url)
+
+    def redact(self, text: str | None) -> str | None:
+        """`text` with this endpoint's credentials (URL and OPENAI_API_KEY) blanked."""
+        return redact_text(text, [*url_secrets(self.base_url), os.environ.get("OPENAI_API_KEY")])
+
+    @classmethod
+    def from_settings(cls, llm: dict, model: str | None = None) -> LLMConfig:
+        chosen = model or setting("LLM_MODEL") or llm.get("model")
+        if not chosen:
+            raise TermgateError("no LLM model configured: set [llm] model in termgate.toml or TERMGATE_LLM_MODEL")
+        return cls(model=chosen, base_url=os.environ.get("OPENAI_BASE_URL") or llm.get("base_url"),
+                   timeout=float(llm.get("timeout", 30.0)), max_tries=int(llm.get("max_tries", 4)),
+                   backoff=float(llm.get("backoff", 0.5)))
+
+
+def retry_delay(config: LLMConfig, attempt: int, retry_after: str | None) -> float:
+    """termgate's backoff: the server's Retry-After when it gives one (capped), else
+    exponential with jitter."""
+    if retry_after:
+        try:
+            return min(float(retry_after), config.max_backoff)
+        except ValueError:
+            pass
+    base = min(config.backoff * 2 ** attempt, config.max_backoff)
+    return base * (0.5 + random.random() / 2)
+
+
+def run_in_fresh_loop(make: Callable[[], Awaitable[T]]) -> T:
+    """Runs a coroutine to completion from sync code, even when a loop is already running here."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
+
+
+# ---------------------------------------------------------------- async client with a response cache
+
+
+def request_key(base_url: str | None, model: str, messages: list[dict], params: dict, repeat: int = 1) -> str:
+    """Cache key: endpoint (its credentials redacted: a new key keeps the cache), model,
+    messages and parameters, as canonical JSON; `repeat` (harness --repeat) > 1 makes
+    another sample of the same request its own entry."""
+    import hashlib
+    import json
+
+    request = {"base_url": _redacted(base_url), "model": model, "messages": messages, "params": params}
+    if repeat != 1:
+        request["repeat"] = repeat
+    canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=64)
+def _redacted(base_url: str | None) -> str | None:
+    return redact_url(base_url)
+
+
+class ReplyCache(Protocol):
+    """Where parseable replies outlive a run (the store's LLM cache, termgate.store.StoredReplies)."""
+
+    def load(self, keys: list[str]) -> dict[str, str]:
+        """Cached replies for these request keys (absent keys are missing)."""
+
+    def save(self, entries: list[tuple[str, str, str, int, int]]) -> None:
+        """Keep (key, model, reply, prompt_tokens, completion_tokens) entries."""
+
+
+class AsyncLLMClient:
+    """Async chat calls with bounded concurrency, termgate's retry policy and a reply cache.
+
+    Only replies the caller could parse are cached, so a rerun retries exactly the items
+    that errored; cached replies are flushed to the store about once a second, so a run
+    that is interrupted (Ctrl-C, kill) resumes where it stopped.
+    """
+
+    def __init__(self, config: LLMConfig, concurrency: int = 8, cache: ReplyCache | None = None, sleep=None):
+        import asyncio
+
+        from openai import AsyncOpenAI
+
+        self.config = config
+        self.cache = cache
+        base_url, query = _split_query(config.base_url)
+        self._client = AsyncOpenAI(base_url=base_url, default_query=query, max_retries=0, timeout=config.timeout,
+                                   api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
+        self._slots = asyncio.Semaphore(max(1, concurrency))
+        self._sleep = sleep or asyncio.sleep
+        self._cache: dict[str, str] = {}
+        self._pending: list[tuple[str, str, str, int, int]] = []
+        self._flush_lock = asyncio.Lock()
+        self._last_flush = time.monotonic()
+        self.calls = self.cache_hits = self.prompt_tokens = self.completion_tokens = 0
+        self.in_flight = self.max_in_flight = 0
+
+    def key(self, messages: list[dict], params: dict, repeat: int = 1) -> str:
+        return request_key(self.config.base_url, self.config.model, messages, params, repeat)
+
+    async def prefetch(self, keys: list[str]) -> None:
+        """Load cached replies for these keys in one store query."""
+        import asyncio
+
+        if self.cache is not None:
+            self._cache.update(await asyncio.to_thread(self.cache.load, keys))
+
+    async def flush(self, force: bool = False) -> None:
+        import asyncio
+
+        if self.cache is None or not self._pending:
+            return
+        if not force and len(self._pending) < 4096 and time.monotonic() - self._last_flush < 1.0:
+            return
+        async with self._flush_lock:
+            batch, self._pending = self._pending, []
+            self._last_flush = time.monotonic()
+            if batch:
+                await asyncio.to_thread(self.cache.save, batch)
+
+    def _delay(self, attempt: int, retry_after: str | None) -> float:
+        return retry_delay(self.config, attempt, retry_after)
+
+    async def chat(self, messages: list[dict], parse: Callable[[str], T], params: dict | None = None,
+                   repeat: int = 1, key: str | None = None) -> tuple[T, str, bool]:
+        """(parse(reply), reply, from_cache). Raises LLMCallError after the last try;
+        `repeat` > 1 asks again for another sample (its own cache entry); `key` is
+        self.key(messages, params, repeat) when the caller has it already."""
+        params = dict(params or {"temperature": self.config.temperature})
+        key = key or self.key(messages, params, repeat)
+        cached = self._cache.get(key)
+        if cached is not None:
+            try:
+                self.cache_hits += 1
+                return await _parse(parse, cached), cached, True
+            except ValueError:
+                self.cache_hits -= 1  # a parser changed since: ask again
+        first = last = last_reply = None
+        for attempt in range(self.config.max_tries):
+            async with self._slots:
+                self.in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                try:
+                    self.calls += 1
+                    fault, retry_after, text, tokens = await self._try(messages, params)
+                finally:
+                    self.in_flight -= 1
+            if fault is None:
+                try:
+                    parsed = await _parse(parse, text)
+                except ValueError as exc:
+                    fault, last_reply = f"unparseable reply: {exc}", text
+                else:
+                    self._cache[key] = text
+                    self._pending.append((key, self.config.model, text, *tokens))
+                    await self.flush()
+                    return parsed, text, False
+            first, last = first or fault, fault
+            if attempt + 1 < self.config.max_tries:
+                await self._sleep(self._delay(attempt, retry_after))
+        tries = self.config.max_tries
+        message = f"{last} after {tries} {'try' if tries == 1 else 'tries'}"
+        if first != last:
+            message += f"; first try: {first}"
+        raise LLMCallError(self.config.redact(message), last_reply)
+
+    async def _try(self, messages: list[dict], params: dict) -> tuple[str | None, str | None, str, tuple[int, int]]:
+        """One call: (fault or None, Retry-After, reply text, (prompt, completion) tokens). A
+        fault is retried; an HTTP error other than 429 and 5xx is not (LLMCallError at once)."""
+        import json
+
+        import openai
+
+        none = (0, 0)
+        try:
+            reply = await self._client.chat.completions.create(model=self.config.model, messages=messages, **params)
+        except openai.APITimeoutError:
+            return f"timed out ({self.config.timeout:g} s)", None, "", none
+        except openai.APIStatusError as exc:
+            if exc.status_code != 429 and exc.status_code < 500:
+                raise LLMCallError(self.config.redact(f"HTTP {exc.status_code}: {_error_body(exc)}"),
+                                   status=exc.status_code) from None
+            return f"HTTP {exc.status_code}", exc.response.headers.get("retry-after"), "", none
+        except openai.APIConnectionError as exc:
+            return f"connection failed: {_cause(exc)}", None, "", none
+        except json.JSONDecodeError as exc:  # a JSON content type over a body that is not JSON
+            body = f"{_snippet(exc.doc)}: {exc.msg} (char {exc.pos})" if exc.doc.strip() else "empty"
+            return f"non-JSON response body ({body})", None, "", none
+        except openai.APIError as exc:  # anything else the client refuses, named as it says
+            return f"{type(exc).__name__}: {exc}", None, "", none
+        try:
+            text, tokens = completion_text(reply)
+        except NotACompletion as exc:
+            return str(exc), None, "", none
+        self.prompt_tokens += tokens[0]
+        self.completion_tokens += tokens[1]
+        return None, None, text, tokens
+
+    def usage(self) -> dict:
+        return {"model": self.config.model, "base_url": self.config.shown_url, "calls": self.calls,
+                "cache_hits": self.cache_hits, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens}
+
+    async def aclose(self) -> None:
+        await self.flush(force=True)
+        await self._client.close()
+
+
+async def _parse(parse: Callable[[str], T], text: str) -> T:
+    """A parser marked `blocking` (a team's own `--parser`: it may be slow) runs on a worker
+    thread, so it does not hold up the other calls in flight; termgate's own run inline."""
+    if getattr(parse, "blocking", False):
+        import asyncio
+        return await asyncio.to_thread(parse, text)
+    return parse(text)
+
+
+class NotACompletion(TermgateError):
+    """A 200 whose body is not a chat completion (an HTML page, a truncated body, JSON of
+    another shape): a fault, retried like a 5xx; the message names what the body was."""
+
+
+def _snippet(text: str, size: int = 60) -> str:
+    return repr(" ".join(text.split())[:size])
+
+
+def _error_body(exc) -> str:
+    """What the endpoint said with its HTTP error: the JSON error message, else the body."""
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error", body)  # the client hands over the body's "error" object, or the whole body
+    message = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
+    if isinstance(message, str) and message.strip():
+        return _snippet(message, 200)
+    try:
+        text = exc.response.text
+    except Exception:  # noqa: BLE001 - a body that cannot be read says nothing more
+        text = ""
+    return _snippet(text, 200) if text.strip() else "(empty body)"
+
+
+def completion_text(reply: object) -> tuple[str, tuple[int, int]]:
+    """The first choice's text and (prompt, completion) tokens of a chat completion.
+
+    The openai client hands back the body as text when its content type is not JSON, and
+    builds a completion from any JSON without checking it: both end up here."""
+    if isinstance(reply, str):
+        return _raise(f"non-JSON response body ({_snippet(reply) if reply.strip() else 'empty'})")
+    choices = getattr(reply, "choices", None)
+    if not isinstance(choices, (list, tuple)):
+        return _raise("response body is not a chat completion (no choices)")
+    text = ""
+    if choices:
+        message = getattr(choices[0], "message", None)
+        content = getattr(message, "content", None) if message is not None else None
+        if message is None or not isinstance(content, (str, type(None))):
+            return _raise("response body is not a chat completion (no message text)")
+        text = content or ""
+    usage = getattr(reply, "usage", None)
+    tokens = tuple(value if type(value) is int else 0
+                   for value in (getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0)))
+    return text, tokens
+
+
+def _raise(message: str):
+    raise NotACompletion(message)
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost cause's message (`Connection refused`), not the client's 'Connection error.'"""
+    inner = exc
+    while inner.__cause__ is not None and inner.__cause__ is not inner:
+        inner = inner.__cause__
+    text = str(inner) or type(inner).__name__
+    return text if inner is exc else f"{text} ({type(inner).__name__})"
+
+
+def _split_query(base_url: str | None) -> tuple[str | None, dict[str, str] | None]:
+    """A base URL's query (`?api-key=...`, `?api-version=...`) as the client's default query:
+    the client would otherwise paste the request path after it."""
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    if not base_url or "?" not in base_url:
+        return base_url, None
+    parts = urlsplit(base_url)
+    return urlunsplit(parts._replace(query="", fragment="")), dict(parse_qsl(parts.query, keep_blank_values=True))
