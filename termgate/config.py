@@ -13,7 +13,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .environment import legacy_notice, setting
+from .environment import ignored_notice, legacy_notice, setting, setting_source
 from .errors import InputError, Problem
 
 __all__ = ["Settings", "Endpoint", "load_settings", "settings_files", "default_db_path"]
@@ -70,10 +70,11 @@ def _config_path() -> Path | None:
     explicit = setting("CONFIG")
     if explicit:
         return Path(explicit)
-    local = Path(CONFIG_FILE)
+    local, legacy = Path(CONFIG_FILE), Path(LEGACY_CONFIG_FILE)
     if local.exists():
+        if legacy.exists():
+            ignored_notice(LEGACY_CONFIG_FILE, CONFIG_FILE)
         return local
-    legacy = Path(LEGACY_CONFIG_FILE)
     if legacy.exists():
         legacy_notice(LEGACY_CONFIG_FILE, CONFIG_FILE)
         return legacy
@@ -98,7 +99,9 @@ def load_settings() -> Settings:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
         except FileNotFoundError:
-            raise InputError([Problem(str(path), 0, "config", "file not found (TERMGATE_CONFIG)")]) from None
+            raise InputError([Problem(str(path), 0, "config", f"file not found ({setting_source('CONFIG')})")]) from None
+        except IsADirectoryError:
+            raise InputError([Problem(str(path), 0, "config", "a folder, not a TOML file")]) from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             from .io import toml_error_line
             raise InputError([Problem(str(path), toml_error_line(exc), "toml", str(exc))]) from None
@@ -187,7 +190,9 @@ def default_db_path() -> str:
     chosen = setting("DB")
     if chosen:
         return chosen
-    if not os.path.lexists(DEFAULT_DB) and os.path.lexists(LEGACY_DEFAULT_DB):
-        legacy_notice(LEGACY_DEFAULT_DB, DEFAULT_DB)
-        return LEGACY_DEFAULT_DB
+    if os.path.lexists(LEGACY_DEFAULT_DB):
+        if not os.path.lexists(DEFAULT_DB):
+            legacy_notice(LEGACY_DEFAULT_DB, DEFAULT_DB)
+            return LEGACY_DEFAULT_DB
+        ignored_notice(LEGACY_DEFAULT_DB, DEFAULT_DB)
     return DEFAULT_DB

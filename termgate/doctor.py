@@ -55,8 +55,9 @@ def _drift_checks() -> list[Check]:
         Check("tokenizers", tokenizers is not None,
               f"tokenizers {tokenizers}" if tokenizers else "termgate drift install", judge),
         Check("WordNet 3.0", wordnet_available(),
-              str(root) if wordnet_available() else f"not in {root}: apt-get install wordnet-base, or set "
-              "TERMGATE_WORDNET to the folder holding index.noun", judge),
+              str(root) if wordnet_available() else f"not in {root} (index, data and exc files of nouns, "
+              "verbs, adjectives, adverbs): apt-get install wordnet-base, or set TERMGATE_WORDNET to that "
+              "folder", judge),
     ]
 
 
@@ -96,7 +97,7 @@ def checks() -> list[Check]:
 
 def default_judge(found: list[Check]) -> tuple[str, str]:
     """The drift judge `evaluate` uses when neither --drift-judge nor `[drift] judge` names
-    one (drift.embedding_available decides, as in judges.resolve_judge), and why."""
+    one (drift.judge.embedding_available decides, as in drift.resolve.resolve_judge), and why."""
     from .drift.judge import embedding_available
     if embedding_available():
         return "embedding", "its model, tokenizers and WordNet are installed"

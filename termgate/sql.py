@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .environment import setting
+from .environment import setting, setting_source
 from .errors import UsageError
 
 __all__ = ["sql_literal", "duckdb_memory_limit"]
@@ -19,7 +19,7 @@ def duckdb_memory_limit(default: str) -> str:
     not a size (so it is safe to put into a SET statement)."""
     value = setting("DUCKDB_MEMORY", default).strip()
     if not _SIZE.fullmatch(value):
-        raise UsageError(f"TERMGATE_DUCKDB_MEMORY={value!r}: expected a size such as {default}")
+        raise UsageError(f"{setting_source('DUCKDB_MEMORY')}={value!r}: expected a size such as {default}")
     return value
 
 

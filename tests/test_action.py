@@ -280,6 +280,7 @@ def test_a_pull_request_gets_one_comment_updated_on_the_next_push(runner, ws):
     assert "--author dev-dana" in second.step("Evaluate").output  # the pull request's author: four-eyes
 
 
+@pytest.mark.slow
 def test_a_comment_evalcore_left_on_an_open_pull_request_is_updated_not_joined(runner):
     """One release of overlap: the marker evalcore wrote before the rename still finds its
     comment; a comment whose marker only starts alike (another run name) is not it."""
@@ -295,6 +296,7 @@ def test_a_comment_evalcore_left_on_an_open_pull_request_is_updated_not_joined(r
     assert comments[0]["body"].endswith("another run")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["fork", "403"])
 def test_no_write_permission_skips_the_comment_with_a_notice(runner, case):
     event = pull_request_event(head="someone/search-fork") if case == "fork" else None
@@ -307,6 +309,7 @@ def test_no_write_permission_skips_the_comment_with_a_notice(runner, case):
     assert result.outputs["exit_code"] == "1" and result.exit_code == 1  # termgate's, not the comment's
 
 
+@pytest.mark.slow
 def test_a_bot_authors_pull_request_is_evaluated_under_a_name_termgate_allows(runner):
     event = pull_request_event()
     event["pull_request"]["user"]["login"] = "dependabot[bot]"
@@ -314,6 +317,7 @@ def test_a_bot_authors_pull_request_is_evaluated_under_a_name_termgate_allows(ru
     assert "--author dependabot+bot" in result.step("Evaluate").output and result.exit_code == 0
 
 
+@pytest.mark.slow
 def test_an_event_that_is_not_a_pull_request_makes_no_comment(runner):
     result = runner.run(evaluate_inputs("good.jsonl"), event={"ref": "refs/heads/main"}, event_name="push")
     assert result.gh_calls == [] and "push event is not a pull request" in result.step(
@@ -340,6 +344,7 @@ def expand(query, context):
 '''
 
 
+@pytest.mark.slow
 def test_an_outage_is_exit_code_5(runner, ws):
     (ws / "down.py").write_text(DOWN, encoding="utf-8")
     result = runner.run({"command": "harness", "golden": "golden.jsonl", "callable": "down:expand",
@@ -360,6 +365,7 @@ def test_retries_rerun_an_incomplete_run(runner, ws):
     assert runner.summary.read_text().count("## termgate gate") == 1  # the last attempt's summary, once
 
 
+@pytest.mark.slow
 def test_an_input_cannot_run_a_command(runner, ws):
     hostile = '$(touch pwned-1)"; touch pwned-2; echo "`touch pwned-3`'
     result = runner.run(evaluate_inputs("good.jsonl", name=hostile, **{"extra-args": "--prompt-version 'v 2'"}))
@@ -381,6 +387,7 @@ def test_unusable_inputs_are_exit_code_2_with_one_error(runner, inputs, message)
     assert result.outputs["exit_code"] == "2" and result.exit_code == 2
 
 
+@pytest.mark.slow
 def test_an_input_error_is_termgates_exit_code_2(runner):
     result = runner.run(evaluate_inputs("missing.jsonl"))
     assert result.outputs == {"run_id": "", "gate": "", "exit_code": "2",

@@ -167,6 +167,7 @@ def test_drift_agreement_prints_every_figure_on_both_backends(backend, tmp_path,
     assert "no verdicts in domain legal" in cli("drift", "agreement", "--domain", "legal", "--db", db).output
 
 
+@pytest.mark.slow
 def test_agreement_refuses_a_broken_chain(db, tmp_path, monkeypatch):
     from conftest import run_sql
 

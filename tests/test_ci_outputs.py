@@ -296,6 +296,7 @@ def test_gate_annotates_from_the_golden_file_stored_with_the_run(ci, baseline):
     assert Path("step.md").read_text(encoding="utf-8").endswith(summary)
 
 
+@pytest.mark.slow
 def test_codequality_report_is_valid_with_lines_and_stable_fingerprints(ci, baseline):
     reports = []
     for _ in range(2):

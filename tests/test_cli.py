@@ -359,6 +359,7 @@ def stored(cwd):
     return {"base": base, "cand": cand, "med": med}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [
     ["show", "no-such-run"],
     ["gate", "no-such-run"],
@@ -373,6 +374,7 @@ def test_exit_2_for_unknown_run_id(stored, argv):
     assert result.stdout == ""
 
 
+@pytest.mark.slow
 def test_exit_2_for_unknown_baseline_run_id_writes_nothing(stored, cwd):
     before = stored_run_ids(DB)
     result = evaluate("--db", DB, "--baseline", "no-such-run", "--json", "report.json")
@@ -401,6 +403,7 @@ def test_a_missing_baseline_file_is_named_as_a_file(cwd, value, with_store):
     assert not (cwd / "report.json").exists()
 
 
+@pytest.mark.slow
 def test_a_plain_unknown_baseline_id_is_still_an_unknown_run(stored):
     result = evaluate("--db", DB, "--baseline", "no-such-run")
     assert_clean_exit(result, 2)
@@ -417,6 +420,7 @@ def test_exit_2_for_a_missing_store_and_it_is_not_created(cwd, argv):
 
 # ---------------------------------------------------------------- JSON report and baselines
 
+@pytest.mark.slow
 def test_json_report_validates_against_the_shipped_schema(stored):
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     validator_cls = jsonschema.validators.validator_for(schema)
@@ -430,6 +434,7 @@ def test_json_report_validates_against_the_shipped_schema(stored):
         assert report["timestamp"].endswith("Z")
 
 
+@pytest.mark.slow
 def test_json_report_schema_rejects_a_broken_report(stored):
     # guards the previous test: the schema really constrains the report
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
@@ -439,6 +444,7 @@ def test_json_report_schema_rejects_a_broken_report(stored):
         jsonschema.validate(report, schema)
 
 
+@pytest.mark.slow
 def test_json_report_without_baseline_says_so(stored):
     ra = read_json("base.json")["regression_analysis"]
     assert ra["regression_detected"] is False
@@ -461,6 +467,7 @@ def test_baseline_report_file_detects_regression(cwd):
     assert not list(cwd.rglob("*.duckdb"))
 
 
+@pytest.mark.slow
 def test_baseline_run_id_from_the_store_detects_regression(stored, cwd):
     cand = read_json("cand.json")
     ra = cand["regression_analysis"]
@@ -499,6 +506,7 @@ def test_runs_lists_stored_runs_newest_first(stored):
     assert " review " in med_line and "medical" in med_line
 
 
+@pytest.mark.slow
 def test_runs_limit(stored):
     result = run("runs", "--db", DB, "--limit", "1")
     assert_clean_exit(result, 0)
@@ -518,6 +526,7 @@ def test_show_prints_the_run_and_its_queries(stored):
     assert "pass" in e1
 
 
+@pytest.mark.slow
 def test_show_failed_only(stored):
     result = run("show", stored["cand"], "--db", DB, "--failed-only")
     assert_clean_exit(result, 0)

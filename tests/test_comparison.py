@@ -176,6 +176,7 @@ def test_query_reads_both_sides_of_one_query(stored):
     assert pair.query("only-in-baseline")["status"] == "removed" and pair.query("nope") is None
 
 
+@pytest.mark.slow
 def test_search_normalises_text_and_fields_with_the_term_rule(db):
     """`CAFÉ`, a decomposed `café` and full-width letters find what rule 1 makes equal. Rule 1
     keeps accents (NFKC, casefold), so `cafe` is another word and finds only itself."""

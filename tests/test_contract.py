@@ -444,6 +444,7 @@ class Upload:
         return self._content
 
 
+@pytest.mark.slow
 def test_dashboard_import_records_a_run_in_the_store(demo, monkeypatch):
     """The Import page's child process writes to the dashboard's store (TERMGATE_DB)."""
     from termgate.dashboard.importer import run_import

@@ -143,6 +143,7 @@ class Upload:
         return self._content
 
 
+@pytest.mark.slow
 def test_import_bad_upload_reports_cli_lines_and_records_nothing(db):
     from termgate.dashboard.importer import run_import
 

@@ -53,6 +53,7 @@ def test_regressions_labels_a_run_from_what_it_has_never_nan(db):
     assert shown_labels[medical_v2].startswith(f"FAIL · not releasable — medical demo · v2 · {medical_v2} — ")
 
 
+@pytest.mark.slow
 def test_regressions_show_a_rejected_run_as_rejected(db):
     from termgate.dashboard import data
 
@@ -66,6 +67,7 @@ def test_regressions_show_a_rejected_run_as_rejected(db):
     assert shown_labels[ids[("legal", "v3")]].startswith("REVIEW · awaiting sign-off — legal demo · v3 · ")
 
 
+@pytest.mark.slow
 def test_a_rejected_failed_run_says_it_was_rejected(db):
     """A failed gate is not releasable whatever a reviewer says; a rejection on it is still
     shown (Regressions' label, the state's reasons), not hidden behind the gate."""
@@ -127,6 +129,7 @@ def test_signoff_empties_the_comment_box_in_the_browser_too(db):
 # ---------------------------------------------------------------- Query history
 
 
+@pytest.mark.slow
 def test_query_history_plots_each_run_at_its_time_one_chart_per_metric(db):
     # v1 again after v3: over prompt versions the line went back to v1 (a zigzag); over time it goes on
     again = evaluate(db, "v1-baseline.jsonl", "--name", "medical demo", "--prompt-version", "v1")

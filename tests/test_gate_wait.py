@@ -201,6 +201,7 @@ def expand(query, context):
 '''
 
 
+@pytest.mark.slow
 def test_an_incomplete_run_returns_5_without_waiting(review, tmp_path):
     db, _ = review
     (tmp_path / "down_expander.py").write_text(EXPANDER, encoding="utf-8")

@@ -320,6 +320,7 @@ def test_the_proposal_holds_the_verdicts_changes(proposed):
     assert "+ forbidden 'panic attack'" in record["payload"]["diff"]
 
 
+@pytest.mark.slow
 def test_propose_then_approve_with_two_accounts(proposed):
     db, made = proposed
     assert not gr.is_approved(db, "cardio", made["revision"])
@@ -379,6 +380,7 @@ def test_an_approval_stops_counting_once_the_approver_gains_the_proposers_alias(
     assert not gr.is_approved(db, "cardio", made["revision"])
 
 
+@pytest.mark.slow
 def test_re_evaluating_on_the_new_revision_shows_golden_changed_queries(proposed, tmp_path):
     db, made = proposed
     assert approve(db, "alice", made["revision"]).exit_code == 0
@@ -427,6 +429,7 @@ def test_a_run_outside_high_risk_domains_gets_no_golden_item(tmp_path):
     assert [i.kind for i in so.flagged_items(db, run_id)] == []
 
 
+@pytest.mark.slow
 def test_proposing_a_file_as_it_is_lets_the_first_revision_be_approved(tmp_path):
     db = str(tmp_path / "s.duckdb")
     so.add_user(db, "alice", "approver", PASSWORDS["alice"], "medical")

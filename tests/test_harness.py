@@ -75,6 +75,7 @@ def harness(llm, golden, prompt, db, *extra):
     return CliRunner().invoke(main, args, env={"OPENAI_API_KEY": "test-key"})
 
 
+@pytest.mark.slow
 def test_end_to_end_then_rerun_from_cache(llm, files):
     golden, prompt, db = files
     first = harness(llm, golden, prompt, db, "--json", "report.json")
@@ -93,6 +94,7 @@ def test_end_to_end_then_rerun_from_cache(llm, files):
     assert "0 calls, 4 from cache" in second.output
 
 
+@pytest.mark.slow
 def test_429_with_retry_after_and_500_are_retried(llm, files):
     golden, prompt, db = files
     llm.actions = [("status", 429, {"Retry-After": "0.05"}), ("status", 500, {})]
@@ -101,6 +103,7 @@ def test_429_with_retry_after_and_500_are_retried(llm, files):
     assert llm.chat_calls == 6  # 4 queries + 2 retried failures
 
 
+@pytest.mark.slow
 def test_garbage_reply_is_an_errored_item_and_rerun_retries_only_it(llm, files):
     golden, prompt, db = files
     calls = {"n": 0}
@@ -135,6 +138,7 @@ def test_timeouts_become_errored_items(llm, files):
     assert all("timed out" in q["error"] for q in report["per_query_results"])
 
 
+@pytest.mark.slow
 def test_concurrency_bound_is_respected(llm, files, tmp_path):
     golden, prompt, db = files
     many = write_jsonl(tmp_path / "many.jsonl", [golden_row(f"m{i}", f"query number {i}", ["x"]) for i in range(24)])

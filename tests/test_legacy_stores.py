@@ -99,9 +99,13 @@ def test_evalcores_default_store_is_used_when_termgates_is_not_there(tmp_path):
     assert gate.returncode == 0, gate.stderr
     assert warnings(gate.stderr) == ["termgate: warning: data/evalcore.duckdb is the old name and is read for one "
                                      "more release; use data/termgate.duckdb"]
-    unpack(tmp_path / "data" / "termgate.duckdb")  # both there: the new one, silently
+    unpack(tmp_path / "data" / "termgate.duckdb")  # both there: the new one, saying the old one is not read
+    (tmp_path / "data" / "evalcore.duckdb").write_bytes(b"not a store")
+    gate = termgate("gate", APPROVED, cwd=tmp_path)
+    assert gate.returncode == 0 and warnings(gate.stderr) == [
+        "termgate: warning: data/evalcore.duckdb is ignored: data/termgate.duckdb is read instead (remove or "
+        "rename the old one)"]
     (tmp_path / "data" / "evalcore.duckdb").unlink()
-    unpack(tmp_path / "data" / "evalcore.duckdb").write_bytes(b"not a store")
     gate = termgate("gate", APPROVED, cwd=tmp_path)
     assert gate.returncode == 0 and warnings(gate.stderr) == []
 
@@ -118,6 +122,10 @@ def test_evalcore_variables_are_read_with_one_warning_and_termgates_win(tmp_path
     both = termgate("gate", APPROVED, cwd=tmp_path, env={"EVALCORE_DB": str(tmp_path / "nothing.duckdb"),
                                                          "TERMGATE_DB": str(db)})
     assert both.returncode == 0 and warnings(both.stderr) == []
+    # an empty new variable (an unset CI secret) wins, and says the old one is not read
+    empty = termgate("runs", cwd=tmp_path, env={"EVALCORE_DB": str(db), "TERMGATE_DB": ""})
+    assert warnings(empty.stderr) == ["termgate: warning: EVALCORE_DB is ignored: TERMGATE_DB (set, and empty) is "
+                                      "read instead (remove or rename the old one)"]
     # a secret too: the old password variable signs in, and is named, never printed
     added = termgate("users", "add", "frank", "--role", "approver", "--db", db,
                      env={"EVALCORE_PASSWORD": "correct-horse-battery"})
@@ -139,4 +147,7 @@ def test_evalcore_toml_is_read_with_one_warning_and_termgate_toml_wins(tmp_path)
                                     "release; use termgate.toml"]
     (tmp_path / "termgate.toml").write_text('high_risk_domains = ["legal"]\n', encoding="utf-8")
     new = termgate(*args, cwd=tmp_path)
-    assert new.returncode == 3 and warnings(new.stderr) == []
+    assert new.returncode == 3 and warnings(new.stderr) == [
+        "termgate: warning: evalcore.toml is ignored: termgate.toml is read instead (remove or rename the old one)"]
+    (tmp_path / "evalcore.toml").unlink()
+    assert warnings(termgate(*args, cwd=tmp_path).stderr) == []

@@ -79,6 +79,7 @@ def test_two_outputs_on_one_file_and_dash_twice_are_refused(files):
     refused(evaluate("--json", "-", "--junit", "-"), "--json and --junit both write to standard output")
 
 
+@pytest.mark.slow
 def test_dash_writes_the_report_to_standard_output(files):
     result = evaluate("--json", "-")
     assert result.returncode == 0, result.stderr
@@ -139,6 +140,7 @@ def test_harness_never_overwrites_its_expander(files):
     assert Path("expander.py").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_report_through_a_symbolic_link_writes_the_file_it_names(files):
     Path("target.json").write_text("old", encoding="utf-8")
     os.symlink("target.json", "link.json")

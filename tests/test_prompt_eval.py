@@ -530,6 +530,7 @@ def test_cli_generate_rejects_bad_inputs(llm, cli_env, bad):
     assert result.exit_code == 2 and "--inputs" in result.output and llm.chat_calls == 0
 
 
+@pytest.mark.slow
 def test_cli_run_prompt_store_report_and_compare(llm, cli_env):
     write_dataset(Path("cases.json"), ["score=9 one", "score=8 two", "score=4 three"])
     Path("v1.txt").write_text("Echo this: {text} {{literal}}", encoding="utf-8")

@@ -74,6 +74,7 @@ def cli(made, *args):
     return CliRunner().invoke(main, [*args, "--db", made["db"]])
 
 
+@pytest.mark.slow
 def test_every_item_in_golden_order_with_prompt_reply_terms_and_error(made):
     result = cli(made, "replies", made["run"])
     assert result.exit_code == 0, result.output

@@ -110,6 +110,7 @@ def test_the_table_has_enough_styles():
     assert len(STYLES) >= 25 and len({s for s, _, _ in STYLES}) == len(STYLES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("style, reply, expected", STYLES, ids=[s for s, _, _ in STYLES])
 def test_reply_style_over_http(style_run, style, reply, expected):
     rows, outputs, _ = style_run
@@ -423,6 +424,7 @@ def test_ctrl_c_exits_130_and_a_rerun_resumes(small, tmp_path):
     assert again.exit_code in (0, 1, 3) and server.chat_calls - calls <= 1  # the first answer came from the cache
 
 
+@pytest.mark.slow
 def test_a_slow_parser_does_not_serialise_the_calls(small):
     """The parser runs on worker threads: while one reply is being parsed, other calls are in flight."""
     golden, prompt, db, server = small

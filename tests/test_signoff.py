@@ -58,6 +58,7 @@ def decisions(db) -> int:
     return sum(1 for r in store.audit_records(db) if r["kind"] == "decision")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reviewer, password, decision, message", [
     ("alice", "not-her-password", "approve", "wrong account name or password"),
     ("nobody", "whatever-pass", "approve", "wrong account name or password"),
@@ -137,6 +138,7 @@ def test_cli_exit_codes_and_content_binding(setup, tmp_path):
     assert run_cli(["gate", new_run, "--db", str(db)]).exit_code == 3
 
 
+@pytest.mark.slow
 def test_rejection_stands_and_latest_decision_per_reviewer_counts(setup):
     db, run_id, *_ = setup
     so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", ack_all=True)
@@ -146,6 +148,7 @@ def test_rejection_stands_and_latest_decision_per_reviewer_counts(setup):
     assert so.release_state(db, run_id).exit_code == 0
 
 
+@pytest.mark.slow
 def test_approvals_required_counts_distinct_approvers(setup, monkeypatch, tmp_path):
     db, run_id, *_ = setup
     config = tmp_path / "termgate.toml"
@@ -213,7 +216,7 @@ def test_users_cli(setup):
 
 SIGN = """
 import sys, time
-from termgate import signoff as so
+from termgate.governance import signoff as so
 db, run_id, who, password, start = sys.argv[1:6]
 while time.time() < float(start):
     time.sleep(0.001)
@@ -321,6 +324,7 @@ def test_edited_baseline_report_changes_the_content_hash(setup, tmp_path):
     assert hashes[0] != hashes[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sql, named", [
     ("UPDATE query_results SET passed = NOT passed WHERE run_id = ? AND query_id = 'm2'", "run {run}"),
     ("UPDATE term_rows SET drift = false WHERE run_id = ? AND term = 'panic attack'", "run {run}"),
@@ -350,6 +354,7 @@ def test_rows_edited_by_hand_make_verify_and_the_gate_refuse(setup, sql, named):
         assert again.exit_code == 1 and named in again.output, again.output
 
 
+@pytest.mark.slow
 def test_failed_sign_ins_are_counted_outside_the_chain_and_slow_the_next_try(setup):
     db, *_ = setup
     records = len(store.audit_records(db))

@@ -76,6 +76,7 @@ def binds(db) -> list[dict]:
 # ---------------------------------------------------------------- the rules, on both backends
 
 
+@pytest.mark.slow
 def test_first_sign_in_binds_the_identity_in_the_chain(backend, tmp_path):
     run_id = _review_store(backend, tmp_path)
     account = sso.sign_in(backend, claims(email="Alice@Example.COM"))  # the email in canonical form
@@ -137,6 +138,7 @@ def test_a_bound_account_refuses_another_subject_and_a_subject_keeps_its_account
     assert len(binds(backend)) == 1
 
 
+@pytest.mark.slow
 def test_sso_accounts_have_no_password(backend, tmp_path):
     run_id = _review_store(backend, tmp_path)
     env = {"TERMGATE_PASSWORD": "any-password-at-all"}
@@ -158,6 +160,7 @@ def test_sso_accounts_have_no_password(backend, tmp_path):
     assert [r for r in store.audit_records(backend) if r["kind"] == "decision"] == []
 
 
+@pytest.mark.slow
 def test_store_copy_keeps_sso_accounts_and_bindings(backend, tmp_path):
     _review_store(backend, tmp_path)
     sso.sign_in(backend, claims())

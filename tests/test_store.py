@@ -119,6 +119,7 @@ def test_migrations_are_idempotent(db, run):
     assert versions == [(v,) for v, _ in store.MIGRATIONS]
 
 
+@pytest.mark.slow
 def test_a_write_waits_for_a_read_open_in_this_process(db, run):
     """DuckDB opens a file read-only or writable per process: a write (a dashboard session
     signing in) while another thread's read is open waits for it, as for another process's lock."""

@@ -69,6 +69,7 @@ def test_an_engineer_records_a_verdict_in_the_chain_and_sees_it_standing(db):
     assert list(table["term"]) == [v.term] and list(table["reviewer"]) == ["erin"]
 
 
+@pytest.mark.slow
 def test_the_unflagged_sample_is_offered_and_opens_its_query(db):
     at, run = opened(db)
     sample = verdicts.unflagged_sample(db, run, 10, 0)

@@ -166,6 +166,7 @@ def test_refusals_record_nothing(reviewed):
     assert len(store.audit_records(db)) == count
 
 
+@pytest.mark.slow
 def test_a_disabled_account_and_a_broken_chain_are_refused(reviewed):
     db, run_id = reviewed
     eve = so.authenticate(db, "eve", PASSWORDS["eve"])
@@ -178,6 +179,7 @@ def test_a_disabled_account_and_a_broken_chain_are_refused(reviewed):
         vd.record_verdict(db, eve, run_id, "q1", "mi", "synonym", False, "x")
 
 
+@pytest.mark.slow
 def test_a_tampered_verdict_is_caught_by_audit_verify(reviewed):
     db, run_id = reviewed
     eve = so.authenticate(db, "eve", PASSWORDS["eve"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -26,8 +27,13 @@ def run(*args, cwd, env=None, timeout=900) -> subprocess.CompletedProcess:
 def installed(tmp_path_factory):
     """(the wheel, a fresh venv's bin folder, an environment that knows nothing of the checkout)."""
     base = tmp_path_factory.mktemp("wheel")
+    # a copy of the sources: setuptools builds in the tree, and a build/ folder left from an
+    # earlier build would put files into the wheel that the checkout no longer has
+    source = base / "source"
+    shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", "*.duckdb", "*.duckdb.wal", ".hypothesis"))
     built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check", "-q", "-w",
-                base / "dist", ROOT, cwd=base)
+                base / "dist", source, cwd=base)
     assert built.returncode == 0, built.stderr
     wheel = next((base / "dist").glob("termgate-*.whl"))
     made = run(sys.executable, "-m", "venv", base / "venv", cwd=base)
@@ -43,7 +49,7 @@ def installed(tmp_path_factory):
 def test_the_wheel_carries_schemas_drift_model_demo_data_and_dashboard(installed):
     wheel, _, _ = installed
     names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("termgate/schema/report.schema.json", "termgate/drift_model.json",
+    for needed in ("termgate/schema/report.schema.json", "termgate/drift/drift_model.json",
                    "termgate/demo_data/medical/golden.jsonl", "termgate/demo_data/prompts/v2.json",
                    "termgate/dashboard/streamlit_app/app.py", "termgate/dashboard/streamlit_app/views/signoff.py"):
         assert needed in names, needed

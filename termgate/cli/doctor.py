@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..text import terminal_safe
 from .common import echo, run_cli
 
 __all__ = ["doctor_command"]
@@ -33,9 +34,13 @@ def doctor_command():
         echo(f"{state:8}  {c.part:{width}}  {c.detail}" + ("" if c.found else f"  (for {c.needed_by})"))
     judge, why = doctor.default_judge(found)
     configured = run_cli(load_settings).drift.get("judge")
+    known = True
     if configured:
-        echo(f"drift judge: {configured}, as configured ([drift] judge or TERMGATE_DRIFT_JUDGE); "
-             f"without that setting: {judge} ({why})")
+        from ..drift.judge import JUDGE_NAMES
+        known = configured in JUDGE_NAMES
+        state = "" if known else f" — not a drift judge (known: {', '.join(JUDGE_NAMES)}): evaluate refuses it"
+        echo(f"drift judge: {terminal_safe(str(configured))}, as configured ([drift] judge or TERMGATE_DRIFT_JUDGE)"
+             f"{state}; without that setting: {judge} ({why})")
     else:
         echo(f"drift judge by default: {judge} ({why})")
-    sys.exit(0 if all(c.found or c.optional for c in found) else 1)
+    sys.exit(0 if known and all(c.found or c.optional for c in found) else 1)

@@ -233,8 +233,13 @@ def install_command(dry_run):
         if not dry_run and subprocess.run(command).returncode != 0:
             fail([f"error: pip could not install {command[-1]}; see its output above"], code=1)
     if not wordnet_available():
-        echo("WordNet 3.0 is not installed: apt-get install wordnet-base (Debian, Ubuntu), or set "
-             "TERMGATE_WORDNET to a folder holding WordNet 3.0's dict files (index.noun, data.noun, …)")
+        from ..drift.lexicon import WORDNET_ROOT
+        from ..environment import setting, setting_source
+        where = setting("WORDNET")
+        echo(f"WordNet 3.0 is not in {where} ({setting_source('WORDNET')}): point it at a folder holding WordNet "
+             "3.0's dict files (index.noun, data.noun, noun.exc, …)" if where else
+             f"WordNet 3.0 is not in {WORDNET_ROOT}: apt-get install wordnet-base (Debian, Ubuntu), or set "
+             "TERMGATE_WORDNET to a folder holding its dict files (index.noun, data.noun, noun.exc, …)")
         sys.exit(0 if dry_run else 1)
     if not dry_run:
         echo("the embedding drift judge is installed: `termgate evaluate` uses it by default")

@@ -244,8 +244,8 @@ def note_default_judge(asked: str | None, settings: Settings, judge) -> None:
     must not learn from a missing row of the report."""
     if asked is None and not settings.drift.get("judge") and judge.name == "none":
         click.echo("note: drift judge none (only forbidden terms count as drift): the embedding judge is not "
-                   "installed here; `termgate doctor` says what is missing, `termgate drift install` adds it",
-                   err=True)
+                   "installed here; `termgate doctor` says what is missing (`termgate drift install` adds the "
+                   "model, `apt-get install wordnet-base` WordNet)", err=True)
 
 
 def warn_ignored_environment() -> None:

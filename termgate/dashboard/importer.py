@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from termgate.config import Endpoint, load_settings
+from termgate.environment import setting_names
 
 from . import busy, data
 
@@ -96,10 +97,11 @@ def child_env(endpoint: Endpoint | None = None, settings=None, dashboard_url: st
     a URL's password would show in the process list). For the harness (an endpoint given):
     no secret but that endpoint's own key and libpq's PG* settings for the store. For
     evaluate: as the dashboard's, without the endpoints' keys and TERMGATE_PASSWORD (its
-    drift judge may use the server's own [llm] endpoint). `dashboard_url` (server_url())
+    drift judge may use the server's own [llm] endpoint; EVALCORE_PASSWORD, its old
+    name, neither). `dashboard_url` (server_url())
     becomes the child's TERMGATE_DASHBOARD_URL, the base of the links it prints."""
     settings = settings or load_settings()
-    keys = {e.key_env for e in settings.endpoints.values() if e.key_env} | {"TERMGATE_PASSWORD"}
+    keys = {e.key_env for e in settings.endpoints.values() if e.key_env} | set(setting_names("PASSWORD"))
     if endpoint is None:
         env = {k: v for k, v in os.environ.items() if k not in keys}
     else:

@@ -96,4 +96,4 @@ def color_status(value: str) -> str:
 
 def empty_store_notice() -> None:
     st.info("No runs yet. Record one with `termgate evaluate --golden G.jsonl --generated C.jsonl`, "
-            "load the demo with `make run`, or use the Import page.")
+            "load the demo with `termgate demo`, or use the Import page.")

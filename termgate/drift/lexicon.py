@@ -62,9 +62,15 @@ def phrase_head(words: Sequence[str]) -> str | None:
     return words[-1]
 
 
+WORDNET_FILES = tuple(f"{kind}.{pos}" for pos in _POS.values() for kind in ("index", "data")) + tuple(
+    f"{pos}.exc" for pos in _POS.values())
+"""Every file `WordNet` reads: a folder missing one is not WordNet (a judge would fail mid-run)."""
+
+
 def wordnet_available(root: str | Path | None = None) -> bool:
-    """True when WordNet's data files are where `WordNet` looks for them."""
-    return (Path(root or setting("WORDNET", WORDNET_ROOT)) / "index.noun").is_file()
+    """True when all of WordNet's data files are where `WordNet` looks for them."""
+    folder = Path(root or setting("WORDNET", WORDNET_ROOT))
+    return all((folder / name).is_file() for name in WORDNET_FILES)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
 """The drift combiner: an L2-regularised logistic regression over the drift signals
-(issue 18 item 2), fitted here in numpy and shipped as JSON (termgate/drift_model.json).
+(issue 18 item 2), fitted here in numpy and shipped as JSON (termgate/drift/drift_model.json).
 
 A term is drift when its probability is at or above the cut-off; inside the uncertain band
 around the cut-off it is unjudged. Each verdict's reason names the signals that pushed it

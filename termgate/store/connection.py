@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 import time
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from ..environment import setting
+from ..environment import setting, setting_source
 from ..errors import StoreBusyError, UsageError
 from ..sql import duckdb_memory_limit, sql_literal
 from .records import adopt_unchained, canonical_account_names
@@ -158,7 +159,15 @@ def _version() -> str:
 
 
 def _timeout() -> float:
-    return float(setting("STORE_TIMEOUT", "30"))
+    """TERMGATE_STORE_TIMEOUT as seconds; anything but a finite number ≥ 0 is a usage error."""
+    value = setting("STORE_TIMEOUT", "30")
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise UsageError(f"{setting_source('STORE_TIMEOUT')}={value!r}: expected seconds, such as 30")
+    return seconds
 
 
 def _is_lock_error(exc: Exception) -> bool:

@@ -61,6 +61,7 @@ def accounts(db):
 # ---------------------------------------------------------------- four-eyes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spelling", ["Carol", " carol ", "CAROL", "ｃａｒｏｌ", "Caro\u0301l".replace("\u0301", "")])
 def test_no_spelling_of_the_author_lets_her_approve(medical, spelling):
     tmp, golden, generated = medical
@@ -103,6 +104,7 @@ def test_four_eyes_checks_every_alias(medical):
     assert approved.exit_code == 0, approved.output
 
 
+@pytest.mark.slow
 def test_an_approval_recorded_before_an_alias_was_added_stops_counting(medical):
     tmp, golden, generated = medical
     db = tmp / "s.duckdb"
@@ -189,6 +191,7 @@ def test_a_deleted_rejection_does_not_make_the_run_releasable(medical):
     assert rerun.exit_code == 1 and "audit chain broken" in rerun.output
 
 
+@pytest.mark.slow
 def test_head_is_printed_and_expect_head_anchors_gate_and_evaluate(medical):
     tmp, golden, generated = medical
     db = tmp / "s.duckdb"
@@ -386,6 +389,7 @@ def test_the_run_digests_cover_every_stored_column(tmp_path):
             assert tuple(columns) == covered, table
 
 
+@pytest.mark.slow
 def test_rerunning_the_adoption_by_hand_blesses_nothing(medical):
     tmp, golden, generated = medical
     db = tmp / "s.duckdb"
@@ -430,6 +434,7 @@ def test_a_view_in_place_of_a_chained_table_is_refused(medical):
     assert cli(["audit", "verify", "--db", db]).exit_code == 1
 
 
+@pytest.mark.slow
 def test_a_second_row_for_an_account_is_refused(medical):
     tmp, golden, generated = medical
     db = tmp / "s.duckdb"

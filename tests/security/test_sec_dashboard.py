@@ -164,7 +164,8 @@ def test_harness_child_environment_carries_only_its_endpoints_key(tmp_path, monk
     write_config(tmp_path, '[llm.endpoints.a]\nbase_url = "http://a/v1"\nmodel = "m"\nkey_env = "A_KEY"\n'
                            '[llm.endpoints.b]\nbase_url = "http://b/v1"\nmodel = "m"\nkey_env = "B_KEY"\n', monkeypatch)
     for name, value in {"A_KEY": "sk-a", "B_KEY": "sk-b", "OPENAI_API_KEY": "sk-o", "OPENAI_BASE_URL": "http://o",
-                        "TERMGATE_PASSWORD": "pw", "GITHUB_TOKEN": "gh", "AWS_SECRET_ACCESS_KEY": "aws"}.items():
+                        "TERMGATE_PASSWORD": "pw", "EVALCORE_PASSWORD": "old-pw", "GITHUB_TOKEN": "gh",
+                        "AWS_SECRET_ACCESS_KEY": "aws"}.items():
         monkeypatch.setenv(name, value)
     settings = load_settings()
     env = child_env(settings.endpoints["a"], settings)
@@ -173,7 +174,8 @@ def test_harness_child_environment_carries_only_its_endpoints_key(tmp_path, monk
                 "AWS_SECRET_ACCESS_KEY"} & set(env)
     assert "sk-b" not in env.values() and "sk-o" not in env.values()
     evaluate_env = child_env(None, settings)  # evaluate calls no endpoint of the dashboard's
-    assert not {"A_KEY", "B_KEY", "TERMGATE_PASSWORD"} & set(evaluate_env)
+    assert not {"A_KEY", "B_KEY", "TERMGATE_PASSWORD", "EVALCORE_PASSWORD"} & set(evaluate_env)  # the old name too
+    assert "old-pw" not in evaluate_env.values() and "old-pw" not in env.values()
 
 
 def test_the_child_finds_the_store_by_environment_never_on_its_command_line(tmp_path, monkeypatch):
@@ -230,6 +232,7 @@ def test_harness_endpoint_sends_its_key_to_its_url_only(tmp_path, monkeypatch):
         elsewhere.close()
 
 
+@pytest.mark.slow
 def test_keyless_endpoint_gets_no_key_at_all(tmp_path, monkeypatch):
     local = RecordingStub('["trainers"]')
     try:

@@ -179,6 +179,7 @@ def _big_golden(path: Path, n: int, bad_at: int, bad: str) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_fast_path_refuses_a_repeated_key_deep_in_a_large_file(tmp_path):
     """A golden set large enough to be scored in parts, read by DuckDB directly: DuckDB
     keeps one of two repeated keys it does not read, so the Python vouch thread must catch
