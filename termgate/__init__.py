@@ -11,43 +11,34 @@ so `import termgate` and the CLI's cold start stay cheap.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .lazy import lazy_exports
 
 __version__ = "0.2.0"
 
 _EXPORTS = {
     # scoring one run
-    "evaluate": "termgate.evaluation", "EvaluationRun": "termgate.evaluation",
-    "load_golden_set": "termgate.io", "load_generated": "termgate.io", "load_thresholds": "termgate.io",
+    "evaluate": "evaluation", "EvaluationRun": "evaluation",
+    "load_golden_set": "io", "load_generated": "io", "load_thresholds": "io",
     # the harness: a prompt or a Python expander produces the terms, then they are scored
-    "run_prompt": "termgate.llm.harness", "run_callable": "termgate.llm.harness", "load_prompt": "termgate.llm.harness",
-    "load_callable": "termgate.llm.harness", "to_generated": "termgate.llm.harness", "HarnessOutput": "termgate.llm.harness",
+    "run_prompt": "llm.harness", "run_callable": "llm.harness", "load_prompt": "llm.harness",
+    "load_callable": "llm.harness", "to_generated": "llm.harness", "HarnessOutput": "llm.harness",
     # reusable evaluators
-    "Evaluator": "termgate.evaluators", "EvalResult": "termgate.evaluators",
-    "ExactMatchEvaluator": "termgate.evaluators", "JsonValidityEvaluator": "termgate.evaluators",
-    "RegexMatchEvaluator": "termgate.evaluators", "EmbeddingDistanceEvaluator": "termgate.evaluators",
-    "LLMJudgeEvaluator": "termgate.evaluators",
+    "Evaluator": "evaluators", "EvalResult": "evaluators",
+    "ExactMatchEvaluator": "evaluators", "JsonValidityEvaluator": "evaluators",
+    "RegexMatchEvaluator": "evaluators", "EmbeddingDistanceEvaluator": "evaluators",
+    "LLMJudgeEvaluator": "evaluators",
     # prompt evaluation with a model as judge
-    "PromptEvaluator": "termgate.llm.prompt_eval", "load_dataset": "termgate.llm.prompt_eval",
+    "PromptEvaluator": "llm.prompt_eval", "load_dataset": "llm.prompt_eval",
     # the error family
-    "TermgateError": "termgate.errors", "InputError": "termgate.errors", "UsageError": "termgate.errors",
+    "TermgateError": "errors", "InputError": "errors", "UsageError": "errors",
 }
 
 __all__ = ["__version__", *_EXPORTS]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'termgate' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # the next access skips this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; never run
