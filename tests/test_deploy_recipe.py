@@ -15,8 +15,10 @@ import json
 import os
 import re
 import select
+import shlex
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -55,7 +57,7 @@ def stand_ins(server: PostgresServer) -> str:
     """Shell functions for what the test cannot do as the reader does (see the docstring)."""
     superuser = f"env -u PGPASSWORD -u TERMGATE_DB PGHOST={server.folder} PGPORT={server.port} PGUSER=postgres"
     return f"""set -euo pipefail
-termgate() {{ {sys.executable} -m termgate "$@"; }}
+termgate() {{ {shlex.quote(sys.executable)} -m termgate "$@"; }}
 sudo() {{
   case "$1 $2" in
     "apt-get install") return 0 ;;
@@ -66,13 +68,21 @@ sudo() {{
 """
 
 
-def run_in_terminal(script: str, env: dict, timeout: float = 120) -> tuple[int, str]:
+def echo_off(leader: int, seconds: float = 10) -> None:
+    """Wait until the program at the prompt has turned the terminal's echo off, as a person
+    sees nothing echoed when typing a password."""
+    deadline = time.monotonic() + seconds
+    while termios.tcgetattr(leader)[3] & termios.ECHO and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def run_in_terminal(script: str, env: dict, cwd: Path, timeout: float = 300) -> tuple[int, str]:
     """Run `script` in bash on a pseudo-terminal, typing the password each prompt asks for:
     a new role's (createuser --pwprompt, in NEW_ROLES order), `NAME password:` (read -p), and
     the same again for "Enter it again"."""
     leader, follower = os.openpty()
     process = subprocess.Popen(["bash", "-c", script], stdin=follower, stdout=follower, stderr=follower, env=env,
-                               start_new_session=True)
+                               cwd=cwd, start_new_session=True)
     os.close(follower)
     output, seen, new_roles, last = "", 0, list(NEW_ROLES), None
     deadline = time.monotonic() + timeout
@@ -91,6 +101,7 @@ def run_in_terminal(script: str, env: dict, timeout: float = 120) -> tuple[int, 
             if prompt:
                 answer = (PASSWORDS[new_roles.pop(0)] if prompt.group(1).startswith("Enter password")
                           else last if prompt.group(1) == "Enter it again" else PASSWORDS[prompt.group(2)])
+                echo_off(leader)
                 os.write(leader, (answer + "\n").encode())
                 seen, last = len(output), answer
         else:
@@ -111,10 +122,10 @@ def deployed(tmp_path_factory):
         env.update(PATH=f"{server.bin}{os.pathsep}{env['PATH']}", PSQLRC=os.devnull,
                    PGPASSFILE=str(folder / "no-pgpass"), HOME=str(folder), LC_ALL="C.UTF-8")
         script = stand_ins(server) + recipe().replace("db.internal", host)
-        code, output = run_in_terminal(script, env)
+        code, output = run_in_terminal(script, env, folder)
+        assert code == 0, output
         for password in PASSWORDS.values():
             assert password not in output  # typed with echo off
-        assert code == 0, output
         yield server, host
     finally:
         server.stop()
