@@ -84,7 +84,7 @@ def _other_checks() -> list[Check]:
               f"psycopg {psycopg}, libpq {libpq // 10000}.{libpq % 10000}" if libpq else
               "pip install 'psycopg[binary]'", "the team store (--db postgresql://…)"),
         Check("psql (PostgreSQL client)", psql is not None,
-              psql or "apt-get install postgresql-client", "`termgate store roles | psql …`", optional=True),
+              psql or "apt-get install postgresql-client", "`termgate store roles --grants | psql …`", optional=True),
         Check("Chromium", chromium is not None, chromium or "apt-get install chromium",
               "screenshots (scripts/walkthrough.py) and the real-browser tests", optional=True),
     ]

@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import secrets
+import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,13 +22,13 @@ from .drift.resolve import resolve_judge
 from .errors import UsageError
 from .scoring.gate import decide_gate, recommend
 from .identity import canonical_name
-from .io import golden_set_name, load_thresholds
+from .io import default_golden_name, load_thresholds
 from .scoring.metrics import aggregate_columns
 from .models import Thresholds
 from .scoring.regression import Baseline, RegressionResult, compare_to_baseline
 from .scoring.run import EvaluationRun
 from .scoring.scorer import ScoredQueries, score
-from .store import StoredVectors
+from .store import StoredVectors, golden_names
 
 __all__ = ["EvaluationRun", "evaluate", "new_run_id", "utc_now", "ignored_environment", "content_hash"]
 
@@ -130,7 +131,9 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
     `generated` is a generated-expansions file, or a table of termgate.io.GENERATED_SCHEMA
     (the harness's outputs, errored items included; `source` then names it). Raises
     InputError naming file, line and field on bad input. `golden_name` names the golden
-    set (SPEC §1.1; default: the path as given, tidied). `cache_db` is the store that
+    set (SPEC §1.1; default: its path from the git repository's root, else from the working
+    folder; `golden_name_note` says when that default differs from the name this golden
+    content was stored under). `cache_db` is the store that
     caches drift-judge vectors (None: in memory only) and whose audit chain says whether the
     golden revision is approved (the report's run.golden_revision). `repeats_from(golden_name,
     prompt_version)` returns earlier runs of the same prompt version on the same golden
@@ -146,10 +149,12 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
     judge = drift_judge
     if golden_name is not None and not golden_name.strip():
         raise UsageError("--golden-name: empty; give the golden set a name, or leave the option out "
-                         "(the name is then the --golden path)")
-    golden_name = golden_set_name(golden_path) if golden_name is None else golden_name.strip()
+                         "(the name is then the --golden path from the repository root)")
+    named = golden_name is not None
+    golden_name = golden_name.strip() if named else default_golden_name(golden_path)
     scored = score(golden_path, generated, thresholds, judge, domain_context)
     try:
+        name_note = None if named or cache_db is None else _rename_note(cache_db, golden_name, scored.golden_hash)
         repeats = (repeats_from(golden_name, prompt_version)
                    if baseline is not None and repeats_from and prompt_version else None)
         regression, statistics = _compare(scored, baseline, thresholds, repeats, golden_name)
@@ -170,12 +175,23 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         generated_hash=scored.generated_hash, thresholds=thresholds, judge=judge, queries=scored,
         aggregate=agg, regression=regression, gate=gate,
         recommendations=recommend(scored.facts, agg, regression, thresholds, gate, high_risk)
-        + _stat_notes(statistics),
+        + _stat_notes(statistics) + ([name_note] if name_note else []),
         domains=scored.domains, high_risk_domains=high_risk,
         content_hash=content_hash(scored.golden_hash, scored.generated_hash, thresholds, judge, scored.domains,
                                   baseline),
         name=name, prompt_version=prompt_version, domain_context=domain_context,
-        author=author, statistics=statistics, golden_revision=golden_revision)
+        author=author, statistics=statistics, golden_revision=golden_revision, golden_name_note=name_note)
+
+
+def _rename_note(db, golden_name: str, golden_hash: str) -> str | None:
+    """SPEC §1.1: one line when runs on this golden content were stored under other names
+    only (the path as typed, the default of earlier versions, say), and how to keep the old one."""
+    earlier = golden_names(db, golden_hash)
+    if not earlier or golden_name in earlier:
+        return None
+    return (f"golden set {golden_name!r}: earlier runs stored this golden content as {earlier[0]!r}; the default "
+            "name is now the path from the repository root (SPEC §1.1), and approvals, trends, the noise floor and "
+            f"the PR comment go by name: pass --golden-name {shlex.quote(earlier[0])} to keep the old one")
 
 
 def _golden_revision(db, golden_name: str, scored: ScoredQueries, settings: Settings) -> dict | None:

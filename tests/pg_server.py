@@ -50,10 +50,13 @@ class PostgresServer:
             cmd = ["runuser", "-u", "postgres", "--", *cmd]
         return subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120)
 
-    def start(self) -> PostgresServer:
+    def start(self, host_auth: str = "trust") -> PostgresServer:
+        """`host_auth` for TCP connections (`scram-sha-256`: passwords are checked); the
+        socket in `folder` always trusts, as a Debian server's peer sign-in does its superuser."""
         if self.as_root:
             shutil.chown(self.folder, "postgres", "postgres")
-        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust", "--no-sync")
+        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth-local", "trust",
+                  "--auth-host", host_auth, "--no-sync")
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", "-l", str(self.folder / "log"), "-o",
                   f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
                   "-c synchronous_commit=off -c full_page_writes=off", "start")

@@ -20,7 +20,7 @@ import click
 import orjson
 
 from ..errors import UnknownRunError, UsageError
-from ..io import golden_line_numbers
+from ..io import default_golden_name, golden_line_numbers
 from ..store import stored_golden_name
 from ..report import PendingFile
 from ..report.annotations import ANNOTATIONS_PER_KIND, codequality_report, github_annotations, repository_path
@@ -117,9 +117,10 @@ class PipelineFiles:
 
 def _golden_path(findings: Findings, project_variable: str | None) -> str:
     """The golden file relative to the checkout: $GITHUB_WORKSPACE (or, for GitLab's
-    report, $CI_PROJECT_DIR) when the file lies inside it."""
+    report, $CI_PROJECT_DIR) when the file lies inside it; with neither set, relative to its
+    git repository's root, as its default name is (SPEC §1.1)."""
     root = (os.environ.get(project_variable) if project_variable else None) or os.environ.get("GITHUB_WORKSPACE")
-    return repository_path(findings.golden_path, root)
+    return repository_path(findings.golden_path, root) if root else default_golden_name(findings.golden_path)
 
 
 def _append_step_summary(path: str, text: str) -> None:

@@ -178,7 +178,8 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @click.option("--baseline", help="Baseline: a JSON report file when the path exists, else a stored run id.")
 @click.option("--drift-judge", type=click.Choice(JUDGE_NAMES),
               help="Drift judge [default: embedding when installed, else none].")
-@click.option("--golden-name", help="The golden set's name [default: the --golden path as given, tidied]; runs "
+@click.option("--golden-name", help="The golden set's name [default: the --golden path from the git repository's "
+              "root, else from the working folder]; runs "
               "with one name are runs on one golden set, its content hash the revision (SPEC §1.1).")
 @click.option("--name", help="A name for the run, shown in the dashboard.")
 @click.option("--prompt-version", help="Version label of the prompt under test.")
@@ -274,6 +275,8 @@ def _finish(run: EvaluationRun, db: str | None, settings, paths: dict, quiet: bo
             expect_head: str | None, baseline: tuple[str | None, str | None], pipeline: PipelineFiles) -> None:
     outputs = run_cli(write_outputs, run, db, paths, store_with)
     err = STDOUT in paths.values()  # a report on standard output: the summary goes to standard error
+    if run.golden_name_note:
+        echo(f"note: {terminal_safe(run.golden_name_note)}", err=True)
     if quiet:
         echo(f"gate: {run.gate.decision}", err=err)
     else:

@@ -15,7 +15,7 @@ from ..governance import golden_revisions as gr
 from ..governance import signoff as so
 from .. import store
 from ..config import default_db_path
-from ..io import golden_set_name
+from ..io import default_golden_name
 from ..text import json_escaped, terminal_safe, visible_controls
 from .common import EXIT_REFUSED, echo, fail, format_table, run_cli, store_option
 from .signoff import read_password, refuse_sso_account
@@ -103,7 +103,8 @@ def _write_and_record(out: str, proposal, record) -> dict:
               help="min_weight of each expected term a synonym verdict adds.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Where the next revision goes (never an existing "
               "file); its diff goes beside it as OUT.diff.")
-@click.option("--golden-name", help="The golden set's name [default: the GOLDEN path as given, tidied].")
+@click.option("--golden-name", help="The golden set's name [default: the GOLDEN path from the git repository's "
+              "root, else from the working folder, as evaluate names it].")
 @click.option("--proposer", help="Who proposes it [default: the OS user]; may not approve it.")
 @store_option
 def propose_command(golden, runs, from_verdicts, min_weight, out, golden_name, proposer, db):
@@ -119,7 +120,7 @@ def propose_command(golden, runs, from_verdicts, min_weight, out, golden_name, p
     --golden-name medical --proposer carol
     """
     db = db or default_db_path()
-    name = golden_set_name(golden) if golden_name is None else golden_name
+    name = default_golden_name(golden) if golden_name is None else golden_name
     proposer = proposer if proposer is not None else getpass.getuser()
     if runs and not from_verdicts:
         raise click.UsageError("RUN ids go with --from-verdicts")

@@ -107,7 +107,8 @@ def _use_endpoint(settings, name: str, model: str | None):
 @click.option("--domain", "domain_context", help="Free-text domain context; fills {domain} and context.domain.")
 @click.option("--baseline", help="Baseline: a JSON report file when the path exists, else a stored run id.")
 @click.option("--drift-judge", type=click.Choice(JUDGE_NAMES), help="Drift judge [default: embedding when installed].")
-@click.option("--golden-name", help="The golden set's name [default: the --golden path as given, tidied]; runs "
+@click.option("--golden-name", help="The golden set's name [default: the --golden path from the git repository's "
+              "root, else from the working folder]; runs "
               "with one name are runs on one golden set, its content hash the revision (SPEC §1.1).")
 @click.option("--name", help="A name for the run.")
 @click.option("--prompt-version", help="Version label [default: hash of prompt, model and parameters].")

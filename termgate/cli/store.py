@@ -99,17 +99,22 @@ def info_command(db):
 @click.option("--ci", "ci", default="evalcore_ci", show_default=True, help="The CI runners' role.")
 @click.option("--dashboard", "dashboard", default="evalcore_dashboard", show_default=True,
               help="The dashboard server's role.")
-def roles_command(ci, dashboard):
+@click.option("--grants", "grants_only", is_flag=True,
+              help="Only the grants, which the store's owner runs once a superuser has created the roles.")
+def roles_command(ci, dashboard, grants_only):
     """Print the SQL that creates a CI role and a dashboard role with least privilege on a
     PostgreSQL store: the CI role stores runs and appends their headers only through one
     SECURITY DEFINER function, the dashboard records sign-offs only through another;
-    neither can write the audit log, the accounts or the decisions directly.
+    neither can write the audit log, the accounts or the decisions directly. Creating the
+    roles needs a superuser (or CREATEROLE), the grants the store's owner (docs/deploy.md).
 
     \b
     Example:
-      termgate store roles | psql postgresql://termgate_owner@db.internal/termgate
+      sudo -u postgres createuser --pwprompt evalcore_ci
+      sudo -u postgres createuser --pwprompt evalcore_dashboard
+      termgate store roles --grants | psql -v ON_ERROR_STOP=1 postgresql://termgate_owner@db.internal/termgate
     """
-    echo(run_cli(roles_sql, ci, dashboard).rstrip("\n"))
+    echo(run_cli(roles_sql, ci, dashboard, grants_only).rstrip("\n"))
 
 
 @store_group.command("copy")

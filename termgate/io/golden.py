@@ -7,7 +7,7 @@ import os
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import orjson
 import pyarrow as pa
@@ -197,9 +197,27 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
 
 
 def golden_set_name(path: str | Path) -> str:
-    """SPEC §1.1's default golden-set name: the path as given, tidied (`./a//b/../g.jsonl`
-    is `a/g.jsonl`), with forward slashes."""
-    return Path(os.path.normpath(str(path))).as_posix()
+    """A golden path as given, tidied (`./a//b/../g.jsonl` is `a/g.jsonl`), with forward
+    slashes: the default name outside any repository and working folder, and the name of a
+    run stored before names were kept (SPEC §1.1)."""
+    return PurePath(os.path.normpath(str(path))).as_posix()
+
+
+def default_golden_name(path: str | Path, cwd: str | Path | None = None) -> str:
+    """SPEC §1.1's default golden-set name, the same wherever the file is checked out and
+    whatever the working folder: its path from the root of the git repository holding it (the
+    nearest folder above it with a `.git` folder or file; no git needed), else from the
+    working folder `cwd` when it lies inside it, else the path as given, tidied. Forward
+    slashes on every platform."""
+    here = Path(os.getcwd() if cwd is None else cwd)
+    full = Path(os.path.normpath(here / path))  # lexical: a symlinked folder keeps the name it is reached by
+    for folder in full.parents:
+        if (folder / ".git").exists():
+            return full.relative_to(folder).as_posix()
+    inside = os.path.relpath(full, here) if full.drive == here.drive else os.pardir
+    if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
+        return PurePath(inside).as_posix()
+    return golden_set_name(path)
 
 
 def golden_line_numbers(source: str | Path | None, query_ids: Iterable[str] | None, *,

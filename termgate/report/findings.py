@@ -77,7 +77,7 @@ class Findings:
     run_id: str
     run_name: str | None
     golden_name: str
-    """The golden set's name (SPEC §1.1): its path as given, tidied."""
+    """The golden set's name (SPEC §1.1): --golden-name, else its path from the repository root."""
     golden_path: str
     """The golden file as given (annotations point here)."""
     decision: str

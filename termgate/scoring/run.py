@@ -29,7 +29,7 @@ class EvaluationRun:
     golden_path: str
     golden_hash: str
     golden_name: str
-    """SPEC §1.1: --golden-name, else the path as given, tidied (io.golden_set_name)."""
+    """SPEC §1.1: --golden-name, else the path from the repository root (io.default_golden_name)."""
     generated_path: str | None
     generated_hash: str
     thresholds: Thresholds
@@ -52,6 +52,9 @@ class EvaluationRun:
     """{"name", "revision", "approved", "approved_by"}: whether the store's audit chain held an
     approval of this golden revision at evaluation time (termgate.governance.golden_revisions); None
     without a store."""
+    golden_name_note: str | None = None
+    """The default golden name differs from the names runs on this golden content were stored
+    under (SPEC §1.1): one line naming the old name and `--golden-name`; None otherwise."""
 
     def close(self) -> None:
         """Free the per-query rows; store and report the run before closing it."""

@@ -316,15 +316,17 @@ def migrate_pg(url: str, create: bool = True) -> tuple[int, list[int]]:
             return _current(cur) or 0, applied
 
 
-ROLES_SQL = """-- termgate least privilege (run as the database's owner, after `termgate store init`)
+ROLES_SQL = """-- termgate least privilege, after `termgate store init` (docs/deploy.md)
 -- {ci}: stores runs, their rows and the caches; appends a run's header only through
 -- evalcore_append_run_header; no write on audit_log, audit_head, users or decisions.
 -- {dashboard}: reads everything; records sign-offs only through evalcore_append_decision,
 -- verdicts on terms only through evalcore_append_verdict, and counts failed sign-ins; binds an identity provider's subject to an account at its first
 -- single sign-on only through evalcore_bind_sso. Accounts stay with the owner (`termgate users`
 -- as the owner).
+-- as a superuser, or a role with CREATEROLE (the database's owner has not): the roles
 CREATE ROLE {ci} LOGIN;
 CREATE ROLE {dashboard} LOGIN;
+-- as the database's owner (`termgate store roles --grants` prints this part only)
 GRANT USAGE ON SCHEMA public TO {ci}, {dashboard};
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO {ci}, {dashboard};
 GRANT INSERT ON runs, query_results, term_rows, harness_outputs, judge_log, golden_files TO {ci};
@@ -336,15 +338,21 @@ GRANT EXECUTE ON FUNCTION evalcore_append_decision(bigint, text, text, text, tex
     TO {dashboard};
 GRANT EXECUTE ON FUNCTION evalcore_bind_sso(bigint, text, text, text, text, text, text, text, text[]) TO {dashboard};
 GRANT EXECUTE ON FUNCTION evalcore_append_verdict(bigint, text, text, text, text, text, text, text, text) TO {dashboard};
--- then give each role a password (ALTER ROLE … PASSWORD '…') or a certificate, outside this script
+-- each role signs in with a password (createuser --pwprompt, or psql's \\password as the superuser) or a certificate
 """
 
 
-def roles_sql(ci: str = "evalcore_ci", dashboard: str = "evalcore_dashboard") -> str:
-    """The SQL that creates the CI and dashboard roles with least privilege (docs/deploy.md)."""
+def roles_sql(ci: str = "evalcore_ci", dashboard: str = "evalcore_dashboard", grants_only: bool = False) -> str:
+    """The SQL that creates the CI and dashboard roles with least privilege (docs/deploy.md).
+    Creating a role needs a superuser or CREATEROLE, the grants the tables' owner:
+    `grants_only` leaves out the first part (the roles made with `createuser`, say)."""
     from ..identity import canonical_name
 
     for name in (ci, dashboard):
         if canonical_name(name, "role name") != name or not name.replace("_", "").isalnum():
             raise UsageError(f"role name {name!r}: use lower-case letters, digits and _ only")
-    return ROLES_SQL.format(ci=ci, dashboard=dashboard)
+    sql = ROLES_SQL.format(ci=ci, dashboard=dashboard)
+    if grants_only:
+        sql = "".join(line for line in sql.splitlines(keepends=True)
+                      if not line.startswith(("CREATE ROLE ", "-- as a superuser")))
+    return sql

@@ -351,9 +351,21 @@ def load_baseline(db_path: str | Path, run_id: str) -> Baseline:
                     run["golden_hash"], run["content_hash"], stored_golden_name(run))
 
 
+def golden_names(db_path: str | Path, golden_hash: str) -> list[str]:
+    """The names runs on this golden content (its hash) were stored under, the newest run's
+    first (SPEC §1.1)."""
+    if not exists(db_path):
+        return []
+    with connect(db_path, rows={"runs": Rows("golden_hash = %s", (golden_hash,))}) as con:
+        rows = con.execute("SELECT golden_name, golden_path FROM runs WHERE golden_hash = ? "
+                           "ORDER BY created_at DESC, run_id DESC", [golden_hash]).fetchall()
+    names = (stored_golden_name({"golden_name": name, "golden_path": path}) for name, path in rows)
+    return list(dict.fromkeys(name for name in names if name))
+
+
 def stored_golden_name(run: dict) -> str | None:
     """A stored run's golden-set name (SPEC §1.1): as recorded, else (a run stored before
-    names were kept) its golden path tidied, as the default name is; None with neither."""
+    names were kept) its golden path tidied, as the default name then was; None with neither."""
     from ..io import golden_set_name
 
     if run.get("golden_name"):
