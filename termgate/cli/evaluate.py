@@ -231,7 +231,7 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     run = run_cli(evaluate, golden, generated, thresholds=thresholds, drift_judge=judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
                   domain_context=domain_context, author=author, cache_db=None if no_store else db,
-                  golden_name=golden_name,
+                  golden_name=golden_name, cache_use=vectors.use if vectors else None,
                   repeats_from=None if not exists(db) else
                   (lambda name, version: repeat_runs(db, name, version)))
     finish(run, None if no_store else db, settings, outputs, quiet, expect_head=expect_head,

@@ -52,6 +52,9 @@ class EvaluationRun:
     """{"name", "revision", "approved", "approved_by"}: whether the store's audit chain held an
     approval of this golden revision at evaluation time (termgate.governance.golden_revisions); None
     without a store."""
+    cache_use: dict | None = None
+    """{"writer", "used"}: this run's cache writer and the writers whose cache entries it used,
+    itself included when it stored its own (termgate.store.cache_writers); None when it used none."""
 
     def close(self) -> None:
         """Free the per-query rows; store and report the run before closing it."""
