@@ -167,9 +167,11 @@ def test_a_poisoned_llm_reply_of_another_writer_is_asked_again(writers, tmp_path
     result, report = harness(tmp_path, third, llm, "trusting.json", {"TERMGATE_CACHE_TRUST": attacker.name})
     assert llm.chat_calls == 4 and report["summary"]["passed"] == 2, result.output
     assert report["run"]["cache"] == {"writer": third.name, "used": [attacker.name]}
+    assert f"cache: used entries written by {attacker.name} (TERMGATE_CACHE_TRUST)" in result.output
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 def test_the_server_records_the_writer_and_overwrites_what_a_client_sends(pg, pgdb):
     import psycopg
 
@@ -227,3 +229,47 @@ def test_entries_stored_before_writers_were_recorded_are_nobodys(backend, monkey
     assert store.load_llm_cache(backend, ["k"], use) == {"k": "old reply"}
     assert use.record()["used"] == ["(unknown)"]
     assert np.allclose(store.load_vectors(backend, "m", ["t"])["t"], [1.0, 0.0])
+
+
+def plant(db: str, rows: list[tuple[str, str, str]]) -> None:
+    """(key, reply, writer) rows into llm_cache behind termgate's back, writers as given (on
+    PostgreSQL as the owner, the way `store copy` keeps them)."""
+    store.ensure_store(db)
+    if is_postgres(db):
+        import psycopg
+        with psycopg.connect(db) as conn:
+            conn.execute("SELECT set_config('termgate.keep_writer', 'on', true)")
+            for row in rows:
+                conn.execute("INSERT INTO llm_cache (key, reply, writer) VALUES (%s, %s, %s)", list(row))
+        return
+    run_sql(db, *[("INSERT INTO llm_cache (key, reply, writer) VALUES (?, ?, ?)", row) for row in rows])
+
+
+@pytest.mark.slow
+def test_of_several_trusted_entries_the_own_wins_then_the_settings_order(backend, monkeypatch):
+    me = own_writer(backend)
+    plant(backend, [("k", "bob's", "bob"), ("k", "carol's", "carol"), ("k", "mine", me), ("j", "bob's", "bob")])
+    monkeypatch.setenv("TERMGATE_CACHE_TRUST", "carol,bob")
+    use = store.StoredReplies(backend).use
+    assert store.load_llm_cache(backend, ["k", "j"], use) == {"k": "mine", "j": "bob's"}
+    assert use.record() == {"writer": me, "used": sorted(["bob", me])}
+    run_sql(backend, ("DELETE FROM llm_cache WHERE writer = ?", [me]))
+    assert store.load_llm_cache(backend, ["k"]) == {"k": "carol's"}
+    monkeypatch.setenv("TERMGATE_CACHE_TRUST", "bob, carol")
+    assert store.load_llm_cache(backend, ["k"]) == {"k": "bob's"}
+    monkeypatch.setenv("TERMGATE_CACHE_TRUST", "")
+    assert store.load_llm_cache(backend, ["k", "j"]) == {}
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_store_copy_keeps_each_entrys_writer_both_ways(pgdb, tmp_path):
+    source, back = str(tmp_path / "source.duckdb"), str(tmp_path / "back.duckdb")
+    plant(source, [("k", "bob's", "bob"), ("k", "old", ""), ("j", "carol's", "carol")])
+    assert cli("store", "copy", "--from", source, "--to", pgdb).exit_code == 0
+    assert cli("store", "copy", "--from", pgdb, "--to", back).exit_code == 0
+    import duckdb
+    for db in (source, back):
+        with duckdb.connect(db) as con:
+            assert sorted(con.execute("SELECT key, reply, writer FROM llm_cache").fetchall()) == [
+                ("j", "carol's", "carol"), ("k", "bob's", "bob"), ("k", "old", "")]
