@@ -125,7 +125,7 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
              name: str | None = None, prompt_version: str | None = None,
              domain_context: str | None = None, author: str | None = None,
              cache_db: str | Path | None = None, repeats_from=None, source: str | None = None,
-             golden_name: str | None = None) -> EvaluationRun:
+             golden_name: str | None = None, cache_use=None) -> EvaluationRun:
     """Validate and score the inputs, compare with the baseline and decide the gate.
 
     `generated` is a generated-expansions file, or a table of termgate.io.GENERATED_SCHEMA
@@ -137,14 +137,17 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
     caches drift-judge vectors (None: in memory only) and whose audit chain says whether the
     golden revision is approved (the report's run.golden_revision). `repeats_from(golden_name,
     prompt_version)` returns earlier runs of the same prompt version on the same golden
-    set: their spread is the per-query noise floor.
+    set: their spread is the per-query noise floor. `cache_use` (termgate.store.cache_writers.CacheUse)
+    records whose cache entries the given judge (and the harness's replies) used: the run
+    keeps its record (run.cache_use); a judge made here from `cache_db` records its own.
     """
     author = canonical_name(getpass.getuser() if author is None else author, "--author")  # SPEC §4: four-eyes
     settings = settings or load_settings()
     if not isinstance(thresholds, Thresholds):
         thresholds = load_thresholds(thresholds)
     if not isinstance(drift_judge, DriftJudge):
-        vectors = StoredVectors(cache_db) if cache_db is not None else None
+        vectors = StoredVectors(cache_db, cache_use) if cache_db is not None else None
+        cache_use = vectors.use if vectors is not None else cache_use
         drift_judge = resolve_judge(drift_judge, settings, vectors, domain_context)
     judge = drift_judge
     if golden_name is not None and not golden_name.strip():
@@ -180,7 +183,8 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         content_hash=content_hash(scored.golden_hash, scored.generated_hash, thresholds, judge, scored.domains,
                                   baseline),
         name=name, prompt_version=prompt_version, domain_context=domain_context,
-        author=author, statistics=statistics, golden_revision=golden_revision, golden_name_note=name_note)
+        author=author, statistics=statistics, golden_revision=golden_revision, golden_name_note=name_note,
+        cache_use=cache_use.record() if cache_use is not None else None)
 
 
 def _rename_note(db, golden_name: str, golden_hash: str) -> str | None:

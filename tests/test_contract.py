@@ -301,7 +301,7 @@ def test_vector_cache_round_trip_keeps_existing_keys(backend):
     assert cache.load("model-b", ["heart attack"])["heart attack"].tolist() == [5, 5, 5]
 
 
-def test_lexicon_cache_round_trip_keeps_existing_entries_and_is_copied(backend, tmp_path):
+def test_lexicon_cache_round_trip_keeps_existing_entries_and_is_copied(backend, tmp_path, monkeypatch):
     db = backend
     cache = store.StoredLexicon(db)
     assert cache.load("wordnet-3.0/v1", ["stroke"]) == {}
@@ -315,6 +315,9 @@ def test_lexicon_cache_round_trip_keeps_existing_entries_and_is_copied(backend, 
     copy = str(tmp_path / "copy.duckdb")
     result = CliRunner().invoke(main, ["store", "copy", "--from", db, "--to", copy])
     assert result.exit_code == 0, result.output
+    # the copy keeps each entry's writer: on a file, a PostgreSQL role's entries are used once trusted
+    from termgate.store.cache_writers import own_writer
+    monkeypatch.setenv("TERMGATE_CACHE_TRUST", own_writer(db))
     assert store.StoredLexicon(copy).load("wordnet-3.0/v1", list(got)) == got
 
 

@@ -75,6 +75,9 @@ def test_a_postgresql_dump_from_the_last_evalcore_gates_as_before(tmp_path):
         restored = subprocess.run([str(binaries() / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", str(dump),
                                    server.url("postgres")], capture_output=True, text=True, timeout=120)
         assert restored.returncode == 0, restored.stderr
+        # the upgrade step of docs/deploy.md: the owner migrates (schema 14 adds the caches' writer)
+        migrated = termgate("store", "migrate", "--db", server.url("evalcore", user="evalcore_owner"))
+        assert migrated.returncode == 0, migrated.stderr
         ci = server.url("evalcore", user="evalcore_ci")  # the CI role the deployment made, as it was
         assert termgate("gate", PG_APPROVED, "--db", ci).returncode == 0
         assert termgate("gate", PG_AWAITING, "--db", ci).returncode == 3

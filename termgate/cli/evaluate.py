@@ -145,6 +145,10 @@ def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) 
              f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}",
              f"  {terminal_safe(run.regression.summary)}", f"gate: {run.gate.decision.upper()}"]
     lines += [f"  - {terminal_safe(reason)}" for reason in run.gate.reasons]
+    cache = run.cache_use or {}
+    others = [w for w in cache.get("used", []) if w != cache.get("writer")]
+    if others:  # the default trusts nobody else: say whose entries the setting let in
+        lines.append(f"cache: used entries written by {terminal_safe(', '.join(others))} (TERMGATE_CACHE_TRUST)")
     if stored_in:
         lines.append(f"stored in {shown_db(stored_in)}")
     for line in lines:
@@ -232,7 +236,7 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     run = run_cli(evaluate, golden, generated, thresholds=thresholds, drift_judge=judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
                   domain_context=domain_context, author=author, cache_db=None if no_store else db,
-                  golden_name=golden_name,
+                  golden_name=golden_name, cache_use=vectors.use if vectors else None,
                   repeats_from=None if not exists(db) else
                   (lambda name, version: repeat_runs(db, name, version)))
     finish(run, None if no_store else db, settings, outputs, quiet, expect_head=expect_head,

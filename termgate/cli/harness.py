@@ -177,8 +177,8 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
     thresholds_model = run_cli(load_thresholds, thresholds)
     golden_set = run_cli(load_golden_set, golden, domain_context)
     base = run_cli(resolve_baseline, baseline, db)
-    judge = run_cli(resolve_judge, drift_judge, settings, store.StoredVectors(cache_db) if cache_db else None,
-                    domain_context)
+    vectors = store.StoredVectors(cache_db) if cache_db else None  # its `use`: whose cache entries the run used
+    judge = run_cli(resolve_judge, drift_judge, settings, vectors, domain_context)
     note_default_judge(drift_judge, settings, judge)
     usage: dict = {}
     if prompt_file:
@@ -208,7 +208,8 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
                  "nondeterminism; give --temperature to sample as production does", err=True)
 
         async def go():
-            client = AsyncLLMClient(config, concurrency, store.StoredReplies(cache_db) if cache_db else None)
+            replies = store.StoredReplies(cache_db, vectors.use) if cache_db else None
+            client = AsyncLLMClient(config, concurrency, replies)
             try:
                 return await run_prompt(golden_set, prompt, client, domain_context, params,
                                         _bar("harness"), parse, repeat), client.usage()
@@ -236,7 +237,8 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         return run_cli(evaluate, golden, generated.table(errors), thresholds=thresholds_model, drift_judge=judge,
                        baseline=base, settings=settings, name=name, prompt_version=version,
                        domain_context=domain_context, author=author, cache_db=cache_db, source=source,
-                       repeats_from=repeats_from, golden_name=golden_name), len(errors)
+                       repeats_from=repeats_from, golden_name=golden_name,
+                       cache_use=vectors.use if vectors else None), len(errors)
 
     def stored_with(run_id, outputs, run_usage):
         replies = store.harness_output_rows(run_id, [

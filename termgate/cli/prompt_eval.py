@@ -134,7 +134,7 @@ async def _run_template(evaluator: PromptEvaluator, template: str, sut: LLMConfi
         results = await evaluator.arun_evaluation(run_prompt, dataset_file, **kwargs)
     finally:
         await client.aclose()
-    results.usage = {**results.usage, "model": client.usage()}
+    results.usage = evaluator.with_cache_use({**results.usage, "model": client.usage()})
     return results
 
 

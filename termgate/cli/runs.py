@@ -62,6 +62,10 @@ def show_command(run_id, db, failed_only):
     df = run_cli(query_rows, db, run_id)
     echo(f"run {run['run_id']}  {safe(run['name'] or '')}  prompt {safe(run['prompt_version'] or '-')}  "
          f"created {run['created_at']} by {safe(run['author'])}")
+    cache = _cache_writers(run.get("usage"))
+    if cache:
+        echo(f"  cache entries used from: {safe(', '.join(cache['used']))} (this run's own writer: "
+             f"{safe(cache['writer'])})")
     echo(f"  macro P {run['aggregate_precision']:.3f}  R {run['aggregate_recall']:.3f}  "
                f"F1 {run['aggregate_f1']:.3f}  drift {run['mean_term_drift_score']:.3f}  "
                f"passed {run['passed']}/{run['total_queries']}  errored {run['errored']}")
@@ -79,6 +83,17 @@ def show_command(run_id, db, failed_only):
                              "vs baseline", "reasons"], rows, max_width=60))
     _print_errors(df)
     _print_drift(db, run_id, None)
+
+
+def _cache_writers(usage: str | None) -> dict | None:
+    """The run's record of whose cache entries it used (store.cache_writers), if it has one."""
+    import json
+
+    try:
+        cache = (json.loads(usage) if usage else {}).get("cache")
+    except (ValueError, AttributeError):
+        return None
+    return cache if isinstance(cache, dict) and cache.get("used") else None
 
 
 def _print_errors(df) -> None:

@@ -39,7 +39,7 @@ def lexicon_for(vectors):
     if db_path is None:
         return CachedLexicon()
     from ..store import StoredLexicon
-    return CachedLexicon(StoredLexicon(db_path))
+    return CachedLexicon(StoredLexicon(db_path, getattr(vectors, "use", None)))  # one record of whose entries
 
 
 def resolve_judge(name: str | None, settings=None, vectors: VectorCache | None = None,

@@ -75,7 +75,10 @@ class PromptEvaluator:
         self.concurrency = max(1, int(concurrency))
         self.cache_db = cache_db
         self.usage: dict = {}
-        """Calls, cache hits and tokens of the last generate or run."""
+        """Calls, cache hits and tokens of the last generate or run; `cache`: whose cache
+        entries it used (termgate.store.cache_writers), when it used any."""
+        self.cache_use = None
+        """The record of whose entries every reply cache of this evaluator used (one store)."""
 
     def generate_dataset(self, task_description: str, prompt_inputs_spec: dict[str, str], num_cases: int,
                          output_file: str | Path) -> Dataset:
@@ -99,7 +102,7 @@ class PromptEvaluator:
             ideas = await self._ideas(client, task, spec, num_cases)
             cases = await self._cases(client, task, spec, ideas)
         finally:
-            self.usage = {"generator": client.usage()}
+            self.usage = self.with_cache_use({"generator": client.usage()})
             await client.aclose()
         dataset = Dataset(task_description=task, prompt_inputs_spec=spec, cases=cases)
         write_atomically(path, dataset.model_dump_json(indent=2) + "\n")
@@ -110,7 +113,14 @@ class PromptEvaluator:
         if self.cache_db is None:
             return None
         from ..store import StoredReplies
-        return StoredReplies(self.cache_db)
+        replies = StoredReplies(self.cache_db, self.cache_use)
+        self.cache_use = replies.use
+        return replies
+
+    def with_cache_use(self, usage: dict) -> dict:
+        """`usage` and, when a reply cache of this evaluator used entries, whose (`cache`)."""
+        record = self.cache_use.record() if self.cache_use is not None else None
+        return {**usage, "cache": record} if record else usage
 
     async def _client(self, config: LLMConfig) -> AsyncLLMClient:
         if self.cache_db is not None:
@@ -190,7 +200,7 @@ class PromptEvaluator:
         try:
             verdicts = await self._judge_all(client, dataset, outputs, extras, progress)
         finally:
-            self.usage = {"judge": client.usage()}
+            self.usage = self.with_cache_use({"judge": client.usage()})
             await client.aclose()
         results = [case_result(i, case, out, err, verdict, threshold, extras)
                    for i, (case, (out, err), verdict) in enumerate(zip(dataset.cases, outputs, verdicts))]

@@ -55,6 +55,9 @@ class EvaluationRun:
     golden_name_note: str | None = None
     """The default golden name differs from the names runs on this golden content were stored
     under (SPEC §1.1): one line naming the old name and `--golden-name`; None otherwise."""
+    cache_use: dict | None = None
+    """{"writer", "used"}: this run's cache writer and the writers whose cache entries it used,
+    itself included when it stored its own (termgate.store.cache_writers); None when it used none."""
 
     def close(self) -> None:
         """Free the per-query rows; store and report the run before closing it."""

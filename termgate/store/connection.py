@@ -133,6 +133,34 @@ MIGRATIONS.append((13, [
     # nothing to change in a store file: verdicts on terms are audit records (kind verdict);
     # the PostgreSQL store's migration 13 adds the dashboard role's door for them
 ]))
+
+# Each cache entry's writer (issue 31 item 3, store.cache_writers): the key gains the
+# writer, so one key can hold several writers' entries. DuckDB cannot change a primary key,
+# so each table is made again; rows stored before keep the unknown writer "".
+CACHE_TABLES = {
+    "embedding_cache": "model VARCHAR NOT NULL, text VARCHAR NOT NULL, vector FLOAT[] NOT NULL, created_at VARCHAR",
+    "llm_cache": "key VARCHAR NOT NULL, model VARCHAR, reply VARCHAR NOT NULL, prompt_tokens INTEGER, "
+                 "completion_tokens INTEGER, created_at VARCHAR",
+    "lexicon_cache": "source VARCHAR NOT NULL, term VARCHAR NOT NULL, entry VARCHAR NOT NULL, created_at VARCHAR",
+}
+CACHE_KEYS = {"embedding_cache": "model, text", "llm_cache": "key", "lexicon_cache": "source, term"}
+
+
+def add_cache_writers(con: duckdb.DuckDBPyConnection) -> None:
+    """Migration 14 on a store file: a `writer` column in each cache's key (a table that
+    has one already, after a hand-deleted schema_migrations row, is left as it is)."""
+    for table, columns in CACHE_TABLES.items():
+        if _has_column(con, table, "writer"):
+            continue
+        names = ", ".join(part.split()[0] for part in columns.split(", "))
+        con.execute(f"CREATE TABLE {table}_new ({columns}, writer VARCHAR NOT NULL, "
+                    f"PRIMARY KEY ({CACHE_KEYS[table]}, writer))")  # constant names
+        con.execute(f"INSERT INTO {table}_new SELECT {names}, '' FROM {table}")
+        con.execute(f"DROP TABLE {table}")
+        con.execute(f"ALTER TABLE {table}_new RENAME TO {table}")
+
+
+MIGRATIONS.append((14, [add_cache_writers]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

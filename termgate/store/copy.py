@@ -126,6 +126,8 @@ def copy_store(source: str, target: str) -> dict[str, int]:
                          "(nothing was written)")
     if is_postgres(target):
         with connect_pg(target) as conn, conn.transaction(), conn.cursor() as cur:
+            # the caches' writers as the source recorded them: honoured for the tables' owner only
+            cur.execute("SELECT set_config('termgate.keep_writer', 'on', true)")
             for table, rows in tables.items():
                 copy_in(cur, table, rows)
     else:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from .cache_writers import CacheUse, pick_trusted, trust_filter_pg
 from .connection import connect as connect_file, exists
 from .reading import connect
 from .pg_rows import Rows, every, of_runs
@@ -16,18 +17,28 @@ __all__ = ["load_llm_cache", "save_llm_cache", "harness_output_rows", "harness_o
            "StoredReplies"]
 
 
-def load_llm_cache(db_path: str | Path, keys: list[str]) -> dict[str, str]:
-    """Cached replies for these request keys (absent keys are missing)."""
+def load_llm_cache(db_path: str | Path, keys: list[str], use: CacheUse | None = None) -> dict[str, str]:
+    """Cached replies for these request keys (absent keys are missing): of the writers `use`
+    trusts (store.cache_writers; default: this process's own and TERMGATE_CACHE_TRUST's),
+    whose writers `use` records."""
     if not keys or not exists(db_path):
         return {}
-    with connect(db_path, rows={"llm_cache": Rows("key = ANY(%s)", (list(keys),), ("key", "reply"))}) as con:
+    use = use or CacheUse(db_path)
+    trust = use.trust()
+    where, params = trust_filter_pg(trust)
+    with connect(db_path, rows={"llm_cache": Rows(f"key = ANY(%s) AND {where}", (list(keys), *params),
+                                                   ("key", "reply", "writer"))}) as con:
         con.register("_termgate_keys", pa.table({"key": pa.array(keys, pa.string())}))
-        rows = con.execute("SELECT c.key, c.reply FROM llm_cache c JOIN _termgate_keys k ON c.key = k.key").fetchall()
-    return dict(rows)
+        rows = con.execute("SELECT c.key, c.reply, c.writer FROM llm_cache c JOIN _termgate_keys k ON c.key = k.key"
+                           + pick_trusted(con, trust, "c.key"), [trust.everyone]).fetchall()
+    use.read({writer for _, _, writer in rows})
+    return {key: reply for key, reply, _ in rows}
 
 
-def save_llm_cache(db_path: str | Path, entries: list[tuple[str, str, str, int, int]]) -> None:
-    """(key, model, reply, prompt_tokens, completion_tokens); existing keys are kept."""
+def save_llm_cache(db_path: str | Path, entries: list[tuple[str, str, str, int, int]],
+                   use: CacheUse | None = None) -> None:
+    """(key, model, reply, prompt_tokens, completion_tokens) under this process's writer;
+    keys it cached already (in another process) are kept."""
     if not entries:
         return
     table = pa.table({"key": pa.array([e[0] for e in entries], pa.string()),
@@ -35,15 +46,19 @@ def save_llm_cache(db_path: str | Path, entries: list[tuple[str, str, str, int, 
                       "reply": pa.array([e[2] for e in entries], pa.string()),
                       "prompt_tokens": pa.array([e[3] for e in entries], pa.int32()),  # the columns' INTEGER
                       "completion_tokens": pa.array([e[4] for e in entries], pa.int32())})
+    use = use or CacheUse(db_path)
     if is_postgres(db_path):
         from ..clock import utc_now
 
-        return insert_rows(str(db_path), "llm_cache", table.append_column(
-            "created_at", pa.array([utc_now()] * table.num_rows, pa.string())), key=("key",))
-    with connect_file(db_path, write=True) as con:
-        con.register("_termgate_cache", table)
-        con.execute("INSERT OR IGNORE INTO llm_cache SELECT key, model, reply, prompt_tokens, completion_tokens, "
-                    "CAST(current_timestamp AS VARCHAR) FROM _termgate_cache")
+        insert_rows(str(db_path), "llm_cache", table.append_column(  # the server fills in the writer
+            "created_at", pa.array([utc_now()] * table.num_rows, pa.string())), key=("key", "writer"))
+    else:
+        with connect_file(db_path, write=True) as con:
+            con.register("_termgate_cache", table)
+            con.execute("INSERT OR IGNORE INTO llm_cache (key, model, reply, prompt_tokens, completion_tokens, "
+                        "created_at, writer) SELECT key, model, reply, prompt_tokens, completion_tokens, "
+                        "CAST(current_timestamp AS VARCHAR), ? FROM _termgate_cache", [use.writer])
+    use.wrote()
 
 
 def harness_output_rows(run_id: str, rows: list[dict]) -> pa.Table:
@@ -76,13 +91,15 @@ def query_replies(db_path: str | Path, query_id: str, limit: int = 10):
 
 
 class StoredReplies:
-    """The LLM reply cache of one store file, as termgate.llm.client.ReplyCache."""
+    """The LLM reply cache of one store, as termgate.llm.client.ReplyCache; `use` records
+    whose entries were used (shared with the run's other caches of this store)."""
 
-    def __init__(self, db_path: str | Path):
+    def __init__(self, db_path: str | Path, use: CacheUse | None = None):
         self.db_path = db_path
+        self.use = use or CacheUse(db_path)
 
     def load(self, keys: list[str]) -> dict[str, str]:
-        return load_llm_cache(self.db_path, keys)
+        return load_llm_cache(self.db_path, keys, self.use)
 
     def save(self, entries: list[tuple[str, str, str, int, int]]) -> None:
-        save_llm_cache(self.db_path, entries)
+        save_llm_cache(self.db_path, entries, self.use)

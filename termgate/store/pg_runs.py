@@ -279,7 +279,8 @@ def insert_rows(url: str, table: str, rows: pa.Table, key: tuple[str, ...] | Non
     def work(cur):
         if key is None:
             return copy_in(cur, table, rows)
-        cur.execute(f"CREATE TEMP TABLE _termgate_new (LIKE {table}) ON COMMIT DROP")  # constant names
+        # with the table's defaults: a cache's writer is the server's (session_user)
+        cur.execute(f"CREATE TEMP TABLE _termgate_new (LIKE {table} INCLUDING DEFAULTS) ON COMMIT DROP")
         copy_in(cur, "_termgate_new", rows)
         cur.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM _termgate_new "
                     f"ON CONFLICT ({', '.join(key)}) DO NOTHING")

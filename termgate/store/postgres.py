@@ -206,6 +206,33 @@ PG_MIGRATIONS.append((13, [
     END IF;"""),
     "REVOKE ALL ON FUNCTION evalcore_append_verdict(bigint, text, text, text, text, text, text, text, text) FROM PUBLIC",
 ]))
+# Each cache entry's writer (issue 31 item 3, store.cache_writers), filled in by the server:
+# the column's default and a trigger on every insert and update set it to session_user
+# (which SET ROLE does not change), whatever the client sent. Only `store copy`, as the
+# table's owner (who could drop the trigger anyway) and saying so with the setting
+# termgate.keep_writer, keeps the writers of the store it copies. Rows stored before keep
+# the unknown writer ''. The key gains the writer: one key holds several writers' entries.
+_CACHE_WRITER = """CREATE FUNCTION evalcore_cache_writer() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+    IF NEW.writer IS NULL OR current_setting('termgate.keep_writer', true) IS DISTINCT FROM 'on'
+            OR NOT pg_has_role(session_user, (SELECT relowner FROM pg_class WHERE oid = TG_RELID), 'USAGE') THEN
+        NEW.writer := session_user;
+    END IF;
+    RETURN NEW;
+END $fn$"""
+PG_MIGRATIONS.append((14, [
+    _CACHE_WRITER,
+    *(statement.format(table=table, key=key) for table, key in (
+        ("embedding_cache", "model, text"), ("llm_cache", "key"), ("lexicon_cache", "source, term"))
+      for statement in (
+          "ALTER TABLE {table} ADD COLUMN writer text NOT NULL DEFAULT ''",
+          "ALTER TABLE {table} ALTER COLUMN writer SET DEFAULT session_user",
+          "ALTER TABLE {table} DROP CONSTRAINT {table}_pkey",
+          "ALTER TABLE {table} ADD PRIMARY KEY ({key}, writer)",
+          "CREATE TRIGGER {table}_writer BEFORE INSERT OR UPDATE ON {table} FOR EACH ROW "
+          "EXECUTE FUNCTION evalcore_cache_writer()")),
+]))
 PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
 
 

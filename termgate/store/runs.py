@@ -176,6 +176,8 @@ def stage_run(con, run: EvaluationRun, extra_rows: dict[str, pa.Table] | None = 
         extra["judge_log"] = log
     for table_name, rows in extra.items():
         _insert_table(con, f"store.{table_name}", rows)
+    if run.cache_use is not None:  # whose cache entries it used, under the chain's digest of the row
+        usage = {**(usage or {}), "cache": run.cache_use}
     if usage is not None:
         con.execute("UPDATE store.runs SET usage = ? WHERE run_id = ?",
                     [json.dumps(usage, sort_keys=True), run.evaluation_id])
