@@ -49,16 +49,20 @@ def new_run_id(timestamp: str) -> str:
     return f"{stamp}-{secrets.token_hex(3)}"
 
 
-def _stat_notes(statistics: dict | None) -> list[str]:
-    """Rule-based advice from the paired statistics."""
+def _stat_notes(statistics: dict | None, decision: str) -> list[str]:
+    """Rule-based advice from the paired statistics, listed after the gate's reasons and
+    never against them: on a failed gate the interval speaks of the mean only (SPEC §6)."""
     if not statistics:
         return []
     out = []
     f1 = statistics["f1"]
     if f1["ci_low"] is not None and f1["ci_low"] <= 0 <= f1["ci_high"]:
-        out.append(f"The mean F1 change {f1['mean_delta']:+.4f} is not significant (95% CI "
-                   f"{f1['ci_low']:+.4f} to {f1['ci_high']:+.4f}, p = {f1['p_value']:.3f}, n = {f1['n']}): "
-                   "treat it as noise.")
+        figures = (f"(95% CI {f1['ci_low']:+.4f} to {f1['ci_high']:+.4f}, p = {f1['p_value']:.3f}, "
+                   f"n = {f1['n']})")
+        out.append(f"The mean F1 change {f1['mean_delta']:+.4f} is not significant {figures}: treat it as noise."
+                   if decision != "fail" else
+                   f"The mean F1 change {f1['mean_delta']:+.4f} is not significant {figures}. This is about the "
+                   "mean only: the gate failed for the reasons above, and they stand.")
     if statistics.get("mde_warning"):
         out.append(f"Golden set too small: {statistics['mde_warning']}; add queries.")
     noise = statistics.get("noise") or {}
@@ -170,7 +174,7 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         generated_hash=scored.generated_hash, thresholds=thresholds, judge=judge, queries=scored,
         aggregate=agg, regression=regression, gate=gate,
         recommendations=recommend(scored.facts, agg, regression, thresholds, gate, high_risk)
-        + _stat_notes(statistics),
+        + _stat_notes(statistics, gate.decision),
         domains=scored.domains, high_risk_domains=high_risk,
         content_hash=content_hash(scored.golden_hash, scored.generated_hash, thresholds, judge, scored.domains,
                                   baseline),

@@ -84,3 +84,29 @@ def test_junit_has_one_testcase_per_query(run):
     assert cases[2].find("error") is not None              # q3 errored
     assert suite.get("tests") == "3" and suite.get("failures") == "1" and suite.get("errors") == "1"
     assert EVIL in cases[0].find("failure").text            # XML-escaped, parsed back intact
+
+
+def test_statistics_never_tell_a_failed_gate_to_treat_it_as_noise(score):
+    """Issue 31 item 13: critical q1 regressed (F1 1.0 -> 0.667, fails now); the mean F1
+    change over q1..q4 (-0.033, interval -0.25 … +0.15) is not significant."""
+    golden = [golden_row(f"q{i}", f"t{i}", ["a", "b"], critical=True) for i in range(1, 5)]
+    generated = [{"query_id": f"q{i}", "terms": ["a"] if i == 1 else ["a", "b"]} for i in range(1, 5)]
+    base = Baseline("base", "test", {"q1": BaselineRow(1.0, True), "q2": BaselineRow(0.8, True),
+                                     "q3": BaselineRow(1.0, True), "q4": BaselineRow(1.0, True)})
+    run = score(golden, generated, baseline=base)
+    assert run.gate.decision == "fail"
+    html = render_html(build_report(run))
+    assert "not significant" in html  # the statistic is still given …
+    assert "treat it as noise" not in html  # … but never as a dismissal of the failed gate
+    assert "about the mean only" in html
+    assert html.index("regressed against baseline base") < html.index("not significant")  # the gate first
+
+
+def test_statistics_say_noise_when_the_gate_did_not_fail(score):
+    golden = [golden_row(f"q{i}", f"t{i}", ["a", "b"]) for i in range(1, 5)]
+    generated = [{"query_id": f"q{i}", "terms": ["a", "b"]} for i in range(1, 5)]
+    base = Baseline("base", "test", {"q1": BaselineRow(1.0, True), "q2": BaselineRow(0.95, True),
+                                     "q3": BaselineRow(1.0, True), "q4": BaselineRow(1.05 - 0.1, True)})
+    run = score(golden, generated, baseline=base)
+    assert run.gate.decision == "pass"
+    assert any("treat it as noise" in r for r in run.recommendations)
