@@ -22,14 +22,15 @@ import pyarrow as pa
 from . import store
 from .scoring.metrics import normalize_term
 from .models import Thresholds
-from .scoring.regression import DIFFERENT_GOLDEN_SET, OTHER_REVISION, pair_queries, revisions_of_one_set
+from .scoring.regression import (DIFFERENT_GOLDEN_SET, OTHER_REVISION, names_differ, other_name_note, pair_queries,
+                                 revisions_of_one_set)
 from .scoring.stats import describe_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["STATUSES", "SORTS", "CompareFilter", "PairedRuns", "Walk", "BaselineChoice", "pair_runs",
-           "compare_page", "default_baseline", "golden_sets_differ"]
+           "compare_page", "default_baseline", "golden_sets_differ", "golden_note", "pair_notes"]
 
 STATUSES = ("regressed", "improved", "unchanged", "added", "removed", "golden_changed")
 SORTS = {
@@ -320,18 +321,32 @@ def default_baseline(runs: pd.DataFrame, run_id: str) -> BaselineChoice:
 
 
 def golden_sets_differ(runs: pd.DataFrame, run_id: str, baseline_id: str) -> str | None:
-    """The CLI's warning when the two runs were scored on different golden sets, a note when
-    on two revisions of one set, else None."""
+    """The warning when the two runs were scored on different golden sets, a note when on
+    two revisions of one set or on the same content under two names, else None. `runs` is
+    store.runs_overview's frame."""
     by_id = runs.set_index("run_id")
     if run_id not in by_id.index or baseline_id not in by_id.index:
         return None
     here, there = by_id.loc[run_id], by_id.loc[baseline_id]
-    if not (isinstance(here["golden_hash"], str) and isinstance(there["golden_hash"], str)) \
-            or here["golden_hash"] == there["golden_hash"]:
+    return golden_note(*((r["golden_name"] if isinstance(r["golden_name"], str) else None,
+                          r["golden_hash"] if isinstance(r["golden_hash"], str) else None) for r in (here, there)))
+
+
+def golden_note(current: tuple[str | None, str | None], baseline: tuple[str | None, str | None]) -> str | None:
+    """golden_sets_differ over two runs' (golden name, golden hash)."""
+    (name, digest), (base_name, base_digest) = current, baseline
+    if digest is None or base_digest is None:
         return None
-    if here["golden_name"] == there["golden_name"]:
-        return OTHER_REVISION
-    return DIFFERENT_GOLDEN_SET
+    if digest == base_digest:
+        return other_name_note(name, base_name) if names_differ(name, base_name) else None
+    return OTHER_REVISION if revisions_of_one_set(current, baseline) else DIFFERENT_GOLDEN_SET
+
+
+def pair_notes(run: dict, baseline: dict) -> list[str]:
+    """What a comparison of two stored runs says besides its statuses (`termgate compare`):
+    the golden-set note. `run`, `baseline`: store.get_run's rows."""
+    note = golden_note(*((store.stored_golden_name(r), r.get("golden_hash")) for r in (run, baseline)))
+    return [note] if note else []
 
 
 def _regression_delta(thresholds: str | None) -> float:

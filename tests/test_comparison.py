@@ -215,3 +215,49 @@ def test_default_baseline_never_picks_another_golden_set():
     assert comparison.golden_sets_differ(runs, "a4", "a1") is None  # one revision
     assert comparison.golden_sets_differ(runs, "a2", "a1") == comparison.OTHER_REVISION
     assert comparison.golden_sets_differ(runs, "x", "a1") is None  # unknown is not "different"
+
+
+# ---------------------------------------------------------------- golden names (issue 31 item 16)
+
+
+def test_the_same_content_under_two_golden_names_is_reported(db, tmp_path):
+    """SPEC §1.1: two names are two golden sets, whatever the content; the evaluation's
+    summary and recommendations, and `termgate compare`, say so."""
+    from click.testing import CliRunner
+
+    from termgate.cli import main
+    from conftest import golden_row, write_jsonl
+
+    golden = write_jsonl(tmp_path / "golden.jsonl", [golden_row("q1", "one", ["a", "b"])])
+    generated = write_jsonl(tmp_path / "generated.jsonl", [{"query_id": "q1", "terms": ["a", "b"]}])
+
+    def evaluate(*extra):
+        result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
+                                           "--db", str(db), "--drift-judge", "none", *extra])
+        assert result.exit_code == 0, result.output
+        return result
+
+    evaluate("--golden-name", "cardio", "-q")
+    base_id = store.runs_overview(db)["run_id"].iloc[0]
+    shown = evaluate("--golden-name", "cardiology", "--baseline", base_id, "--json", str(tmp_path / "r.json"))
+    report = json.loads((tmp_path / "r.json").read_text())
+    analysis = report["regression_analysis"]
+    assert analysis["golden_set_changed"] and analysis["regressed_queries"] == []
+    assert "another name ('cardio', this run's 'cardiology') and the same content" in analysis["delta_summary"]
+    assert "another name ('cardio'" in shown.output  # the CLI's summary line
+    assert any("--golden-name 'cardio'" in r for r in report["recommendations"])
+    compared = CliRunner().invoke(main, ["compare", report["evaluation_id"], "--baseline", base_id, "--db", str(db)])
+    assert compared.exit_code == 0
+    assert "named 'cardio', this run's 'cardiology', with the same content" in compared.stderr
+
+
+def test_golden_note_for_each_pair_of_names_and_revisions():
+    same = comparison.golden_note(("a", "h1"), ("a", "h1"))
+    assert same is None
+    assert comparison.golden_note(("a", "h1"), ("b", "h1")) == \
+        "The baseline's golden set is named 'b', this run's 'a', with the same content: under two names they are " \
+        "two golden sets (the trend, the noise floor, approvals and the comment marker go by name); run with " \
+        "--golden-name 'b' to keep one set."
+    assert comparison.golden_note(("a", "h2"), ("a", "h1")) == comparison.OTHER_REVISION
+    assert comparison.golden_note(("a", "h2"), ("b", "h1")) == comparison.DIFFERENT_GOLDEN_SET
+    assert comparison.golden_note((None, "h1"), ("b", "h1")) is None  # a name not recorded: cannot tell

@@ -10,7 +10,7 @@ import pandas as pd
 from ..config import default_db_path, load_settings, settings_files
 from ..demo import seed_demo
 from ..governance.signoff import release_state
-from ..comparison import CompareFilter, compare_page
+from ..comparison import CompareFilter, compare_page, pair_notes
 from ..report import STDOUT, check_outputs
 from ..store import drift_terms, get_run, list_runs, query_rows
 from ..store.connection import shown_db
@@ -112,8 +112,9 @@ def compare_command(run_id, baseline_id, db, changed_only):
     Example: termgate compare RUN --baseline BASELINE_RUN --changed-only
     """
     db = db or default_db_path()
-    for rid in (run_id, baseline_id):
-        run_cli(get_run, db, rid)  # an unknown id is exit 2
+    here, there = (run_cli(get_run, db, rid) for rid in (run_id, baseline_id))  # an unknown id is exit 2
+    for note in pair_notes(here, there):
+        echo(f"note: {safe(note)}", err=True)
     df, _ = run_cli(compare_page, db, run_id, baseline_id, CompareFilter(sort="golden order"), 0, None)
     if changed_only:
         df = df[(df["delta_f1"].abs() > 1e-12) | (df["passed"] != df["base_passed"]) | df["f1"].isna()

@@ -12,7 +12,7 @@ import numpy as np
 from .scorer import ScoreFacts
 from .metrics import EPSILON, MacroMicro, meets
 from ..models import Gate, Thresholds
-from .regression import DIFFERENT_GOLDEN_SET, OTHER_REVISION, RegressionResult
+from .regression import DIFFERENT_GOLDEN_SET, OTHER_REVISION, RegressionResult, other_name_note
 
 __all__ = ["decide_gate", "recommend"]
 
@@ -112,7 +112,8 @@ def recommend(facts: ScoreFacts, agg: MacroMicro, regression: RegressionResult,
         out.append(f"{_n(int(no_golden.sum()), 'query')} without golden terms ({_ids(facts, no_golden, 3)}): curate "
                    "expected expansions so recall means something for them.")
     if regression.golden_set_changed:
-        out.append(OTHER_REVISION if regression.other_revision else DIFFERENT_GOLDEN_SET)
+        out.append(OTHER_REVISION if regression.other_revision else other_name_note(*regression.other_name)
+                   if regression.other_name else DIFFERENT_GOLDEN_SET)
     if gate.decision == "review" and high_risk_domains:
         out.append(f"High-risk domain ({', '.join(high_risk_domains)}): a named approver must "
                    "sign off before release.")

@@ -13,7 +13,7 @@ from .metrics import EPSILON
 from ..models import Baseline, BaselineRow
 
 __all__ = ["BaselineRow", "Baseline", "RegressionResult", "compare_to_baseline", "pair_queries", "revisions_of_one_set",
-           "DIFFERENT_GOLDEN_SET", "OTHER_REVISION"]
+           "DIFFERENT_GOLDEN_SET", "OTHER_REVISION", "other_name_note", "names_differ"]
 
 DIFFERENT_GOLDEN_SET = ("The baseline was scored on a different golden set: deltas mix curation "
                         "changes with model changes.")
@@ -22,6 +22,19 @@ DIFFERENT_GOLDEN_SET = ("The baseline was scored on a different golden set: delt
 OTHER_REVISION = ("The baseline was scored on another revision of this golden set: queries whose golden "
                   "entry changed are golden_changed, listed apart and left out of the statistics.")
 """Compare's note when the two runs used two revisions of one golden set (SPEC §2 rule 8)."""
+
+
+def other_name_note(name: str, base_name: str) -> str:
+    """The note when the two runs' golden sets have other names but the same content (SPEC §1.1:
+    two names are two golden sets, whatever the content)."""
+    return (f"The baseline's golden set is named {base_name!r}, this run's {name!r}, with the same content: "
+            "under two names they are two golden sets (the trend, the noise floor, approvals and the comment "
+            f"marker go by name); run with --golden-name {base_name!r} to keep one set.")
+
+
+def names_differ(name: str | None, base_name: str | None) -> bool:
+    """Whether both runs recorded a golden-set name and the names differ (SPEC §1.1)."""
+    return name is not None and base_name is not None and name != base_name
 
 
 @dataclass(slots=True)
@@ -40,6 +53,9 @@ class RegressionResult:
     golden_set_changed: bool = False
     other_revision: bool = False
     """The baseline used another revision of the same golden set (same name, another hash)."""
+    other_name: tuple[str, str] | None = None
+    """(this run's, the baseline's) golden-set names when they differ and the content is the
+    same: two golden sets all the same (SPEC §1.1)."""
     mean_f1_delta: float | None = None
     summary: str = "No baseline was given: regression analysis skipped."
 
@@ -141,6 +157,9 @@ def compare_to_baseline(rows: list[tuple], baseline: Baseline | None, regression
     result.golden_set_changed = (golden_hash is not None and baseline.golden_hash is not None
                                  and golden_hash != baseline.golden_hash)
     result.other_revision = revisions
+    if names_differ(golden_name, baseline.golden_name) and not result.golden_set_changed:
+        result.golden_set_changed = True  # other names are other golden sets, whatever the content
+        result.other_name = (golden_name, baseline.golden_name)
     result.mean_f1_delta = sum(deltas) / len(deltas) if deltas else None  # summed in golden order
     result.summary = _describe(result, len(deltas))
     return result
@@ -176,6 +195,9 @@ def _describe(result: RegressionResult, paired: int) -> str:
         parts.append(f"{len(result.golden_changed)} golden entries changed (left out)")
     if result.other_revision:
         parts.append("the baseline was scored on another revision of this golden set")
+    elif result.other_name:
+        parts.append(f"the baseline's golden set has another name ({result.other_name[1]!r}, this run's "
+                     f"{result.other_name[0]!r}) and the same content")
     elif result.golden_set_changed:
         parts.append("the baseline was scored on a different golden set")
     return "; ".join(parts) + "."
