@@ -261,3 +261,50 @@ def test_golden_note_for_each_pair_of_names_and_revisions():
     assert comparison.golden_note(("a", "h2"), ("a", "h1")) == comparison.OTHER_REVISION
     assert comparison.golden_note(("a", "h2"), ("b", "h1")) == comparison.DIFFERENT_GOLDEN_SET
     assert comparison.golden_note((None, "h1"), ("b", "h1")) is None  # a name not recorded: cannot tell
+
+
+# ---------------------------------------------------------------- "newly failing" (issue 31 item 9)
+
+
+@pytest.fixture
+def newly_failing(db, tmp_path):
+    """Stored: a baseline where q1 passes with F1 0.8 (a, b of a, b, c) and a run where it
+    fails with F1 0.857 (a, b, c and the forbidden x: drift score 0.75 < 0.8)."""
+    from click.testing import CliRunner
+
+    from termgate.cli import main
+    from conftest import golden_row, write_jsonl
+
+    golden = write_jsonl(tmp_path / "golden.jsonl", [golden_row("q1", "one", ["a", "b", "c"], forbidden=["x"]),
+                                                     golden_row("q2", "two", ["d"])])
+    ids = []
+    for n, terms in enumerate((["a", "b"], ["a", "b", "c", "x"])):
+        generated = write_jsonl(tmp_path / f"c{n}.jsonl", [{"query_id": "q1", "terms": terms},
+                                                           {"query_id": "q2", "terms": ["d"]}])
+        base = ["--baseline", ids[0]] if ids else []
+        result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
+                                           "--db", str(db), "--drift-judge", "none", "-q", *base])
+        assert result.exit_code in (0, 1), result.output  # the gate fails on macro recall: no matter
+        ids.append(store.runs_overview(db)["run_id"].iloc[0])
+    return db, ids[1], ids[0]
+
+
+def test_cli_and_dashboard_say_newly_failing_where_f1_did_not_fall(newly_failing):
+    from click.testing import CliRunner
+
+    from termgate.cli import main
+    from termgate.dashboard import compare_view
+
+    db, run_id, base_id = newly_failing
+    assert list(store.get_run(db, run_id)["regressed_queries"]) == ["q1"]  # the rule and the stored list
+    shown = CliRunner().invoke(main, ["show", run_id, "--db", str(db)])
+    assert "newly failing" in shown.output and "1 of them newly failing" in shown.output
+    compared = CliRunner().invoke(main, ["compare", run_id, "--baseline", base_id, "--db", str(db)])
+    assert "newly failing" in compared.output
+    df, _ = comparison.compare_page(db, run_id, base_id, comparison.CompareFilter(), 0, None)
+    assert list(df["status"]) == ["regressed", "unchanged"]  # the status value stays
+    assert list(compare_view._table(df)["status"]) == ["newly failing", "unchanged"]  # Compare's table
+    detail = store.flagged_items(db, [run_id]).set_index("kind").loc["regressed query", "detail"]
+    assert detail.startswith("newly failing (passed in the baseline, fails now): F1 0.800 → 0.857")
+    history = store.query_history(db, "q1")
+    assert list(history["baseline_f1"].isna()) == [True, False]  # what the Query page labels by

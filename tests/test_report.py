@@ -110,3 +110,47 @@ def test_statistics_say_noise_when_the_gate_did_not_fail(score):
     run = score(golden, generated, baseline=base)
     assert run.gate.decision == "pass"
     assert any("treat it as noise" in r for r in run.recommendations)
+
+
+# ---------------------------------------------------------------- "newly failing" (issue 31 item 9)
+
+
+@pytest.fixture
+def newly_failing(score):
+    """q1 passed with F1 0.4 and fails now with F1 0.5 (precision 0.5 < 0.6): regressed by the
+    rule, its F1 rose. q2's F1 fell from 1.0 to 0.0: regressed."""
+    golden = [golden_row("q1", "one", ["a", "b"]), golden_row("q2", "two", ["c"])]
+    generated = [{"query_id": "q1", "terms": ["a", "x"]}, {"query_id": "q2", "terms": ["z"]}]
+    base = Baseline("base-9", "test", {"q1": BaselineRow(0.4, True), "q2": BaselineRow(1.0, True)})
+    return score(golden, generated, baseline=base)
+
+
+def test_html_and_junit_say_newly_failing_where_f1_did_not_fall(newly_failing):
+    report = build_report(newly_failing)
+    assert report["regression_analysis"]["regressed_queries"] == ["q1", "q2"]  # the report's list is unchanged
+    assert [q["regression_status"] for q in report["per_query_results"]] == ["regressed", "regressed"]
+    html = render_html(report)
+    q1, q2 = html[html.index(">q1<"):html.index("</tr>", html.index(">q1<"))], \
+        html[html.index(">q2<"):html.index("</tr>", html.index(">q2<"))]
+    assert "fail · newly failing" in q1 and "fail · regressed" in q2
+    cases = {c.get("name"): c for c in ET.fromstring(render_junit(report)).iter("testcase")}
+    assert "newly failing: F1 0.4000 -> 0.5000" in cases["q1"].find("failure").get("message")
+    assert "regressed: F1 1.0000 -> 0.0000" in cases["q2"].find("failure").get("message")
+
+
+def test_summary_comment_and_annotations_say_newly_failing_where_f1_did_not_fall(newly_failing):
+    from termgate.report.annotations import github_annotations
+    from termgate.report.findings import FlaggedQuery, Findings
+    from termgate.report.markdown import render_pr_comment
+
+    flagged = [FlaggedQuery("q1", "one", None, True, False, 0.5, 0.4, (), ("x",), True, ()),
+               FlaggedQuery("q2", "two", None, True, False, 0.0, 1.0, ("c",), ("z",), True, ())]
+    f = Findings("run-1", None, "golden.jsonl", "golden.jsonl", "fail", [], [], 2, 0, 0, "base-9", flagged, [],
+                 "not releasable", [])
+    comment = render_pr_comment(f)
+    assert "| newly failing | 0.400 → 0.500 |" in comment
+    assert "| regressed | 1.000 → 0.000 |" in comment
+    first, second = github_annotations(f, "golden.jsonl")[:2]
+    assert "title=termgate%3A newly failing query q1" in first
+    assert "newly failing against baseline base-9 (passed there, fails now): F1 0.400 → 0.500" in first
+    assert "title=termgate%3A regressed query q2" in second

@@ -12,7 +12,8 @@ import numpy as np
 from .scorer import ScoreFacts
 from .metrics import EPSILON, MacroMicro, meets
 from ..models import Gate, Thresholds
-from .regression import DIFFERENT_GOLDEN_SET, OTHER_REVISION, RegressionResult, other_name_note
+from .regression import (DIFFERENT_GOLDEN_SET, OTHER_REVISION, RegressionResult, newly_failing_aside,
+                         other_name_note)
 
 __all__ = ["decide_gate", "recommend"]
 
@@ -49,7 +50,8 @@ def decide_gate(facts: ScoreFacts, agg: MacroMicro, regression: RegressionResult
                     f"{_ids(facts, floor)}")
     if regression.regressed:
         fail.append(f"{_n(len(regression.regressed), 'query')} regressed against baseline "
-                    f"{regression.baseline_id}: {', '.join(regression.regressed[:5])}"
+                    f"{regression.baseline_id}{newly_failing_aside(len(regression.newly_failing))}: "
+                    f"{', '.join(regression.regressed[:5])}"
                     + (" ..." if len(regression.regressed) > 5 else ""))
     critical = facts.critical & ~facts.passed
     if critical.any():

@@ -13,7 +13,8 @@ from .metrics import EPSILON
 from ..models import Baseline, BaselineRow
 
 __all__ = ["BaselineRow", "Baseline", "RegressionResult", "compare_to_baseline", "pair_queries", "revisions_of_one_set",
-           "DIFFERENT_GOLDEN_SET", "OTHER_REVISION", "other_name_note", "names_differ"]
+           "DIFFERENT_GOLDEN_SET", "OTHER_REVISION", "other_name_note", "names_differ", "NEWLY_FAILING",
+           "regression_label"]
 
 DIFFERENT_GOLDEN_SET = ("The baseline was scored on a different golden set: deltas mix curation "
                         "changes with model changes.")
@@ -22,6 +23,21 @@ DIFFERENT_GOLDEN_SET = ("The baseline was scored on a different golden set: delt
 OTHER_REVISION = ("The baseline was scored on another revision of this golden set: queries whose golden "
                   "entry changed are golden_changed, listed apart and left out of the statistics.")
 """Compare's note when the two runs used two revisions of one golden set (SPEC §2 rule 8)."""
+
+
+NEWLY_FAILING = "newly failing"
+"""How a regressed query whose F1 did not fall reads: it passed in the baseline and fails now."""
+
+
+def regression_label(status: str | None, f1: float | None, baseline_f1: float | None) -> str | None:
+    """How a query's regression status reads wherever it is shown (reports, the CLI, the
+    dashboard): a `regressed` query whose F1 did not fall (within the 1e-9 tolerance)
+    regressed only because it passed in the baseline and fails now, and reads "newly
+    failing"; every other status reads as itself. The status value stays `regressed`
+    (SPEC §2 rule 8). A missing F1 (None or NaN) never reads as "did not fall"."""
+    if status == "regressed" and f1 is not None and baseline_f1 is not None and f1 >= baseline_f1 - EPSILON:
+        return NEWLY_FAILING
+    return status
 
 
 def other_name_note(name: str, base_name: str) -> str:
@@ -50,6 +66,8 @@ class RegressionResult:
     baseline_f1: dict[str, float] = field(default_factory=dict)
     golden_changed: list[str] = field(default_factory=list)
     """Queries whose golden entry differs between two revisions of the same golden set."""
+    newly_failing: list[str] = field(default_factory=list)
+    """The regressed queries whose F1 did not fall (regression_label: "newly failing")."""
     golden_set_changed: bool = False
     other_revision: bool = False
     """The baseline used another revision of the same golden set (same name, another hash)."""
@@ -154,6 +172,10 @@ def compare_to_baseline(rows: list[tuple], baseline: Baseline | None, regression
         name: query_id.filter(pc.equal(status, name)).to_pylist()
         for name in ("regressed", "improved", "added", "removed", "golden_changed")})
     deltas = _per_query(result, paired.slice(0, len(ids)), ids)  # the current run's rows come first
+    if result.regressed:
+        f1_of = {r[0]: r[1] for r in rows}
+        result.newly_failing = [q for q in result.regressed if regression_label(
+            "regressed", f1_of[q], result.baseline_f1.get(q)) == NEWLY_FAILING]
     result.golden_set_changed = (golden_hash is not None and baseline.golden_hash is not None
                                  and golden_hash != baseline.golden_hash)
     result.other_revision = revisions
@@ -183,9 +205,17 @@ def _per_query(result: RegressionResult, here: pa.Table, ids: list[str]) -> list
     return here.column("delta_f1").filter(counted).to_pylist()
 
 
+def newly_failing_aside(count: int) -> str:
+    """` (N newly failing: …)` after a count of regressed queries, when N > 0."""
+    if not count:
+        return ""
+    return (f" ({count} of them {NEWLY_FAILING}: passed in the baseline, fail now, F1 not down)" if count > 1 else
+            f" (1 of them {NEWLY_FAILING}: passed in the baseline, fails now, F1 not down)")
+
+
 def _describe(result: RegressionResult, paired: int) -> str:
-    parts = [f"Against baseline {result.baseline_id}: {len(result.regressed)} regressed, "
-             f"{len(result.improved)} improved, "
+    parts = [f"Against baseline {result.baseline_id}: {len(result.regressed)} regressed"
+             f"{newly_failing_aside(len(result.newly_failing))}, {len(result.improved)} improved, "
              f"{paired - len(result.regressed) - len(result.improved)} unchanged of {paired} shared queries"]
     if result.mean_f1_delta is not None:
         parts.append(f"mean F1 delta {result.mean_f1_delta:+.4f}")

@@ -134,7 +134,7 @@ def query_history(db_path: str | Path, query_id: str) -> pd.DataFrame:
             """SELECT r.run_id, r.created_at, r.name, r.prompt_version, q.query, q.precision, q.recall, q.f1,
                       q.term_drift_score, q.passed, q.generated_terms, q.true_positives, q.drift_terms,
                       list_filter(q.expected_terms, lambda t: NOT list_contains(q.true_positives, t)) AS missed,
-                      q.failure_reasons, q.regression_status, q.error
+                      q.failure_reasons, q.regression_status, q.baseline_f1, q.error
                FROM query_results q JOIN runs r USING (run_id)
                WHERE q.query_id = ? ORDER BY r.created_at, r.run_id""", [query_id]).df()
 
@@ -167,8 +167,11 @@ def flagged_items(db_path: str | Path, run_ids: list[str]) -> pd.DataFrame:
 
 
 def flagged_items_on(con, run_ids: list[str]) -> pd.DataFrame:
-    """flagged_items on a connection holding runs, query_results and term_rows."""
-    return con.execute(
+    """flagged_items on a connection holding runs, query_results and term_rows. A regressed
+    query whose F1 did not fall says so first in its detail (regression_label)."""
+    from ..scoring.regression import NEWLY_FAILING, regression_label
+
+    df = con.execute(
             """WITH r AS (SELECT run_id, name, prompt_version, gate_decision, baseline_id FROM runs
                           WHERE list_contains($runs, run_id)),
                     c AS (SELECT q.* FROM query_results q JOIN r USING (run_id))
@@ -179,17 +182,22 @@ def flagged_items_on(con, run_ids: list[str]) -> pd.DataFrame:
                              coalesce(nullif(array_to_string(list_filter(c.generated_terms,
                                  lambda t: NOT list_contains(c.true_positives, t)
                                            AND NOT list_contains(coalesce(b.generated_terms, []), t)), ', '), ''), '-'))
-                      AS detail, c.position, 0 AS rank
+                      AS detail, c.position, 0 AS rank, c.f1, c.baseline_f1
                FROM c JOIN r USING (run_id)
                LEFT JOIN query_results b ON b.run_id = r.baseline_id AND b.query_id = c.query_id
                WHERE c.regression_status = 'regressed'
                UNION ALL
                SELECT r.*, 'failed critical query', c.query_id, c.query, NULL,
-                      array_to_string(c.failure_reasons, '; '), c.position, 1
+                      array_to_string(c.failure_reasons, '; '), c.position, 1, NULL, NULL
                FROM c JOIN r USING (run_id) WHERE c.critical AND NOT c.passed
                UNION ALL
                SELECT r.*, 'drift term', t.query_id, c.query, t.term, t.term || ' — ' || coalesce(t.reason, ''),
-                      c.position, 2
+                      c.position, 2, NULL, NULL
                FROM term_rows t JOIN c ON c.run_id = t.run_id AND c.query_id = t.query_id
                JOIN r ON r.run_id = t.run_id WHERE t.drift
                ORDER BY run_id, rank, position, term""", {"runs": list(run_ids)}).df()
+    newly = [k == "regressed query" and regression_label("regressed", f1, base) == NEWLY_FAILING
+             for k, f1, base in zip(df["kind"], df["f1"], df["baseline_f1"])]
+    df["detail"] = [f"{NEWLY_FAILING} (passed in the baseline, fails now): {d}" if n else d
+                    for n, d in zip(newly, df["detail"])]
+    return df.drop(columns=["f1", "baseline_f1"])
