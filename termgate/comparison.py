@@ -22,8 +22,9 @@ import pyarrow as pa
 from . import store
 from .scoring.metrics import normalize_term
 from .models import Thresholds
+from .models import recorded_rule
 from .scoring.regression import (DIFFERENT_GOLDEN_SET, OTHER_REVISION, names_differ, other_name_note, pair_queries,
-                                 revisions_of_one_set)
+                                 passed_under, revisions_of_one_set, rules_note)
 from .scoring.stats import describe_pairs
 
 if TYPE_CHECKING:
@@ -172,6 +173,8 @@ class PairedRuns:
     """The candidate run's own regression_delta, which every status here used."""
     table: pa.Table
     """pair_queries' rows (the baseline's columns prefixed base_) and their index `pair_row`."""
+    rules_changed: str | None = None
+    """rules_note: the baseline was scored under other pass rules (SPEC §2 rule 8)."""
 
     @cached_property
     def search_keys(self) -> pa.Table:
@@ -344,25 +347,43 @@ def golden_note(current: tuple[str | None, str | None], baseline: tuple[str | No
 
 def pair_notes(run: dict, baseline: dict) -> list[str]:
     """What a comparison of two stored runs says besides its statuses (`termgate compare`):
-    the golden-set note. `run`, `baseline`: store.get_run's rows."""
+    the golden-set note and the pass-rules note. `run`, `baseline`: store.get_run's rows."""
     note = golden_note(*((store.stored_golden_name(r), r.get("golden_hash")) for r in (run, baseline)))
-    return [note] if note else []
+    current, base = _thresholds(run.get("thresholds")), _thresholds(baseline.get("thresholds"))
+    rules = rules_note(current, base) if current is not None else None
+    return [n for n in (note, rules) if n]
 
 
-def _regression_delta(thresholds: str | None) -> float:
+def _thresholds(stored: str | None) -> dict | None:
+    """A run's thresholds as stored (JSON); None when it stored none."""
+    value = json.loads(stored) if stored else None
+    return value if isinstance(value, dict) else None
+
+
+def _regression_delta(thresholds: dict | None) -> float:
     """The candidate's stored regression_delta; the model's default when it stored none."""
-    value = json.loads(thresholds).get("regression_delta") if thresholds else None
+    value = thresholds.get("regression_delta") if thresholds else None
     return Thresholds().regression_delta if value is None else float(value)
 
 
 def pair_runs(db_path: str | Path, run_id: str, baseline_id: str) -> PairedRuns:
     """Read both runs from the store and pair them with the candidate's regression_delta.
-    An unknown id reads as a run with no queries."""
+    An unknown id reads as a run with no queries. When the baseline was scored under another
+    forbidden_fails, the candidate's pass/fail is read as that rule reads it (SPEC §2 rule 8)."""
     stored = store.comparison_rows(db_path, run_id, baseline_id)
-    delta = _regression_delta(stored.thresholds)
-    paired = pair_queries(stored.current, stored.baseline, delta, revisions_of_one_set(*stored.golden))
+    current, base = _thresholds(stored.thresholds), _thresholds(stored.base_thresholds)
+    delta = _regression_delta(current)
+    as_baseline = None
+    if base is not None and recorded_rule(base, "forbidden_fails") != recorded_rule(current or {}, "forbidden_fails"):
+        lists = store.pass_lists(db_path, run_id)
+        side = pa.table({"passed": stored.current.column("passed"), "critical": stored.current.column("critical"),
+                         "failure_reasons": lists.column("failure_reasons"),
+                         "drift_reasons": lists.column("drift_reasons")})
+        as_baseline = passed_under(side, recorded_rule(base, "forbidden_fails"))
+    paired = pair_queries(stored.current, stored.baseline, delta, revisions_of_one_set(*stored.golden), as_baseline)
     return PairedRuns(str(db_path), run_id, baseline_id, delta,
-                      paired.append_column("pair_row", pa.array(range(paired.num_rows), pa.int64())))
+                      paired.append_column("pair_row", pa.array(range(paired.num_rows), pa.int64())),
+                      rules_note(current or {}, base) if stored.thresholds is not None else None)
 
 
 def compare_page(db_path: str | Path, run_id: str, baseline_id: str, flt: CompareFilter,

@@ -24,7 +24,7 @@ from .identity import canonical_name
 from .io import golden_set_name, load_thresholds
 from .scoring.metrics import aggregate_columns
 from .models import Thresholds
-from .scoring.regression import Baseline, RegressionResult, compare_to_baseline
+from .scoring.regression import Baseline, RegressionResult, compare_to_baseline, passed_under
 from .scoring.run import EvaluationRun
 from .scoring.scorer import ScoredQueries, score
 from .store import StoredVectors
@@ -96,7 +96,12 @@ def _compare(scored: ScoredQueries, baseline: Baseline | None, thresholds: Thres
     from .scoring.stats import QueryMetrics, compute_statistics, mark_noise
 
     rows = scored.con.execute("SELECT query_id, f1, passed, golden_entry_hash FROM query_scores").fetchall()
-    regression = compare_to_baseline(rows, baseline, thresholds.regression_delta, scored.golden_hash, golden_name)
+    as_baseline = None
+    if baseline.forbidden_fails is not None and baseline.forbidden_fails != thresholds.forbidden_fails:
+        side = scored.con.sql("SELECT passed, failure_reasons, drift_reasons, critical FROM query_scores")
+        as_baseline = passed_under(side.to_arrow_table(), baseline.forbidden_fails).to_pylist()
+    regression = compare_to_baseline(rows, baseline, thresholds.regression_delta, scored.golden_hash, golden_name,
+                                     thresholds.model_dump(), as_baseline)
     ids = [r[0] for r in rows]
     metrics = QueryMetrics(ids, scored.domain_column(), scored.precision, scored.recall, scored.f1,
                            scored.facts.errored)

@@ -64,6 +64,8 @@ def render_overview(run_id: str, baseline_id: str) -> None:
     """The pair's macro metrics, status counts, intervals and the two F1 charts."""
     import plotly.express as px
 
+    if rules := data.pair(run_id, baseline_id).rules_changed:
+        st.warning(ui.literal(rules))
     head = data.headline(run_id, baseline_id)
     metrics = st.columns(4)
     for col, (name, key) in zip(metrics, (("Precision", "precision"), ("Recall", "recall"), ("F1", "f1"),

@@ -113,6 +113,8 @@ def recommend(facts: ScoreFacts, agg: MacroMicro, regression: RegressionResult,
     if no_golden.any():
         out.append(f"{_n(int(no_golden.sum()), 'query')} without golden terms ({_ids(facts, no_golden, 3)}): curate "
                    "expected expansions so recall means something for them.")
+    if regression.rules_changed:
+        out.append(regression.rules_changed)
     if regression.golden_set_changed:
         out.append(OTHER_REVISION if regression.other_revision else other_name_note(*regression.other_name)
                    if regression.other_name else DIFFERENT_GOLDEN_SET)

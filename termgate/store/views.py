@@ -19,7 +19,7 @@ from .pg_rows import Rows, every, of_runs
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms", "runs_overview", "metric_trend", "query_history",
+__all__ = ["StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms", "pass_lists", "runs_overview", "metric_trend", "query_history",
            "find_query_ids", "flagged_items"]
 
 # What a comparison reads of each side, in golden-set order: the scalars every filter, sort,
@@ -44,6 +44,8 @@ class StoredPair:
     """The baseline run's rows (empty for an unknown run)."""
     golden: tuple[tuple[str | None, str | None], tuple[str | None, str | None]] = ((None, None), (None, None))
     """(golden-set name, revision) of the candidate and of the baseline (None when unknown)."""
+    base_thresholds: str | None = None
+    """The baseline run's thresholds as stored (JSON); None for an unknown run or none stored."""
 
 
 def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> StoredPair:
@@ -74,7 +76,17 @@ def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> Store
         current, baseline = rows_of(run_id), rows_of(baseline_id)
     golden = tuple((stored_golden_name(found[rid]), found[rid]["golden_hash"]) if rid in found else (None, None)
                    for rid in (run_id, baseline_id))
-    return StoredPair(found[run_id]["thresholds"] if run_id in found else None, current, baseline, golden)
+    return StoredPair(found[run_id]["thresholds"] if run_id in found else None, current, baseline, golden,
+                      found[baseline_id]["thresholds"] if baseline_id in found else None)
+
+
+def pass_lists(db_path: str | Path, run_id: str) -> pa.Table:
+    """A run's failure_reasons and drift_reasons in golden-set order: what reads its pass/fail
+    under another forbidden_fails (termgate.scoring.regression.passed_under)."""
+    columns = ("run_id", "query_id", "position", "failure_reasons", "drift_reasons")
+    with connect(db_path, rows={"query_results": Rows("run_id = %s", (run_id,), columns)}) as con:
+        return con.sql("SELECT failure_reasons, drift_reasons FROM query_results WHERE run_id = ? ORDER BY position",
+                       params=[run_id]).to_arrow_table()
 
 
 def comparison_terms(db_path: str | Path, run_ids: list[str], query_ids: list[str] | None) -> pa.Table:
