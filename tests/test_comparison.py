@@ -432,3 +432,30 @@ def test_a_baseline_report_reads_a_missing_forbidden_fails_as_none_and_refuses_a
     problem, = info.value.problems
     assert (problem.file, problem.field) == (str(path), "thresholds.forbidden_fails") and problem.line > 1
     assert '"critical", "all" or "none" (got "sometimes")' in problem.message
+
+
+@pytest.mark.slow
+def test_a_run_stored_by_the_last_evalcore_is_a_baseline_scored_under_none(tmp_path):
+    """Issue 31 item 14: a stored run whose thresholds lack forbidden_fails loads as a
+    baseline scored under `none`; against it, the new default `critical` gives every query
+    the status `none` gives (only the pass/fail rule changed), and the summary says why."""
+    from termgate.config import Settings
+    from termgate.drift.judge import NoDriftJudge
+    from termgate.evaluation import evaluate
+    from termgate.models import Thresholds
+    from test_legacy_stores import APPROVED, unpack
+
+    db = str(unpack(tmp_path / "legacy.duckdb"))
+    base = store.load_baseline(db, APPROVED)  # medical v3
+    assert "forbidden_fails" not in base.thresholds and base.forbidden_fails == "none"
+    demo = Path(__file__).resolve().parent.parent / "termgate" / "demo_data" / "medical"
+    runs = {rule: evaluate(demo / "golden.jsonl", demo / "v2-candidate.jsonl", thresholds=Thresholds(forbidden_fails=rule),
+                           drift_judge=NoDriftJudge(), baseline=base, settings=Settings(), author="t",
+                           golden_name="demo/medical") for rule in ("critical", "none")}
+    try:
+        assert runs["critical"].regression.status == runs["none"].regression.status
+        assert "other pass rules (forbidden_fails none, this run critical)" in runs["critical"].regression.summary
+        assert "pass rules" not in runs["none"].regression.summary
+    finally:
+        for run in runs.values():
+            run.close()
