@@ -374,9 +374,9 @@ def test_a_baseline_scored_under_another_forbidden_rule_is_said_not_regressed(ru
 
 def test_under_one_rule_there_is_no_note(rule_change, tmp_path):
     db, report, _, _ = rule_change
-    again = CliRunner_invoke(["evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated",
-                              str(tmp_path / "c.jsonl"), "--db", str(db), "--drift-judge", "none",
-                              "--baseline", report["evaluation_id"], "--json", str(tmp_path / "r2.json")])
+    invoke_cli(["evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated", str(tmp_path / "c.jsonl"),
+                "--db", str(db), "--drift-judge", "none", "--baseline", report["evaluation_id"],
+                "--json", str(tmp_path / "r2.json")])
     analysis = json.loads((tmp_path / "r2.json").read_text())["regression_analysis"]
     assert "pass rules" not in analysis["delta_summary"]  # both under `critical`: no note
     assert analysis["regressed_queries"] == []  # q1 failed in both
@@ -404,7 +404,7 @@ def test_passed_under_reads_a_row_as_another_rule_would(current, baseline, as_ba
     assert passed_under(side, baseline).to_pylist() == as_baseline
 
 
-def CliRunner_invoke(args):
+def invoke_cli(args):
     from click.testing import CliRunner
     from termgate.cli import main
 

@@ -14,7 +14,7 @@ from ..models import PASS_RULES, Baseline, BaselineRow, recorded_rule
 
 __all__ = ["BaselineRow", "Baseline", "RegressionResult", "compare_to_baseline", "pair_queries", "revisions_of_one_set",
            "DIFFERENT_GOLDEN_SET", "OTHER_REVISION", "other_name_note", "names_differ", "NEWLY_FAILING",
-           "regression_label", "rules_note", "passed_under"]
+           "regression_label", "newly_failing_aside", "rules_note", "passed_under"]
 
 DIFFERENT_GOLDEN_SET = ("The baseline was scored on a different golden set: deltas mix curation "
                         "changes with model changes.")
@@ -115,6 +115,7 @@ class RegressionResult:
     newly_failing: list[str] = field(default_factory=list)
     """The regressed queries whose F1 did not fall (regression_label: "newly failing")."""
     golden_set_changed: bool = False
+    """The baseline's golden set is another one: another revision, or another name (SPEC §1.1)."""
     other_revision: bool = False
     """The baseline used another revision of the same golden set (same name, another hash)."""
     rules_changed: str | None = None
