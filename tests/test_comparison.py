@@ -220,6 +220,7 @@ def test_default_baseline_never_picks_another_golden_set():
 # ---------------------------------------------------------------- golden names (issue 31 item 16)
 
 
+@pytest.mark.slow
 def test_the_same_content_under_two_golden_names_is_reported(db, tmp_path):
     """SPEC §1.1: two names are two golden sets, whatever the content; the evaluation's
     summary and recommendations, and `termgate compare`, say so."""
@@ -289,6 +290,7 @@ def newly_failing(db, tmp_path):
     return db, ids[1], ids[0]
 
 
+@pytest.mark.slow
 def test_cli_and_dashboard_say_newly_failing_where_f1_did_not_fall(newly_failing):
     from click.testing import CliRunner
 
@@ -349,6 +351,7 @@ def rule_change(db, tmp_path):
     return db, json.loads((tmp_path / "r.json").read_text()), base_id, shown
 
 
+@pytest.mark.slow
 def test_a_baseline_scored_under_another_forbidden_rule_is_said_not_regressed(rule_change):
     db, report, base_id, shown = rule_change
     assert store.load_baseline(db, base_id).forbidden_fails == "none"  # an old stored run still loads
@@ -372,6 +375,7 @@ def test_a_baseline_scored_under_another_forbidden_rule_is_said_not_regressed(ru
     assert "note: The baseline was scored under other pass rules (forbidden_fails none" in compared.stderr
 
 
+@pytest.mark.slow
 def test_under_one_rule_there_is_no_note(rule_change, tmp_path):
     db, report, _, _ = rule_change
     invoke_cli(["evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated", str(tmp_path / "c.jsonl"),
@@ -413,6 +417,7 @@ def invoke_cli(args):
     return result
 
 
+@pytest.mark.slow
 def test_a_baseline_report_reads_a_missing_forbidden_fails_as_none_and_refuses_a_bad_one(rule_change, tmp_path):
     from termgate.errors import InputError
     from termgate.io import load_baseline_report
