@@ -22,14 +22,16 @@ import pyarrow as pa
 from . import store
 from .scoring.metrics import normalize_term
 from .models import Thresholds
-from .scoring.regression import DIFFERENT_GOLDEN_SET, OTHER_REVISION, pair_queries, revisions_of_one_set
+from .models import recorded_rule
+from .scoring.regression import (DIFFERENT_GOLDEN_SET, OTHER_REVISION, names_differ, other_name_note, pair_queries,
+                                 passed_under, revisions_of_one_set, rules_note)
 from .scoring.stats import describe_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["STATUSES", "SORTS", "CompareFilter", "PairedRuns", "Walk", "BaselineChoice", "pair_runs",
-           "compare_page", "default_baseline", "golden_sets_differ"]
+           "compare_page", "default_baseline", "golden_sets_differ", "golden_note", "pair_notes"]
 
 STATUSES = ("regressed", "improved", "unchanged", "added", "removed", "golden_changed")
 SORTS = {
@@ -171,6 +173,8 @@ class PairedRuns:
     """The candidate run's own regression_delta, which every status here used."""
     table: pa.Table
     """pair_queries' rows (the baseline's columns prefixed base_) and their index `pair_row`."""
+    rules_changed: str | None = None
+    """rules_note: the baseline was scored under other pass rules (SPEC §2 rule 8)."""
 
     @cached_property
     def search_keys(self) -> pa.Table:
@@ -320,34 +324,66 @@ def default_baseline(runs: pd.DataFrame, run_id: str) -> BaselineChoice:
 
 
 def golden_sets_differ(runs: pd.DataFrame, run_id: str, baseline_id: str) -> str | None:
-    """The CLI's warning when the two runs were scored on different golden sets, a note when
-    on two revisions of one set, else None."""
+    """The warning when the two runs were scored on different golden sets, a note when on
+    two revisions of one set or on the same content under two names, else None. `runs` is
+    store.runs_overview's frame."""
     by_id = runs.set_index("run_id")
     if run_id not in by_id.index or baseline_id not in by_id.index:
         return None
     here, there = by_id.loc[run_id], by_id.loc[baseline_id]
-    if not (isinstance(here["golden_hash"], str) and isinstance(there["golden_hash"], str)) \
-            or here["golden_hash"] == there["golden_hash"]:
+    return golden_note(*((r["golden_name"] if isinstance(r["golden_name"], str) else None,
+                          r["golden_hash"] if isinstance(r["golden_hash"], str) else None) for r in (here, there)))
+
+
+def golden_note(current: tuple[str | None, str | None], baseline: tuple[str | None, str | None]) -> str | None:
+    """golden_sets_differ over two runs' (golden name, golden hash)."""
+    (name, digest), (base_name, base_digest) = current, baseline
+    if digest is None or base_digest is None:
         return None
-    if here["golden_name"] == there["golden_name"]:
-        return OTHER_REVISION
-    return DIFFERENT_GOLDEN_SET
+    if digest == base_digest:
+        return other_name_note(name, base_name) if names_differ(name, base_name) else None
+    return OTHER_REVISION if revisions_of_one_set(current, baseline) else DIFFERENT_GOLDEN_SET
 
 
-def _regression_delta(thresholds: str | None) -> float:
+def pair_notes(run: dict, baseline: dict) -> list[str]:
+    """What a comparison of two stored runs says besides its statuses (`termgate compare`):
+    the golden-set note and the pass-rules note. `run`, `baseline`: store.get_run's rows."""
+    note = golden_note(*((store.stored_golden_name(r), r.get("golden_hash")) for r in (run, baseline)))
+    current, base = _thresholds(run.get("thresholds")), _thresholds(baseline.get("thresholds"))
+    rules = rules_note(current, base) if current is not None else None
+    return [n for n in (note, rules) if n]
+
+
+def _thresholds(stored: str | None) -> dict | None:
+    """A run's thresholds as stored (JSON); None when it stored none."""
+    value = json.loads(stored) if stored else None
+    return value if isinstance(value, dict) else None
+
+
+def _regression_delta(thresholds: dict | None) -> float:
     """The candidate's stored regression_delta; the model's default when it stored none."""
-    value = json.loads(thresholds).get("regression_delta") if thresholds else None
+    value = thresholds.get("regression_delta") if thresholds else None
     return Thresholds().regression_delta if value is None else float(value)
 
 
 def pair_runs(db_path: str | Path, run_id: str, baseline_id: str) -> PairedRuns:
     """Read both runs from the store and pair them with the candidate's regression_delta.
-    An unknown id reads as a run with no queries."""
+    An unknown id reads as a run with no queries. When the baseline was scored under another
+    forbidden_fails, the candidate's pass/fail is read as that rule reads it (SPEC §2 rule 8)."""
     stored = store.comparison_rows(db_path, run_id, baseline_id)
-    delta = _regression_delta(stored.thresholds)
-    paired = pair_queries(stored.current, stored.baseline, delta, revisions_of_one_set(*stored.golden))
+    current, base = _thresholds(stored.thresholds), _thresholds(stored.base_thresholds)
+    delta = _regression_delta(current)
+    as_baseline = None
+    if base is not None and recorded_rule(base, "forbidden_fails") != recorded_rule(current or {}, "forbidden_fails"):
+        lists = store.pass_lists(db_path, run_id)
+        side = pa.table({"passed": stored.current.column("passed"), "critical": stored.current.column("critical"),
+                         "failure_reasons": lists.column("failure_reasons"),
+                         "drift_reasons": lists.column("drift_reasons")})
+        as_baseline = passed_under(side, recorded_rule(base, "forbidden_fails"))
+    paired = pair_queries(stored.current, stored.baseline, delta, revisions_of_one_set(*stored.golden), as_baseline)
     return PairedRuns(str(db_path), run_id, baseline_id, delta,
-                      paired.append_column("pair_row", pa.array(range(paired.num_rows), pa.int64())))
+                      paired.append_column("pair_row", pa.array(range(paired.num_rows), pa.int64())),
+                      rules_note(current or {}, base) if stored.thresholds is not None else None)
 
 
 def compare_page(db_path: str | Path, run_id: str, baseline_id: str, flt: CompareFilter,

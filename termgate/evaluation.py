@@ -25,7 +25,7 @@ from .identity import canonical_name
 from .io import default_golden_name, load_thresholds
 from .scoring.metrics import aggregate_columns
 from .models import Thresholds
-from .scoring.regression import Baseline, RegressionResult, compare_to_baseline
+from .scoring.regression import Baseline, RegressionResult, compare_to_baseline, passed_under
 from .scoring.run import EvaluationRun
 from .scoring.scorer import ScoredQueries, score
 from .store import StoredVectors, golden_names
@@ -50,16 +50,20 @@ def new_run_id(timestamp: str) -> str:
     return f"{stamp}-{secrets.token_hex(3)}"
 
 
-def _stat_notes(statistics: dict | None) -> list[str]:
-    """Rule-based advice from the paired statistics."""
+def _stat_notes(statistics: dict | None, decision: str) -> list[str]:
+    """Rule-based advice from the paired statistics, listed after the gate's reasons and
+    never against them: on a failed gate the interval speaks of the mean only (SPEC §6)."""
     if not statistics:
         return []
     out = []
     f1 = statistics["f1"]
     if f1["ci_low"] is not None and f1["ci_low"] <= 0 <= f1["ci_high"]:
-        out.append(f"The mean F1 change {f1['mean_delta']:+.4f} is not significant (95% CI "
-                   f"{f1['ci_low']:+.4f} to {f1['ci_high']:+.4f}, p = {f1['p_value']:.3f}, n = {f1['n']}): "
-                   "treat it as noise.")
+        figures = (f"(95% CI {f1['ci_low']:+.4f} to {f1['ci_high']:+.4f}, p = {f1['p_value']:.3f}, "
+                   f"n = {f1['n']})")
+        out.append(f"The mean F1 change {f1['mean_delta']:+.4f} is not significant {figures}: treat it as noise."
+                   if decision != "fail" else
+                   f"The mean F1 change {f1['mean_delta']:+.4f} is not significant {figures}. This is about the "
+                   "mean only: the gate failed for the reasons above, and they stand.")
     if statistics.get("mde_warning"):
         out.append(f"Golden set too small: {statistics['mde_warning']}; add queries.")
     noise = statistics.get("noise") or {}
@@ -93,7 +97,12 @@ def _compare(scored: ScoredQueries, baseline: Baseline | None, thresholds: Thres
     from .scoring.stats import QueryMetrics, compute_statistics, mark_noise
 
     rows = scored.con.execute("SELECT query_id, f1, passed, golden_entry_hash FROM query_scores").fetchall()
-    regression = compare_to_baseline(rows, baseline, thresholds.regression_delta, scored.golden_hash, golden_name)
+    as_baseline = None
+    if baseline.forbidden_fails is not None and baseline.forbidden_fails != thresholds.forbidden_fails:
+        side = scored.con.sql("SELECT passed, failure_reasons, drift_reasons, critical FROM query_scores")
+        as_baseline = passed_under(side.to_arrow_table(), baseline.forbidden_fails).to_pylist()
+    regression = compare_to_baseline(rows, baseline, thresholds.regression_delta, scored.golden_hash, golden_name,
+                                     thresholds.model_dump(), as_baseline)
     ids = [r[0] for r in rows]
     metrics = QueryMetrics(ids, scored.domain_column(), scored.precision, scored.recall, scored.f1,
                            scored.facts.errored)
@@ -178,7 +187,7 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         generated_hash=scored.generated_hash, thresholds=thresholds, judge=judge, queries=scored,
         aggregate=agg, regression=regression, gate=gate,
         recommendations=recommend(scored.facts, agg, regression, thresholds, gate, high_risk)
-        + _stat_notes(statistics) + ([name_note] if name_note else []),
+        + _stat_notes(statistics, gate.decision) + ([name_note] if name_note else []),
         domains=scored.domains, high_risk_domains=high_risk,
         content_hash=content_hash(scored.golden_hash, scored.generated_hash, thresholds, judge, scored.domains,
                                   baseline),

@@ -90,6 +90,9 @@ class Thresholds(BaseModel):
     """Gate: no query with expected terms below this recall."""
     ci_gate: float = Field(0, ge=0, le=1)
     """1 fails the gate when the 95% interval of the mean F1 delta lies wholly below zero."""
+    forbidden_fails: Literal["critical", "all", "none"] = "critical"
+    """Per-query pass: which queries a generated forbidden term fails whatever their drift
+    score (critical ones, all, or none: then only through drift_min)."""
 
     @field_validator("ci_gate")
     @classmethod
@@ -97,6 +100,22 @@ class Thresholds(BaseModel):
         if value not in (0, 1):
             raise ValueError("must be 0 or 1")
         return value
+
+
+LEGACY_RULES = {"forbidden_fails": "none"}
+"""What a run recorded before a threshold key existed was scored under: a forbidden term
+failed a query only through drift_min."""
+
+PASS_RULES = ("precision_min", "recall_min", "drift_min", "forbidden_fails")
+"""The thresholds that decide whether a query passes (SPEC §2 rule 6)."""
+
+
+def recorded_rule(thresholds: dict, key: str):
+    """A threshold as a run recorded it: its value, else (recorded before the key existed) the
+    behaviour it was scored under (LEGACY_RULES), else the default."""
+    if key in thresholds:
+        return thresholds[key]
+    return LEGACY_RULES.get(key, Thresholds.model_fields[key].default)
 
 
 # ---------------------------------------------------------------- a baseline run
@@ -126,6 +145,14 @@ class Baseline:
     content_hash: str | None = None
     golden_name: str | None = None
     """The baseline's golden-set name when it recorded one (SPEC §1.1)."""
+    thresholds: dict | None = None
+    """The thresholds the baseline was scored under, as recorded (a run recorded before a key
+    existed lacks it: see recorded_rule); None when unknown."""
+
+    @property
+    def forbidden_fails(self) -> str | None:
+        """The forbidden-term rule the baseline was scored under; None when unknown."""
+        return None if self.thresholds is None else recorded_rule(self.thresholds, "forbidden_fails")
 
     def fingerprint(self) -> str:
         """SHA-256 over the stated content hash and every stored value the comparison uses,
@@ -137,7 +164,8 @@ class Baseline:
         rows = [[q, r.f1, r.passed, r.precision, r.recall, r.errored]
                 + ([r.golden_entry_hash] if r.golden_entry_hash is not None else [])
                 for q, r in sorted(self.rows.items())]
-        head = [self.content_hash] + ([self.golden_name] if self.golden_name is not None else [])
+        head = [self.content_hash] + ([self.golden_name] if self.golden_name is not None else []) \
+            + ([{k: recorded_rule(self.thresholds, k) for k in PASS_RULES}] if self.thresholds is not None else [])
         canonical = json.dumps([*head, rows], separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
 

@@ -144,6 +144,10 @@ def _finish(row: dict, t: Thresholds) -> dict:
         if value < minimum - EPS:
             ok = False
             reasons.append(f"{label} {pair(value, minimum)}")
+    forbidden = [term for term in row["drift_terms"] if drift[term] == "forbidden term"]
+    if forbidden and (t.forbidden_fails == "all" or (t.forbidden_fails == "critical" and row["critical"])):
+        ok = False  # a forbidden term fails the query whatever its drift score
+        reasons += [f"forbidden term: {term}" for term in forbidden]
     row["failure_reasons"] = reasons
     row["passed"] = ok and row["error"] is None and bool(gen)
     return row

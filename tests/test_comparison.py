@@ -215,3 +215,252 @@ def test_default_baseline_never_picks_another_golden_set():
     assert comparison.golden_sets_differ(runs, "a4", "a1") is None  # one revision
     assert comparison.golden_sets_differ(runs, "a2", "a1") == comparison.OTHER_REVISION
     assert comparison.golden_sets_differ(runs, "x", "a1") is None  # unknown is not "different"
+
+
+# ---------------------------------------------------------------- golden names (issue 31 item 16)
+
+
+@pytest.mark.slow
+def test_the_same_content_under_two_golden_names_is_reported(db, tmp_path):
+    """SPEC §1.1: two names are two golden sets, whatever the content; the evaluation's
+    summary and recommendations, and `termgate compare`, say so."""
+    from click.testing import CliRunner
+
+    from termgate.cli import main
+    from conftest import golden_row, write_jsonl
+
+    golden = write_jsonl(tmp_path / "golden.jsonl", [golden_row("q1", "one", ["a", "b"])])
+    generated = write_jsonl(tmp_path / "generated.jsonl", [{"query_id": "q1", "terms": ["a", "b"]}])
+
+    def evaluate(*extra):
+        result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
+                                           "--db", str(db), "--drift-judge", "none", *extra])
+        assert result.exit_code == 0, result.output
+        return result
+
+    evaluate("--golden-name", "cardio", "-q")
+    base_id = store.runs_overview(db)["run_id"].iloc[0]
+    shown = evaluate("--golden-name", "cardiology", "--baseline", base_id, "--json", str(tmp_path / "r.json"))
+    report = json.loads((tmp_path / "r.json").read_text())
+    analysis = report["regression_analysis"]
+    assert analysis["golden_set_changed"] and analysis["regressed_queries"] == []
+    assert "another name ('cardio', this run's 'cardiology') and the same content" in analysis["delta_summary"]
+    assert "another name ('cardio'" in shown.output  # the CLI's summary line
+    assert any("--golden-name 'cardio'" in r for r in report["recommendations"])
+    compared = CliRunner().invoke(main, ["compare", report["evaluation_id"], "--baseline", base_id, "--db", str(db)])
+    assert compared.exit_code == 0
+    assert "named 'cardio', this run's 'cardiology', with the same content" in compared.stderr
+
+
+def test_golden_note_for_each_pair_of_names_and_revisions():
+    same = comparison.golden_note(("a", "h1"), ("a", "h1"))
+    assert same is None
+    assert comparison.golden_note(("a", "h1"), ("b", "h1")) == \
+        "The baseline's golden set is named 'b', this run's 'a', with the same content: under two names they are " \
+        "two golden sets (the trend, the noise floor, approvals and the comment marker go by name); run with " \
+        "--golden-name 'b' to keep one set."
+    assert comparison.golden_note(("a", "h2"), ("a", "h1")) == comparison.OTHER_REVISION
+    assert comparison.golden_note(("a", "h2"), ("b", "h1")) == comparison.DIFFERENT_GOLDEN_SET
+    assert comparison.golden_note((None, "h1"), ("b", "h1")) is None  # a name not recorded: cannot tell
+
+
+# ---------------------------------------------------------------- "newly failing" (issue 31 item 9)
+
+
+@pytest.fixture
+def newly_failing(db, tmp_path):
+    """Stored: a baseline where q1 passes with F1 0.8 (a, b of a, b, c) and a run where it
+    fails with F1 0.857 (a, b, c and the forbidden x: drift score 0.75 < 0.8)."""
+    from click.testing import CliRunner
+
+    from termgate.cli import main
+    from conftest import golden_row, write_jsonl
+
+    golden = write_jsonl(tmp_path / "golden.jsonl", [golden_row("q1", "one", ["a", "b", "c"], forbidden=["x"]),
+                                                     golden_row("q2", "two", ["d"])])
+    ids = []
+    for n, terms in enumerate((["a", "b"], ["a", "b", "c", "x"])):
+        generated = write_jsonl(tmp_path / f"c{n}.jsonl", [{"query_id": "q1", "terms": terms},
+                                                           {"query_id": "q2", "terms": ["d"]}])
+        base = ["--baseline", ids[0]] if ids else []
+        result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
+                                           "--db", str(db), "--drift-judge", "none", "-q", *base])
+        assert result.exit_code in (0, 1), result.output  # the gate fails on macro recall: no matter
+        ids.append(store.runs_overview(db)["run_id"].iloc[0])
+    return db, ids[1], ids[0]
+
+
+@pytest.mark.slow
+def test_cli_and_dashboard_say_newly_failing_where_f1_did_not_fall(newly_failing):
+    from click.testing import CliRunner
+
+    from termgate.cli import main
+    from termgate.dashboard import compare_view
+
+    db, run_id, base_id = newly_failing
+    assert list(store.get_run(db, run_id)["regressed_queries"]) == ["q1"]  # the rule and the stored list
+    shown = CliRunner().invoke(main, ["show", run_id, "--db", str(db)])
+    assert "newly failing" in shown.output and "1 of them newly failing" in shown.output
+    compared = CliRunner().invoke(main, ["compare", run_id, "--baseline", base_id, "--db", str(db)])
+    assert "newly failing" in compared.output
+    df, _ = comparison.compare_page(db, run_id, base_id, comparison.CompareFilter(), 0, None)
+    assert list(df["status"]) == ["regressed", "unchanged"]  # the status value stays
+    assert list(compare_view._table(df)["status"]) == ["newly failing", "unchanged"]  # Compare's table
+    detail = store.flagged_items(db, [run_id]).set_index("kind").loc["regressed query", "detail"]
+    assert detail.startswith("newly failing (passed in the baseline, fails now): F1 0.800 → 0.857")
+    history = store.query_history(db, "q1")
+    assert list(history["baseline_f1"].isna()) == [True, False]  # what the Query page labels by
+
+
+# ---------------------------------------------------------------- forbidden_fails (issue 31 item 14)
+
+
+@pytest.fixture
+def rule_change(db, tmp_path):
+    """A baseline stored as a run recorded before forbidden_fails existed (its thresholds lack
+    the key: it was scored under `none`), and the same expansions evaluated against it under
+    the new default `critical`. q1 is critical and generates the forbidden x: drift score
+    0.8 = drift_min, so it passed under `none` and fails under `critical`."""
+    import duckdb
+    from click.testing import CliRunner
+
+    from termgate.cli import main
+    from conftest import golden_row, write_jsonl
+
+    golden = write_jsonl(tmp_path / "golden.jsonl", [
+        golden_row("q1", "one", ["a", "b", "c", "d"], forbidden=["x"], critical=True),
+        golden_row("q2", "two", ["e"])])
+    generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": ["a", "b", "c", "d", "x"]},
+                                                   {"query_id": "q2", "terms": ["e"]}])
+    none = tmp_path / "none.json"
+    none.write_text('{"forbidden_fails": "none"}', encoding="utf-8")
+
+    def evaluate(*extra):
+        result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
+                                           "--db", str(db), "--drift-judge", "none", *extra])
+        assert result.exit_code in (0, 1), result.output
+        return result
+
+    evaluate("--thresholds", str(none), "-q")
+    base_id = store.runs_overview(db)["run_id"].iloc[0]
+    with duckdb.connect(str(db)) as con:  # as a run stored before the key existed
+        (stored,), = con.execute("SELECT thresholds FROM runs WHERE run_id = ?", [base_id]).fetchall()
+        old = {k: v for k, v in json.loads(stored).items() if k != "forbidden_fails"}
+        con.execute("UPDATE runs SET thresholds = ? WHERE run_id = ?", [json.dumps(old), base_id])
+    shown = evaluate("--baseline", base_id, "--json", str(tmp_path / "r.json"))
+    return db, json.loads((tmp_path / "r.json").read_text()), base_id, shown
+
+
+@pytest.mark.slow
+def test_a_baseline_scored_under_another_forbidden_rule_is_said_not_regressed(rule_change):
+    db, report, base_id, shown = rule_change
+    assert store.load_baseline(db, base_id).forbidden_fails == "none"  # an old stored run still loads
+    q1 = report["per_query_results"][0]
+    assert (q1["passed"], q1["failure_reasons"]) == (False, ["forbidden term: x"])  # fails under the new rule
+    assert report["gate"]["decision"] == "fail"  # a critical query failed: the gate says so …
+    assert report["gate"]["reasons"] == ["1 critical query failed: q1"]  # … and not as a regression
+    analysis = report["regression_analysis"]
+    assert analysis["regressed_queries"] == [] and q1["regression_status"] == "unchanged"
+    said = "the baseline was scored under other pass rules (forbidden_fails none, this run critical)"
+    assert said in analysis["delta_summary"] and said in shown.output
+    assert any(r.startswith("The baseline was scored under other pass rules (forbidden_fails none, this run "
+                            "critical)") for r in report["recommendations"])
+    # the dashboard's Compare and `termgate compare` read the rule change the same way
+    paired = comparison.pair_runs(db, report["evaluation_id"], base_id)
+    assert paired.table.column("status").to_pylist() == ["unchanged", "unchanged"]
+    assert paired.rules_changed.startswith("The baseline was scored under other pass rules (forbidden_fails none")
+    from click.testing import CliRunner
+    from termgate.cli import main
+    compared = CliRunner().invoke(main, ["compare", report["evaluation_id"], "--baseline", base_id, "--db", str(db)])
+    assert "note: The baseline was scored under other pass rules (forbidden_fails none" in compared.stderr
+
+
+@pytest.mark.slow
+def test_under_one_rule_there_is_no_note(rule_change, tmp_path):
+    db, report, _, _ = rule_change
+    invoke_cli(["evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated", str(tmp_path / "c.jsonl"),
+                "--db", str(db), "--drift-judge", "none", "--baseline", report["evaluation_id"],
+                "--json", str(tmp_path / "r2.json")])
+    analysis = json.loads((tmp_path / "r2.json").read_text())["regression_analysis"]
+    assert "pass rules" not in analysis["delta_summary"]  # both under `critical`: no note
+    assert analysis["regressed_queries"] == []  # q1 failed in both
+
+
+@pytest.mark.parametrize("current, baseline, as_baseline", [
+    # passed, failure_reasons, drift_reasons, critical -> pass/fail under the baseline's rule
+    ("critical", "none", [True, True, False, True]),    # q0 failed only by the rule; q2 by its recall too
+    ("none", "critical", [False, True, False, True]),   # only the critical q0 holds a forbidden term
+    ("critical", "all", [False, False, False, True]),   # q3's drift term is not forbidden
+])
+def test_passed_under_reads_a_row_as_another_rule_would(current, baseline, as_baseline):
+    import pyarrow as pa
+    from termgate.scoring.regression import passed_under
+
+    rows = {  # as scored under `current`
+        "critical": {"passed": [False, True, False, True],
+                     "failure_reasons": [["forbidden term: x"], [], ["recall 0.50 < 0.60", "forbidden term: x"],
+                                         ["underweight: a 0.10 < 0.50"]]},
+        "none": {"passed": [True, True, False, True],
+                 "failure_reasons": [[], [], ["recall 0.50 < 0.60"], ["underweight: a 0.10 < 0.50"]]},
+    }[current]
+    side = pa.table({**rows, "drift_reasons": [["forbidden term"], ["forbidden term"], ["forbidden term"], ["x"]],
+                     "critical": [True, False, True, True]})
+    assert passed_under(side, baseline).to_pylist() == as_baseline
+
+
+def invoke_cli(args):
+    from click.testing import CliRunner
+    from termgate.cli import main
+
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code in (0, 1), result.output
+    return result
+
+
+@pytest.mark.slow
+def test_a_baseline_report_reads_a_missing_forbidden_fails_as_none_and_refuses_a_bad_one(rule_change, tmp_path):
+    from termgate.errors import InputError
+    from termgate.io import load_baseline_report
+
+    _, report, _, _ = rule_change
+    assert report["thresholds"]["forbidden_fails"] == "critical"
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    assert load_baseline_report(path).forbidden_fails == "critical"
+    del report["thresholds"]["forbidden_fails"]  # a report written before the key existed
+    path.write_text(json.dumps(report), encoding="utf-8")
+    assert load_baseline_report(path).forbidden_fails == "none"
+    report["thresholds"]["forbidden_fails"] = "sometimes"
+    path.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_baseline_report(path)
+    problem, = info.value.problems
+    assert (problem.file, problem.field) == (str(path), "thresholds.forbidden_fails") and problem.line > 1
+    assert '"critical", "all" or "none" (got "sometimes")' in problem.message
+
+
+@pytest.mark.slow
+def test_a_run_stored_by_the_last_evalcore_is_a_baseline_scored_under_none(tmp_path):
+    """Issue 31 item 14: a stored run whose thresholds lack forbidden_fails loads as a
+    baseline scored under `none`; against it, the new default `critical` gives every query
+    the status `none` gives (only the pass/fail rule changed), and the summary says why."""
+    from termgate.config import Settings
+    from termgate.drift.judge import NoDriftJudge
+    from termgate.evaluation import evaluate
+    from termgate.models import Thresholds
+    from test_legacy_stores import APPROVED, unpack
+
+    db = str(unpack(tmp_path / "legacy.duckdb"))
+    base = store.load_baseline(db, APPROVED)  # medical v3
+    assert "forbidden_fails" not in base.thresholds and base.forbidden_fails == "none"
+    demo = Path(__file__).resolve().parent.parent / "termgate" / "demo_data" / "medical"
+    runs = {rule: evaluate(demo / "golden.jsonl", demo / "v2-candidate.jsonl", thresholds=Thresholds(forbidden_fails=rule),
+                           drift_judge=NoDriftJudge(), baseline=base, settings=Settings(), author="t",
+                           golden_name="demo/medical") for rule in ("critical", "none")}
+    try:
+        assert runs["critical"].regression.status == runs["none"].regression.status
+        assert "other pass rules (forbidden_fails none, this run critical)" in runs["critical"].regression.summary
+        assert "pass rules" not in runs["none"].regression.summary
+    finally:
+        for run in runs.values():
+            run.close()

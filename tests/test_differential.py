@@ -66,7 +66,8 @@ def dataset(draw):
     draw(st.randoms()).shuffle(generated)
     thresholds = {"precision_min": draw(st.sampled_from([0.0, 0.5, 0.6, 2 / 3, 1.0])),
                   "recall_min": draw(st.sampled_from([0.0, 0.5, 0.6, 1.0])),
-                  "drift_min": draw(st.sampled_from([0.5, 0.8, 1.0]))}
+                  "drift_min": draw(st.sampled_from([0.5, 0.8, 1.0])),
+                  "forbidden_fails": draw(st.sampled_from(["critical", "all", "none"]))}
     return golden, generated, thresholds
 
 

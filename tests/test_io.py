@@ -237,6 +237,12 @@ THRESHOLDS_BAD = [
     pytest.param('{"recall_min": true}', 1, "recall_min", r"number", id="boolean-value"),
     pytest.param('{"ci_gate": 2}', 1, "ci_gate", r"0 or 1", id="ci_gate-2"),
     pytest.param('{"ci_gate": true}', 1, "ci_gate", r"0 or 1|number", id="ci_gate-boolean"),
+    pytest.param('{"drift_min": 0.8,\n "forbidden_fails": "some"}', 2, "forbidden_fails",
+                 r'"critical", "all" or "none" \(got "some"\)', id="forbidden_fails-unknown"),
+    pytest.param('{"forbidden_fails": "Critical"}', 1, "forbidden_fails", r'"critical", "all" or "none"',
+                 id="forbidden_fails-case"),
+    pytest.param('{"forbidden_fails": 1}', 1, "forbidden_fails", r'"critical", "all" or "none" \(got 1\)',
+                 id="forbidden_fails-number"),
     pytest.param('{"recall_min":\n', 2, "json", r"malformed", id="malformed-json"),
     pytest.param('[0.5]', 1, "thresholds", r"object", id="not-an-object"),
 ]
@@ -294,7 +300,8 @@ def test_thresholds_json_valid_and_defaults(tmp_path):
     assert load_thresholds(None) == Thresholds()
     assert Thresholds().model_dump() == {
         "precision_min": 0.6, "recall_min": 0.6, "drift_min": 0.8, "regression_delta": 0.1,
-        "mean_precision_min": 0.8, "mean_recall_min": 0.85, "recall_floor": 0.6, "ci_gate": 0}
+        "mean_precision_min": 0.8, "mean_recall_min": 0.85, "recall_floor": 0.6, "ci_gate": 0,
+        "forbidden_fails": "critical"}
 
 
 # ---------------------------------------------------------------- good edge cases

@@ -134,3 +134,39 @@ def test_settings_change_high_risk_domains(score, monkeypatch):
     from termgate.config import load_settings
     assert load_settings().high_risk_domains == ("ecommerce",)
     assert Settings().high_risk_domains == ("legal", "medical")
+
+
+# ---------------------------------------------------------------- how "regressed" reads (issue 31 item 9)
+
+
+@pytest.mark.parametrize("status, f1, base_f1, label", [
+    ("regressed", 0.75, 0.7, "newly failing"),   # passed, fails now, F1 rose
+    ("regressed", 0.7, 0.7, "newly failing"),    # F1 unchanged
+    ("regressed", 0.7 - 5e-10, 0.7, "newly failing"),  # within the 1e-9 tolerance: did not fall
+    ("regressed", 0.69, 0.7, "regressed"),       # F1 fell (however little)
+    ("regressed", 0.5, None, "regressed"),       # no baseline F1 known
+    ("regressed", 0.5, float("nan"), "regressed"),
+    ("improved", 0.9, 0.5, "improved"),
+    (None, 0.9, None, None),
+])
+def test_regression_label(status, f1, base_f1, label):
+    from termgate.scoring.regression import regression_label
+
+    assert regression_label(status, f1, base_f1) == label
+
+
+def test_a_regressed_query_whose_f1_rose_is_newly_failing_in_the_summary_and_the_gate():
+    result = compare_to_baseline([("up", 0.75, False), ("down", 0.3, False)],
+                                 baseline({"up": (0.7, True), "down": (0.9, True)}), 0.1)
+    assert result.regressed == ["up", "down"] and result.status["up"] == "regressed"  # the rule is unchanged
+    assert result.newly_failing == ["up"]
+    assert "2 regressed (1 of them newly failing: passed in the baseline, fails now, F1 not down)" in result.summary
+
+
+def test_the_gate_reason_says_newly_failing(score):
+    # q1 generates a, x: precision 0.5 < 0.6 fails; F1 0.5 rose from the baseline's 0.4
+    run = score(two(), [{"query_id": "q1", "terms": ["a", "x"]}, {"query_id": "q2", "terms": ["c", "d"]}],
+                baseline=Baseline("base-1", "test", {"q1": BaselineRow(0.4, True), "q2": BaselineRow(1.0, True)}))
+    assert run.regression.regressed == ["q1"]
+    assert any(r.startswith("1 query regressed against baseline base-1 (1 of them newly failing") for r in
+               run.gate.reasons)

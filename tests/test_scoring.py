@@ -111,6 +111,37 @@ def test_forbidden_term_is_drift(score):
     assert s.passed
 
 
+# ---------------------------------------------------------------- forbidden_fails (issue 31 item 14)
+
+
+@pytest.mark.parametrize("rule, critical, passed", [
+    ("critical", True, False),   # the default: a forbidden term fails a critical query …
+    ("critical", False, True),   # … not another one (its drift score 0.8 meets drift_min)
+    ("all", False, False),
+    ("all", True, False),
+    ("none", True, True),        # only through drift: the old behaviour
+])
+def test_a_forbidden_term_fails_by_the_rule_whatever_the_drift_score(score, rule, critical, passed):
+    # 5 generated, 1 forbidden: drift score 0.8, exactly drift_min; precision 0.8, recall 1
+    run = score([golden_row("q1", "heart attack", ["a", "b", "c", "d"], forbidden=["Panic Attack"], critical=critical)],
+                [{"query_id": "q1", "terms": ["a", "b", "c", "d", "panic attack"]}],
+                thresholds=Thresholds(forbidden_fails=rule))
+    s = only(run)
+    assert s.term_drift_score == pytest.approx(0.8) and s.passed is passed
+    assert s.failure_reasons == ([] if passed else ["forbidden term: panic attack"])
+    if critical:
+        assert (run.gate.decision == "fail") is not passed  # a critical query that fails fails the gate
+
+
+def test_forbidden_fails_defaults_to_critical_and_enters_the_content_hash(score):
+    assert Thresholds().forbidden_fails == "critical"
+    rows = ([golden_row("q1", "q", ["a", "b", "c", "d"], forbidden=["x"], critical=True)],
+            [{"query_id": "q1", "terms": ["a", "b", "c", "d", "x"]}])
+    hashes = {rule: score(*rows, thresholds=Thresholds(forbidden_fails=rule)).content_hash
+              for rule in ("critical", "all", "none")}
+    assert len(set(hashes.values())) == 3
+
+
 def test_drift_check_fails_below_threshold(score):
     s = only(score([golden_row("q1", "q", ["a"], forbidden=["bad"])], [{"query_id": "q1", "terms": ["a", "bad"]}]))
     assert s.term_drift_score == 0.5
@@ -175,3 +206,19 @@ def test_macro_means_are_over_golden_queries(score):
     assert run.aggregate.macro_f1 == pytest.approx(0.75)
     assert run.aggregate.micro_precision == pytest.approx(2 / 3)
     assert run.aggregate.micro_recall == pytest.approx(2 / 3)
+
+
+def test_a_bad_forbidden_fails_is_exit_2_naming_file_line_and_field(tmp_path):
+    from click.testing import CliRunner
+
+    from termgate.cli import main
+    from conftest import write_jsonl
+
+    golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("q1", "q", ["a"])])
+    generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "q1", "terms": ["a"]}])
+    thresholds = tmp_path / "t.toml"
+    thresholds.write_text('drift_min = 0.8\nforbidden_fails = "always"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["evaluate", "--golden", str(golden), "--generated", str(generated),
+                                       "--thresholds", str(thresholds), "--no-store", "--drift-judge", "none"])
+    assert result.exit_code == 2
+    assert f'{thresholds}:2: forbidden_fails: must be "critical", "all" or "none" (got "always")' in result.output

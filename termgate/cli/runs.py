@@ -10,8 +10,9 @@ import pandas as pd
 from ..config import default_db_path, load_settings, settings_files
 from ..demo import seed_demo
 from ..governance.signoff import release_state
-from ..comparison import CompareFilter, compare_page
+from ..comparison import CompareFilter, compare_page, pair_notes
 from ..report import STDOUT, check_outputs
+from ..scoring.regression import regression_label
 from ..store import drift_terms, get_run, list_runs, query_rows
 from ..store.connection import shown_db
 from ..store.postgres import is_postgres
@@ -76,7 +77,8 @@ def show_command(run_id, db, failed_only):
     if failed_only:
         df = df[~df["passed"]]
     rows = [(r.query_id, r.query, r.critical, r.precision, r.recall, r.f1, r.term_drift_score,
-             "pass" if r.passed else "FAIL", r.regression_status, "; ".join(r.failure_reasons))
+             "pass" if r.passed else "FAIL", regression_label(r.regression_status, r.f1, r.baseline_f1),
+             "; ".join(r.failure_reasons))
             for r in df.itertuples()]
     echo("")
     echo(format_table(["query_id", "query", "critical", "P", "R", "F1", "drift", "result",
@@ -127,13 +129,14 @@ def compare_command(run_id, baseline_id, db, changed_only):
     Example: termgate compare RUN --baseline BASELINE_RUN --changed-only
     """
     db = db or default_db_path()
-    for rid in (run_id, baseline_id):
-        run_cli(get_run, db, rid)  # an unknown id is exit 2
+    here, there = (run_cli(get_run, db, rid) for rid in (run_id, baseline_id))  # an unknown id is exit 2
+    for note in pair_notes(here, there):
+        echo(f"note: {safe(note)}", err=True)
     df, _ = run_cli(compare_page, db, run_id, baseline_id, CompareFilter(sort="golden order"), 0, None)
     if changed_only:
         df = df[(df["delta_f1"].abs() > 1e-12) | (df["passed"] != df["base_passed"]) | df["f1"].isna()
                 | df["base_f1"].isna()]
-    rows = [(r.query_id, r.query, r.status, r.base_precision, r.precision, r.base_recall, r.recall, r.base_f1,
+    rows = [(r.query_id, r.query, regression_label(r.status, r.f1, r.base_f1), r.base_precision, r.precision, r.base_recall, r.recall, r.base_f1,
              r.f1, r.delta_f1, r.base_passed, r.passed) for r in df.itertuples()]
     echo(format_table(["query_id", "query", "status", "P base", "P", "R base", "R", "F1 base", "F1",
                              "ΔF1", "passed base", "passed"], rows))

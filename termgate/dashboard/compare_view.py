@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from termgate.comparison import SORTS, STATUSES, CompareFilter, default_baseline, golden_sets_differ
+from termgate.scoring.regression import regression_label
 
 from . import data, side_by_side, ui
 
@@ -63,6 +64,8 @@ def render_overview(run_id: str, baseline_id: str) -> None:
     """The pair's macro metrics, status counts, intervals and the two F1 charts."""
     import plotly.express as px
 
+    if rules := data.pair(run_id, baseline_id).rules_changed:
+        st.warning(ui.literal(rules))
     head = data.headline(run_id, baseline_id)
     metrics = st.columns(4)
     for col, (name, key) in zip(metrics, (("Precision", "precision"), ("Recall", "recall"), ("F1", "f1"),
@@ -148,6 +151,7 @@ def _table(df: pd.DataFrame) -> pd.DataFrame:
     for col in LIST_COLUMNS:
         out[col] = out[col].map(ui.terms)
     out["critical"] = out["critical"].map(lambda c: "⚑" if c else "")
+    out["status"] = [regression_label(*v) for v in zip(out["status"], out["f1"], out["base_f1"])]
     # what a reviewer reads first fits in 1280 px: the F1 change and the term diff
     return out[["status", "query_id", "query", "critical", "base_f1", "f1", "delta_f1", "lost_correct",
                 "new_wrong", "new_drift", "gained_correct", "base_precision", "precision", "base_recall", "recall",

@@ -17,6 +17,7 @@ import streamlit as st
 
 from termgate import comparison, store
 from termgate.config import default_db_path, load_settings
+from termgate.scoring.regression import regression_label
 
 TTL = 5
 
@@ -187,7 +188,10 @@ def domains(run_id: str, baseline_id: str | None) -> list[str]:
 
 
 def history(query_id: str) -> pd.DataFrame:
-    return cached("query_history", query_id)
+    """One query across every run; its regression status as regression_label reads it."""
+    df = cached("query_history", query_id)
+    return df.assign(regression_status=[regression_label(*v) for v in zip(
+        df["regression_status"], df["f1"], df["baseline_f1"])])
 
 
 def errored(run_id: str) -> pd.DataFrame:

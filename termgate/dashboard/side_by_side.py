@@ -20,6 +20,7 @@ import streamlit as st
 
 from termgate.comparison import Walk
 from ..scoring.metrics import format_pair
+from ..scoring.regression import regression_label
 
 from . import data, ui, verdict_view
 
@@ -217,7 +218,7 @@ def _heading(row: dict) -> None:
     st.markdown(f"#### {ui.literal(row['query_id'])} · {ui.literal(query)}")
     with st.container(horizontal=True, vertical_alignment="center"):
         status = row["status"]
-        st.badge(status, color=STATUS_BADGES.get(status, "gray"))
+        st.badge(regression_label(status, row["f1"], row["base_f1"]), color=STATUS_BADGES.get(status, "gray"))
         if row["delta_f1"] is not None:
             st.badge(f"ΔF1 {row['delta_f1']:+.3f}", color="gray")
         if row["critical"] or row["base_critical"]:

@@ -22,7 +22,8 @@ WORD_JOINER = "\u2060"
 
 # The same colour means the same thing on every page and chart.
 STATUS_COLORS = {"regressed": "#cf222e", "improved": "#1a7f37", "unchanged": "#8c959f",
-                 "added": "#0969da", "removed": "#6e7781", "golden_changed": "#9a6700"}
+                 "added": "#0969da", "removed": "#6e7781", "golden_changed": "#9a6700",
+                 "newly failing": "#cf222e"}  # a regressed query whose F1 did not fall (regression_label)
 DRIFT_COLOR = "#8250df"
 GATE_COLORS = {"pass": "#1a7f37", "fail": "#cf222e", "review": "#9a6700"}
 

@@ -34,7 +34,7 @@ def load_thresholds(path: str | Path | None) -> Thresholds:
         sink.add(line, "json" if path.suffix.lower() != ".toml" else "toml", f"malformed file ({exc})")
         sink.raise_if_any()
     if not isinstance(data, dict):
-        sink.add(1, "thresholds", "expected an object of threshold names to numbers")
+        sink.add(1, "thresholds", "expected an object of threshold names to values")
         sink.raise_if_any()
     try:
         thresholds = Thresholds.model_validate(data)
@@ -47,6 +47,8 @@ def load_thresholds(path: str | Path | None) -> Thresholds:
                 sink.add(line, key, f"unknown threshold (known: {known})")
             elif key == "ci_gate":
                 sink.add(line, key, f"must be 0 or 1 (got {json.dumps(err.get('input'))})")
+            elif key == "forbidden_fails":
+                sink.add(line, key, f"must be \"critical\", \"all\" or \"none\" (got {json.dumps(err.get('input'))})")
             else:
                 sink.add(line, key, f"must be a number in [0, 1] (got {json.dumps(err.get('input'))})")
     sink.raise_if_any()
@@ -106,5 +108,11 @@ def load_baseline_report(path: str | Path) -> Baseline:
     sink.raise_if_any()
     run = report.get("run") if isinstance(report.get("run"), dict) else {}
     name = run.get("golden_name")
+    thresholds = report.get("thresholds")
+    if isinstance(thresholds, dict) and thresholds.get("forbidden_fails", "none") not in ("critical", "all", "none"):
+        sink.add(line_of(text, '"forbidden_fails"'), "thresholds.forbidden_fails",
+                 f"must be \"critical\", \"all\" or \"none\" (got {json.dumps(thresholds['forbidden_fails'])})")
+        sink.raise_if_any()
     return Baseline(str(report.get("evaluation_id") or path), f"report {path}", out,
-                    run.get("golden_hash"), run.get("content_hash"), name if isinstance(name, str) else None)
+                    run.get("golden_hash"), run.get("content_hash"), name if isinstance(name, str) else None,
+                    thresholds if isinstance(thresholds, dict) else None)

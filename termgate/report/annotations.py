@@ -16,6 +16,7 @@ import os
 import re
 from pathlib import Path
 
+from ..scoring.regression import NEWLY_FAILING, regression_label
 from ..text import json_escaped, strip_controls
 from .findings import DriftFinding, FlaggedQuery, Findings
 
@@ -67,8 +68,10 @@ def _terms(terms: tuple[str, ...], shown: int = 8) -> str:
 def _flag_message(q: FlaggedQuery, baseline_id: str | None) -> str:
     parts = []
     if q.regressed:
-        parts.append(f"regressed against baseline {baseline_id}: F1 {q.baseline_f1:.3f} → {q.f1:.3f}"
-                     if q.baseline_f1 is not None else f"regressed: F1 {q.f1:.3f}")
+        label = regression_label("regressed", q.f1, q.baseline_f1)
+        why = " (passed there, fails now)" if label == NEWLY_FAILING else ""
+        parts.append(f"{label} against baseline {baseline_id}{why}: F1 {q.baseline_f1:.3f} → {q.f1:.3f}"
+                     if q.baseline_f1 is not None else f"{label}: F1 {q.f1:.3f}")
     if q.critical_failed:
         parts.append(f"critical query failed (F1 {q.f1:.3f})")
     if q.lost_correct:
@@ -81,7 +84,8 @@ def _flag_message(q: FlaggedQuery, baseline_id: str | None) -> str:
 
 
 def _flag_title(q: FlaggedQuery) -> str:
-    return f"termgate: {'regressed' if q.regressed else 'failed critical'} query {q.query_id}"
+    what = regression_label("regressed", q.f1, q.baseline_f1) if q.regressed else "failed critical"
+    return f"termgate: {what} query {q.query_id}"
 
 
 def _drift_message(d: DriftFinding) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
+from ..scoring.regression import regression_label
+
 __all__ = ["render_html"]
 
 _CSS = """
@@ -34,6 +36,7 @@ def _row(q: dict) -> str:
     classes = " ".join(c for c in (status, "" if q["passed"] else "failed") if c)
     drift = set(q["drift_terms"])
     base = q.get("baseline_f1")
+    label = regression_label(status, q["f1"], base) or ""
     reasons = "; ".join(q["failure_reasons"] + q.get("notes", []))
     return (
         f'<tr class="{classes}"><td>{_e(q["query_id"])}{" ⚑" if q.get("critical") else ""}</td>'
@@ -42,7 +45,7 @@ def _row(q: dict) -> str:
         f'<td class="num">{q["f1"]:.3f}</td>'
         f'<td class="num">{"" if base is None else f"{base:.3f}"}</td>'
         f'<td class="num">{q["term_drift_score"]:.3f}</td>'
-        f'<td>{"pass" if q["passed"] else "fail"}{(" · " + _e(status)) if status else ""}</td>'
+        f'<td>{"pass" if q["passed"] else "fail"}{(" · " + _e(label)) if label else ""}</td>'
         f'<td>{_terms(q["true_positives"], "tp")}</td><td>{_terms(q["false_positives"], "fp", drift)}</td>'
         f'<td>{_terms(q["false_negatives"], "fn")}</td><td>{_e(reasons)}</td></tr>'
     )

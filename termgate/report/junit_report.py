@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from xml.sax.saxutils import escape, quoteattr
 
+from ..scoring.regression import regression_label
+
 __all__ = ["render_junit", "NO_DOMAIN"]
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -38,7 +40,8 @@ def _testcase(q: dict, classname: str) -> str:
     verdict = _verdict(q)
     reasons = list(q["failure_reasons"])
     if q.get("regression_status") == "regressed":
-        reasons.append(f"regressed: F1 {base:.4f} -> {q['f1']:.4f}" if base is not None else "regressed")
+        label = regression_label("regressed", q["f1"], base)
+        reasons.append(f"{label}: F1 {base:.4f} -> {q['f1']:.4f}" if base is not None else label)
     message = quoteattr(_clean("; ".join(reasons)))
     if verdict == "error":
         out.append(f"<error message={message} type=\"errored\">{detail}</error>")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from ..scoring.regression import regression_label
 from ..text import terminal_safe
 from .findings import DriftFinding, FlaggedQuery, Findings, Headline
 
@@ -62,7 +63,8 @@ def _cells(values: Sequence[str]) -> str:
 
 
 def _flag_row(q: FlaggedQuery) -> str:
-    what = " · ".join(w for w, on in (("regressed", q.regressed), ("critical failed", q.critical_failed)) if on)
+    regressed = regression_label("regressed", q.f1, q.baseline_f1)
+    what = " · ".join(w for w, on in ((regressed, q.regressed), ("critical failed", q.critical_failed)) if on)
     f1 = f"{_num(q.baseline_f1)} → {_num(q.f1)}" if q.baseline_f1 is not None else _num(q.f1)
     diff = "" if q.versus_baseline else " (vs golden)"
     return _cells([md(q.query_id, 80), md(q.query, 120), md(q.domain or "—", 40), what, f1,

@@ -12,7 +12,8 @@ import numpy as np
 from .scorer import ScoreFacts
 from .metrics import EPSILON, MacroMicro, meets
 from ..models import Gate, Thresholds
-from .regression import DIFFERENT_GOLDEN_SET, OTHER_REVISION, RegressionResult
+from .regression import (DIFFERENT_GOLDEN_SET, OTHER_REVISION, RegressionResult, newly_failing_aside,
+                         other_name_note)
 
 __all__ = ["decide_gate", "recommend"]
 
@@ -49,7 +50,8 @@ def decide_gate(facts: ScoreFacts, agg: MacroMicro, regression: RegressionResult
                     f"{_ids(facts, floor)}")
     if regression.regressed:
         fail.append(f"{_n(len(regression.regressed), 'query')} regressed against baseline "
-                    f"{regression.baseline_id}: {', '.join(regression.regressed[:5])}"
+                    f"{regression.baseline_id}{newly_failing_aside(len(regression.newly_failing))}: "
+                    f"{', '.join(regression.regressed[:5])}"
                     + (" ..." if len(regression.regressed) > 5 else ""))
     critical = facts.critical & ~facts.passed
     if critical.any():
@@ -111,8 +113,11 @@ def recommend(facts: ScoreFacts, agg: MacroMicro, regression: RegressionResult,
     if no_golden.any():
         out.append(f"{_n(int(no_golden.sum()), 'query')} without golden terms ({_ids(facts, no_golden, 3)}): curate "
                    "expected expansions so recall means something for them.")
+    if regression.rules_changed:
+        out.append(regression.rules_changed)
     if regression.golden_set_changed:
-        out.append(OTHER_REVISION if regression.other_revision else DIFFERENT_GOLDEN_SET)
+        out.append(OTHER_REVISION if regression.other_revision else other_name_note(*regression.other_name)
+                   if regression.other_name else DIFFERENT_GOLDEN_SET)
     if gate.decision == "review" and high_risk_domains:
         out.append(f"High-risk domain ({', '.join(high_risk_domains)}): a named approver must "
                    "sign off before release.")

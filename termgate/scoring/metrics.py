@@ -17,12 +17,23 @@ __all__ = [
     "f1_score",
     "meets",
     "EPSILON",
+    "FORBIDDEN_FAILS",
+    "FORBIDDEN_REASON",
     "MacroMicro",
     "aggregate_columns",
 ]
 
 EPSILON = 1e-9
 """Every threshold comparison allows this much in the query's favour (rule 6)."""
+
+FORBIDDEN_FAILS = "(n_forbidden > 0 AND ($ff = 'all' OR ($ff = 'critical' AND coalesce(critical, false))))"
+"""Rule 6's forbidden-term check as SQL, once: over a row's `n_forbidden` (generated forbidden
+terms) and `critical`, with `$ff` the thresholds' forbidden_fails (critical / all / none),
+true when a forbidden term fails the query whatever its drift score. The scorer applies it;
+the comparison applies it again under the baseline's rule (regression.passed_under)."""
+
+FORBIDDEN_REASON = "forbidden term: "
+"""The failure reason's prefix, then the term, for each forbidden term that failed the query."""
 
 
 def normalize_term(term: str) -> str:

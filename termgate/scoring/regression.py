@@ -9,11 +9,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .metrics import EPSILON
-from ..models import Baseline, BaselineRow
+from .metrics import EPSILON, FORBIDDEN_FAILS, FORBIDDEN_REASON
+from ..models import PASS_RULES, Baseline, BaselineRow, recorded_rule
 
 __all__ = ["BaselineRow", "Baseline", "RegressionResult", "compare_to_baseline", "pair_queries", "revisions_of_one_set",
-           "DIFFERENT_GOLDEN_SET", "OTHER_REVISION"]
+           "DIFFERENT_GOLDEN_SET", "OTHER_REVISION", "other_name_note", "names_differ", "NEWLY_FAILING",
+           "regression_label", "newly_failing_aside", "rules_note", "passed_under"]
 
 DIFFERENT_GOLDEN_SET = ("The baseline was scored on a different golden set: deltas mix curation "
                         "changes with model changes.")
@@ -22,6 +23,80 @@ DIFFERENT_GOLDEN_SET = ("The baseline was scored on a different golden set: delt
 OTHER_REVISION = ("The baseline was scored on another revision of this golden set: queries whose golden "
                   "entry changed are golden_changed, listed apart and left out of the statistics.")
 """Compare's note when the two runs used two revisions of one golden set (SPEC §2 rule 8)."""
+
+
+NEWLY_FAILING = "newly failing"
+"""How a regressed query whose F1 did not fall reads: it passed in the baseline and fails now."""
+
+
+def regression_label(status: str | None, f1: float | None, baseline_f1: float | None) -> str | None:
+    """How a query's regression status reads wherever it is shown (reports, the CLI, the
+    dashboard): a `regressed` query whose F1 did not fall (within the 1e-9 tolerance)
+    regressed only because it passed in the baseline and fails now, and reads "newly
+    failing"; every other status reads as itself. The status value stays `regressed`
+    (SPEC §2 rule 8). A missing F1 (None or NaN) never reads as "did not fall"."""
+    if status == "regressed" and f1 is not None and baseline_f1 is not None and f1 >= baseline_f1 - EPSILON:
+        return NEWLY_FAILING
+    return status
+
+
+RULES_CHANGED = "The baseline was scored under other pass rules"
+"""How rules_note begins; the delta summary repeats it with the rules named."""
+
+
+def rules_note(current: dict, baseline: dict | None) -> str | None:
+    """The note when the baseline was scored under other pass rules (SPEC §2 rule 8):
+    `current` and `baseline` are the two runs' thresholds as recorded (recorded_rule reads a
+    key a run recorded before it existed); None when they agree or the baseline's are unknown."""
+    if baseline is None:
+        return None
+    changed = [(k, recorded_rule(baseline, k), recorded_rule(current, k)) for k in PASS_RULES
+               if recorded_rule(baseline, k) != recorded_rule(current, k)]
+    if not changed:
+        return None
+    named = "; ".join(f"{k} {_shown(old)}, this run {_shown(new)}" for k, old, new in changed)
+    out = f"{RULES_CHANGED} ({named}): pass/fail changes mix rule changes with model changes."
+    if any(k == "forbidden_fails" for k, _, _ in changed):
+        out += (" This run's pass/fail is compared as the baseline's forbidden_fails reads it, so a query failed or "
+                "passed only by the forbidden-term rule is not listed as regressed or improved.")
+    return out
+
+
+def _shown(value) -> str:
+    return format(value, "g") if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+
+
+# Rule 6's pass/fail of a scored or stored row as another forbidden_fails reads it: the other
+# checks are met when the row passed, or when it failed only by forbidden terms (an
+# underweight reason never fails a query on its own); then FORBIDDEN_FAILS under `$ff`.
+_PASSED_UNDER = f"""
+SELECT (passed OR len(list_filter(coalesce(failure_reasons, []), lambda r: NOT (starts_with(r, '{FORBIDDEN_REASON}')
+                                  OR starts_with(r, 'underweight: ')))) = 0)
+       AND NOT {FORBIDDEN_FAILS} AS passed
+FROM (SELECT passed, failure_reasons, critical,
+             len(list_filter(coalesce(drift_reasons, []), lambda r: r = 'forbidden term')) AS n_forbidden FROM side)
+"""
+
+
+def passed_under(side: pa.Table, forbidden_fails: str) -> pa.ChunkedArray:
+    """Each row's pass/fail (SPEC §2 rule 6) had it been scored under this forbidden_fails;
+    `side` holds `passed`, `failure_reasons`, `drift_reasons` and `critical` as scored or stored."""
+    with duckdb.connect(":memory:") as con:
+        con.register("side", side)
+        return con.sql(_PASSED_UNDER, params={"ff": forbidden_fails}).to_arrow_table().column("passed")
+
+
+def other_name_note(name: str, base_name: str) -> str:
+    """The note when the two runs' golden sets have other names but the same content (SPEC §1.1:
+    two names are two golden sets, whatever the content)."""
+    return (f"The baseline's golden set is named {base_name!r}, this run's {name!r}, with the same content: "
+            "under two names they are two golden sets (the trend, the noise floor, approvals and the comment "
+            f"marker go by name); run with --golden-name {base_name!r} to keep one set.")
+
+
+def names_differ(name: str | None, base_name: str | None) -> bool:
+    """Whether both runs recorded a golden-set name and the names differ (SPEC §1.1)."""
+    return name is not None and base_name is not None and name != base_name
 
 
 @dataclass(slots=True)
@@ -37,9 +112,17 @@ class RegressionResult:
     baseline_f1: dict[str, float] = field(default_factory=dict)
     golden_changed: list[str] = field(default_factory=list)
     """Queries whose golden entry differs between two revisions of the same golden set."""
+    newly_failing: list[str] = field(default_factory=list)
+    """The regressed queries whose F1 did not fall (regression_label: "newly failing")."""
     golden_set_changed: bool = False
+    """The baseline's golden set is another one: another revision, or another name (SPEC §1.1)."""
     other_revision: bool = False
     """The baseline used another revision of the same golden set (same name, another hash)."""
+    rules_changed: str | None = None
+    """rules_note: the baseline was scored under other pass rules (SPEC §2 rule 8)."""
+    other_name: tuple[str, str] | None = None
+    """(this run's, the baseline's) golden-set names when they differ and the content is the
+    same: two golden sets all the same (SPEC §1.1)."""
     mean_f1_delta: float | None = None
     summary: str = "No baseline was given: regression analysis skipped."
 
@@ -67,10 +150,11 @@ ORDER BY c.row NULLS LAST, b.row
 """
 
 
-def _keys(side: pa.Table) -> pa.Table:
+def _keys(side: pa.Table, passed=None) -> pa.Table:
     entry = (side.column("golden_entry_hash") if "golden_entry_hash" in side.column_names
              else pa.nulls(side.num_rows, pa.string()))
-    return pa.table({"query_id": side.column("query_id"), "f1": side.column("f1"), "passed": side.column("passed"),
+    passed = side.column("passed") if passed is None else passed
+    return pa.table({"query_id": side.column("query_id"), "f1": side.column("f1"), "passed": passed,
                      "entry": entry, "row": pa.array(np.arange(side.num_rows), pa.int64())})
 
 
@@ -83,12 +167,14 @@ def revisions_of_one_set(current: tuple[str | None, str | None], baseline: tuple
 
 
 def pair_queries(current: pa.Table, baseline: pa.Table, regression_delta: float,
-                 revisions: bool = False) -> pa.Table:
+                 revisions: bool = False, passed_as_baseline=None) -> pa.Table:
     """The regression rule (SPEC §2 rule 8), the one implementation every comparison uses.
 
     `current` and `baseline` hold one row per query with at least `query_id`, `f1` and
     `passed` (and `golden_entry_hash` when known); any other columns are carried along.
     `revisions`: the sides are two revisions of one golden set (revisions_of_one_set).
+    `passed_as_baseline`: the current rows' pass/fail under the baseline's forbidden_fails
+    (passed_under), when the two differ; the rule then reads it instead of `passed`.
     Returns one row per query on either side: `query_id`, `status` (regressed / improved /
     unchanged / added / removed / golden_changed), `delta_f1` (current − baseline, null for
     a one-sided query), then every other column of `current` under its own name and of
@@ -100,7 +186,7 @@ def pair_queries(current: pa.Table, baseline: pa.Table, regression_delta: float,
         raise ValueError(f"pair_queries: current's columns {clash} would clash with its output")
     delta = float(regression_delta)
     with duckdb.connect(":memory:") as con:
-        con.register("current_keys", _keys(current))
+        con.register("current_keys", _keys(current, passed_as_baseline))
         con.register("baseline_keys", _keys(baseline))
         index = con.sql(_RULE_SQL, params={"worse": delta + EPSILON, "better": delta - EPSILON,
                                            "revisions": bool(revisions)}).to_arrow_table()
@@ -122,9 +208,13 @@ def _baseline_table(baseline: Baseline) -> pa.Table:
 
 
 def compare_to_baseline(rows: list[tuple], baseline: Baseline | None, regression_delta: float,
-                        golden_hash: str | None = None, golden_name: str | None = None) -> RegressionResult:
+                        golden_hash: str | None = None, golden_name: str | None = None,
+                        thresholds: dict | None = None, passed_as_baseline: list[bool] | None = None
+                        ) -> RegressionResult:
     """rows: (query_id, f1, passed[, golden_entry_hash]) of the current run, in golden-set
-    order; `golden_hash` and `golden_name` are the current run's golden revision and name."""
+    order; `golden_hash` and `golden_name` are the current run's golden revision and name,
+    `thresholds` its thresholds (None: as the baseline's). `passed_as_baseline`: each row's
+    pass/fail under the baseline's forbidden_fails (passed_under), when the two differ."""
     if baseline is None:
         return RegressionResult(None)
     ids = [r[0] for r in rows]
@@ -132,15 +222,24 @@ def compare_to_baseline(rows: list[tuple], baseline: Baseline | None, regression
                         "passed": pa.array([r[2] for r in rows], pa.bool_()),
                         "golden_entry_hash": pa.array([r[3] if len(r) > 3 else None for r in rows], pa.string())})
     revisions = revisions_of_one_set((golden_name, golden_hash), (baseline.golden_name, baseline.golden_hash))
-    paired = pair_queries(current, _baseline_table(baseline), regression_delta, revisions)
+    as_baseline = None if passed_as_baseline is None else pa.array(passed_as_baseline, pa.bool_())
+    paired = pair_queries(current, _baseline_table(baseline), regression_delta, revisions, as_baseline)
     status, query_id = paired.column("status"), paired.column("query_id")
     result = RegressionResult(baseline.evaluation_id, **{
         name: query_id.filter(pc.equal(status, name)).to_pylist()
         for name in ("regressed", "improved", "added", "removed", "golden_changed")})
     deltas = _per_query(result, paired.slice(0, len(ids)), ids)  # the current run's rows come first
+    if result.regressed:
+        f1_of = {r[0]: r[1] for r in rows}
+        result.newly_failing = [q for q in result.regressed if regression_label(
+            "regressed", f1_of[q], result.baseline_f1.get(q)) == NEWLY_FAILING]
     result.golden_set_changed = (golden_hash is not None and baseline.golden_hash is not None
                                  and golden_hash != baseline.golden_hash)
     result.other_revision = revisions
+    result.rules_changed = rules_note(thresholds, baseline.thresholds) if thresholds is not None else None
+    if names_differ(golden_name, baseline.golden_name) and not result.golden_set_changed:
+        result.golden_set_changed = True  # other names are other golden sets, whatever the content
+        result.other_name = (golden_name, baseline.golden_name)
     result.mean_f1_delta = sum(deltas) / len(deltas) if deltas else None  # summed in golden order
     result.summary = _describe(result, len(deltas))
     return result
@@ -164,9 +263,17 @@ def _per_query(result: RegressionResult, here: pa.Table, ids: list[str]) -> list
     return here.column("delta_f1").filter(counted).to_pylist()
 
 
+def newly_failing_aside(count: int) -> str:
+    """` (N newly failing: …)` after a count of regressed queries, when N > 0."""
+    if not count:
+        return ""
+    return (f" ({count} of them {NEWLY_FAILING}: passed in the baseline, fail now, F1 not down)" if count > 1 else
+            f" (1 of them {NEWLY_FAILING}: passed in the baseline, fails now, F1 not down)")
+
+
 def _describe(result: RegressionResult, paired: int) -> str:
-    parts = [f"Against baseline {result.baseline_id}: {len(result.regressed)} regressed, "
-             f"{len(result.improved)} improved, "
+    parts = [f"Against baseline {result.baseline_id}: {len(result.regressed)} regressed"
+             f"{newly_failing_aside(len(result.newly_failing))}, {len(result.improved)} improved, "
              f"{paired - len(result.regressed) - len(result.improved)} unchanged of {paired} shared queries"]
     if result.mean_f1_delta is not None:
         parts.append(f"mean F1 delta {result.mean_f1_delta:+.4f}")
@@ -174,8 +281,13 @@ def _describe(result: RegressionResult, paired: int) -> str:
         parts.append(f"{len(result.added)} added, {len(result.removed)} removed")
     if result.golden_changed:
         parts.append(f"{len(result.golden_changed)} golden entries changed (left out)")
+    if result.rules_changed:
+        parts.append(result.rules_changed.split("):", 1)[0].replace(RULES_CHANGED, RULES_CHANGED.lower(), 1) + ")")
     if result.other_revision:
         parts.append("the baseline was scored on another revision of this golden set")
+    elif result.other_name:
+        parts.append(f"the baseline's golden set has another name ({result.other_name[1]!r}, this run's "
+                     f"{result.other_name[0]!r}) and the same content")
     elif result.golden_set_changed:
         parts.append("the baseline was scored on a different golden set")
     return "; ".join(parts) + "."

@@ -18,12 +18,12 @@ from .prompts import (find_dataset_hash, list_prompt_evals, prompt_eval_datasets
                       prompt_eval_results, prompt_eval_scores, prompt_eval_versions, save_prompt_eval)
 from .lexicon import StoredLexicon, load_lexicon, save_lexicon
 from .vectors import StoredVectors, load_vectors, save_vectors
-from .views import (TERM_LISTS, StoredPair, comparison_rows, comparison_terms, errored_queries, find_query_ids,
+from .views import (TERM_LISTS, StoredPair, comparison_rows, comparison_terms, pass_lists, errored_queries, find_query_ids,
                     flagged_items, metric_trend, query_history, runs_overview)
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensure_store", "exists", "drift_terms",
            "find_run_by_content", "get_run", "get_runs", "golden_content", "golden_entry", "golden_names", "judge_log", "list_runs", "load_baseline", "stored_golden_name", "query_rows",
-           "save_run", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredLexicon", "load_lexicon", "save_lexicon", "StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms",
+           "save_run", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredLexicon", "load_lexicon", "save_lexicon", "StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms", "pass_lists",
            "errored_queries", "find_query_ids", "flagged_items",
            "metric_trend", "query_history", "runs_overview", "append_audit",
            "audit_records", "decisions_for", "get_user", "list_users", "users_rows", "write_account", "account_state",

@@ -350,7 +350,15 @@ def load_baseline(db_path: str | Path, run_id: str) -> Baseline:
                            "FROM query_results WHERE run_id = ? ORDER BY position", [run_id]).fetchall()
     return Baseline(run_id, f"store {shown_db(db_path)}",
                     {q: BaselineRow(f1, passed, p, r, err, entry) for q, f1, passed, p, r, err, entry in rows},
-                    run["golden_hash"], run["content_hash"], stored_golden_name(run))
+                    run["golden_hash"], run["content_hash"], stored_golden_name(run), _thresholds(run))
+
+
+def _thresholds(run: dict) -> dict | None:
+    """A stored run's thresholds as recorded (JSON); None when it recorded none."""
+    import json
+
+    value = json.loads(run["thresholds"]) if run.get("thresholds") else None
+    return value if isinstance(value, dict) else None
 
 
 def golden_names(db_path: str | Path, golden_hash: str) -> list[str]:

@@ -19,7 +19,7 @@ from .pg_rows import Rows, every, of_runs
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms", "runs_overview", "metric_trend", "query_history",
+__all__ = ["StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms", "pass_lists", "runs_overview", "metric_trend", "query_history",
            "find_query_ids", "flagged_items"]
 
 # What a comparison reads of each side, in golden-set order: the scalars every filter, sort,
@@ -44,6 +44,8 @@ class StoredPair:
     """The baseline run's rows (empty for an unknown run)."""
     golden: tuple[tuple[str | None, str | None], tuple[str | None, str | None]] = ((None, None), (None, None))
     """(golden-set name, revision) of the candidate and of the baseline (None when unknown)."""
+    base_thresholds: str | None = None
+    """The baseline run's thresholds as stored (JSON); None for an unknown run or none stored."""
 
 
 def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> StoredPair:
@@ -74,7 +76,17 @@ def comparison_rows(db_path: str | Path, run_id: str, baseline_id: str) -> Store
         current, baseline = rows_of(run_id), rows_of(baseline_id)
     golden = tuple((stored_golden_name(found[rid]), found[rid]["golden_hash"]) if rid in found else (None, None)
                    for rid in (run_id, baseline_id))
-    return StoredPair(found[run_id]["thresholds"] if run_id in found else None, current, baseline, golden)
+    return StoredPair(found[run_id]["thresholds"] if run_id in found else None, current, baseline, golden,
+                      found[baseline_id]["thresholds"] if baseline_id in found else None)
+
+
+def pass_lists(db_path: str | Path, run_id: str) -> pa.Table:
+    """A run's failure_reasons and drift_reasons in golden-set order: what reads its pass/fail
+    under another forbidden_fails (termgate.scoring.regression.passed_under)."""
+    columns = ("run_id", "query_id", "position", "failure_reasons", "drift_reasons")
+    with connect(db_path, rows={"query_results": Rows("run_id = %s", (run_id,), columns)}) as con:
+        return con.sql("SELECT failure_reasons, drift_reasons FROM query_results WHERE run_id = ? ORDER BY position",
+                       params=[run_id]).to_arrow_table()
 
 
 def comparison_terms(db_path: str | Path, run_ids: list[str], query_ids: list[str] | None) -> pa.Table:
@@ -134,7 +146,7 @@ def query_history(db_path: str | Path, query_id: str) -> pd.DataFrame:
             """SELECT r.run_id, r.created_at, r.name, r.prompt_version, q.query, q.precision, q.recall, q.f1,
                       q.term_drift_score, q.passed, q.generated_terms, q.true_positives, q.drift_terms,
                       list_filter(q.expected_terms, lambda t: NOT list_contains(q.true_positives, t)) AS missed,
-                      q.failure_reasons, q.regression_status, q.error
+                      q.failure_reasons, q.regression_status, q.baseline_f1, q.error
                FROM query_results q JOIN runs r USING (run_id)
                WHERE q.query_id = ? ORDER BY r.created_at, r.run_id""", [query_id]).df()
 
@@ -167,8 +179,11 @@ def flagged_items(db_path: str | Path, run_ids: list[str]) -> pd.DataFrame:
 
 
 def flagged_items_on(con, run_ids: list[str]) -> pd.DataFrame:
-    """flagged_items on a connection holding runs, query_results and term_rows."""
-    return con.execute(
+    """flagged_items on a connection holding runs, query_results and term_rows. A regressed
+    query whose F1 did not fall says so first in its detail (regression_label)."""
+    from ..scoring.regression import NEWLY_FAILING, regression_label
+
+    df = con.execute(
             """WITH r AS (SELECT run_id, name, prompt_version, gate_decision, baseline_id FROM runs
                           WHERE list_contains($runs, run_id)),
                     c AS (SELECT q.* FROM query_results q JOIN r USING (run_id))
@@ -179,17 +194,22 @@ def flagged_items_on(con, run_ids: list[str]) -> pd.DataFrame:
                              coalesce(nullif(array_to_string(list_filter(c.generated_terms,
                                  lambda t: NOT list_contains(c.true_positives, t)
                                            AND NOT list_contains(coalesce(b.generated_terms, []), t)), ', '), ''), '-'))
-                      AS detail, c.position, 0 AS rank
+                      AS detail, c.position, 0 AS rank, c.f1, c.baseline_f1
                FROM c JOIN r USING (run_id)
                LEFT JOIN query_results b ON b.run_id = r.baseline_id AND b.query_id = c.query_id
                WHERE c.regression_status = 'regressed'
                UNION ALL
                SELECT r.*, 'failed critical query', c.query_id, c.query, NULL,
-                      array_to_string(c.failure_reasons, '; '), c.position, 1
+                      array_to_string(c.failure_reasons, '; '), c.position, 1, NULL, NULL
                FROM c JOIN r USING (run_id) WHERE c.critical AND NOT c.passed
                UNION ALL
                SELECT r.*, 'drift term', t.query_id, c.query, t.term, t.term || ' — ' || coalesce(t.reason, ''),
-                      c.position, 2
+                      c.position, 2, NULL, NULL
                FROM term_rows t JOIN c ON c.run_id = t.run_id AND c.query_id = t.query_id
                JOIN r ON r.run_id = t.run_id WHERE t.drift
                ORDER BY run_id, rank, position, term""", {"runs": list(run_ids)}).df()
+    newly = [k == "regressed query" and regression_label("regressed", f1, base) == NEWLY_FAILING
+             for k, f1, base in zip(df["kind"], df["f1"], df["baseline_f1"])]
+    df["detail"] = [f"{NEWLY_FAILING} (passed in the baseline, fails now): {d}" if n else d
+                    for n, d in zip(newly, df["detail"])]
+    return df.drop(columns=["f1", "baseline_f1"])

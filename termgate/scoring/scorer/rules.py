@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...drift.judge import DriftCandidate, DriftJudge
-from ..metrics import EPSILON
+from ..metrics import EPSILON, FORBIDDEN_FAILS, FORBIDDEN_REASON
 from ...models import Thresholds
 from .database import ScoredQueries, ScoreFacts
 
@@ -110,6 +110,7 @@ def score_part(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, judged: b
                      || fmt_pair(generated_weights[a], expected_min_weights[i]) END), lambda x: x IS NOT NULL)
                  END AS underweight,
             len(list_filter(generated_forbidden, lambda x: x)) AS n_forbidden,
+            list_where(generated_terms, generated_forbidden) AS forbidden_generated,
             generated_matched, generated_drift, generated_unjudged, generated_reason,
             list_transform(generated_at, lambda a: a - 1) AS generated_expected_pos,
             list_transform(generated_at, lambda a: expected_min_weights[a]) AS generated_min_weight,
@@ -126,20 +127,23 @@ def score_part(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, judged: b
             CASE WHEN n_generated = 0 THEN 0.0::DOUBLE WHEN n_expected = 0 THEN 1.0::DOUBLE
                  ELSE n_tp / (n_tp + n_fn) END AS recall,
             CASE WHEN n_generated = 0 THEN 1.0::DOUBLE ELSE 1.0::DOUBLE - n_drift / n_generated END
-                AS term_drift_score
+                AS term_drift_score,
+            {FORBIDDEN_FAILS} AS forbidden_fail
         FROM counted)
-    SELECT * EXCLUDE (underweight),
+    SELECT * EXCLUDE (underweight, forbidden_generated, forbidden_fail),
         CASE WHEN n_generated > 0 AND precision + recall <> 0 THEN 2 * precision * recall / (precision + recall)
              ELSE 0.0::DOUBLE END AS f1,
         error IS NULL AND n_generated > 0 AND precision >= $p - $eps AND recall >= $r - $eps
-            AND term_drift_score >= $d - $eps AS passed,
+            AND term_drift_score >= $d - $eps AND NOT forbidden_fail AS passed,
         list_concat(
             CASE WHEN error IS NULL THEN []::VARCHAR[] ELSE ['error: ' || error] END,
             CASE WHEN n_generated = 0 THEN ['empty expansion'] ELSE []::VARCHAR[] END, underweight,
             CASE WHEN precision >= $p - $eps THEN []::VARCHAR[] ELSE ['precision ' || fmt_pair(precision, $p)] END,
             CASE WHEN recall >= $r - $eps THEN []::VARCHAR[] ELSE ['recall ' || fmt_pair(recall, $r)] END,
             CASE WHEN term_drift_score >= $d - $eps THEN []::VARCHAR[]
-                 ELSE ['term_drift_score ' || fmt_pair(term_drift_score, $d)] END) AS failure_reasons,
+                 ELSE ['term_drift_score ' || fmt_pair(term_drift_score, $d)] END,
+            CASE WHEN forbidden_fail THEN list_transform(forbidden_generated, lambda t: '{FORBIDDEN_REASON}' || t)
+                 ELSE []::VARCHAR[] END) AS failure_reasons,
         list_concat(CASE WHEN n_expected = 0 THEN ['no golden terms provided'] ELSE []::VARCHAR[] END,
                     CASE WHEN no_line THEN ['no expansion generated'] ELSE []::VARCHAR[] END) AS notes,
         -- termgate.hashing's digest of one query's generated terms, merged and normalised
@@ -150,7 +154,8 @@ def score_part(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, judged: b
     # the part is in golden-set order unless rows were updated; a join needs the sort too
     con.execute(f"CREATE TABLE {target} AS " + sql, {"p": float(thresholds.precision_min),
                                                      "r": float(thresholds.recall_min),
-                                                     "d": float(thresholds.drift_min), "eps": EPSILON})
+                                                     "d": float(thresholds.drift_min), "eps": EPSILON,
+                                                     "ff": thresholds.forbidden_fails})
     con.execute(f"DROP TABLE {source}")
 
 
