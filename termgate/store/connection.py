@@ -235,8 +235,15 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
         if version <= current:
             continue
         con.execute("BEGIN TRANSACTION")
-        for step in statements:  # SQL, or a function of the connection (same transaction)
-            step(con) if callable(step) else con.execute(step)
+        try:
+            for step in statements:  # SQL, or a function of the connection (same transaction)
+                step(con) if callable(step) else con.execute(step)
+        except duckdb.CatalogException as exc:
+            con.execute("ROLLBACK")
+            if "already exists" not in str(exc):
+                raise
+            where = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()")
+            raise damaged_record(where.fetchall()[0][0], current, version, exc) from None
         if _has_column(con, "schema_migrations", "evalcore_version"):
             con.execute("INSERT INTO schema_migrations (version, applied_at, evalcore_version) "
                         "VALUES (?, CAST(current_timestamp AS VARCHAR), ?)", [version, _version()])
@@ -244,6 +251,16 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
             con.execute("INSERT INTO schema_migrations (version, applied_at) "
                         "VALUES (?, CAST(current_timestamp AS VARCHAR))", [version])
         con.execute("COMMIT")
+
+
+def damaged_record(shown: str, current: int, version: int, exc: Exception) -> UsageError:
+    """A store whose schema_migrations lost rows (deleted by hand, or a partial restore): the
+    migration it then repeats meets its own tables. One line saying so and what to do."""
+    text = " ".join(str(exc).split())
+    return UsageError(f"--db {shown}: the store's migration record is damaged: schema_migrations says version "
+                      f"{current}, yet migration {version} finds its work done ({text}); nothing was changed. "
+                      "Restore the store from a backup, or have its owner put back the missing schema_migrations "
+                      "rows (docs/deploy.md, \"A damaged migration record\")")
 
 
 def shown_db(db_path: str | Path) -> str:
