@@ -26,7 +26,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import UsageError
-from ..redact import redact_url
+from ..redact import redact_url, strip_credentials
 
 __all__ = ["Embedder", "NumpyEmbedder", "SentenceTransformerEmbedder", "OpenAIEmbedder", "CachedEmbedder",
            "DEFAULT_MODEL", "DEFAULT_BACKEND", "BACKENDS", "MAX_SEQ_LENGTH", "packaged_model_available",
@@ -172,9 +172,14 @@ class OpenAIEmbedder:
     """An OpenAI-compatible `/embeddings` endpoint (OpenAI, Azure, vLLM, Ollama, ...)."""
 
     def __init__(self, model: str, base_url: str | None = None, batch_size: int = 256):
+        """`base_url` None: OPENAI_BASE_URL, else UsageError (no default remote endpoint)."""
+        from ..llm.client import endpoint_url
+
+        base_url = endpoint_url(base_url, {}, None, '[drift] backend = "openai"', "drift")
         self.model_name = model
         self.base_url = base_url
-        self.model_id = f"openai/{redact_url(base_url) if base_url else 'default'}/{model}"  # stored: no key
+        self.model_id = f"openai/{strip_credentials(base_url)}/{model}"  # the cache's key: no key in it
+        self.shown_id = f"openai/{redact_url(base_url)}/{model}"  # as a run stores and shows it
         self.batch_size = batch_size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -208,6 +213,7 @@ class CachedEmbedder:
     def __init__(self, inner: Embedder, cache: VectorCache | None):
         self.inner = inner
         self.model_id = inner.model_id
+        self.shown_id = getattr(inner, "shown_id", inner.model_id)
         self.cache = cache
         self.memory: dict[str, np.ndarray] = {}
         self.model_calls = 0
@@ -241,7 +247,7 @@ def make_embedder(settings_drift: dict, cache: VectorCache | None) -> CachedEmbe
     elif backend == "sentence-transformers":
         inner = SentenceTransformerEmbedder(model)
     elif backend == "openai":
-        inner = OpenAIEmbedder(model, settings_drift.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
+        inner = OpenAIEmbedder(model, settings_drift.get("base_url"))
     else:
         raise UsageError(f"[drift] backend = {backend!r}: choose {', '.join(BACKENDS)}")
     return CachedEmbedder(inner, cache)
