@@ -16,6 +16,7 @@ from ..environment import setting, setting_source
 from ..errors import StoreBusyError, UsageError
 from ..sql import duckdb_memory_limit, sql_literal
 from .records import adopt_unchained, canonical_account_names
+from .schema_record import damaged_record
 
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, [
@@ -251,16 +252,6 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
             con.execute("INSERT INTO schema_migrations (version, applied_at) "
                         "VALUES (?, CAST(current_timestamp AS VARCHAR))", [version])
         con.execute("COMMIT")
-
-
-def damaged_record(shown: str, current: int, version: int, exc: Exception) -> UsageError:
-    """A store whose schema_migrations lost rows (deleted by hand, or a partial restore): the
-    migration it then repeats meets its own tables. One line saying so and what to do."""
-    text = " ".join(str(exc).split())
-    return UsageError(f"--db {shown}: the store's migration record is damaged: schema_migrations says version "
-                      f"{current}, yet migration {version} finds its work done ({text}); nothing was changed. "
-                      "Restore the store from a backup, or have its owner put back the missing schema_migrations "
-                      "rows (docs/deploy.md, \"A damaged migration record\")")
 
 
 def shown_db(db_path: str | Path) -> str:

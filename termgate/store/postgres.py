@@ -13,8 +13,11 @@ message shows the URL with its credentials blanked (termgate.redact).
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from ..errors import UsageError
 from ..redact import redact_text, redact_url, url_secrets
+from .schema_record import damaged_record
 
 __all__ = ["is_postgres", "shown", "connect_pg", "migrate_pg", "schema_version_pg", "roles_sql", "PG_MIGRATIONS",
            "PG_SCHEMA_VERSION", "ADVISORY_KEY"]
@@ -228,7 +231,11 @@ def _libpq_says(url: str, exc: Exception) -> str:
     URL's message quotes the piece it could not read, password and all
     (`unexpected spaces found in "pass word"`), or the whole URL."""
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return redact_text(text, [url, *url_secrets(url)]) or text
+    try:  # a role name alone is no secret, and blanking it would blank `postgres` in paths too
+        role = urlsplit(url).username if urlsplit(url).password is None else None
+    except ValueError:
+        role = None
+    return redact_text(text, [url, *(s for s in url_secrets(url) if s != role)]) or text
 
 
 def connect_pg(url: str):
@@ -313,7 +320,6 @@ def migrate_pg(url: str, create: bool = True) -> tuple[int, list[int]]:
                                 "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), %s)", [version, __version__])
                 except (psycopg.errors.DuplicateTable, psycopg.errors.DuplicateObject,
                         psycopg.errors.DuplicateFunction, psycopg.errors.DuplicateColumn) as exc:
-                    from .connection import damaged_record
                     raise damaged_record(shown(url), current or 0, version, exc) from None
                 except psycopg.errors.InsufficientPrivilege:
                     if current is not None:
