@@ -8,11 +8,12 @@ One rule, two uses:
   `application_name`, `options`…); its user info and the value of every other query or
   fragment parameter become `***`, whatever the parameter's name (`?pw=`, `?pass=`, `?x=`).
   A URL with nothing to hide comes back unchanged, character for character.
-- **Inside a hash** (`strip_credentials`: LLM cache keys, the embedding model id, a drift
-  judge in the content hash): only what is known to be a credential is taken out (the user
-  info, and parameters named like one: `key`, `token`, `password`, `pw`…), so two different
-  endpoints never share a cache entry or a content hash, a rotated key keeps the cache, and
-  no hash over a short password can be searched for it offline.
+- **Inside a hash** (`strip_credentials`: LLM cache keys, a drift judge in the content
+  hash): only what is known to be a credential is taken out (the user info, and parameters
+  named like one: `key`, `token`, `password`, `pw`…), so two different endpoints never
+  share a cache entry or a content hash, a rotated key keeps the cache, and no hash over a
+  short password can be searched for it offline. A key kept in the clear (the embedding
+  cache's model id) is `stored_key`: the shown form and a digest of the hashed one.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Iterable
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 __all__ = ["MASK", "HARMLESS_PARAMETERS", "redact_url", "redact_text", "url_secrets", "strip_credentials",
-           "is_secret_parameter"]
+           "stored_key", "is_secret_parameter"]
 
 MASK = "***"
 
@@ -141,6 +142,19 @@ def strip_credentials(url: str | None) -> str | None:
     if not url:
         return url
     return _scan(url, _credential)[0]
+
+
+def stored_key(url: str | None) -> str | None:
+    """The URL as a key kept in the clear may hold it (the embedding cache's model id): as
+    redact_url shows it, followed by `#` and 16 hex digits of SHA-256 over strip_credentials
+    when the two differ, so endpoints shown alike keep apart and no value is stored in the
+    clear. A URL that hides nothing but credentials is its redact_url form, unchanged."""
+    shown, hashed = redact_url(url), strip_credentials(url)
+    if shown == hashed:
+        return shown
+    import hashlib
+
+    return f"{shown}#{hashlib.sha256(hashed.encode()).hexdigest()[:16]}"
 
 
 def url_secrets(url: str | None) -> list[str]:

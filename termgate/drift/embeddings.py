@@ -26,7 +26,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import UsageError
-from ..redact import redact_url, strip_credentials
+from ..redact import stored_key
 
 __all__ = ["Embedder", "NumpyEmbedder", "SentenceTransformerEmbedder", "OpenAIEmbedder", "CachedEmbedder",
            "DEFAULT_MODEL", "DEFAULT_BACKEND", "BACKENDS", "MAX_SEQ_LENGTH", "packaged_model_available",
@@ -178,8 +178,7 @@ class OpenAIEmbedder:
         base_url = endpoint_url(base_url, {}, None, '[drift] backend = "openai"', "drift")
         self.model_name = model
         self.base_url = base_url
-        self.model_id = f"openai/{strip_credentials(base_url)}/{model}"  # the cache's key: no key in it
-        self.shown_id = f"openai/{redact_url(base_url)}/{model}"  # as a run stores and shows it
+        self.model_id = f"openai/{stored_key(base_url)}/{model}"  # the cache's key, stored: no secret in it
         self.batch_size = batch_size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -213,7 +212,6 @@ class CachedEmbedder:
     def __init__(self, inner: Embedder, cache: VectorCache | None):
         self.inner = inner
         self.model_id = inner.model_id
-        self.shown_id = getattr(inner, "shown_id", inner.model_id)
         self.cache = cache
         self.memory: dict[str, np.ndarray] = {}
         self.model_calls = 0

@@ -106,16 +106,8 @@ class EmbeddingDriftJudge:
         self.domain_context = domain_context
 
     def config(self) -> dict:
-        return self._described(getattr(self.embedder, "shown_id", self.embedder.model_id))
-
-    def identity(self) -> dict:
-        """As config(), with the embedder's cache key (an endpoint's URL unredacted but for
-        its credentials) for the content hash."""
-        return self._described(self.embedder.model_id)
-
-    def _described(self, model_id: str) -> dict:
         m = self.model
-        return {"judge": "embedding", "model": model_id, "combiner": "logistic-regression",
+        return {"judge": "embedding", "model": self.embedder.model_id, "combiner": "logistic-regression",
                 "coefficients_sha256": m.sha256 or hashlib.sha256(m.to_json().encode()).hexdigest(), "cutoff": m.cutoff, "band": list(m.band),
                 "lexicon": self.lexicon.source, "domain_context": self.domain_context}
 

@@ -59,6 +59,20 @@ def test_a_hash_sees_every_part_of_the_url_but_its_credentials():
     assert run_hash(a) == run_hash(a.replace("one1", "two2"))
 
 
+def test_the_embedding_caches_model_id_keeps_endpoints_apart_with_no_value_in_the_clear():
+    """The model id is a key stored in the clear (embedding_cache.model, the judge's config)."""
+    from termgate.drift.embeddings import OpenAIEmbedder
+
+    eu = OpenAIEmbedder("e", "https://u:KEYSECRET1@h/v1?deployment=EUSECRET1&pw=PWSECRET1").model_id
+    us = OpenAIEmbedder("e", "https://u:KEYSECRET2@h/v1?deployment=USSECRET1&pw=PWSECRET1").model_id
+    assert eu != us and eu.startswith("openai/https://***@h/v1?deployment=***&pw=***#")
+    assert not any(s in eu + us for s in ("KEYSECRET", "EUSECRET1", "USSECRET1", "PWSECRET1"))
+    rotated = OpenAIEmbedder("e", "https://u:KEYSECRET3@h/v1?deployment=EUSECRET1&pw=PWSECRET3").model_id
+    assert rotated == eu  # a new key keeps the cache
+    plain = OpenAIEmbedder("e", "http://127.0.0.1:8000/v1?api-version=1").model_id
+    assert plain == "openai/http://127.0.0.1:8000/v1?api-version=1/e"  # nothing hidden: as before
+
+
 @pytest.mark.parametrize("url, secret", [
     ("postgresql://ci:S3cret PW@127.0.0.1:1/db", "S3cret PW"),  # libpq quotes the piece with spaces
     ("postgresql://ci:S3cretPW@[::1/db", "S3cretPW"),  # libpq quotes the whole URL
