@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Check", "checks", "default_judge"]
+__all__ = ["Check", "checks", "default_judge", "llm_endpoint"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,19 @@ def default_judge(found: list[Check]) -> tuple[str, str]:
         return "embedding", "its model, tokenizers and WordNet are installed"
     missing = [c.part for c in found if c.needed_by == "the embedding drift judge" and not c.found]
     return "none", "only forbidden terms are drift; missing: " + (", ".join(missing) or "?")
+
+
+def llm_endpoint(llm: dict) -> str | None:
+    """The endpoint LLM calls go to (OPENAI_BASE_URL, else `[llm] base_url`), redacted for
+    showing; None when none is named (termgate has no default one: llm.client.endpoint_url)."""
+    from .errors import UsageError
+    from .llm.client import endpoint_url
+    from .redact import redact_url
+
+    try:
+        return redact_url(endpoint_url(None, llm, None))
+    except UsageError:
+        return None
 
 
 def python_line() -> str:

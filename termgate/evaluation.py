@@ -17,7 +17,7 @@ import pyarrow as pa
 from .clock import utc_now
 from . import __version__
 from .config import Settings, load_settings
-from .drift.judge import DriftJudge
+from .drift.judge import DriftJudge, hashed_config
 from .drift.resolve import resolve_judge
 from .errors import UsageError
 from .scoring.gate import decide_gate, recommend
@@ -79,7 +79,7 @@ def content_hash(golden_hash: str, generated_hash: str, thresholds: Thresholds, 
     payload = {
         "baseline_content_hash": baseline.fingerprint() if baseline else None,
         "domains": sorted(domains),
-        "drift_judge": judge.config(),
+        "drift_judge": hashed_config(judge),
         "evalcore_version": __version__,
         "generated": generated_hash,
         "golden": golden_hash,

@@ -375,6 +375,19 @@ def test_an_input_cannot_run_a_command(runner, ws):
     assert report["run"]["name"] == hostile and report["run"]["prompt_version"] == "v 2"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [
+    "--db postgresql://ci:CIPASS31x@127.0.0.1:1/termgate",  # the store's password (issue 31 item 5)
+    "'--db=postgresql://ci@127.0.0.1:1/termgate?sslmode=disable&pw=CIPASS31x'",
+    "--base-url=https://u:CIPASS31x@127.0.0.1:1/v1",  # a flag evaluate does not take: usage error
+])
+def test_extra_args_are_never_logged_with_their_credentials(runner, extra):
+    result = runner.run(evaluate_inputs("good.jsonl", **{"extra-args": extra}))
+    log = result.step("Evaluate").output
+    assert "termgate action: " in log and "***" in log, log
+    assert "CIPASS31x" not in log and result.outputs["exit_code"] == "2", log
+
+
 @pytest.mark.parametrize("inputs, message", [
     ({"command": "deploy"}, "command: 'deploy' is not evaluate or harness"),
     ({"prompt": "p.txt"}, "prompt: goes with command harness, not evaluate"),

@@ -616,3 +616,71 @@ def test_bad_memory_setting_is_a_usage_error(cwd, monkeypatch):
     result = run("evaluate", "--golden", "golden.jsonl", "--generated", "generated.jsonl", "--no-store",
                  "--drift-judge", "none")
     assert result.exit_code == 2 and "TERMGATE_DUCKDB_MEMORY" in result.stderr and "Traceback" not in result.output
+
+
+# ---------------------------------------------------------------- issue 31, item 6
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("golden, generated, extra, code", [
+    ("medical.jsonl", "medical-perfect.jsonl", (), 3),  # awaiting sign-off
+    ("golden.jsonl", "perfect.jsonl", ("--json", "-"), 0),  # the report itself on the closed pipe
+    ("golden.jsonl", "regressed.jsonl", (), 1),
+])
+def test_a_closed_standard_output_keeps_the_gates_exit_code(cwd, golden, generated, extra, code):
+    """`termgate evaluate | head -1`: the reader is gone before the first line. The run is
+    still stored and the exit code is the gate's, never click's 1 (or 120, or a traceback)."""
+    import os
+    import subprocess
+    import sys
+
+    reader, writer = os.pipe()
+    os.close(reader)  # gone before termgate writes anything: every write meets a broken pipe
+    try:
+        done = subprocess.run([sys.executable, "-m", "termgate", "evaluate", "--golden", golden, "--generated",
+                               generated, "--drift-judge", "none", "--db", DB, *extra],
+                              stdout=writer, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(writer)
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert len(stored_run_ids(DB)) == 1
+
+
+@pytest.mark.slow
+def test_a_closed_standard_error_changes_nothing_either(cwd):
+    import os
+    import subprocess
+    import sys
+
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        done = subprocess.run([sys.executable, "-m", "termgate", "evaluate", "--golden", "missing.jsonl",
+                               "--generated", "perfect.jsonl", "--drift-judge", "none", "--db", DB],
+                              stdout=subprocess.PIPE, stderr=writer, text=True, timeout=120)
+    finally:
+        os.close(writer)
+    assert done.returncode == 2  # the input error's code, though its line could not be written
+
+
+@pytest.mark.slow
+def test_a_store_whose_migration_record_was_deleted_is_one_line_and_exit_2(cwd):
+    """schema_migrations emptied by hand: migration 1 would meet its own tables (DuckDB's
+    `Table with name "runs" already exists!`). Exit 2 saying so and what to do; nothing changed."""
+    import duckdb
+
+    assert_clean_exit(evaluate("--db", DB), 0)
+    with duckdb.connect(DB) as con:
+        con.execute("DELETE FROM schema_migrations")
+    for args in (("runs", "--db", DB), ("evaluate", "--golden", "golden.jsonl", "--generated", "perfect.jsonl",
+                                        "--drift-judge", "none", "--db", DB)):
+        result = run(*args)
+        assert result.exit_code == 2, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        (line,) = result.stderr.splitlines()
+        assert "the store's migration record is damaged: schema_migrations says version 0" in line, line
+        assert 'Table with name "runs" already exists' in line and "nothing was changed" in line
+    with duckdb.connect(DB, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 1  # the run is still there
+        assert con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 0

@@ -403,3 +403,45 @@ def test_the_release_flow_with_least_privilege_roles(pg, pgdb, tmp_path):
     assert approved.exit_code == 0, approved.output
     gate = CliRunner().invoke(main, ["gate", run_id, "--db", ci_url])
     assert gate.exit_code == 0 and "releasable" in gate.output, gate.output
+
+
+# ---------------------------------------------------------------- issue 31, item 6: one line, exit 2
+
+
+def test_a_statement_timeout_is_one_line_and_exit_2_not_a_traceback(pgdb):
+    """`options=-c statement_timeout=…` in the URL (or PGOPTIONS): a read that waits past it
+    (here on a lock another session holds) is cancelled by the server (QueryCanceled)."""
+    import psycopg
+
+    assert cli("store", "init", "--db", pgdb).exit_code == 0
+    with psycopg.connect(pgdb) as holder:
+        holder.execute("LOCK TABLE runs IN ACCESS EXCLUSIVE MODE")  # held until the block ends
+        result = cli("runs", "--db", pgdb + "?options=-c%20statement_timeout%3D200")
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    assert lines[0].startswith("error: the PostgreSQL store cancelled a statement: canceling statement due to "
+                               "statement timeout; it was rolled back")
+    assert "statement_timeout" in lines[0]
+
+
+def test_a_store_whose_migration_record_was_deleted_is_one_line_and_exit_2(pg, pgdb):
+    """schema_migrations emptied by hand: the first migration would meet its own tables
+    (`relation "runs" already exists`). Exit 2 naming the damage and what to do; nothing changed."""
+    import psycopg
+
+    assert cli("store", "init", "--db", pgdb).exit_code == 0
+    name = pgdb.rsplit("/", 1)[1]
+    pg.sql("DELETE FROM schema_migrations", dbname=name)
+    for args in (("runs", "--db", pgdb), ("store", "migrate", "--db", pgdb)):
+        result = cli(*args)
+        assert result.exit_code == 2, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        (line,) = result.stderr.splitlines()
+        assert "the store's migration record is damaged: schema_migrations says version 0" in line, line
+        assert 'relation "runs" already exists' in line and "nothing was changed" in line
+        assert "put back the missing schema_migrations rows" in line
+    with psycopg.connect(pgdb) as conn:
+        assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 0  # rolled back
+

@@ -516,12 +516,13 @@ def test_cli_says_the_endpoint_before_calling_it_with_credentials_redacted(llm, 
         assert run.stderr.splitlines()[0] == f"endpoint: {llm.url} {line}"
 
 
-def test_endpoint_lines_name_the_default_endpoint_and_each_endpoint_once():
+def test_endpoint_lines_name_each_endpoint_once():
     from termgate.cli.prompt_eval import endpoint_lines
-    a, b = LLMConfig(model="m"), LLMConfig(model="j", base_url="https://u:pw@host/v1")
-    assert endpoint_lines([("model", a), ("judge model", a)]) == ["endpoint: https://api.openai.com/v1 (model m)"]
+    a = LLMConfig(model="m", base_url="http://127.0.0.1:8000/v1")
+    b = LLMConfig(model="j", base_url="https://u:pw@host/v1?pw=hunter22")
+    assert endpoint_lines([("model", a), ("judge model", a)]) == ["endpoint: http://127.0.0.1:8000/v1 (model m)"]
     assert endpoint_lines([("model", a), ("judge model", b)]) == [
-        "endpoint: https://api.openai.com/v1 (model m)", "endpoint: https://***@host/v1 (judge model j)"]
+        "endpoint: http://127.0.0.1:8000/v1 (model m)", "endpoint: https://***@host/v1?pw=*** (judge model j)"]
 
 
 @pytest.mark.parametrize("bad", ["no-equals", "1bad=name", "name="])

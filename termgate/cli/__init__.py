@@ -35,6 +35,14 @@ class LazyGroup(click.Group):
         module, attr = COMMANDS[name]
         return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
 
+    def main(self, *args, **kwargs):
+        """A reader that leaves (`| head -1`) changes nothing: the command finishes and exits
+        with its own code, with no traceback (cli.pipes)."""
+        from .pipes import survive_closed_pipes
+
+        survive_closed_pipes()
+        return super().main(*args, **kwargs)
+
     def invoke(self, ctx: click.Context):
         """Ctrl-C anywhere (while a command's modules load, too) is one line and exit 130, not
         click's 'Aborted!' and exit 1, which a pipeline would read as a failed gate. Commands
@@ -44,6 +52,14 @@ class LazyGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             raise SystemExit(130) from None
+        except Exception as exc:  # a store failing under a command that did not expect it: one line
+            from .common import EXIT_INPUT, echo, store_failure
+
+            line = store_failure(exc)
+            if line is None:
+                raise
+            echo(line, err=True)
+            raise SystemExit(EXIT_INPUT) from None
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

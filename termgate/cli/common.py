@@ -12,6 +12,7 @@ from functools import wraps
 import click
 
 from ..errors import TermgateError, InputError
+from ..redact import redact_text
 from ..text import strip_controls, terminal_safe
 
 EXIT_OK, EXIT_NOT_RELEASABLE, EXIT_INPUT, EXIT_AWAITING, EXIT_REFUSED, EXIT_INCOMPLETE = 0, 1, 2, 3, 4, 5
@@ -60,16 +61,12 @@ def echo(text: object = "", err: bool = False) -> None:
     click.echo(strip_controls(str(text)), err=err)
 
 
-DEFAULT_ENDPOINT = "https://api.openai.com/v1"
-"""What the openai client calls when neither --base-url, OPENAI_BASE_URL nor [llm] base_url is set."""
-
-
 def endpoint_lines(roles: list[tuple[str, object]]) -> list[str]:
     """`endpoint: URL (model m)` per endpoint the command calls, credentials redacted; `roles`
     are (role, LLMConfig) pairs such as ("model", sut), ("judge model", judge)."""
     by_url: dict[str, list[str]] = {}
     for role, config in roles:
-        said = by_url.setdefault(config.shown_url or DEFAULT_ENDPOINT, [])
+        said = by_url.setdefault(config.shown_url or "(none named)", [])
         if not any(part.endswith(f" {config.model}") for part in said):
             said.append(f"{role} {config.model}")
     return [f"endpoint: {url} ({', '.join(said)})" for url, said in by_url.items()]
@@ -105,24 +102,45 @@ def run_cli(fn, *args, **kwargs):
     except RecursionError:
         fail(["error: an input file is nested too deeply to read (JSON or TOML nested hundreds of levels)"])
     except Exception as exc:
-        damage = _store_damage(exc)
+        damage = store_failure(exc)
         if damage is None:
             raise
         fail([damage])
 
 
-def _store_damage(exc: Exception) -> str | None:
-    """One line for a DuckDB store file that cannot be read or written (cut short, corrupt,
-    its disk failing), else None. DuckDB rolls a failed transaction back, so the store is as
-    it was; exit 2, not 1 (1 says a run is not releasable, or its audit chain broken)."""
+def store_failure(exc: BaseException) -> str | None:
+    """One line for a store that failed under a command, else None (a bug: its traceback).
+
+    - A DuckDB file that cannot be read or written (cut short, corrupt, its disk failing).
+    - A PostgreSQL server that cancelled a statement (`statement_timeout`, from the URL's
+      `options`, PGOPTIONS or the role's settings; a lock wait past `lock_timeout`), or
+      that went away mid-command.
+
+    The failed transaction is rolled back, so the store holds nothing half-written; exit 2,
+    not 1 (1 says a run is not releasable, or its audit chain broken)."""
     duckdb = sys.modules.get("duckdb")
-    if duckdb is None or not isinstance(exc, duckdb.Error):
+    if duckdb is not None and isinstance(exc, duckdb.Error):
+        text = _first_line(exc)
+        if isinstance(exc, duckdb.IOException) or "Corrupt database file" in text:
+            return (f"error: the store cannot be used: {text}; nothing more was recorded in it "
+                    "(restore it from a backup, or give another --db)")
         return None
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if isinstance(exc, duckdb.IOException) or "Corrupt database file" in text:
-        return (f"error: the store cannot be used: {text}; nothing more was recorded in it "
-                "(restore it from a backup, or give another --db)")
-    return None
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is None or not isinstance(exc, psycopg.OperationalError):
+        return None
+    text = redact_text(_first_line(exc)) or ""
+    if isinstance(exc, psycopg.errors.QueryCanceled):
+        return (f"error: the PostgreSQL store cancelled a statement: {text}; it was rolled back. The time limit "
+                "comes from statement_timeout (the --db URL's options, PGOPTIONS or the role's settings): "
+                "raise or remove it and run the command again")
+    if isinstance(exc, psycopg.errors.LockNotAvailable):
+        return (f"error: the PostgreSQL store is busy: {text}; it was rolled back (lock_timeout); "
+                "try again, or raise lock_timeout")
+    return f"error: the PostgreSQL store failed: {text}; the statement was rolled back; try again"
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def _fmt(value: object) -> str:

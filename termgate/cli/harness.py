@@ -83,7 +83,8 @@ def _use_endpoint(settings, name: str, model: str | None):
 @click.option("--golden", required=True, type=click.Path(), help="Golden set (JSONL).")
 @click.option("--prompt", "prompt_file", type=click.Path(), help="Prompt file with {query}, {domain}, {intent}.")
 @click.option("--model", help="Model name at the endpoint [default: [llm] model or TERMGATE_LLM_MODEL].")
-@click.option("--base-url", help="OpenAI-compatible endpoint [default: [llm] base_url or OPENAI_BASE_URL].")
+@click.option("--base-url", help="OpenAI-compatible endpoint [default: OPENAI_BASE_URL, else [llm] base_url; "
+              "no default beyond these: exit 2].")
 @click.option("--endpoint", "endpoint_name", metavar="NAME",
               help="A configured [llm.endpoints.NAME]: its base URL, model and the key from its key_env "
                    "(only that key is sent, only to that URL). The dashboard runs the harness this way.")
@@ -186,15 +187,11 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
                  else parse_json_reply if response_format == "json" else parse_reply)
         prompt = run_cli(load_prompt, prompt_file)
         llm = dict(settings.llm)
-        if base_url:
-            llm["base_url"] = base_url
         if timeout is not None:
             llm["timeout"] = timeout
         if max_tries is not None:
             llm["max_tries"] = max_tries
-        config = run_cli(LLMConfig.from_settings, llm, model)
-        if base_url:
-            config = LLMConfig(**{**config.__dict__, "base_url": base_url})
+        config = run_cli(LLMConfig.from_settings, llm, model, base_url)
         params = {"temperature": temperature}
         if response_format == "json":
             params["response_format"] = RESPONSE_SCHEMA

@@ -7,7 +7,6 @@ Exit codes: 0 ok, 2 usage or input error (one line naming the file and field),
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import math
 import string
 from pathlib import Path
@@ -41,9 +40,8 @@ def prompt_eval_group() -> None:
 
 
 def _config(model: str | None, base_url: str | None) -> LLMConfig:
-    settings = load_settings()
-    config = LLMConfig.from_settings(dict(settings.llm), model)
-    return dataclasses.replace(config, base_url=base_url) if base_url else config
+    """--model and --base-url over `[llm]`; exit 2 when no endpoint is named (no default one)."""
+    return LLMConfig.from_settings(dict(load_settings().llm), model, base_url)
 
 
 def _parse_inputs(values: tuple[str, ...]) -> dict[str, str]:
@@ -66,7 +64,8 @@ def _parse_inputs(values: tuple[str, ...]) -> dict[str, str]:
               help="How many test cases.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Dataset JSON to write (reused when it exists).")
 @click.option("--model", help="Generator model [default: [llm] model or TERMGATE_LLM_MODEL].")
-@click.option("--base-url", help="OpenAI-compatible endpoint [default: [llm] base_url or OPENAI_BASE_URL].")
+@click.option("--base-url", help="OpenAI-compatible endpoint [default: OPENAI_BASE_URL, else [llm] base_url; "
+              "no default beyond these: exit 2].")
 @click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
 @store_option
 @click.option("--no-store", is_flag=True, help="Keep the LLM reply cache in memory only.")
@@ -156,7 +155,8 @@ def _print_results(results: PromptEvalResults) -> None:
 @click.option("--callable", "callable_spec", help="A Python function module:function(prompt_inputs: dict) -> str.")
 @click.option("--model", help="Model the prompt is sent to [default: [llm] model or TERMGATE_LLM_MODEL].")
 @click.option("--judge-model", help="Judge model [default: --model, else [llm] model].")
-@click.option("--base-url", help="OpenAI-compatible endpoint [default: [llm] base_url or OPENAI_BASE_URL].")
+@click.option("--base-url", help="OpenAI-compatible endpoint [default: OPENAI_BASE_URL, else [llm] base_url; "
+              "no default beyond these: exit 2].")
 @click.option("--extra-criteria", multiple=True, help="A mandatory criterion; a violation caps the score at 3. Repeatable.")
 @click.option("--pass-threshold", type=click.FloatRange(1, 10), default=7, show_default=True,
               help="A case passes at this score or above.")

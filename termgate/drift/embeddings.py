@@ -26,7 +26,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import UsageError
-from ..redact import redact_url
+from ..redact import stored_key
 
 __all__ = ["Embedder", "NumpyEmbedder", "SentenceTransformerEmbedder", "OpenAIEmbedder", "CachedEmbedder",
            "DEFAULT_MODEL", "DEFAULT_BACKEND", "BACKENDS", "MAX_SEQ_LENGTH", "packaged_model_available",
@@ -172,9 +172,13 @@ class OpenAIEmbedder:
     """An OpenAI-compatible `/embeddings` endpoint (OpenAI, Azure, vLLM, Ollama, ...)."""
 
     def __init__(self, model: str, base_url: str | None = None, batch_size: int = 256):
+        """`base_url` None: OPENAI_BASE_URL, else UsageError (no default remote endpoint)."""
+        from ..llm.client import endpoint_url
+
+        base_url = endpoint_url(base_url, {}, None, '[drift] backend = "openai"', "drift")
         self.model_name = model
         self.base_url = base_url
-        self.model_id = f"openai/{redact_url(base_url) if base_url else 'default'}/{model}"  # stored: no key
+        self.model_id = f"openai/{stored_key(base_url)}/{model}"  # the cache's key, stored: no secret in it
         self.batch_size = batch_size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -241,7 +245,7 @@ def make_embedder(settings_drift: dict, cache: VectorCache | None) -> CachedEmbe
     elif backend == "sentence-transformers":
         inner = SentenceTransformerEmbedder(model)
     elif backend == "openai":
-        inner = OpenAIEmbedder(model, settings_drift.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
+        inner = OpenAIEmbedder(model, settings_drift.get("base_url"))
     else:
         raise UsageError(f"[drift] backend = {backend!r}: choose {', '.join(BACKENDS)}")
     return CachedEmbedder(inner, cache)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 
-__all__ = ["DriftCandidate", "DriftVerdict", "DriftJudge", "NoDriftJudge", "EmbeddingDriftJudge",
+__all__ = ["DriftCandidate", "DriftVerdict", "DriftJudge", "NoDriftJudge", "EmbeddingDriftJudge", "hashed_config",
            "CosineDriftJudge", "HybridDriftJudge", "JUDGE_NAMES", "DEFAULT_EMBEDDING_THRESHOLD",
            "embedding_available"]
 
@@ -47,7 +47,9 @@ class DriftJudge(Protocol):
     name: str
 
     def config(self) -> dict:
-        """Everything that changes verdicts (model, threshold...); part of the content hash."""
+        """Everything that changes verdicts (model, threshold...), as stored and shown (any
+        URL redacted); part of the content hash unless the judge has an `identity()` (the same,
+        with a URL as a hash may see it: hashed_config)."""
 
     def judge(self, candidates: Sequence[DriftCandidate]) -> list[DriftVerdict]:
         """One verdict per candidate, in order."""
@@ -63,6 +65,14 @@ class NoDriftJudge:
 
     def judge(self, candidates: Sequence[DriftCandidate]) -> list[DriftVerdict]:
         return [DriftVerdict(False, "not judged (--drift-judge none)") for _ in candidates]
+
+
+def hashed_config(judge) -> dict:
+    """What the content hash covers of a judge: its `identity()` when it has one (an LLM
+    endpoint's URL with only its credentials taken out, so distinct endpoints hash apart),
+    else its `config()`."""
+    identity = getattr(judge, "identity", None)
+    return identity() if callable(identity) else judge.config()
 
 
 def embedding_available() -> bool:
@@ -149,6 +159,9 @@ class HybridDriftJudge:
 
     def config(self) -> dict:
         return {"judge": "hybrid", "combiner": self.combiner.config(), "llm": self.llm_judge.config()}
+
+    def identity(self) -> dict:
+        return {"judge": "hybrid", "combiner": hashed_config(self.combiner), "llm": hashed_config(self.llm_judge)}
 
     def judge(self, candidates: Sequence[DriftCandidate]) -> list[DriftVerdict]:
         verdicts = self.combiner.judge(candidates)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from .judge import DriftCandidate, DriftVerdict
 from ..llm.client import AsyncLLMClient, LLMCallError, LLMConfig, run_in_fresh_loop
+from ..redact import strip_credentials
 
 __all__ = ["LLMDriftJudge", "TermVerdict", "JudgeAnswer"]
 
@@ -73,14 +74,22 @@ class LLMDriftJudge:
     @classmethod
     def from_settings(cls, drift: dict, domain_context: str | None = None, llm: dict | None = None) -> LLMDriftJudge:
         llm = dict(llm or {})
-        config = LLMConfig.from_settings(llm, drift.get("model") if drift.get("judge") == "llm" else None)
+        config = LLMConfig.from_settings(llm, drift.get("model") if drift.get("judge") == "llm" else None,
+                                         flag=None, what="the llm drift judge")
         return cls(config, domain_context, int(drift.get("concurrency", 8)))
 
     def config(self) -> dict:
-        """The judge as the run records it (stored, hashed into the content hash, shown):
-        the base URL with its credentials redacted."""
-        c = self.llm
-        return {"judge": "llm", "model": c.model, "base_url": c.shown_url, "prompt": SYSTEM,
+        """The judge as the run records it (stored, shown): the base URL redacted
+        (termgate.redact.redact_url)."""
+        return self._described(self.llm.shown_url)
+
+    def identity(self) -> dict:
+        """The judge as the content hash sees it: the base URL with only its credentials
+        taken out, so two endpoints that are shown alike still hash apart."""
+        return self._described(strip_credentials(self.llm.base_url))
+
+    def _described(self, base_url: str | None) -> dict:
+        return {"judge": "llm", "model": self.llm.model, "base_url": base_url, "prompt": SYSTEM,
                 "domain_context": self.domain_context}
 
     def _messages(self, group: list[DriftCandidate]) -> list[dict]:

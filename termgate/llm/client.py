@@ -7,7 +7,9 @@ honouring Retry-After; a reply the caller cannot parse is retried the same way. 
 last try LLMCallError names the last fault and, when it differs, the first (SPEC §6:
 `HTTP 429 after 4 tries; first try: unparseable reply: empty reply`). Keys come only from
 the environment (OPENAI_API_KEY) and are never logged or stored: a key inside the base URL
-is redacted (termgate.redact) in the cache key, the usage record and every message.
+is redacted (termgate.redact) in the usage record and every message, and taken out of the
+cache key. There is no default endpoint: every call goes to the base URL the user named
+(`endpoint_url`, SPEC §5), never silently to a public one.
 """
 
 from __future__ import annotations
@@ -21,11 +23,11 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from ..environment import setting
-from ..errors import TermgateError
-from ..redact import redact_text, redact_url, url_secrets
+from ..errors import TermgateError, UsageError
+from ..redact import redact_text, redact_url, strip_credentials, url_secrets
 
 __all__ = ["LLMConfig", "LLMCallError", "NotACompletion", "ReplyCache", "AsyncLLMClient", "completion_text",
-           "request_key", "retry_delay", "run_in_fresh_loop"]
+           "request_key", "retry_delay", "run_in_fresh_loop", "endpoint_url", "NO_ENDPOINT"]
 
 T = TypeVar("T")
 
@@ -63,13 +65,38 @@ class LLMConfig:
         return redact_text(text, [*url_secrets(self.base_url), os.environ.get("OPENAI_API_KEY")])
 
     @classmethod
-    def from_settings(cls, llm: dict, model: str | None = None) -> LLMConfig:
+    def from_settings(cls, llm: dict, model: str | None = None, base_url: str | None = None,
+                      flag: str | None = "--base-url", what: str | None = None) -> LLMConfig:
+        """The config from `[llm]` settings; `base_url` (the command's `flag`) overrides them.
+        UsageError when no model or no endpoint is named (endpoint_url)."""
         chosen = model or setting("LLM_MODEL") or llm.get("model")
         if not chosen:
             raise TermgateError("no LLM model configured: set [llm] model in termgate.toml or TERMGATE_LLM_MODEL")
-        return cls(model=chosen, base_url=os.environ.get("OPENAI_BASE_URL") or llm.get("base_url"),
+        return cls(model=chosen, base_url=endpoint_url(base_url, llm, flag, what),
                    timeout=float(llm.get("timeout", 30.0)), max_tries=int(llm.get("max_tries", 4)),
                    backoff=float(llm.get("backoff", 0.5)))
+
+
+NO_ENDPOINT = ("no LLM endpoint named, and termgate has no default one: {ways} (OpenAI itself is "
+               "https://api.openai.com/v1; a local server is e.g. http://127.0.0.1:8000/v1)")
+"""The one line every LLM route (harness, prompt-eval, the llm drift judge) ends with, exit 2,
+when no endpoint is named; {ways} says how to name one there."""
+
+
+def endpoint_url(given: str | None = None, llm: dict | None = None, flag: str | None = "--base-url",
+                 what: str | None = None, section: str = "llm") -> str:
+    """The one rule for where LLM calls go (SPEC §5): the URL given (`flag`, such as
+    --base-url), else OPENAI_BASE_URL, else `base_url` of the settings' `[section]` (`llm`).
+    There is no default remote endpoint: with none of them, UsageError before any call
+    (`what`: who needed one, such as "the llm drift judge"), so no prompt, golden query or
+    key goes to an endpoint nobody named."""
+    for candidate in (given, os.environ.get("OPENAI_BASE_URL"), (llm or {}).get("base_url")):
+        if isinstance(candidate, str) and candidate.strip():
+            return candidate.strip()
+    ways = [f"give {flag} URL"] if flag else []
+    ways += ["set OPENAI_BASE_URL", f"set base_url under [{section}] in termgate.toml"]
+    message = NO_ENDPOINT.format(ways=", ".join(ways[:-1]) + ", or " + ways[-1])
+    raise UsageError(f"{what}: {message}" if what else message)
 
 
 def retry_delay(config: LLMConfig, attempt: int, retry_after: str | None) -> float:
@@ -101,13 +128,14 @@ def run_in_fresh_loop(make: Callable[[], Awaitable[T]]) -> T:
 
 
 def request_key(base_url: str | None, model: str, messages: list[dict], params: dict, repeat: int = 1) -> str:
-    """Cache key: endpoint (its credentials redacted: a new key keeps the cache), model,
+    """Cache key: endpoint (its credentials taken out: a new key keeps the cache; every other
+    part as written, so two endpoints never share an entry), model,
     messages and parameters, as canonical JSON; `repeat` (harness --repeat) > 1 makes
     another sample of the same request its own entry."""
     import hashlib
     import json
 
-    request = {"base_url": _redacted(base_url), "model": model, "messages": messages, "params": params}
+    request = {"base_url": _without_credentials(base_url), "model": model, "messages": messages, "params": params}
     if repeat != 1:
         request["repeat"] = repeat
     canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -115,8 +143,8 @@ def request_key(base_url: str | None, model: str, messages: list[dict], params: 
 
 
 @functools.lru_cache(maxsize=64)
-def _redacted(base_url: str | None) -> str | None:
-    return redact_url(base_url)
+def _without_credentials(base_url: str | None) -> str | None:
+    return strip_credentials(base_url)
 
 
 class ReplyCache(Protocol):
@@ -142,9 +170,10 @@ class AsyncLLMClient:
 
         from openai import AsyncOpenAI
 
+        url = endpoint_url(config.base_url, {}, None)  # no call without a named endpoint, whoever built the config
         self.config = config
         self.cache = cache
-        base_url, query = _split_query(config.base_url)
+        base_url, query = _split_query(url)
         self._client = AsyncOpenAI(base_url=base_url, default_query=query, max_retries=0, timeout=config.timeout,
                                    api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
         self._slots = asyncio.Semaphore(max(1, concurrency))

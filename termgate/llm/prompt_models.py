@@ -18,7 +18,7 @@ from ..errors import TermgateError, InputError, Problem, UsageError
 from ..evaluators.judge import parse_judge_score
 from ..io import RepeatedKey, loads_strict, read_text
 from ..json_lines import line_at, value_lines
-from .client import LLMConfig
+from .client import LLMConfig, endpoint_url
 from ..report.files import write_atomically
 
 EXTRA_CRITERIA_CAP = 3.0
@@ -285,12 +285,13 @@ def check_request(task_description: str, prompt_inputs_spec: dict[str, str], num
 
 def as_config(config: LLMConfig | str, base_url: str | None, like: LLMConfig | None = None) -> LLMConfig:
     """An LLMConfig from a config or a model name; a `base_url` given explicitly overrides the
-    config's own. A bare model name takes the rest (endpoint, retries) from `like` when given."""
+    config's own. A bare model name takes the rest (endpoint, retries) from `like` when given.
+    UsageError when no endpoint is named at all (llm.client.endpoint_url: no default one)."""
     if isinstance(config, str):
         config = LLMConfig(model=config) if like is None else dataclasses.replace(like, model=config)
     elif not isinstance(config, LLMConfig):
         raise UsageError(f"expected an LLMConfig or a model name, got {type(config).__name__}")
-    return config if base_url is None else dataclasses.replace(config, base_url=base_url)
+    return dataclasses.replace(config, base_url=endpoint_url(base_url or config.base_url, {}, None))
 
 
 def as_criteria(extra: str | Sequence[str] | None) -> list[str]:

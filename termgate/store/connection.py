@@ -16,6 +16,7 @@ from ..environment import setting, setting_source
 from ..errors import StoreBusyError, UsageError
 from ..sql import duckdb_memory_limit, sql_literal
 from .records import adopt_unchained, canonical_account_names
+from .schema_record import damaged_record
 
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, [
@@ -263,8 +264,15 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
         if version <= current:
             continue
         con.execute("BEGIN TRANSACTION")
-        for step in statements:  # SQL, or a function of the connection (same transaction)
-            step(con) if callable(step) else con.execute(step)
+        try:
+            for step in statements:  # SQL, or a function of the connection (same transaction)
+                step(con) if callable(step) else con.execute(step)
+        except duckdb.CatalogException as exc:
+            con.execute("ROLLBACK")
+            if "already exists" not in str(exc):
+                raise
+            where = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()")
+            raise damaged_record(where.fetchall()[0][0], current, version, exc) from None
         if _has_column(con, "schema_migrations", "evalcore_version"):
             con.execute("INSERT INTO schema_migrations (version, applied_at, evalcore_version) "
                         "VALUES (?, CAST(current_timestamp AS VARCHAR), ?)", [version, _version()])

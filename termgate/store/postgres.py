@@ -13,8 +13,11 @@ message shows the URL with its credentials blanked (termgate.redact).
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from ..errors import UsageError
-from ..redact import redact_url
+from ..redact import redact_text, redact_url, url_secrets
+from .schema_record import damaged_record
 
 __all__ = ["is_postgres", "shown", "connect_pg", "migrate_pg", "schema_version_pg", "roles_sql", "PG_MIGRATIONS",
            "PG_SCHEMA_VERSION", "ADVISORY_KEY"]
@@ -250,6 +253,18 @@ def shown(url: str) -> str:
     return redact_url(url) or url
 
 
+def _libpq_says(url: str, exc: Exception) -> str:
+    """libpq's message on one line, with whatever of the URL it repeats blanked: a malformed
+    URL's message quotes the piece it could not read, password and all
+    (`unexpected spaces found in "pass word"`), or the whole URL."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    try:  # a role name alone is no secret, and blanking it would blank `postgres` in paths too
+        role = urlsplit(url).username if urlsplit(url).password is None else None
+    except ValueError:
+        role = None
+    return redact_text(text, [url, *(s for s in url_secrets(url) if s != role)]) or text
+
+
 def connect_pg(url: str):
     """A psycopg connection (not autocommit); UsageError naming the cause when the server
     cannot be reached or refuses us (SPEC §5: exit 2)."""
@@ -261,10 +276,9 @@ def connect_pg(url: str):
     try:
         return psycopg.connect(url, connect_timeout=10)
     except psycopg.OperationalError as exc:
-        cause = " ".join(str(exc).split()) or type(exc).__name__
-        raise UsageError(f"--db {shown(url)}: cannot connect to PostgreSQL: {cause}") from None
+        raise UsageError(f"--db {shown(url)}: cannot connect to PostgreSQL: {_libpq_says(url, exc)}") from None
     except psycopg.ProgrammingError as exc:  # a malformed URL
-        raise UsageError(f"--db {shown(url)}: not a PostgreSQL URL libpq accepts: {exc}") from None
+        raise UsageError(f"--db {shown(url)}: not a PostgreSQL URL libpq accepts: {_libpq_says(url, exc)}") from None
 
 
 def _current(cur) -> int | None:
@@ -331,6 +345,9 @@ def migrate_pg(url: str, create: bool = True) -> tuple[int, list[int]]:
                         cur.execute(statement)
                     cur.execute("INSERT INTO schema_migrations VALUES (%s, to_char(now() AT TIME ZONE 'UTC', "
                                 "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), %s)", [version, __version__])
+                except (psycopg.errors.DuplicateTable, psycopg.errors.DuplicateObject,
+                        psycopg.errors.DuplicateFunction, psycopg.errors.DuplicateColumn) as exc:
+                    raise damaged_record(shown(url), current or 0, version, exc) from None
                 except psycopg.errors.InsufficientPrivilege:
                     if current is not None:
                         raise UsageError(f"--db {shown(url)}: the store's schema is version {current}, this termgate "

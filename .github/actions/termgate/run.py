@@ -115,8 +115,28 @@ def count(name: str, default: str, kind, limit: float) -> float:
     return number
 
 
+def _redact_text():
+    """termgate's one rule for secrets in URLs (termgate/redact.py: standard library only),
+    read from the action's own folder, so the log hides what termgate itself hides: the user
+    info of every URL and every query value not known to be harmless (`--db
+    postgresql://ci:PW@h/db`, `--base-url=https://u:KEY@h/v1?pw=…` in extra-args)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[3] / "termgate" / "redact.py"
+    try:
+        spec = importlib.util.spec_from_file_location("termgate_action_redact", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.redact_text
+    except (OSError, ImportError, AttributeError, SyntaxError):  # not where it belongs: hide every URL whole
+        return lambda text: re.sub(r"://\S+", "://***", text)
+
+
 def shown(argv: list[str]) -> str:
-    return shlex.join("***" if i and argv[i - 1] in SECRET_FLAGS else a for i, a in enumerate(argv))
+    """The command line as the log shows it: the value of a flag that may hold credentials
+    as `***`, and every URL in any other argument redacted."""
+    redact = _redact_text()
+    return shlex.join("***" if i and argv[i - 1] in SECRET_FLAGS else redact(a) for i, a in enumerate(argv))
 
 
 def run_termgate(argv: list[str], retries: int, delay: float) -> int:
