@@ -255,3 +255,28 @@ def test_regressions_counts_its_items_and_runs_in_words(db):
     items = store.flagged_items(db, list(store.runs_overview(db)["run_id"]))
     assert not re.search(r"\b1 (flagged items|runs)\b", caption)
     assert re.fullmatch(r"[\d,]+ flagged items? in \d+ runs?", caption)
+
+
+# ---------------------------------------------------------------- issue 31 item 15
+
+
+def _noted(db, passed: bool) -> tuple[str, str, str]:
+    """(run, query_id, its first reason) of a medical demo query that passes (fails) with reasons."""
+    ids = runs_by(db)
+    for version in ("v2", "v3", "v1"):
+        rows = store.query_rows(db, ids[("medical", version)])
+        rows = rows[(rows["passed"] == passed) & rows["failure_reasons"].map(lambda r: r is not None and len(r) > 0)]
+        if len(rows):
+            return ids[("medical", version)], rows["query_id"].iloc[0], rows["failure_reasons"].iloc[0][0]
+    raise AssertionError(f"the medical demo has no {'passing' if passed else 'failing'} query with reasons")
+
+
+@pytest.mark.parametrize(("passed", "heading"), [(True, "Noted, though it passes"), (False, "Why it fails")])
+def test_a_querys_reasons_are_headed_as_its_status(db, passed, heading):
+    """A passing query with a note (an underweight term) is not headed "Why it fails"."""
+    run, query_id, reason = _noted(db, passed)
+    baseline = next(r for r in runs_by(db).values() if r != run)
+    at = page("compare", run=run, baseline=baseline, query=query_id)
+    assert not at.exception
+    lines = [shown(m.value) for m in at.markdown if reason in shown(m.value)]
+    assert lines and all(line.startswith(f"**{heading}:**") for line in lines), lines
