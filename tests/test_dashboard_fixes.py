@@ -16,7 +16,9 @@ from termgate.governance import signoff as so
 from termgate import store
 from termgate.cli import main
 
-from test_dashboard import ROOT, db, page, runs_by, shown, sign_in  # noqa: F401 (db: the fixture)
+from streamlit.testing.v1 import AppTest
+
+from test_dashboard import APP, ROOT, db, page, runs_by, shown, sign_in  # noqa: F401 (db: the fixture)
 
 MEDICAL = ROOT / "data" / "demo" / "medical"
 
@@ -280,3 +282,61 @@ def test_a_querys_reasons_are_headed_as_its_status(db, passed, heading):
     assert not at.exception
     lines = [shown(m.value) for m in at.markdown if reason in shown(m.value)]
     assert lines and all(line.startswith(f"**{heading}:**") for line in lines), lines
+
+
+def _cells(at) -> list:
+    """Every cell of every table on the page."""
+    return [v for d in at.dataframe for v in d.value.astype(object).to_numpy().ravel()]
+
+
+def test_the_golden_sets_page_shows_no_raw_none(db):
+    """A revision nobody proposed has no changes, a run without a name has no name: the
+    tables leave those cells empty instead of showing None."""
+    unnamed = evaluate(db, "v2-candidate.jsonl", "--golden-name", "demo/medical")  # no --name, no --prompt-version
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("views/golden.py")
+    at.query_params["name"] = "demo/medical"
+    at.run()
+    assert not at.exception
+    assert unnamed in list(next(d.value for d in at.dataframe if "run_id" in d.value.columns)["run_id"])
+    cells = _cells(at)
+    assert cells and not [c for c in cells if c is None or c is pd.NA or (isinstance(c, float) and c != c)
+                          or str(c) in ("None", "nan", "NaN", "<NA>")]
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    (0.7749999999999999, "0.775"), (0.685, "0.685"), (0.5, "0.5"), (0.73, "0.73"), (1.0, "1"), (0, "0"),
+    (12345, "12,345"), (2.0000001, "2"), (0.00012, "0.00012"), (-0.25, "-0.25"), (float("nan"), "-"), (None, "-"),
+    (np.float64(0.30000000000000004), "0.3")])
+def test_numbers_are_formatted_for_people_by_one_function(value, said):
+    from termgate.dashboard import ui
+
+    assert ui.number(value) == said
+
+
+JUDGE_CONFIG = json.dumps({"band": [0.685, 0.7749999999999999], "combiner": "logistic-regression", "cutoff": 0.73,
+                           "domain_context": None, "judge": "embedding", "model": "sentence-transformers/all-MiniLM-L6-v2"})
+
+
+def test_the_judge_configuration_prints_its_band_for_people(db, monkeypatch):
+    """The Runs page's judge agreement shows each judge configuration: the embedding judge
+    `termgate demo` records stores its band as [0.685, 0.7749999999999999] (the test store's
+    runs are judged by none, so the recorded configuration is swapped for it as the page reads
+    it), which people read as 0.775."""
+    import dataclasses
+
+    from termgate.dashboard import data
+    from termgate.governance import verdicts as vd
+
+    run = runs_by(db)[("medical", "v2")]
+    so.add_user(db, "erin", "engineer", "erin-password-1")
+    query_id, term = vd.unflagged_sample(db, run, 1, 0)[0]
+    vd.record_verdict(db, so.authenticate(db, "erin", "erin-password-1"), run, query_id, term, "related", False, None)
+    read = data.agreement
+    monkeypatch.setattr(data, "agreement", lambda: dataclasses.replace(read(), judges=[
+        dataclasses.replace(j, judge="embedding", config=JUDGE_CONFIG) for j in read().judges]))
+    at = page("runs")
+    assert not at.exception
+    [config] = [c.value for c in at.code if c.value.startswith("config ")]
+    assert "0.7749999999999999" not in config and "band [0.685, 0.775]" in config and "cutoff 0.73" in config
+    assert "judge embedding" in config and "domain_context none" in config
