@@ -340,3 +340,23 @@ def test_the_judge_configuration_prints_its_band_for_people(db, monkeypatch):
     [config] = [c.value for c in at.code if c.value.startswith("config ")]
     assert "0.7749999999999999" not in config and "band [0.685, 0.775]" in config and "cutoff 0.73" in config
     assert "judge embedding" in config and "domain_context none" in config
+
+
+@pytest.mark.slow
+def test_import_names_the_uploaded_files_never_their_removed_temporary_copies(db):
+    """The child works on copies in a private folder removed when it exits: what the page
+    shows names the files the visitor uploaded, and no line points into that folder."""
+    from termgate.dashboard.importer import run_import
+
+    from test_dashboard import Upload
+
+    golden = Upload("vet golden.jsonl", b'{"query_id": "q1", "query": "sneakers", "context": {"domain": "ecommerce"}, '
+                                        b'"expected_expansions": [{"term": "trainers"}]}\n')
+    ok = run_import(golden, Upload("gen.jsonl", b'{"query_id": "q1", "terms": ["trainers"]}\n'), judge="none",
+                    author="carol")
+    assert ok.run_id and "gate: PASS" in ok.output
+    bad = run_import(Upload("vet golden.jsonl", b'{"query_id": "q1", "query": 5, "expected_expansions": []}\n'),
+                     Upload("gen.jsonl", b'{"query_id": "q1", "terms": ["a"]}\n'), judge="none", author="carol")
+    assert bad.problems == ["vet golden.jsonl:1: query: input should be a valid string (got 5)"]
+    for said in [ok.output, bad.output, *bad.problems]:
+        assert "termgate-import-" not in said and "report.json" not in said
