@@ -360,3 +360,22 @@ def test_import_names_the_uploaded_files_never_their_removed_temporary_copies(db
     assert bad.problems == ["vet golden.jsonl:1: query: input should be a valid string (got 5)"]
     for said in [ok.output, bad.output, *bad.problems]:
         assert "termgate-import-" not in said and "report.json" not in said
+
+
+@pytest.mark.slow
+def test_a_link_to_regressions_with_a_run_opens_that_runs_group(db):
+    """/regressions?run=RUN: with 60 items or more every group starts folded, except the one
+    the link names, which comes first; a run with nothing flagged says so."""
+    for _ in range(3):
+        evaluate(db, "v2-candidate.jsonl")  # three more failing runs: over 60 flagged items in all
+    ids = runs_by(db)
+    legal = ids[("legal", "v3")]
+    at = page("regressions")
+    assert int(re.match(r"(\d+) flagged items", at.caption[1].value).group(1)) >= 60
+    assert not any(e.proto.expanded for e in at.expander)
+    at = page("regressions", run=legal)
+    assert not at.exception
+    assert legal in shown(at.expander[0].label) and at.expander[0].proto.expanded
+    assert not any(e.proto.expanded for e in at.expander[1:])
+    at = page("regressions", run=ids[("medical", "v1")])  # passed its gate: nothing flagged
+    assert any("has nothing flagged here" in i.value for i in at.info)
