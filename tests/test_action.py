@@ -439,3 +439,25 @@ def test_install_puts_termgate_from_the_action_folder_in_its_own_environment(run
     bad = runner.run({"golden": "golden.jsonl", "extras": "x]; rm -rf ~"}, only=("install",), path_first=fake,
                      install=True)
     assert bad.steps[0].code == 2 and "::error title=termgate action::extras" in bad.steps[0].output
+
+
+def test_the_docs_agree_with_pyproject_that_the_embeddings_extra_needs_no_torch():
+    """pyproject's `embeddings` extra installs tokenizers, not torch (the model package comes
+    with --no-deps): every line of the docs that names the extra and torch says "without"
+    (issue 31 item 15: docs/ci.md said the extra adds torch)."""
+    import tomllib
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"]["embeddings"]
+    assert not [r for r in extra if re.match(r"(torch|sentence-transformers)\b", r)], extra
+    names_the_extra = re.compile(r"extras: embeddings|termgate\[embeddings\]|`embeddings` extra|"
+                                 r"embeddings extra|\"embeddings\"")
+    without = re.compile(r"without torch|no torch|torch-free|not in the extra|--no-deps|declares", re.I)
+    wrong = []
+    for path in [ROOT / "README.md", ROOT / "action.yml", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for i, line in enumerate(lines):
+            said = " ".join(lines[i:i + 2])  # a sentence may wrap onto the next line
+            if names_the_extra.search(line) and "torch" in said.lower() and not without.search(said):
+                wrong.append(f"{path.relative_to(ROOT)}:{i + 1}: {line.strip()}")
+    assert not wrong, wrong

@@ -16,7 +16,9 @@ from termgate.governance import signoff as so
 from termgate import store
 from termgate.cli import main
 
-from test_dashboard import ROOT, db, page, runs_by, shown, sign_in  # noqa: F401 (db: the fixture)
+from streamlit.testing.v1 import AppTest
+
+from test_dashboard import APP, ROOT, db, page, runs_by, shown, sign_in  # noqa: F401 (db: the fixture)
 
 MEDICAL = ROOT / "data" / "demo" / "medical"
 
@@ -255,3 +257,125 @@ def test_regressions_counts_its_items_and_runs_in_words(db):
     items = store.flagged_items(db, list(store.runs_overview(db)["run_id"]))
     assert not re.search(r"\b1 (flagged items|runs)\b", caption)
     assert re.fullmatch(r"[\d,]+ flagged items? in \d+ runs?", caption)
+
+
+# ---------------------------------------------------------------- issue 31 item 15
+
+
+def _noted(db, passed: bool) -> tuple[str, str, str]:
+    """(run, query_id, its first reason) of a medical demo query that passes (fails) with reasons."""
+    ids = runs_by(db)
+    for version in ("v2", "v3", "v1"):
+        rows = store.query_rows(db, ids[("medical", version)])
+        rows = rows[(rows["passed"] == passed) & rows["failure_reasons"].map(lambda r: r is not None and len(r) > 0)]
+        if len(rows):
+            return ids[("medical", version)], rows["query_id"].iloc[0], rows["failure_reasons"].iloc[0][0]
+    raise AssertionError(f"the medical demo has no {'passing' if passed else 'failing'} query with reasons")
+
+
+@pytest.mark.parametrize(("passed", "heading"), [(True, "Noted, though it passes"), (False, "Why it fails")])
+def test_a_querys_reasons_are_headed_as_its_status(db, passed, heading):
+    """A passing query with a note (an underweight term) is not headed "Why it fails"."""
+    run, query_id, reason = _noted(db, passed)
+    baseline = next(r for r in runs_by(db).values() if r != run)
+    at = page("compare", run=run, baseline=baseline, query=query_id)
+    assert not at.exception
+    lines = [shown(m.value) for m in at.markdown if reason in shown(m.value)]
+    assert lines and all(line.startswith(f"**{heading}:**") for line in lines), lines
+
+
+def _cells(at) -> list:
+    """Every cell of every table on the page."""
+    return [v for d in at.dataframe for v in d.value.astype(object).to_numpy().ravel()]
+
+
+def test_the_golden_sets_page_shows_no_raw_none(db):
+    """A revision nobody proposed has no changes, a run without a name has no name: the
+    tables leave those cells empty instead of showing None."""
+    unnamed = evaluate(db, "v2-candidate.jsonl", "--golden-name", "demo/medical")  # no --name, no --prompt-version
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("views/golden.py")
+    at.query_params["name"] = "demo/medical"
+    at.run()
+    assert not at.exception
+    assert unnamed in list(next(d.value for d in at.dataframe if "run_id" in d.value.columns)["run_id"])
+    cells = _cells(at)
+    assert cells and not [c for c in cells if c is None or c is pd.NA or (isinstance(c, float) and c != c)
+                          or str(c) in ("None", "nan", "NaN", "<NA>")]
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    (0.7749999999999999, "0.775"), (0.685, "0.685"), (0.5, "0.5"), (0.73, "0.73"), (1.0, "1"), (0, "0"),
+    (12345, "12,345"), (2.0000001, "2"), (0.00012, "0.00012"), (-0.25, "-0.25"), (float("nan"), "-"), (None, "-"),
+    (np.float64(0.30000000000000004), "0.3")])
+def test_numbers_are_formatted_for_people_by_one_function(value, said):
+    from termgate.dashboard import ui
+
+    assert ui.number(value) == said
+
+
+JUDGE_CONFIG = json.dumps({"band": [0.685, 0.7749999999999999], "combiner": "logistic-regression", "cutoff": 0.73,
+                           "domain_context": None, "judge": "embedding", "model": "sentence-transformers/all-MiniLM-L6-v2"})
+
+
+def test_the_judge_configuration_prints_its_band_for_people(db, monkeypatch):
+    """The Runs page's judge agreement shows each judge configuration: the embedding judge
+    `termgate demo` records stores its band as [0.685, 0.7749999999999999] (the test store's
+    runs are judged by none, so the recorded configuration is swapped for it as the page reads
+    it), which people read as 0.775."""
+    import dataclasses
+
+    from termgate.dashboard import data
+    from termgate.governance import verdicts as vd
+
+    run = runs_by(db)[("medical", "v2")]
+    so.add_user(db, "erin", "engineer", "erin-password-1")
+    query_id, term = vd.unflagged_sample(db, run, 1, 0)[0]
+    vd.record_verdict(db, so.authenticate(db, "erin", "erin-password-1"), run, query_id, term, "related", False, None)
+    read = data.agreement
+    monkeypatch.setattr(data, "agreement", lambda: dataclasses.replace(read(), judges=[
+        dataclasses.replace(j, judge="embedding", config=JUDGE_CONFIG) for j in read().judges]))
+    at = page("runs")
+    assert not at.exception
+    [config] = [c.value for c in at.code if c.value.startswith("config ")]
+    assert "0.7749999999999999" not in config and "band [0.685, 0.775]" in config and "cutoff 0.73" in config
+    assert "judge embedding" in config and "domain_context none" in config
+
+
+@pytest.mark.slow
+def test_import_names_the_uploaded_files_never_their_removed_temporary_copies(db):
+    """The child works on copies in a private folder removed when it exits: what the page
+    shows names the files the visitor uploaded, and no line points into that folder."""
+    from termgate.dashboard.importer import run_import
+
+    from test_dashboard import Upload
+
+    golden = Upload("vet golden.jsonl", b'{"query_id": "q1", "query": "sneakers", "context": {"domain": "ecommerce"}, '
+                                        b'"expected_expansions": [{"term": "trainers"}]}\n')
+    ok = run_import(golden, Upload("gen.jsonl", b'{"query_id": "q1", "terms": ["trainers"]}\n'), judge="none",
+                    author="carol")
+    assert ok.run_id and "gate: PASS" in ok.output
+    bad = run_import(Upload("vet golden.jsonl", b'{"query_id": "q1", "query": 5, "expected_expansions": []}\n'),
+                     Upload("gen.jsonl", b'{"query_id": "q1", "terms": ["a"]}\n'), judge="none", author="carol")
+    assert bad.problems == ["vet golden.jsonl:1: query: input should be a valid string (got 5)"]
+    for said in [ok.output, bad.output, *bad.problems]:
+        assert "termgate-import-" not in said and "report.json" not in said
+
+
+@pytest.mark.slow
+def test_a_link_to_regressions_with_a_run_opens_that_runs_group(db):
+    """/regressions?run=RUN: with 60 items or more every group starts folded, except the one
+    the link names, which comes first; a run with nothing flagged says so."""
+    for _ in range(3):
+        evaluate(db, "v2-candidate.jsonl")  # three more failing runs: over 60 flagged items in all
+    ids = runs_by(db)
+    legal = ids[("legal", "v3")]
+    at = page("regressions")
+    assert int(re.match(r"(\d+) flagged items", at.caption[1].value).group(1)) >= 60
+    assert not any(e.proto.expanded for e in at.expander)
+    at = page("regressions", run=legal)
+    assert not at.exception
+    assert legal in shown(at.expander[0].label) and at.expander[0].proto.expanded
+    assert not any(e.proto.expanded for e in at.expander[1:])
+    at = page("regressions", run=ids[("medical", "v1")])  # passed its gate: nothing flagged
+    assert any("has nothing flagged here" in i.value for i in at.info)

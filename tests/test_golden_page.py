@@ -196,8 +196,10 @@ def test_the_runs_page_shows_the_agreement_figures_agreement_report_computes(bac
     [raters] = frame(at, "reviewer A", "label kappa").to_dict("records")
     assert (raters["reviewer A"], raters["reviewer B"], raters["n"]) == ("alice", "eve", 4)
     assert raters["kappa"] == pytest.approx(pair.table.kappa) and raters["label kappa"] == pytest.approx(0.2)
-    assert any(f"config {judge.config_id}: " + json.dumps(json.loads(judge.config), sort_keys=True) in c.value
-               for c in at.code)
+    from termgate.dashboard import ui  # the configuration for people: key value pairs, numbers rounded
+
+    assert any(f"config {judge.config_id}: " + ui.settings(judge.config) in c.value for c in at.code)
+    assert any(f"config {judge.config_id}: " in c.value and "judge fake" in c.value for c in at.code), [c.value for c in at.code]
     assert any("termgate drift agreement" in c.value for c in at.caption)
 
 

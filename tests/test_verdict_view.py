@@ -86,3 +86,21 @@ def _said(db, run):
 
     found = [c for c in chips(store.term_rows(db, run, "med-001")) if c.kind != "missed"]
     return [(c.term, "flagged drift" if c.kind == "drift" else "unjudged" if c.unjudged else c.kind) for c in found]
+
+
+@pytest.mark.slow
+def test_the_unflagged_sample_leaves_out_terms_that_already_have_a_verdict(db):
+    """A term a reviewer already judged is not offered again: the sample is for the terms
+    nobody has looked at yet (issue 31 item 15)."""
+    ids = runs_by(db)
+    run = ids[("medical", "v2")]
+    before = verdicts.unflagged_sample(db, run, 10, 0)
+    so.add_user(db, "erin", "engineer", "erin-password-1")
+    erin = so.authenticate(db, "erin", "erin-password-1")
+    judged = before[:2]
+    for query_id, term in judged:
+        verdicts.record_verdict(db, erin, run, query_id, term, "related", False, None)
+    at, _ = opened(db)
+    offered = [shown(b.label) for b in expander(at).button if b.key and b.key.startswith("cmp_vd_sample_")]
+    assert offered and not {f"{q} · {t}" for q, t in judged} & set(offered)
+    assert not set(judged) & set(verdicts.unflagged_sample(db, run, 100, 0))  # the CLI's sample too

@@ -64,7 +64,7 @@ def section() -> None:
     if report.judges:
         st.dataframe(judge_rows(report), hide_index=True, width="stretch", column_config=FIGURES, key="runs_agreement")
         configs = dict.fromkeys((j.config_id, j.config) for j in report.judges)
-        st.code("\n".join(f"config {cid}: {ui.visible(text)}" for cid, text in configs), language=None,
+        st.code("\n".join(f"config {cid}: {ui.visible(ui.settings(text))}" for cid, text in configs), language=None,
                 wrap_lines=True)
     else:
         st.caption("No verdict is on a false positive a judge was asked about.")

@@ -199,6 +199,6 @@ def render_rows(run_id: str, baseline_id: str, flt: CompareFilter) -> None:
                                 "status": st.column_config.TextColumn("status", width=85),
                                 "tp": "TP", "fp": "FP", "fn": "FN", "base_tp": "TP base", "base_fp": "FP base",
                                 "base_fn": "FN base", "drift_terms": "drift terms",
-                                "failure_reasons": "why it fails"})
+                                "failure_reasons": "reasons"})  # a passing query has notes too
     st.page_link("views/query.py", label="Open one query's history", icon=":material/history:",
                  query_params={"query_id": str(df["query_id"].iloc[0])})

@@ -103,7 +103,7 @@ def overview(found: list[Entry]) -> None:
              "proposed at": e.proposal.proposed_at if e.proposal else "",
              "approved by": ", ".join(a.approver for a in e.proposal.approvals) if e.proposal else "",
              "domains": ", ".join(e.proposal.domains) if e.proposal else "",
-             "changes": len(e.proposal.changes) if e.proposal else None, "runs": len(e.runs)} for e in found]
+             "changes": str(len(e.proposal.changes)) if e.proposal else "", "runs": len(e.runs)} for e in found]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
@@ -130,8 +130,8 @@ def revision(name: str, entry: Entry) -> None:
             st.caption("No diff: the file was proposed as it is.")
         if rev.changes:
             st.markdown("**Changes per query**")
-            st.dataframe(pd.DataFrame([{label: ui.terms(c.get(key)) if isinstance(c.get(key), list) else c.get(key)
-                                        for key, label in CHANGES.items()} for c in rev.changes]),
+            st.dataframe(pd.DataFrame([{label: ui.cell(c.get(key)) for key, label in CHANGES.items()}
+                                       for c in rev.changes]),
                          hide_index=True, width="stretch")
     _runs(entry)
 
@@ -156,5 +156,6 @@ def _runs(entry: Entry) -> None:
         st.caption("No run has used this revision yet: evaluate against the file it names.")
         return
     table = entry.runs.assign(gate=entry.runs["gate_decision"].str.upper(), domains=entry.runs["domains"].map(ui.terms))
-    st.dataframe(table[["run_id", "created_at", "name", "prompt_version", "gate", "domains", "author"]],
+    columns = ["run_id", "created_at", "name", "prompt_version", "gate", "domains", "author"]
+    st.dataframe(table[columns].map(ui.cell),  # a run without a name shows nothing, not None
                  hide_index=True, width="stretch", column_config={"prompt_version": "prompt"})

@@ -54,12 +54,25 @@ def private_folder() -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _save(upload, folder: Path, role: str) -> Path:
-    """Keep the upload under its own name, prefixed by its role so two uploads never collide."""
+def _save(upload, folder: Path, role: str, names: dict[str, str] | None = None) -> Path:
+    """Keep the upload under its own name, prefixed by its role so two uploads never collide;
+    `names` learns the copy's path -> the uploaded file's name, which the page shows instead."""
     name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(upload.name).name) or "upload"
     path = folder / f"{role}-{name}"
     path.write_bytes(upload.getvalue())
+    if names is not None:
+        names[str(path)] = Path(upload.name).name or "upload"
     return path
+
+
+def _as_uploaded(text: str, names: dict[str, str], report: Path) -> str:
+    """The child's lines as the visitor knows the files: each temporary copy (removed when the
+    child exits) named by the uploaded file's name, and no line about the page's own report file."""
+    lines = [line for line in text.splitlines(keepends=True) if line.strip() != f"wrote {report}"]
+    text = "".join(lines)
+    for path, name in sorted(names.items(), key=lambda item: -len(item[0])):
+        text = text.replace(path, name)
+    return text
 
 
 def endpoint_key(endpoint: Endpoint) -> str | None:
@@ -117,7 +130,10 @@ def child_env(endpoint: Endpoint | None = None, settings=None, dashboard_url: st
     return env
 
 
-def _result(report: Path, code: int, problems: list[str], output: str, what: str) -> ImportResult:
+def _result(report: Path, code: int, problems: list[str], output: str, what: str,
+            names: dict[str, str]) -> ImportResult:
+    problems = [_as_uploaded(line, names, report) for line in problems]
+    output = _as_uploaded(output, names, report)
     if code == 2 or not report.exists():
         return ImportResult(problems=problems or [f"{what} exited {code}"], output=output)
     parsed = json.loads(report.read_text(encoding="utf-8"))
@@ -146,9 +162,10 @@ def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int 
     if chosen is None:
         return ImportResult(problems=[f"unknown endpoint '{endpoint}': it is not configured on this server"])
     with private_folder() as folder:
-        report = folder / "report.json"
+        report, names = folder / "report.json", {}
         cmd = [sys.executable, "-m", "termgate", "harness", "--endpoint", endpoint,
-               "--golden", str(_save(golden, folder, "golden")), "--prompt", str(_save(prompt, folder, "prompt")),
+               "--golden", str(_save(golden, folder, "golden", names)),
+               "--prompt", str(_save(prompt, folder, "prompt", names)),
                "--concurrency", str(concurrency), "--json", str(report), "--author", author,
                "--response-format", response_format, "--repeat", str(int(repeat)),
                "--golden-name", _golden_name(golden, golden_name)]
@@ -169,7 +186,7 @@ def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int 
                 problems.append(line)
         proc.wait()
         reader.join()
-        return _result(report, proc.returncode, problems, "".join(output), "harness")
+        return _result(report, proc.returncode, problems, "".join(output), "harness", names)
 
 
 def run_import(golden, generated, thresholds=None, *, author: str, name: str = "", prompt_version: str = "",
@@ -178,15 +195,15 @@ def run_import(golden, generated, thresholds=None, *, author: str, name: str = "
     """`python -m termgate evaluate` on the uploads, in a child process; `dashboard_url` is the
     base of the link it prints (see child_env)."""
     with private_folder() as folder:
-        report = folder / "report.json"
-        cmd = [sys.executable, "-m", "termgate", "evaluate", "--golden", str(_save(golden, folder, "golden")),
-               "--generated", str(_save(generated, folder, "generated")),
+        report, names = folder / "report.json", {}
+        cmd = [sys.executable, "-m", "termgate", "evaluate", "--golden", str(_save(golden, folder, "golden", names)),
+               "--generated", str(_save(generated, folder, "generated", names)),
                "--json", str(report), "--author", author, "--golden-name", _golden_name(golden, golden_name)]
         if thresholds is not None:
-            cmd += ["--thresholds", str(_save(thresholds, folder, "thresholds"))]
+            cmd += ["--thresholds", str(_save(thresholds, folder, "thresholds", names))]
         cmd += _flags((("--name", name), ("--prompt-version", prompt_version), ("--drift-judge", judge),
                        ("--baseline", baseline)))
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600,
                               env=child_env(dashboard_url=dashboard_url))
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
-        return _result(report, proc.returncode, lines, proc.stdout, "evaluate")
+        return _result(report, proc.returncode, lines, proc.stdout, "evaluate", names)

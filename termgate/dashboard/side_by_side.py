@@ -298,7 +298,13 @@ def _side(title: str, runs: pd.DataFrame, run_id: str | None, query_id: str, row
         st.markdown(f"⚠ drift: **{ui.literal(chip.term)}** — {ui.literal(chip.reason or 'no reason recorded')}")
     reasons = row[prefix + "failure_reasons"] or []
     if reasons:
-        st.markdown("**Why it fails:** " + " · ".join(ui.literal(r) for r in reasons))
+        st.markdown(f"**{reasons_heading(row[prefix + 'passed'])}:** " + " · ".join(ui.literal(r) for r in reasons))
+
+
+def reasons_heading(passed: bool | None) -> str:
+    """The heading of a query's recorded reasons, true to its status: a passing query's are
+    notes (an underweight term that did not sink it), never why it fails."""
+    return "Notes" if passed is None else "Noted, though it passes" if passed else "Why it fails"
 
 
 def _chip_row(title: str, found: list[Chip]) -> None:

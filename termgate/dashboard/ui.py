@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import html
+import json
+import math
 import re
 
+import pandas as pd
 import streamlit as st
 
 # Markdown is everywhere in Streamlit: st.markdown/caption/write/success/error/warning/info,
@@ -83,6 +86,60 @@ def terms(values) -> str:
         return ", ".join(str(v) for v in values)
     except TypeError:  # None, NaN, pd.NA: a side of the pair without this query
         return ""
+
+
+def number(value, decimals: int = 3) -> str:
+    """A number as people read it, the dashboard's one formatter: whole numbers with
+    thousands separators, others rounded to `decimals` places without trailing zeros
+    (0.7749999999999999 → 0.775, 0.5 → 0.5), a tiny one to its first significant digits;
+    a missing value as "-"."""
+    if value is None or isinstance(value, bool):
+        return "-" if value is None else str(value)
+    value = float(value)
+    if math.isnan(value):
+        return "-"
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    if value.is_integer():
+        return f"{int(value):,}"
+    rounded = round(value, decimals)
+    if rounded == 0:
+        return f"{value:.{decimals}g}"
+    return f"{rounded:,.{decimals}f}".rstrip("0").rstrip(".")
+
+
+def settings(text: str | None) -> str:
+    """A stored JSON configuration (a drift judge's) as one line for people: `key value`
+    pairs joined by " · ", numbers by `number`; text that is not JSON as it is."""
+    try:
+        parsed = json.loads(text or "null")
+    except ValueError:
+        return text or ""
+    return _plain(parsed)
+
+
+def _plain(value) -> str:
+    if isinstance(value, dict):
+        return " · ".join(f"{k} {_plain(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "[" + ", ".join(_plain(v) for v in value) + "]"
+    if value is None:
+        return "none"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return number(value)
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def cell(value) -> str:
+    """A table cell as text for people: nothing for a missing value (st.dataframe shows a
+    null as a grey "None"), a list as its items, a number by `number`."""
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, (list, tuple)):
+        return terms(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return number(value)
+    return str(value)
 
 
 def color_gate(value: str) -> str:

@@ -177,12 +177,14 @@ def list_verdicts(db, run_ids=None, golden_name: str | None = None, domain: str 
 
 def unflagged_sample(db, run_id: str, n: int, seed: int) -> list[tuple[str, str]]:
     """A reproducible random sample of `n` (query_id, term) false positives of the run that
-    its drift judge did not flag (all of them when fewer), in golden-set order: verdicts
-    on these measure agreement where the judge said "not drift" too."""
+    its drift judge did not flag and no reviewer has a standing verdict on yet (all of them
+    when fewer), in golden-set order: verdicts on these measure agreement where the judge
+    said "not drift" too."""
     store.get_run(db, run_id)
     if n < 0:
         raise UsageError("the sample size is a whole number ≥ 0")
-    population = unflagged_false_positives(db, run_id)
+    judged = {(v.query_id, v.term) for v in list_verdicts(db, [run_id])}
+    population = [item for item in unflagged_false_positives(db, run_id) if item not in judged]
     if n >= len(population):
         return population
     picked = sorted(random.Random(f"{seed}:{run_id}").sample(range(len(population)), n))

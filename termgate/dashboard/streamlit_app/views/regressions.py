@@ -1,4 +1,5 @@
-"""Regressions: every flagged item of runs not yet releasable, grouped by run."""
+"""Regressions: every flagged item of runs not yet releasable, grouped by run (deep link
+/regressions?run=RUN opens that run's group; &query= opens one of its queries side by side)."""
 
 import streamlit as st
 
@@ -23,12 +24,19 @@ if items.empty:
     st.success("Nothing flagged in runs awaiting a decision.")
     st.stop()
 st.caption(f"{counted(len(items), 'flagged item')} in {counted(items['run_id'].nunique(), 'run')}")
-for run_id, group in items.groupby("run_id", sort=False):
+linked = st.query_params.get("run")  # /regressions?run=RUN opens that run's group, first, and only it
+if linked and linked not in set(items["run_id"]):
+    st.info(f"Run {ui.literal(linked)} in the link has nothing flagged here: it is not in this store, it passed its "
+            "gate, it is signed off, or the kinds shown leave its items out.")
+    linked = None
+groups = sorted(items.groupby("run_id", sort=False), key=lambda g: g[0] != linked)  # stable: the rest keep order
+for run_id, group in groups:
     first = group.iloc[0]
     # the gate beside the sign-off state: a rejected review run says so
     named = ui.run_label(first.to_dict(), unnamed=None)  # what the run has of name, version and id
     label = f"{first['gate_decision'].upper()} · {states[run_id]} — {named} — {len(group)} items"
-    with st.expander(ui.literal(label), expanded=len(items) < 60 or side_by_side.opened_for(run_id)):
+    opened = run_id == linked if linked else len(items) < 60 or side_by_side.opened_for(run_id)
+    with st.expander(ui.literal(label), expanded=opened):
         links = st.columns(2)
         if isinstance(first["baseline_id"], str):
             links[0].page_link("views/compare.py", label="Open in Compare", icon=":material/compare_arrows:",

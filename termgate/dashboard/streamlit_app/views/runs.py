@@ -17,16 +17,24 @@ table = runs.assign(
     domains=runs["domains"].map(ui.terms),
     sign_off=runs["run_id"].map(states),
 )
+# What a reader compares runs by comes first and narrow, so F1 and drift show without a
+# horizontal scroll from 1280 px up; when, on what and against what come last.
+metric = lambda label: st.column_config.NumberColumn(label, format="%.3f", width=56)  # noqa: E731
+count = lambda label: st.column_config.NumberColumn(label, width=64)  # noqa: E731
 st.dataframe(
-    table[["run_id", "created_at", "name", "prompt_version", "gate", "domains", "sign_off", "total_queries",
-           "failed", "errored", "aggregate_precision", "aggregate_recall", "aggregate_f1", "mean_term_drift_score",
-           "regressed", "improved", "baseline_id"]].style.map(ui.color_gate, subset=["gate"]),
+    table[["run_id", "name", "prompt_version", "gate", "aggregate_f1", "mean_term_drift_score", "aggregate_precision",
+           "aggregate_recall", "sign_off", "failed", "errored", "regressed", "improved", "total_queries", "domains",
+           "created_at", "baseline_id"]].style.map(ui.color_gate, subset=["gate"]),
     hide_index=True, width="stretch",
-    column_config={"aggregate_precision": st.column_config.NumberColumn("P", format="%.3f"),
-                   "aggregate_recall": st.column_config.NumberColumn("R", format="%.3f"),
-                   "aggregate_f1": st.column_config.NumberColumn("F1", format="%.3f"),
-                   "mean_term_drift_score": st.column_config.NumberColumn("drift", format="%.3f"),
-                   "total_queries": "queries", "prompt_version": "prompt", "sign_off": "sign-off"})
+    column_config={"run_id": st.column_config.TextColumn("run_id", width=170),
+                   "name": st.column_config.TextColumn("name", width=120),
+                   "prompt_version": st.column_config.TextColumn("prompt", width=60),
+                   "gate": st.column_config.TextColumn("gate", width=66),
+                   "aggregate_f1": metric("F1"), "mean_term_drift_score": metric("drift"),
+                   "aggregate_precision": metric("P"), "aggregate_recall": metric("R"),
+                   "sign_off": st.column_config.TextColumn("sign-off", width=130),
+                   "failed": count("failed"), "errored": count("errored"), "regressed": count("regressed"),
+                   "improved": count("improved"), "total_queries": count("queries")})
 
 st.subheader("Trend across prompt versions")
 golden_sets = runs.drop_duplicates("golden_name")
