@@ -19,7 +19,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from ...io import GENERATED_SCHEMA, GOLDEN_SCHEMA, plain_golden_fields, unique_keys
+from ...io import GENERATED_SCHEMA, GOLDEN_SCHEMA, plain_golden_fields, query_id_problem, unique_keys
 from ..metrics import normalize_term
 from ...sql import sql_literal
 
@@ -49,7 +49,7 @@ def plain_generated(obj: object) -> int | None:
     if type(obj) is not dict:
         return None
     query_id, terms = obj.get("query_id"), obj.get("terms")
-    if type(query_id) is not str or not query_id or type(terms) is not list:
+    if type(query_id) is not str or not query_id or type(terms) is not list or query_id_problem(query_id):
         return None
     keys = len(obj)
     for entry in terms:
