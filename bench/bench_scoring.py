@@ -74,8 +74,10 @@ def make_data(n: int, folder: Path, seed: int = 0, script: str = "ascii") -> tup
     return golden, generated
 
 
-def run_evaluate(golden: Path, generated: Path, folder: Path, source: str | None = None) -> tuple[float, float, int]:
-    """One `evaluate` process: wall seconds, its own peak RSS (MB) and exit code. `source`
+def run_evaluate(golden: Path, generated: Path, folder: Path,
+                 source: str | None = None) -> tuple[float, float, int, float]:
+    """One `evaluate` process: wall seconds, its own peak RSS (MB), exit code and CPU
+    seconds (user and system: on a shared machine, steadier than the wall time). `source`
     is another checkout's folder to run instead of this one (the reference)."""
     db, report = folder / "bench.duckdb", folder / "report.json"
     db.unlink(missing_ok=True)
@@ -92,25 +94,25 @@ def run_evaluate(golden: Path, generated: Path, folder: Path, source: str | None
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1, 3) or not report.exists():  # a traceback exits 1 too, with no report
         sys.exit(f"evaluate failed ({code}): {proc.stderr.read().decode()}")
-    return wall, usage.ru_maxrss / 1024, code
+    return wall, usage.ru_maxrss / 1024, code, usage.ru_utime + usage.ru_stime
 
 
-def _line(label: str, n: int, wall: float, peak: float, code: int) -> str:
+def _line(label: str, n: int, wall: float, peak: float, code: int, cpu: float) -> str:
     goal_s, goal_mb = GOALS.get(n, (None, None))
     goal = f"goal ≤ {goal_s:.0f} s" if goal_s else "no goal"
     if goal_mb:
         goal += f", ≤ {goal_mb:.0f} MB"
     ratio = f" ({wall / goal_s:.2f}× the goal)" if goal_s else ""
-    return (f"bench_scoring {label:<18} n={n:>9,}  wall {wall:6.2f} s  peak RSS {peak:7.0f} MB  "
+    return (f"bench_scoring {label:<18} n={n:>9,}  wall {wall:6.2f} s  CPU {cpu:6.2f} s  peak RSS {peak:7.0f} MB  "
             f"exit {code}  [{goal}]{ratio}")
 
 
-def _ratio_line(script: str, n: int, runs: dict[str, list[tuple[float, float]]]) -> str:
-    """A script's median wall time and peak RSS over ASCII's, same size, same checkout."""
-    wall, peak = (statistics.median(r[k] for r in runs[script]) for k in (0, 1))
-    ascii_wall, ascii_peak = (statistics.median(r[k] for r in runs["ascii"]) for k in (0, 1))
-    goal = f"  [goal ≤ {ACCENTED_GOAL}× both]" if script == "accented" else ""
-    return (f"bench_scoring {script} / ascii   n={n:>9,}  wall {wall / ascii_wall:.2f}×  "
+def _ratio_line(script: str, n: int, runs: dict[str, list[tuple[float, float, float]]]) -> str:
+    """A script's median wall time, CPU time and peak RSS over ASCII's, same size, same checkout."""
+    wall, cpu, peak = (statistics.median(r[k] for r in runs[script]) for k in range(3))
+    ascii_wall, ascii_cpu, ascii_peak = (statistics.median(r[k] for r in runs["ascii"]) for k in range(3))
+    goal = f"  [goal ≤ {ACCENTED_GOAL}× time and memory]" if script == "accented" else ""
+    return (f"bench_scoring {script} / ascii   n={n:>9,}  wall {wall / ascii_wall:.2f}×  CPU {cpu / ascii_cpu:.2f}×  "
             f"peak RSS {peak / ascii_peak:.2f}×  (medians of {len(runs[script])}){goal}")
 
 
@@ -134,23 +136,23 @@ def main() -> None:
     scripts = args.scripts.split(",")
     if unknown := set(scripts) - set(SCRIPTS):
         parser.error(f"unknown script {sorted(unknown)[0]!r}: expected some of {','.join(SCRIPTS)}")
-    if len(scripts) > 1 and "ascii" not in scripts:
+    if scripts != ["ascii"] and "ascii" not in scripts:
         scripts.insert(0, "ascii")  # the ratios' denominator
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_scoring-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
         for n in (int(s) for s in args.sizes.split(",")):
             data = {script: _data(n, script, folder, bool(args.keep)) for script in scripts}
-            runs: dict[str, list[tuple[float, float]]] = {script: [] for script in scripts}
+            runs: dict[str, list[tuple[float, float, float]]] = {script: [] for script in scripts}
             for _ in range(args.repeat):
                 for script, (golden, generated) in data.items():  # alternating: the machine's drift hits all
                     label = "this" if script == "ascii" else f"this {script}"
                     if args.reference:
                         print(_line(label.replace("this", "reference"), n,
                                     *run_evaluate(golden, generated, folder, args.reference)), flush=True)
-                    wall, peak, code = run_evaluate(golden, generated, folder)
-                    runs[script].append((wall, peak))
-                    print(_line(label, n, wall, peak, code), flush=True)
+                    wall, peak, code, cpu = run_evaluate(golden, generated, folder)
+                    runs[script].append((wall, cpu, peak))
+                    print(_line(label, n, wall, peak, code, cpu), flush=True)
             for script in scripts[1:]:
                 print(_ratio_line(script, n, runs), flush=True)
             if not args.keep:
