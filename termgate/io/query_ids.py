@@ -9,10 +9,12 @@ __all__ = ["query_id_problem"]
 
 REFUSED_CATEGORIES = {"Cc": "a control character", "Cf": "an invisible format character",
                       "Cs": "a lone surrogate", "Zl": "a line separator", "Zp": "a paragraph separator"}
-"""Unicode categories refused in a query_id: control characters (NUL, tab, newline, DEL, U+0085 ...), invisible format characters
-(zero-width space, bidirectional overrides, BOM ...), lone surrogates, and the line and
-paragraph separators: an id holding one splits or hides in logs, reports, PR comments and
-the `FILE:LINE: FIELD: message` lines themselves, or shows as another id."""
+"""Unicode categories refused in a query_id: control characters (NUL, tab, newline, DEL,
+U+0085 ...), invisible format characters (zero-width space, bidirectional overrides,
+BOM ...), lone surrogates, and the line and paragraph separators. An id holding one splits
+or hides in logs, reports, PR comments and the `FILE:LINE: FIELD: message` lines
+themselves, or shows as another id. Spaces, no-break spaces and letters of any script
+are printable and stay allowed."""
 
 
 def query_id_problem(query_id: str) -> str | None:
