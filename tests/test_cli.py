@@ -302,15 +302,20 @@ line or paragraph separator, an invisible format character (right-to-left overri
 zero-width space, BOM) or a lone surrogate, and the code point the message names."""
 
 
-@pytest.mark.parametrize("raw", [False, True], ids=["escaped", "raw"])
-@pytest.mark.parametrize(("query_id", "code"), BAD_IDS, ids=[c for _, c in BAD_IDS])
-@pytest.mark.parametrize("where", ["golden", "generated", "generated-mapping"])
+def _bad_id_cases():
+    for where in ("golden", "generated", "generated-mapping"):
+        for query_id, code in BAD_IDS:
+            for raw in (False, True):
+                if raw and (int(code, 16) < 0x20 or code == "D800"):
+                    continue  # json.dumps escapes every character below U+0020; a surrogate is not UTF-8
+                if code == "D800" and where != "generated-mapping":
+                    continue  # a lone surrogate is malformed JSON to the line reader (orjson), refused as such
+                yield pytest.param(where, query_id, code, raw, id=f"{where}-{code}-{'raw' if raw else 'escaped'}")
+
+
+@pytest.mark.parametrize(("where", "query_id", "code", "raw"), list(_bad_id_cases()))
 def test_exit_2_for_a_query_id_with_a_control_character(cwd, where, query_id, code, raw):
     # the bad id is on line 2 of one file; the other file matches it, so only the rule refuses it
-    if raw and (query_id[-1] in "\n\ud800" or query_id[1] == "\t"):
-        pytest.skip("not valid JSON (or UTF-8) unescaped")
-    if code == "D800" and where != "generated-mapping":
-        pytest.skip("a lone surrogate is malformed JSON to the line reader (orjson), refused as such")
     dump = (lambda obj: json.dumps(obj, ensure_ascii=False)) if raw else dumps
     golden = [golden_row("e1", "sofa", ["couch"]), golden_row(query_id if where == "golden" else "e2", "tv", ["tv"])]
     generated = [{"query_id": "e1", "terms": ["couch"]}, {"query_id": query_id, "terms": ["tv"]}]
