@@ -294,6 +294,57 @@ def test_exit_2_for_bad_input_writes_nothing(cwd, files, args, shown, line, fiel
     assert not list(cwd.rglob("*.partial"))
 
 
+BAD_IDS = [("e2\u0000", "0000"), ("e2\n", "000A"), ("e\t2", "0009"), ("e2\u001f", "001F"), ("e2\u007f", "007F"),
+           ("e2\u0085", "0085"), ("e2\u2028", "2028"), ("e2\u2029", "2029"), ("\u202ee2", "202E"),
+           ("e\u200b2", "200B"), ("\ufeffe2", "FEFF"), ("e2\ud800", "D800")]
+"""A query_id holding a control character (NUL, newline, tab, unit separator, DEL, NEL), a
+line or paragraph separator, an invisible format character (right-to-left override,
+zero-width space, BOM) or a lone surrogate, and the code point the message names."""
+
+
+def _bad_id_cases():
+    for where in ("golden", "generated", "generated-mapping"):
+        for query_id, code in BAD_IDS:
+            for raw in (False, True):
+                if raw and (int(code, 16) < 0x20 or code == "D800"):
+                    continue  # json.dumps escapes every character below U+0020; a surrogate is not UTF-8
+                if code == "D800" and where != "generated-mapping":
+                    continue  # a lone surrogate is malformed JSON to the line reader (orjson), refused as such
+                yield pytest.param(where, query_id, code, raw, id=f"{where}-{code}-{'raw' if raw else 'escaped'}")
+
+
+@pytest.mark.parametrize(("where", "query_id", "code", "raw"), list(_bad_id_cases()))
+def test_exit_2_for_a_query_id_with_a_control_character(cwd, where, query_id, code, raw):
+    # the bad id is on line 2 of one file; the other file matches it, so only the rule refuses it
+    dump = (lambda obj: json.dumps(obj, ensure_ascii=False)) if raw else dumps
+    golden = [golden_row("e1", "sofa", ["couch"]), golden_row(query_id if where == "golden" else "e2", "tv", ["tv"])]
+    generated = [{"query_id": "e1", "terms": ["couch"]}, {"query_id": query_id, "terms": ["tv"]}]
+    (cwd / "g.jsonl").write_text("".join(dump(r) + "\n" for r in golden), encoding="utf-8")
+    if where == "generated-mapping":  # one object, one query_id per line
+        text = "{" + ",\n".join(f"{dump(r['query_id'])}: {dump(r['terms'])}" for r in generated) + "}\n"
+    else:
+        text = "".join(dump(r) + "\n" for r in generated)
+    (cwd / "c.jsonl").write_text(text, encoding="utf-8")
+    result = evaluate("--db", DB, "--json", "report.json", golden="g.jsonl", generated="c.jsonl")
+    assert_clean_exit(result, 2)
+    errors = result.stderr.splitlines()
+    assert len(errors) == 1 and result.stderr.count("\n") == 1, errors  # one line, the id escaped in it
+    m = PROBLEM_LINE.match(errors[0])
+    assert m, errors[0]
+    assert (m["file"], int(m["line"]), m["field"]) == ("g.jsonl" if where == "golden" else "c.jsonl", 2, "query_id")
+    assert f"U+{code}" in m["message"] and "printable" in m["message"]
+    assert query_id not in result.stderr
+    assert not (cwd / DB).exists() and not (cwd / "report.json").exists()
+
+
+def test_a_query_id_with_a_no_break_space_or_an_accent_is_accepted(cwd):
+    # printable characters beyond ASCII stay allowed: the rule refuses control, format and separators only
+    ids = ["e\u00a02", "é1", "\u6f22\u5b57"]
+    write_lines(cwd / "g.jsonl", [golden_row(i, "q", ["t"]) for i in ids])
+    write_lines(cwd / "c.jsonl", [{"query_id": i, "terms": ["t"]} for i in ids])
+    assert_clean_exit(evaluate("--no-store", golden="g.jsonl", generated="c.jsonl"), 0)
+
+
 def test_exit_2_for_a_non_utf8_file(cwd):
     # line 2 holds 0xe9 (Latin-1 "é")
     (cwd / "perfect.jsonl").write_bytes(b'{"query_id": "e1", "terms": ["couch"]}\n'

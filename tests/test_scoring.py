@@ -222,3 +222,47 @@ def test_a_bad_forbidden_fails_is_exit_2_naming_file_line_and_field(tmp_path):
                                        "--thresholds", str(thresholds), "--no-store", "--drift-judge", "none"])
     assert result.exit_code == 2
     assert f'{thresholds}:2: forbidden_fails: must be "critical", "all" or "none" (got "always")' in result.output
+
+
+@pytest.mark.slow
+def test_rule_one_in_sql_is_normalize_term_for_every_character_and_plain_pair():
+    # the scorer's normalise_text: plain text (PLAIN_TEXT) in SQL, the rest through Python
+    # (normalize_term itself); every character below U+0800 alone, so none is taken for
+    # plain that is not, every pair of plain characters, and plain runs of white space
+    from itertools import product
+
+    from termgate.scoring.metrics import normalize_term
+    from termgate.scoring.scorer.database import PLAIN_TEXT, connect_scorer
+
+    con = connect_scorer()
+    try:
+        plain = [c for (c,) in con.execute(f"SELECT c FROM unnest($c) t(c) WHERE regexp_full_match(c, '{PLAIN_TEXT}')",
+                                           {"c": [chr(i) for i in range(0x300)]}).fetchall()]
+        assert len(plain) == 128 + 61  # ASCII, and the Latin-1 letters but × ÷ ß
+        texts = ([chr(i) for i in range(1, 0x800)] + ["ﬁ", "ẞ", "İ", "Ｍ", "\u3000", "\u2028"]
+                 + ["".join(p) for p in product(plain, repeat=2)]
+                 + [f" \t{a}  {b}\x1f" for a, b in zip(plain, reversed(plain))])
+        got = con.execute("SELECT list_transform($t, lambda x: normalise_text(x))", {"t": texts}).fetchall()[0][0]
+    finally:
+        con.close()
+    assert [(t, g) for t, g in zip(texts, got) if g != normalize_term(t)] == []
+
+
+@pytest.mark.slow
+def test_non_ascii_golden_set_scores_in_bounded_memory(score, monkeypatch):
+    # 2,000 queries of accented and Greek terms, all distinct: the scorer used to join a map
+    # of every distinct non-ASCII text into every row (quadratic, 1.4 GB at 1,000 queries);
+    # now each term is normalised as its row is built, within a 100 MB DuckDB cap
+    monkeypatch.setenv("TERMGATE_DUCKDB_MEMORY", "100MB")
+    n = 2000
+    golden = [golden_row(f"q{i}", f"requête {i}", [f"Café Crème {i}", f"STRAẞE {i}", f"Ωμέγα {i}", f"plain {i}"],
+                         domain="Médical", forbidden=[f"forbidden é {i}"]) for i in range(n)]
+    generated = [{"query_id": f"q{i}", "terms": [f"café  crème {i}", f"strasse {i}", f"ωμέγα {i}", f"éxtra {i}"]}
+                 for i in range(n)]
+    run = score(golden, generated)
+    assert len(run.scores) == n
+    for i in (0, n // 2, n - 1):
+        s = run.scores[i]
+        assert s.true_positives == [f"café crème {i}", f"strasse {i}", f"ωμέγα {i}"]
+        assert s.false_positives == [f"éxtra {i}"] and s.false_negatives == [f"plain {i}"]
+    assert {s.domain for s in run.scores} == {"médical"}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..scoring.metrics import normalize_term
+from .query_ids import query_id_problem
 from .reading import ProblemCollector, RepeatedKey, jsonl_lines, line_of, loads_line, loads_strict, read_text
 
 
@@ -74,6 +75,14 @@ def _parse_terms(terms: object, line: int, prefix: str, sink: ProblemCollector) 
     return out
 
 
+def _key_line(text: str, qid: str) -> int:
+    """The line of the mapping's key `qid`, written as it is or escaped."""
+    for needle in (json.dumps(qid, ensure_ascii=False) + ":", json.dumps(qid) + ":", json.dumps(qid)):
+        if needle in text:
+            return line_of(text, needle)
+    return 1
+
+
 def _load_mapping(text: str, golden_ids: set[str], sink: ProblemCollector) -> dict[str, list[tuple[str, float]]]:
     try:
         mapping = loads_strict(text)
@@ -87,7 +96,10 @@ def _load_mapping(text: str, golden_ids: set[str], sink: ProblemCollector) -> di
         return {}
     out: dict[str, list[tuple[str, float]]] = {}
     for qid, terms in mapping.items():
-        line = line_of(text, json.dumps(qid))
+        line = _key_line(text, qid)
+        if problem := query_id_problem(qid):
+            sink.add(line, "query_id", problem)
+            continue
         if qid not in golden_ids:
             sink.add(line, "query_id", f"'{qid}' is not in the golden set")
             continue
@@ -138,6 +150,9 @@ def load_generated(path: str | Path, golden_ids: set[str]) -> GeneratedSet:
         if type(qid) is not str or not qid:
             sink.add(lineno, "query_id", "required string is missing" if qid is None
                      else f"must be a non-empty string (got {json.dumps(qid)})")
+            continue
+        if problem := query_id_problem(qid):
+            sink.add(lineno, "query_id", problem)
             continue
         if qid in first_line:
             sink.add(lineno, "query_id", f"duplicate query_id '{qid}' (first on line {first_line[qid]})")

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from ..scoring.metrics import normalize_term
 from ..models import GoldenItem
+from .query_ids import query_id_problem
 from .reading import BOM, ProblemCollector, RepeatedKey, jsonl_lines, loads_line, pydantic_problems, read_text
 
 
@@ -115,6 +116,8 @@ def plain_golden_fields(obj: object) -> tuple | None:
     qid, query, exp = obj.get("query_id"), obj.get("query"), obj.get("expected_expansions")
     if type(qid) is not str or not qid or type(query) is not str or not query or type(exp) is not list:
         return None
+    if query_id_problem(qid):
+        return None
     expected = []
     for e in exp:
         if type(e) is not dict:
@@ -180,6 +183,9 @@ def load_golden_set(path: str | Path, domain_context: str | None = None) -> Gold
                 pydantic_problems(exc, sink, lineno)
                 continue
         qid = fields[0]
+        if problem := query_id_problem(qid):
+            sink.add(lineno, "query_id", problem)
+            continue
         if qid in first_line:
             sink.add(lineno, "query_id", f"duplicate query_id '{qid}' (first on line {first_line[qid]})")
             continue

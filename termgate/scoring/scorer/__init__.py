@@ -5,7 +5,8 @@ parses the files directly while a Python thread vouches for every line, or, when
 cannot read an input as it is (the mapping form, lines its reader would take differently,
 a file name it would expand), the Python validator (termgate.io) parses it and hands it
 over as Arrow. The validator also names the file, line and field of every problem. Then
-terms are normalised, and TP/FP/FN, P/R/F1, drift and pass/fail come from list functions
+terms are normalised as each row is built (rule 1: SQL for ASCII and Latin-1 letters, a
+Python function for the rest), and TP/FP/FN, P/R/F1, drift and pass/fail come from list functions
 over one row per query (termgate.scoring.scorer.rules). Nothing is built per query in Python: a
 million queries score in about 2 GB (docs/performance.md).
 

@@ -1,5 +1,6 @@
-"""The scorer's database and results: a private in-memory DuckDB, its SQL macros, and
-what scoring leaves behind (ScoreFacts for the gate, ScoredQueries for the outputs)."""
+"""The scorer's database and results: a private in-memory DuckDB, its SQL macros and one
+Python function, and what scoring leaves behind (ScoreFacts for the gate, ScoredQueries
+for the outputs)."""
 
 from __future__ import annotations
 
@@ -15,21 +16,33 @@ import numpy as np
 import pyarrow as pa
 
 from ...sql import duckdb_memory_limit
+from ..metrics import normalize_term
 
-__all__ = ["ScoreFacts", "ScoredQueries", "connect_scorer"]
+__all__ = ["PLAIN_TEXT", "ScoreFacts", "ScoredQueries", "connect_scorer"]
 
 DEFAULT_MEMORY = "2GB"
 """The scorer's DuckDB memory cap unless TERMGATE_DUCKDB_MEMORY says otherwise; beyond it
 DuckDB spills to a private temporary folder (a million queries peak at about 2.2 GB)."""
 
+PLAIN_TEXT = "[\\x{0}-\\x{7f}\\x{c0}-\\x{d6}\\x{d8}-\\x{de}\\x{e0}-\\x{f6}\\x{f8}-\\x{ff}]*"
+"""Text that rule 1 normalises in SQL: ASCII and the Latin-1 letters À–ÿ but for × ÷ ß.
+NFKC leaves such text as it is, casefold() lowers it as DuckDB's lower() does, and its only
+white space is ASCII's (tests/test_scoring.py checks every character and every pair)."""
+
 _MACROS = [
-    # Rule 1 for ASCII text, which NFKC leaves alone and casefold() lowers: lower case, runs
-    # of the white space str.split() splits on collapsed, trimmed. NULL for any other text,
-    # which the loader normalises with termgate.scoring.metrics.normalize_term (the rule's definition).
-    "CREATE MACRO normalise_ascii(t) AS CASE WHEN strlen(t) <> length(t) THEN NULL "
+    # Rule 1 for plain text (PLAIN_TEXT): lower case, runs of the white space str.split()
+    # splits on collapsed, trimmed.
+    "CREATE MACRO normalise_plain(t) AS CASE "
     "WHEN regexp_matches(t, '[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f]|  |^ | $') "
     "THEN trim(regexp_replace(lower(t), '[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f ]+', ' ', 'g'), ' ') "
     "ELSE lower(t) END",
+    # Rule 1: plain text in SQL; any other text (NULL stays NULL) through the Python function
+    # normalise_unicode, termgate.scoring.metrics.normalize_term (the rule's definition),
+    # which CASE calls for those values only. Per value, as the row is built: the cost is
+    # linear in the number of terms.
+    "CREATE MACRO normalise_text(t) AS CASE "
+    f"WHEN strlen(t) = length(t) OR regexp_full_match(t, '{PLAIN_TEXT}') THEN normalise_plain(t) "
+    "ELSE normalise_unicode(t) END",
     # termgate.hashing: a length-prefixed string, and an optional one
     "CREATE MACRO length_prefixed(t) AS strlen(t) || ':' || t",
     "CREATE MACRO optional_prefixed(t) AS CASE WHEN t IS NULL THEN '-' ELSE length_prefixed(t) END",
@@ -125,6 +138,17 @@ def connect_scorer() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(":memory:", config={
         "preserve_insertion_order": True, "memory_limit": limit, "temp_directory": spill})
     weakref.finalize(con, shutil.rmtree, spill, True)
+    con.create_function("normalise_unicode", _normalise_unicode, ["VARCHAR"], "VARCHAR", type="arrow")
     for macro in _MACROS:
         con.execute(macro)
     return con
+
+
+def _normalise_unicode(texts: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """normalize_term over a batch of DuckDB's values (Arrow, no NULL among them), each
+    distinct text once."""
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    encoded = texts.dictionary_encode()
+    normalised = pa.array([normalize_term(t) for t in encoded.dictionary.to_pylist()], pa.string())
+    return normalised.take(encoded.indices)

@@ -19,7 +19,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from ...io import GENERATED_SCHEMA, GOLDEN_SCHEMA, plain_golden_fields, unique_keys
+from ...io import GENERATED_SCHEMA, GOLDEN_SCHEMA, plain_golden_fields, query_id_problem, unique_keys
 from ..metrics import normalize_term
 from ...sql import sql_literal
 
@@ -49,7 +49,7 @@ def plain_generated(obj: object) -> int | None:
     if type(obj) is not dict:
         return None
     query_id, terms = obj.get("query_id"), obj.get("terms")
-    if type(query_id) is not str or not query_id or type(terms) is not list:
+    if type(query_id) is not str or not query_id or type(terms) is not list or query_id_problem(query_id):
         return None
     keys = len(obj)
     for entry in terms:
@@ -243,18 +243,19 @@ def _merge_duplicates(terms: str, weights: str) -> str:
 
 def normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None, part: str, lo: int, hi: int) -> bool:
     """Golden lines lo..hi-1 into table `part`: one row per golden query, in golden order,
-    its generated line joined, every term normalised (rule 1; non-ASCII text in Python, once
-    per distinct text) and duplicates merged. Queries are scored in parts so both cores
-    work. True when rows were updated, which may leave `part` out of golden order."""
+    its generated line joined, every term normalised as the row is built (rule 1: the macro
+    normalise_text, termgate.scoring.scorer.database) and duplicates merged. Queries are
+    scored in parts so both cores work. True when rows were updated, which may leave `part`
+    out of golden order."""
     context = normalize_term(domain_context) if domain_context is not None else None
     con.execute(f"""CREATE TABLE {part} AS SELECT golden.rowid AS position, golden.query_id, golden.query,
             golden.intent, golden.critical, golden.domain_raw,
-            nullif(CASE WHEN golden.domain_raw IS NULL THEN $context ELSE normalise_ascii(golden.domain_raw) END, '')
+            nullif(CASE WHEN golden.domain_raw IS NULL THEN $context ELSE normalise_text(golden.domain_raw) END, '')
                 AS domain,
-            list_transform(golden.expected, lambda x: normalise_ascii(x.term)) AS expected_terms,
+            list_transform(golden.expected, lambda x: normalise_text(x.term)) AS expected_terms,
             list_transform(golden.expected, lambda x: x.min_weight) AS expected_min_weights,
-            list_transform(golden.forbidden, lambda x: normalise_ascii(x)) AS forbidden_terms,
-            coalesce(list_transform(generated.terms, lambda x: normalise_ascii(x)), []::VARCHAR[]) AS generated_terms,
+            list_transform(golden.forbidden, lambda x: normalise_text(x)) AS forbidden_terms,
+            coalesce(list_transform(generated.terms, lambda x: normalise_text(x)), []::VARCHAR[]) AS generated_terms,
             coalesce(generated.weights, []::DOUBLE[]) AS generated_weights, generated.error,
             -- no line at all (an errored item has its line): scored as an empty list, noted apart
             generated.query_id IS NULL AS no_line, entry.golden_entry_hash
@@ -262,7 +263,7 @@ def normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None, part: 
         JOIN golden_entries entry ON entry.position = golden.rowid
         WHERE golden.rowid >= $lo AND golden.rowid < $hi ORDER BY golden.rowid""",
                 {"context": context, "lo": lo, "hi": hi})
-    reordered = _non_ascii(con, part)  # DuckDB updates a row of lists by moving it to the end
+    reordered = False  # DuckDB updates a row of lists by moving it to the end
     empty = con.execute(f"SELECT count(*) FROM {part} WHERE list_contains(expected_terms, '') "
                         "OR list_contains(forbidden_terms, '') OR list_contains(generated_terms, '')").fetchall()[0][0]
     if empty:
@@ -281,41 +282,3 @@ def normalise(con: duckdb.DuckDBPyConnection, domain_context: str | None, part: 
     if both:
         raise HandOver(f"{both} lines with a term both expected and forbidden")
     return reordered
-
-
-def _non_ascii(con: duckdb.DuckDBPyConnection, part: str) -> bool:
-    """Fill in the terms and domains normalise_ascii left NULL (non-ASCII): in Python, once
-    per distinct text, for the rows that have any."""
-    pending = f"non_ascii_{part}"
-    con.execute(f"""CREATE TEMP TABLE {pending} AS
-        SELECT p.position, golden.expected, golden.forbidden, generated.terms, p.domain_raw
-        FROM {part} p JOIN golden_lines golden ON golden.rowid = p.position
-        LEFT JOIN generated_lines generated ON generated.query_id = golden.query_id
-        WHERE list_count(p.expected_terms) <> len(p.expected_terms)
-           OR list_count(p.forbidden_terms) <> len(p.forbidden_terms)
-           OR list_count(p.generated_terms) <> len(p.generated_terms)
-           OR (p.domain_raw IS NOT NULL AND strlen(p.domain_raw) <> length(p.domain_raw))""")
-    if not con.execute(f"SELECT count(*) FROM {pending}").fetchall()[0][0]:
-        con.execute(f"DROP TABLE {pending}")
-        return False
-    raw = [r[0] for r in con.execute(f"""
-        SELECT DISTINCT text FROM (
-            SELECT unnest(list_transform(expected, lambda x: x.term)) AS text FROM {pending} UNION ALL
-            SELECT unnest(forbidden) FROM {pending} UNION ALL
-            SELECT unnest(terms) FROM {pending} UNION ALL
-            SELECT domain_raw FROM {pending} WHERE domain_raw IS NOT NULL)
-        WHERE strlen(text) <> length(text)""").fetchall()]
-    normalised = [normalize_term(t) for t in raw]
-    con.execute(f"""UPDATE {part} SET
-            expected_terms = list_transform(list_zip(f.expected, {part}.expected_terms),
-                                            lambda x: coalesce(x[2], map_extract_value(n.m, x[1].term))),
-            forbidden_terms = list_transform(list_zip(f.forbidden, {part}.forbidden_terms),
-                                             lambda x: coalesce(x[2], map_extract_value(n.m, x[1]))),
-            generated_terms = list_transform(list_zip(coalesce(f.terms, []::VARCHAR[]), {part}.generated_terms),
-                                             lambda x: coalesce(x[2], map_extract_value(n.m, x[1]))),
-            domain = CASE WHEN {part}.domain_raw IS NOT NULL AND strlen({part}.domain_raw) <> length({part}.domain_raw)
-                          THEN nullif(map_extract_value(n.m, {part}.domain_raw), '') ELSE {part}.domain END
-        FROM {pending} f, (SELECT map($raw, $norm) AS m) n WHERE f.position = {part}.position""",
-                {"raw": raw, "norm": normalised})
-    con.execute(f"DROP TABLE {pending}")
-    return True
