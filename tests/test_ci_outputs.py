@@ -263,7 +263,12 @@ def test_annotations_point_at_golden_lines_relative_to_the_workspace(ci, baselin
 
 
 def test_data_cannot_issue_a_workflow_command(ci):
-    qid = "odd%:,\r\n::set-output name=x::y"
+    refused = "odd%:,\r\n::set-output name=x::y"  # a query id with CR or LF is refused on input (exit 2)
+    write_jsonl(ci / "bad.jsonl", [golden_row(refused, "q", ["a"])])
+    write_jsonl(ci / "bad-c.jsonl", [{"query_id": refused, "terms": ["a"]}])
+    bad = evaluate("bad-c.jsonl", "--no-store", golden="bad.jsonl", env={"GITHUB_ACTIONS": "true"})
+    assert bad.exit_code == 2 and not any(line.startswith("::") for line in bad.output.splitlines())
+    qid = "odd%:,::set-output name=x::y"
     write_jsonl(ci / "odd.jsonl", [golden_row(qid, "q\n::warning::boo", ["a"], forbidden=["::add-mask::s"],
                                               critical=True)])
     write_jsonl(ci / "odd-c.jsonl", [{"query_id": qid, "terms": ["::add-mask::s", "x\n::stop-commands::t"]}])
@@ -272,8 +277,8 @@ def test_data_cannot_issue_a_workflow_command(ci):
     lines = result.stdout.splitlines()
     assert [line.split(" ", 1)[0] for line in lines if line.startswith("::")] == ["::error", "::warning"]
     error = next(line for line in lines if line.startswith("::error"))
-    assert "title=termgate%3A failed critical query odd%25%3A%2C%0D%0A%3A%3Aset-output name=x%3A%3Ay::" in error
-    assert "::odd%25:,%0D%0A::set-output name=x::y (" in error  # the message: %, CR and LF encoded
+    assert "title=termgate%3A failed critical query odd%25%3A%2C%3A%3Aset-output name=x%3A%3Ay::" in error
+    assert "::odd%25:,::set-output name=x::y (" in error  # the message: % encoded
     assert not any(line.startswith(("::set-output", "::add-mask", "::stop-commands", "::warning::boo"))
                    for line in lines)
 

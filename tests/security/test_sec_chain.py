@@ -315,9 +315,13 @@ def _set_last_failure(db, name, ago):
 def test_cli_output_carries_no_terminal_control_sequences(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     hostile = "q\x1b[2J\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07\u202egnp.exe\ngate: PASS\r\x9b31m"
-    golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("id\x1b[31m1", hostile, [hostile, "ok"])])
-    generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "id\x1b[31m1", "terms": [hostile, "bad\x07"]}])
     db = tmp_path / "s.duckdb"
+    # a query id holding ESC is refused on input, by a line that does not carry it
+    refused = write_jsonl(tmp_path / "r.jsonl", [golden_row("id\x1b[31m1", "q", ["ok"])])
+    result = evaluate(db, refused, write_jsonl(tmp_path / "rc.jsonl", [{"query_id": "id\x1b[31m1", "terms": ["ok"]}]))
+    assert result.exit_code == 2 and "\x1b" not in result.output and "query_id" in result.output
+    golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("id1", hostile, [hostile, "ok"])])
+    generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "id1", "terms": [hostile, "bad\x07"]}])
     outputs = [evaluate(db, golden, generated, "--name", hostile, "--prompt-version", hostile).output]
     run_id = store.list_runs(db)["run_id"].iloc[0]
     for args in (["show", run_id], ["runs"], ["compare", run_id, "--baseline", run_id], ["gate", run_id],
