@@ -95,3 +95,65 @@ def test_compare_opens_a_query_side_by_side_and_walks_with_next(server):
         page.mouse.move(1270, 790)  # no tooltip over the picture
         page.screenshot(path=str(shots / "side_by_side.png"))
         browser.close()
+
+
+def test_a_password_sign_in_lasts_across_a_deep_link_until_sign_out(server):
+    """Issue 31 item 11: sign in with a password, open a link to a query in a new page of
+    the same browser: still signed in, through an HttpOnly cookie scripts cannot read and no
+    URL carries; Sign out ends it, and the same link asks for sign-in again."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from termgate.dashboard import sessions
+    from termgate.governance import signoff as so
+
+    url, db = server
+    so.add_user(db, "erin", "engineer", "erin-password-1")
+    ids = {(r.name.split()[0], r.prompt_version): r.run_id for r in store.runs_overview(db).itertuples()}
+    link = f"{url}/compare?run={ids[('medical', 'v2')]}&baseline={ids[('medical', 'v1')]}&query=med-001"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        urls: list[str] = []
+        context.on("request", lambda request: urls.append(request.url))
+        context.on("websocket", lambda socket: urls.append(socket.url))
+        page = context.new_page()
+        page.goto(f"{url}/")
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_label("Account", exact=True).fill("erin")
+        sidebar.get_by_label("Password", exact=True).fill("erin-password-1")
+        sidebar.get_by_role("button", name="Sign in").click()
+        expect(sidebar.get_by_text("Signed in as")).to_be_visible(timeout=30_000)
+        cookie = None
+        for _ in range(100):  # the page hands its one-time code to the server, which sets the cookie
+            cookie = next((c for c in context.cookies() if c["name"] == sessions.COOKIE), None)
+            if cookie:
+                break
+            page.wait_for_timeout(100)
+        assert cookie is not None and cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
+        assert sessions.COOKIE not in page.evaluate("document.cookie")  # no script can read it
+
+        deep = context.new_page()
+        deep.goto(link)
+        expect(deep.get_by_text("query 1 of").or_(deep.get_by_text("med-001").first).first).to_be_visible(
+            timeout=60_000)
+        expect(deep.locator('[data-testid="stSidebar"]').get_by_text("Signed in as")).to_be_visible(timeout=30_000)
+        deep.reload()
+        deep_sidebar = deep.locator('[data-testid="stSidebar"]')
+        expect(deep_sidebar.get_by_text("Signed in as")).to_be_visible(timeout=60_000)
+        deep_sidebar.get_by_role("button", name="Sign out").click()
+        expect(deep_sidebar.get_by_role("button", name="Sign in")).to_be_visible(timeout=30_000)
+        for _ in range(100):  # the page asks the server to delete the cookie, too
+            if not [c for c in context.cookies() if c["name"] == sessions.COOKIE]:
+                break
+            deep.wait_for_timeout(100)
+        assert not [c for c in context.cookies() if c["name"] == sessions.COOKIE]
+        context.add_cookies([dict(cookie)])  # a copy kept from before: the server ended its session
+
+        again = context.new_page()
+        again.goto(link)
+        again_sidebar = again.locator('[data-testid="stSidebar"]')
+        expect(again_sidebar.get_by_role("button", name="Sign in")).to_be_visible(timeout=60_000)
+        expect(again_sidebar.get_by_text("Signed in as")).to_have_count(0)
+        browser.close()
+    assert urls and not [u for u in urls if cookie["value"] in u]
+    assert not [u for u in urls if sessions.ROUTE in u and "?" in u]  # the code went in a body, not a URL

@@ -28,8 +28,8 @@ started from, for what is not set here) change them."""
 
 def streamlit_argv(port: int, address: str | None, extra: tuple[str, ...] = ()) -> list[str]:
     """The command line that runs the packaged app under this interpreter's Streamlit."""
-    from ..dashboard import APP
-    argv = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port)]
+    from ..dashboard import SERVER
+    argv = [sys.executable, "-m", "streamlit", "run", str(SERVER), "--server.port", str(port)]
     if address:
         argv += ["--server.address", address]
     for key, value in STREAMLIT_OPTIONS.items():
