@@ -14,7 +14,6 @@ sign-in also lasts across reloads and links through an HttpOnly cookie the serve
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 
@@ -22,14 +21,13 @@ import streamlit as st
 
 from ..governance import signoff as so
 from ..governance import sso
-from termgate.errors import StoreBusyError
-
-from termgate.errors import UsageError
+from ..governance.accounts import password_fingerprint
+from termgate.errors import StoreBusyError, UsageError
 
 from . import data, sessions
 from .ui import literal
 
-__all__ = ["sidebar", "account", "recheck", "run_refusal", "sign_out", "return_after_sign_in", "browser_of"]
+__all__ = ["sidebar", "account", "recheck", "run_refusal", "sign_out", "return_after_sign_in"]
 
 NAME_KEY = "auth_account"  # the signed-in account's name
 _CHECKED = "auth_checked"  # the Account as read on this page run
@@ -69,7 +67,8 @@ def _sign_in() -> None:
         st.session_state[_ERROR] = "store busy: another process holds the store; sign in again in a moment"
         return
     try:
-        started = sessions.start(st.session_state[NAME_KEY], _browser())
+        name = st.session_state[NAME_KEY]
+        started = sessions.start(name, _browser(), password_fingerprint(data.db_path(), name))
     except UsageError as exc:  # a bad TERMGATE_DASHBOARD_SESSION_HOURS: signed in for this tab only
         st.session_state[_ERROR] = f"signed in for this tab only: {exc}"
         return
@@ -93,8 +92,12 @@ def _from_cookie() -> str | None:
     found = sessions.account_of(st.context.cookies.get(sessions.COOKIE))
     if found is None:
         return None
-    st.session_state[NAME_KEY], st.session_state[_SESSION] = found
-    return found[0]
+    name, token_hash, password = found
+    if password_fingerprint(data.db_path(), name) != password:  # the password changed since: sign in again
+        sessions.end(token_hash)
+        return None
+    st.session_state[NAME_KEY], st.session_state[_SESSION] = name, token_hash
+    return name
 
 
 def _read_sso_account() -> so.Account | None:
@@ -132,25 +135,8 @@ _RETURNS: dict[str, tuple[float, str, dict]] = {}
 _RETURN_FOR = 600.0
 
 
-def browser_of(cookie: str | None) -> str | None:
-    """A key for a browser that survives a round trip: the hash of its XSRF token (the
-    `_streamlit_xsrf` cookie). The cookie holds the token masked anew on each response
-    ("2|mask|masked|time", Tornado's form, which Streamlit keeps), so it is unmasked first."""
-    parts = cookie.split("|") if cookie else []
-    if len(parts) != 4 or parts[0] != "2":
-        return None
-    try:
-        mask, masked = bytes.fromhex(parts[1]), bytes.fromhex(parts[2])
-    except ValueError:
-        return None
-    if not mask:
-        return None
-    token = bytes(b ^ mask[i % len(mask)] for i, b in enumerate(masked))
-    return hashlib.sha256(token).hexdigest()
-
-
 def _browser() -> str | None:
-    return browser_of(st.context.cookies.get("_streamlit_xsrf"))
+    return sessions.browser_of(st.context.cookies.get("_streamlit_xsrf"))
 
 
 def _sign_in_sso(page: str, params: dict) -> None:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from termgate.environment import setting
 from termgate.errors import UsageError
 
-__all__ = ["COOKIE", "ROUTE", "lifetime", "start", "redeem", "account_of", "end", "routes"]
+__all__ = ["COOKIE", "ROUTE", "browser_of", "lifetime", "start", "redeem", "account_of", "end", "routes"]
 
 COOKIE = "termgate_session"
 ROUTE = "/_termgate/session"
@@ -48,6 +48,7 @@ _DEFAULT_HOURS = "8"
 class _Session:
     name: str
     ends: float
+    password: str | None  # the account's password fingerprint at sign-in: a new password ends the session
 
 
 _lock = threading.Lock()
@@ -57,6 +58,23 @@ _handoffs: dict[str, tuple[str, str | None, float]] = {}  # SHA-256 of a code ->
 
 def _digest(value: str) -> str:
     return hashlib.sha256(value.encode()).hexdigest()
+
+
+def browser_of(cookie: str | None) -> str | None:
+    """A key for a browser that survives a round trip: the hash of its XSRF token (the
+    `_streamlit_xsrf` cookie). The cookie holds the token masked anew on each response
+    ("2|mask|masked|time", Tornado's form, which Streamlit keeps), so it is unmasked first."""
+    parts = cookie.split("|") if isinstance(cookie, str) else []
+    if len(parts) != 4 or parts[0] != "2":
+        return None
+    try:
+        mask, masked = bytes.fromhex(parts[1]), bytes.fromhex(parts[2])
+    except ValueError:
+        return None
+    if not mask:
+        return None
+    token = bytes(b ^ mask[i % len(mask)] for i, b in enumerate(masked))
+    return hashlib.sha256(token).hexdigest()
 
 
 def lifetime() -> float:
@@ -80,16 +98,17 @@ def _sweep(now: float) -> None:
         del _handoffs[key]
 
 
-def start(name: str, browser: str | None) -> tuple[str, str] | None:
-    """A new session for account `name`: (the SHA-256 of its token, the one-time code the
-    page hands to the route), or None when sessions are off (lifetime 0)."""
+def start(name: str, browser: str | None, password: str | None = None) -> tuple[str, str] | None:
+    """A new session for account `name` (`password`: the fingerprint of its password now,
+    accounts.password_fingerprint): (the SHA-256 of its token, the one-time code the page
+    hands to the route), or None when sessions are off (lifetime 0)."""
     seconds = lifetime()
     if seconds <= 0:
         return None
     token, code, now = secrets.token_urlsafe(32), secrets.token_urlsafe(32), time.time()
     with _lock:
         _sweep(now)
-        _sessions[_digest(token)] = _Session(name, now + seconds)
+        _sessions[_digest(token)] = _Session(name, now + seconds, password)
         _handoffs[_digest(code)] = (token, browser, now + HANDOFF_FOR)
     return _digest(token), code
 
@@ -107,15 +126,16 @@ def redeem(code: str, browser: str | None) -> tuple[str, float] | None:
         return (found[0], session.ends - now) if session is not None else None
 
 
-def account_of(token: str | None) -> tuple[str, str] | None:
-    """(the account's name, the token's SHA-256) of a live session; None otherwise."""
-    if not token:
+def account_of(token: str | None) -> tuple[str, str, str | None] | None:
+    """(the account's name, the token's SHA-256, the password fingerprint it began with) of
+    a live session; None otherwise."""
+    if not isinstance(token, str) or not token:
         return None
     key = _digest(token)
     with _lock:
         _sweep(time.time())
         session = _sessions.get(key)
-        return (session.name, key) if session is not None else None
+        return (session.name, key, session.password) if session is not None else None
 
 
 def end(token_hash: str | None) -> None:
@@ -129,8 +149,6 @@ def routes() -> list:
     """The server's route (Starlette) that sets and deletes the HttpOnly session cookie."""
     from starlette.responses import Response
     from starlette.routing import Route
-
-    from .auth import browser_of
 
     def same_origin(request) -> bool:
         # a cross-site page cannot plant its own sign-in in this browser (login CSRF)
