@@ -161,3 +161,107 @@ def test_next_keeps_the_address_on_the_query_shown_and_the_copied_link_opens_it(
         expect(other.locator('[data-testid="stMarkdownContainer"] h4').first).to_contain_text(f"{shown} ·",
                                                                                             timeout=60_000)
         browser.close()
+
+
+def test_a_password_sign_in_lasts_across_a_deep_link_until_sign_out(server):
+    """Issue 31 item 11: sign in with a password, open a link to a query in a new page of
+    the same browser: still signed in, through an HttpOnly cookie scripts cannot read and no
+    URL carries; Sign out ends it, and the same link asks for sign-in again."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from termgate.dashboard import sessions
+    from termgate.governance import signoff as so
+
+    url, db = server
+    so.add_user(db, "erin", "engineer", "erin-password-1")
+    ids = {(r.name.split()[0], r.prompt_version): r.run_id for r in store.runs_overview(db).itertuples()}
+    link = f"{url}/compare?run={ids[('medical', 'v2')]}&baseline={ids[('medical', 'v1')]}&query=med-001"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        urls: list[str] = []
+        context.on("request", lambda request: urls.append(request.url))
+        context.on("websocket", lambda socket: urls.append(socket.url))
+        page = context.new_page()
+        page.goto(f"{url}/")
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_label("Account", exact=True).fill("erin")
+        sidebar.get_by_label("Password", exact=True).fill("erin-password-1")
+        sidebar.get_by_role("button", name="Sign in").click()
+        expect(sidebar.get_by_text("Signed in as")).to_be_visible(timeout=30_000)
+        cookie = None
+        for _ in range(100):  # the page hands its one-time code to the server, which sets the cookie
+            cookie = next((c for c in context.cookies() if c["name"] == sessions.COOKIE), None)
+            if cookie:
+                break
+            page.wait_for_timeout(100)
+        assert cookie is not None and cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
+        assert sessions.COOKIE not in page.evaluate("document.cookie")  # no script can read it
+
+        deep = context.new_page()
+        deep.goto(link)
+        expect(deep.get_by_text("query 1 of").or_(deep.get_by_text("med-001").first).first).to_be_visible(
+            timeout=60_000)
+        expect(deep.locator('[data-testid="stSidebar"]').get_by_text("Signed in as")).to_be_visible(timeout=30_000)
+        deep.reload()
+        deep_sidebar = deep.locator('[data-testid="stSidebar"]')
+        expect(deep_sidebar.get_by_text("Signed in as")).to_be_visible(timeout=60_000)
+        deep_sidebar.get_by_role("button", name="Sign out").click()
+        expect(deep_sidebar.get_by_role("button", name="Sign in")).to_be_visible(timeout=30_000)
+        for _ in range(100):  # the page asks the server to delete the cookie, too
+            if not [c for c in context.cookies() if c["name"] == sessions.COOKIE]:
+                break
+            deep.wait_for_timeout(100)
+        assert not [c for c in context.cookies() if c["name"] == sessions.COOKIE]
+        context.add_cookies([dict(cookie)])  # a copy kept from before: the server ended its session
+
+        again = context.new_page()
+        again.goto(link)
+        again_sidebar = again.locator('[data-testid="stSidebar"]')
+        expect(again_sidebar.get_by_role("button", name="Sign in")).to_be_visible(timeout=60_000)
+        expect(again_sidebar.get_by_text("Signed in as")).to_have_count(0)
+        browser.close()
+    assert urls and not [u for u in urls if cookie["value"] in u]
+    assert not [u for u in urls if sessions.ROUTE in u and "?" in u]  # the code went in a body, not a URL
+
+
+def test_a_double_click_on_record_verdict_records_the_choice_once(server):
+    """Issue 31 item 2 in a real browser: choose a verdict that is not the form's default,
+    double-click Record verdict: the store holds one verdict record, the one chosen."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from termgate.governance import signoff as so
+    from termgate.governance import verdicts
+
+    url, db = server
+    so.add_user(db, "erin", "engineer", "erin-password-1")
+    ids = {(r.name.split()[0], r.prompt_version): r.run_id for r in store.runs_overview(db).itertuples()}
+    run = ids[("medical", "v2")]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{url}/compare?run={run}&baseline={ids[('medical', 'v1')]}&query=med-001")
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_label("Account", exact=True).fill("erin")
+        sidebar.get_by_label("Password", exact=True).fill("erin-password-1")
+        sidebar.get_by_role("button", name="Sign in").click()
+        expect(sidebar.get_by_text("Signed in as")).to_be_visible(timeout=60_000)
+        page.get_by_text("Verdicts on this query's terms").click()
+        form = page.locator('[data-testid="stForm"]').filter(has_text="Record verdict")
+        expect(form).to_be_visible(timeout=30_000)
+        form.locator('[data-testid="stSelectbox"]').click()
+        options = page.get_by_role("option")
+        expect(options.first).to_be_visible()
+        chosen = options.last.inner_text().split(" · ")[0]
+        options.last.click()
+        form.get_by_text("related — not drift, not a synonym").click()
+        form.get_by_label("Comment").fill("a sibling concept, not drift")
+        form.get_by_label("Comment").press("Tab")
+        form.get_by_role("button", name="Record verdict").dblclick()
+        expect(page.get_by_text("Recorded verdict").first).to_be_visible(timeout=30_000)
+        expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=30_000)  # every run is over
+        browser.close()
+    records = [r for r in store.audit_records(db, run) if r["kind"] == verdicts.KIND]
+    assert len(records) == 1, records
+    [v] = verdicts.list_verdicts(db, [run])
+    assert (v.term, v.label, v.comment) == (chosen, "related", "a sibling concept, not drift")

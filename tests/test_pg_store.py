@@ -445,3 +445,32 @@ def test_a_store_whose_migration_record_was_deleted_is_one_line_and_exit_2(pg, p
     with psycopg.connect(pgdb) as conn:
         assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 0  # rolled back
 
+
+def test_the_dashboard_role_takes_sign_in_turns_and_the_ci_role_cannot_touch_them(pg, pgdb):
+    """Issue 31 item 4: a sign-in's turn is counted in the store by the role that signs in
+    (the dashboard's, or the owner's); it may write signin_failures and nothing more, and the
+    CI role may not reset a count at all."""
+    import psycopg
+
+    from termgate.governance import signoff as so
+
+    name = pgdb.rsplit("/", 1)[1]
+    ci_role, dash_role = f"ci_{name}", f"dash_{name}"
+    assert cli("store", "init", "--db", pgdb).exit_code == 0
+    with psycopg.connect(pgdb, autocommit=True) as owner:
+        owner.execute(cli("store", "roles", "--ci", ci_role, "--dashboard", dash_role).output)
+    so.add_user(pgdb, "carol", "approver", "pw-carol-123")
+    ci_url, dash_url = pg.url(name, user=ci_role), pg.url(name, user=dash_role)
+    with pytest.raises(so.SignoffRefused, match="wrong account name or password"):
+        so.authenticate(dash_url, "carol", "not-her-password")
+    with pytest.raises(so.SignoffRefused, match="try again in"):
+        so.authenticate(dash_url, "carol", "pw-carol-123")  # the turn was counted before the check
+    assert store.signin_failures(pgdb, "carol")[0] == 1
+    with pytest.raises(Exception, match="this database role may not"):
+        so.authenticate(ci_url, "carol", "pw-carol-123")
+    for url, sql in ((ci_url, "DELETE FROM signin_failures"), (ci_url, "UPDATE signin_failures SET failures = 0"),
+                     (dash_url, "UPDATE users SET disabled = false"), (dash_url, "DELETE FROM audit_log"),
+                     (dash_url, "DELETE FROM runs")):
+        with psycopg.connect(url) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(sql)
+    assert store.signin_failures(pgdb, "carol")[0] == 1

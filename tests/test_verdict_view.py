@@ -30,6 +30,21 @@ def expander(at):
     return next(e for e in at.expander if e.label == "Verdicts on this query's terms")
 
 
+def field(box, kind, name):
+    """The verdict form's widget `name` (its key carries the form's one-time token)."""
+    return next(w for w in getattr(box, kind) if w.key and w.key.split("_")[:3] == ["cmp", "vd", name])
+
+
+def fill(at, term, label, comment):
+    """Choose a verdict in the form and click Record verdict (not yet sent: at.run() sends it)."""
+    box = expander(at)
+    field(box, "selectbox", "term").set_value(term)
+    field(box, "radio", "label").set_value(label)
+    field(box, "checkbox", "forbid").check()
+    field(box, "text_input", "comment").input(comment)
+    box.button[0].click()  # the form's submit button
+
+
 @pytest.mark.slow
 def test_signed_out_and_viewers_see_verdicts_but_cannot_record_one(db):
     at, _ = opened(db)
@@ -46,17 +61,13 @@ def test_an_engineer_records_a_verdict_in_the_chain_and_sees_it_standing(db):
     so.add_user(db, "erin", "engineer", "erin-password-1")
     at, run = opened(db, "erin", "erin-password-1")
     box = expander(at)
-    term = box.selectbox(key="cmp_vd_term")
+    term = field(box, "selectbox", "term")
     generated = set(store.term_rows(db, run, "med-001").query("kind != 'FN'")["term"])
     assert set(term.options) == {f"{t} · {w}" for t, w in _said(db, run)}
     assert {o.split(" · ")[0] for o in term.options} == generated
     drift = [o for o in term.options if o.endswith("· flagged drift")]
     assert drift and term.options[0] == drift[0]  # the flagged terms come first
-    term.set_value(term.options[0].split(" · ")[0])
-    box.radio(key="cmp_vd_label").set_value("drift")
-    box.checkbox(key="cmp_vd_forbid").check()
-    box.text_input(key="cmp_vd_comment").input("wrong sense of attack")
-    box.button[0].click()  # the form's submit button
+    fill(at, term.options[0].split(" · ")[0], "drift", "wrong sense of attack")
     at.run()
     assert not at.exception
     [v] = verdicts.list_verdicts(db, [run])
@@ -67,6 +78,64 @@ def test_an_engineer_records_a_verdict_in_the_chain_and_sees_it_standing(db):
     assert any(s.value.startswith("Recorded verdict drift (forbid) on") for s in at.success)
     table = expander(at).dataframe[0].value
     assert list(table["term"]) == [v.term] and list(table["reviewer"]) == ["erin"]
+
+
+def second_click(first_page):
+    """What the browser sends for a second click on the submit button of the page it still
+    shows (`first_page`, the tree with the first click): that form's button, and its fields
+    as the browser then holds them (a form with clear_on_submit was reset to its defaults
+    at the first click: a widget without a state is at its default)."""
+    from streamlit.testing.v1.element_tree import Widget, _form_clear_flags, _widget_form_id
+
+    cleared = {form for form, clears in _form_clear_flags(first_page).items() if clears}
+    reset = {n.id for n in first_page if isinstance(n, Widget) and _widget_form_id(n) in cleared
+             and n.type != "button"}
+    states = first_page.get_widget_states()
+    kept = [w for w in states.widgets if w.id not in reset]
+    del states.widgets[:]
+    states.widgets.extend(kept)
+    return states
+
+
+@pytest.mark.slow
+def test_a_double_click_on_record_verdict_records_the_chosen_verdict_once(db):
+    """Issue 31 item 2: the second click of a double-click comes before the page that says
+    "Recorded" (its page run replaces that one), from the page the browser still shows. It
+    records nothing more: the one record is the reviewer's choice, and the form is empty again."""
+    from termgate.dashboard import verdict_view
+
+    so.add_user(db, "erin", "engineer", "erin-password-1")
+    at, run = opened(db, "erin", "erin-password-1")
+    options = [o.split(" · ")[0] for o in field(expander(at), "selectbox", "term").options]
+    chosen = options[-1]  # not the default (first) term
+    fill(at, chosen, "related", "a sibling concept, not drift")
+    first_page = at._tree
+    at.run()
+    assert not at.exception
+    note = next(s.value for s in at.success if s.value.startswith("Recorded verdict related"))
+    at.session_state[verdict_view._RECORDED] = note  # as before the "Recorded" page's run
+    at._run(second_click(first_page))
+    assert not at.exception
+    records = [r for r in store.audit_records(db, run) if r["kind"] == verdicts.KIND]
+    assert len(records) == 1
+    [v] = verdicts.list_verdicts(db, [run])
+    assert (v.term, v.label, v.forbid, v.comment) == (chosen, "related", True, "a sibling concept, not drift")
+    box = expander(at)  # a fresh form for the next verdict
+    assert field(box, "selectbox", "term").value == options[0] and field(box, "text_input", "comment").value == ""
+
+
+@pytest.mark.slow
+def test_a_click_that_interrupts_the_first_records_the_choice_not_the_defaults(db):
+    """The second click can also stop the first click's page run before it records: the
+    page run it starts records the reviewer's choice (the browser did not reset the form)."""
+    so.add_user(db, "erin", "engineer", "erin-password-1")
+    at, run = opened(db, "erin", "erin-password-1")
+    options = [o.split(" · ")[0] for o in field(expander(at), "selectbox", "term").options]
+    fill(at, options[-1], "related", "a sibling concept, not drift")
+    at._run(second_click(at._tree))  # the first click's run never got to record
+    assert not at.exception
+    [v] = verdicts.list_verdicts(db, [run])
+    assert (v.term, v.label, v.forbid, v.comment) == (options[-1], "related", True, "a sibling concept, not drift")
 
 
 @pytest.mark.slow

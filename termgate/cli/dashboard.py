@@ -43,8 +43,8 @@ def streamlit_flags(extra: tuple[str, ...]) -> list[str]:
 
 def streamlit_argv(port: int, address: str | None, extra: tuple[str, ...] = ()) -> list[str]:
     """The command line that runs the packaged app under this interpreter's Streamlit."""
-    from ..dashboard import APP
-    argv = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port)]
+    from ..dashboard import SERVER
+    argv = [sys.executable, "-m", "streamlit", "run", str(SERVER), "--server.port", str(port)]
     if address:
         argv += ["--server.address", address]
     for key, value in STREAMLIT_OPTIONS.items():

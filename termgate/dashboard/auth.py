@@ -7,21 +7,24 @@ verified email); without one, the local password form (the embedded default).
 
 The session keeps only the account's name (or the provider's signed identity cookie); the
 account is read again from the store on every page run (a disabled or demoted account
-loses its rights at once) and again right before any action (`recheck`).
+loses its rights at once) and again right before any action (`recheck`). A password
+sign-in also lasts across reloads and links through an HttpOnly cookie the server sets
+(termgate.dashboard.sessions), ended by Sign out.
 """
 
 from __future__ import annotations
 
-import hashlib
+import json
 import time
 
 import streamlit as st
 
 from ..governance import signoff as so
 from ..governance import sso
-from termgate.errors import StoreBusyError
+from ..governance.accounts import password_fingerprint
+from termgate.errors import StoreBusyError, UsageError
 
-from . import data
+from . import data, sessions
 from .ui import literal
 
 __all__ = ["sidebar", "account", "recheck", "run_refusal", "sign_out", "return_after_sign_in"]
@@ -30,6 +33,9 @@ NAME_KEY = "auth_account"  # the signed-in account's name
 _CHECKED = "auth_checked"  # the Account as read on this page run
 _ERROR = "auth_error"
 _SSO_ERROR = "auth_sso_error"  # why the provider's identity signs in as no account (this page run)
+_SESSION = "auth_session"  # the SHA-256 of this sign-in's cookie token (never the token)
+_HANDOFF = "auth_handoff"  # the one-time code this page hands to the server for the cookie
+_FORGET = "auth_forget"  # signed out: the page asks the server to delete the cookie
 
 
 def _oidc_available() -> bool:
@@ -56,13 +62,42 @@ def _sign_in() -> None:
         st.session_state.pop(_ERROR, None)
     except so.SignoffRefused as exc:
         st.session_state[_ERROR] = str(exc)
+        return
     except StoreBusyError:
         st.session_state[_ERROR] = "store busy: another process holds the store; sign in again in a moment"
+        return
+    try:
+        name = st.session_state[NAME_KEY]
+        started = sessions.start(name, _browser(), password_fingerprint(data.db_path(), name))
+    except UsageError as exc:  # a bad TERMGATE_DASHBOARD_SESSION_HOURS: signed in for this tab only
+        st.session_state[_ERROR] = f"signed in for this tab only: {exc}"
+        return
+    if started is not None:
+        st.session_state[_SESSION], st.session_state[_HANDOFF] = started
+        st.session_state.pop(_FORGET, None)
 
 
 def sign_out() -> None:
-    for key in (NAME_KEY, _CHECKED):
+    """End the sign-in: this tab's, and the session cookie's on the server (so a reload or
+    a link asks again); the page then asks the server to delete the cookie."""
+    sessions.end(st.session_state.pop(_SESSION, None))
+    if st.session_state.pop(NAME_KEY, None):
+        st.session_state[_FORGET] = True
+    for key in (_CHECKED, _HANDOFF):
         st.session_state.pop(key, None)
+
+
+def _from_cookie() -> str | None:
+    """The account name of this browser's session cookie, when it is live (a reload, a link)."""
+    found = sessions.account_of(st.context.cookies.get(sessions.COOKIE))
+    if found is None:
+        return None
+    name, token_hash, password = found
+    if password_fingerprint(data.db_path(), name) != password:  # the password changed since: sign in again
+        sessions.end(token_hash)
+        return None
+    st.session_state[NAME_KEY], st.session_state[_SESSION] = name, token_hash
+    return name
 
 
 def _read_sso_account() -> so.Account | None:
@@ -80,7 +115,7 @@ def _read_sso_account() -> so.Account | None:
 def _read_account() -> so.Account | None:
     if _oidc_available():  # the provider's identity only: the password form is not offered
         return _read_sso_account()
-    name = st.session_state.get(NAME_KEY)
+    name = st.session_state.get(NAME_KEY) or _from_cookie()
     if not name:
         return None
     try:
@@ -101,21 +136,7 @@ _RETURN_FOR = 600.0
 
 
 def _browser() -> str | None:
-    """A key for this browser that survives the round trip: the hash of its XSRF token. The
-    cookie holds the token masked anew on each response ("2|mask|masked|time", Tornado's
-    form, which Streamlit keeps), so the token is unmasked first."""
-    cookie = st.context.cookies.get("_streamlit_xsrf")
-    parts = cookie.split("|") if cookie else []
-    if len(parts) != 4 or parts[0] != "2":
-        return None
-    try:
-        mask, masked = bytes.fromhex(parts[1]), bytes.fromhex(parts[2])
-    except ValueError:
-        return None
-    if not mask:
-        return None
-    token = bytes(b ^ mask[i % len(mask)] for i, b in enumerate(masked))
-    return hashlib.sha256(token).hexdigest()
+    return sessions.browser_of(st.context.cookies.get("_streamlit_xsrf"))
 
 
 def _sign_in_sso(page: str, params: dict) -> None:
@@ -168,7 +189,10 @@ def sidebar(page: str = "") -> so.Account | None:
         scope = f"; {', '.join(account.domains)}" if account.domains else ""
         st.caption(f"Signed in as **{literal(account.name)}** ({literal(account.role + scope)})")
         st.button("Sign out", key="auth_logout", on_click=sign_out)
+        _cookie_call("POST", st.session_state.pop(_HANDOFF, None))
         return account
+    if st.session_state.pop(_FORGET, None):
+        _cookie_call("DELETE", "")
     with st.form("auth_login"):
         st.caption("Sign in to run evaluations or record a sign-off")
         st.text_input("Account", key="auth_name")
@@ -177,6 +201,17 @@ def sidebar(page: str = "") -> so.Account | None:
     if st.session_state.get(_ERROR):
         st.error(literal(st.session_state[_ERROR]))
     return None
+
+
+def _cookie_call(method: str, body: str | None) -> None:
+    """Ask the server (its route, same origin) to set the session cookie for a one-time code,
+    or to delete it: only the server can set an HttpOnly cookie. The code goes in the body,
+    never in a URL; it is of URL-safe characters, and written as a JSON string."""
+    if body is None:
+        return
+    st.html(f"<script>fetch({json.dumps(sessions.ROUTE.lstrip('/'))}, {{method: {json.dumps(method)}, "
+            f"body: {json.dumps(body)} || null, credentials: 'same-origin', cache: 'no-store'}});</script>",
+            unsafe_allow_javascript=True, width="content")
 
 
 def account() -> so.Account | None:

@@ -8,6 +8,8 @@ now (auth.recheck), as a sign-off decision does; every value from data is text.
 
 from __future__ import annotations
 
+import secrets
+
 import pandas as pd
 import streamlit as st
 
@@ -22,6 +24,7 @@ LABEL_WORDS = {"synonym": "synonym — correct, missing from the golden set",
                "drift": "drift — confirmed"}
 SAMPLE_SIZE = 10
 _RECORDED = "vd_recorded"  # session key: the verdict the previous page run recorded
+_NONCE = "_vd_nonce"  # session key (after the panel's key): the open form's one-time token
 
 
 def section(run_id: str, query_id: str, generated: list, key: str, open_query) -> None:
@@ -66,26 +69,36 @@ def _form(run_id: str, query_id: str, generated: list, key: str) -> None:
     said = {c.term: ("flagged drift" if c.kind == "drift" else "unjudged" if c.unjudged else c.kind)
             for c in generated}
     order = sorted(said, key=lambda t: (said[t] != "flagged drift", said[t] == "matched"))  # flagged first
-    with st.form(f"{key}_verdict_{run_id}_{query_id}", clear_on_submit=True, border=False):
-        term = st.selectbox("Term", order, format_func=lambda t: f"{t} · {said[t]}", key=f"{key}_vd_term")
-        label = st.radio("Verdict", vd.LABELS, format_func=LABEL_WORDS.get, key=f"{key}_vd_label")
+    # One form per one-time token (issue 31): recording consumes it, and the next form has new
+    # widget ids. The second click of a double-click names the old form's button, which is gone,
+    # so it records nothing; and as the browser keeps what was chosen (no clear_on_submit), a
+    # click that interrupts the first one's page run carries the same choice, never the defaults.
+    nonce_key = f"{key}{_NONCE}"
+    nonce = st.session_state.setdefault(nonce_key, secrets.token_hex(8))
+    with st.form(f"{key}_verdict_{run_id}_{query_id}_{nonce}", border=False):
+        term = st.selectbox("Term", order, format_func=lambda t: f"{t} · {said[t]}", key=f"{key}_vd_term_{nonce}")
+        label = st.radio("Verdict", vd.LABELS, format_func=LABEL_WORDS.get, key=f"{key}_vd_label_{nonce}")
         forbid = st.checkbox("Forbid this term from now on (golden propose adds it to forbidden terms)",
-                             key=f"{key}_vd_forbid")
-        comment = st.text_input("Comment", key=f"{key}_vd_comment")
+                             key=f"{key}_vd_forbid_{nonce}")
+        comment = st.text_input("Comment", key=f"{key}_vd_comment_{nonce}")
         submitted = st.form_submit_button("Record verdict", type="primary")
-    if submitted:
-        _record(run_id, query_id, term, label, forbid, comment)
+    if submitted and st.session_state.get(nonce_key) == nonce:
+        _record(run_id, query_id, term, label, forbid, comment, nonce_key)
 
 
-def _record(run_id: str, query_id: str, term: str, label: str, forbid: bool, comment: str) -> None:
+def _record(run_id: str, query_id: str, term: str, label: str, forbid: bool, comment: str, nonce_key: str) -> None:
     current = auth.recheck()  # the account as stored now, not as it was at sign-in
     if current is None:
         st.error("You are signed out: sign in again in the sidebar.")
         return
+    # consumed before the write, with no Streamlit call in between (a page run is interrupted
+    # only at one): one form's token records once
+    nonce = st.session_state.pop(nonce_key)
     try:
         record = busy.patiently(vd.record_verdict, data.db_path(), current, run_id, query_id, term, label, forbid,
                                 comment)
     except TermgateError as exc:
+        st.session_state[nonce_key] = nonce  # nothing recorded: the same form may be sent again
         st.error(literal(str(exc)))
         return
     data.clear()

@@ -10,7 +10,7 @@ from ..errors import SignoffRefused
 from ..identity import SsoIdentity, fold_name
 from ..store.records import SSO_PASSWORD_HASH
 
-__all__ = ["Account", "account_of", "current_account"]
+__all__ = ["Account", "account_of", "current_account", "password_fingerprint"]
 
 
 @dataclass(frozen=True)
@@ -43,3 +43,12 @@ def current_account(db, name: str) -> Account:
     if row["disabled"]:
         raise SignoffRefused(f"account '{name}' is disabled")
     return account_of(row)
+
+
+def password_fingerprint(db, name: str) -> str | None:
+    """The SHA-256 of the account's stored password hash (as the audit chain records it), or
+    None for no such account: a dashboard session kept across reloads ends when it changes."""
+    import hashlib
+
+    row = store.get_user(db, fold_name(name))
+    return hashlib.sha256(str(row["password_hash"]).encode()).hexdigest() if row is not None else None

@@ -193,13 +193,18 @@ def set_aliases(db, name: str, add=(), remove=()) -> Account:
 MAX_SIGNIN_DELAY = 30.0
 
 
+def _delay_after(failures: int) -> float:
+    return min(2.0 ** min(failures - 1, 5), MAX_SIGNIN_DELAY)
+
+
 def signin_delay(db, name: str) -> float:
-    """Seconds until this account name may try to sign in again: after k failed tries
-    since the last success, 2**(k-1) s (at most 30 s) from the last failure. No lockout."""
+    """Seconds until this account name may try to sign in again: after k tries since the
+    last success, 2**(k-1) s (at most 30 s) from the last one. No lockout. A read, for
+    saying how long; the turn itself is taken atomically by `authenticate`."""
     failures, last = store.signin_failures(db, fold_name(name))
     if not failures:
         return 0.0
-    delay = min(2.0 ** min(failures - 1, 5), MAX_SIGNIN_DELAY)
+    delay = _delay_after(failures)
     return min(max(0.0, last + delay - time.time()), delay)  # a last time in the future waits no longer
 
 
@@ -217,22 +222,25 @@ def refuse_sso(db, name: str) -> None:
 
 
 def authenticate(db, name: str, password: str, wait: bool = False) -> Account:
-    """The account when the password is right; SignoffRefused otherwise. A name with
-    recent failed tries must wait first: `wait` sleeps (the CLI), else the refusal says how
-    long (the dashboard). Failures are counted per name, outside the chain."""
+    """The account when the password is right; SignoffRefused otherwise. Tries are counted
+    per name, outside the chain: each takes its turn in the store (store.claim_signin) in one
+    transaction before its password is checked, so parallel tries (threads, processes, the
+    CLI and the dashboard) check at most one password per delay. A try whose turn has not
+    come waits: `wait` sleeps until it has (the CLI), else the refusal says how long (the
+    dashboard)."""
     key = fold_name(name)
-    delay = signin_delay(db, key)
-    if delay > 0:
-        if not wait:
-            raise SignoffRefused(f"too many failed sign-ins for '{key}': try again in {math.ceil(delay)} s")
-        time.sleep(delay)
     row = store.get_user(db, key)
     if row is not None and row["password_hash"] == SSO_PASSWORD_HASH:
         raise SignoffRefused(_sso_only(key))
-    if row is None or not verify_password(password, row["password_hash"]):
-        if store.exists(db):
-            store.record_signin_failure(db, key)
+    if not store.exists(db):
         raise SignoffRefused(f"wrong account name or password for '{key}'")
+    while (delay := store.claim_signin(db, key, _delay_after)) > 0:
+        if not wait:
+            raise SignoffRefused(f"too many failed sign-ins for '{key}': try again in {math.ceil(delay)} s")
+        time.sleep(delay)
+    row = store.get_user(db, key)  # as stored when its turn came
+    if row is None or row["password_hash"] == SSO_PASSWORD_HASH or not verify_password(password, row["password_hash"]):
+        raise SignoffRefused(f"wrong account name or password for '{key}'")  # counted when its turn was taken
     store.clear_signin_failures(db, key)
     if row["disabled"]:
         raise SignoffRefused(f"account '{key}' is disabled")

@@ -12,11 +12,11 @@ from .connection import connect as connect_file, exists
 from .reading import connect
 from .pg_rows import Rows, every, of_runs
 from .records import (AUDIT_COLUMNS, GENESIS, SSO_PASSWORD_HASH, USER_COLUMNS, account_state, append_on, record_hash,
-                      table_kind_problems)
+                      signin_turn, table_kind_problems)
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
            "get_user", "list_users", "users_rows", "audit_records", "audit_head", "decisions_for", "signin_failures",
-           "record_signin_failure", "clear_signin_failures", "in_transaction", "records_of"]
+           "claim_signin", "record_signin_failure", "clear_signin_failures", "in_transaction", "records_of"]
 
 
 
@@ -104,6 +104,22 @@ def signin_failures(db_path: str | Path, name: str) -> tuple[int, float]:
     with connect(db_path, rows={"signin_failures": Rows("name = %s", (name,))}) as con:
         rows = con.execute("SELECT failures, last_at FROM signin_failures WHERE name = ?", [name]).fetchall()
     return (rows[0][0], rows[0][1]) if rows else (0, 0.0)
+
+
+def claim_signin(db_path: str | Path, name: str, delay_of) -> float:
+    """A sign-in attempt's turn (store.records.signin_turn), read and counted in one write
+    transaction: 0.0 when it may check its password (counted as a failure until cleared),
+    else the seconds to wait (nothing counted). Two transactions that both find the turn
+    free both write the row: DuckDB lets one commit and the other conflicts, is retried and
+    finds the turn taken; another process waits for the file's write lock."""
+    def work(con):
+        rows = con.execute("SELECT failures, last_at FROM signin_failures WHERE name = ?", [name]).fetchall()
+        wait, row = signin_turn(*(rows[0] if rows else (0, 0.0)), time.time(), delay_of)
+        if row is not None:
+            con.execute("INSERT INTO signin_failures VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
+                        "failures = excluded.failures, last_at = excluded.last_at", [name, *row])
+        return wait
+    return in_transaction(db_path, work)
 
 
 def record_signin_failure(db_path: str | Path, name: str) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 from . import audit, pg_runs, runs
 from .postgres import is_postgres
 
-__all__ = ["save_run", "write_account", "append_audit", "record_signin_failure", "clear_signin_failures"]
+__all__ = ["save_run", "write_account", "append_audit", "claim_signin", "record_signin_failure", "clear_signin_failures"]
 
 
 def save_run(db_path: str | Path, run, before_commit=None, extra_rows=None, usage=None) -> None:
@@ -30,6 +30,15 @@ def write_account(db_path: str | Path, name: str, changes: dict, record: dict, *
 def append_audit(db_path: str | Path, record: dict) -> dict:
     """Append one record in its own transaction; returns the stored record."""
     return pg_runs.append_audit_pg(str(db_path), record) if is_postgres(db_path) else audit.append_audit(db_path, record)
+
+
+def claim_signin(db_path: str | Path, name: str, delay_of) -> float:
+    """A sign-in attempt's turn, taken atomically: 0.0 when it may check its password (it is
+    counted as a failed try until clear_signin_failures), else the seconds to wait
+    (`delay_of(failures)`: the delay after that many tries; store.records.signin_turn)."""
+    if is_postgres(db_path):
+        return pg_runs.claim_signin_pg(str(db_path), name, delay_of)
+    return audit.claim_signin(db_path, name, delay_of)
 
 
 def record_signin_failure(db_path: str | Path, name: str) -> int:

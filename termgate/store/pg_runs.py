@@ -23,7 +23,7 @@ from .postgres import connect_pg, migrate_pg, shown
 from .records import GENESIS, record_hash
 from .transfer import copy_in
 
-__all__ = ["save_run_pg", "append_audit_pg", "write_account_pg", "record_signin_failure_pg",
+__all__ = ["save_run_pg", "append_audit_pg", "write_account_pg", "claim_signin_pg", "record_signin_failure_pg",
            "clear_signin_failures_pg", "insert_rows", "retrying"]
 
 MAX_TRIES = 20
@@ -240,6 +240,28 @@ def write_account_pg(url: str, name: str, changes: dict, record: dict, *, new: b
         row = _user(cur, name)
         return append_record(cur, dict(record, payload=dict(record.get("payload") or {}, account=account_state(row))))
     return retrying(url, work, "change accounts (accounts stay with the store's owner)")
+
+
+def claim_signin_pg(url: str, name: str, delay_of) -> float:
+    """store.audit.claim_signin on PostgreSQL: the account's row (made first when missing) is
+    locked FOR UPDATE, so parallel attempts (any process, any host) take turns; the time is
+    the server's, one clock for every client."""
+    import psycopg
+
+    from .records import signin_turn
+
+    try:
+        with connect_pg(url) as conn, conn.transaction(), conn.cursor() as cur:
+            cur.execute("INSERT INTO signin_failures VALUES (%s, 0, 0) ON CONFLICT (name) DO NOTHING", [name])
+            cur.execute("SELECT failures, last_at, extract(epoch FROM clock_timestamp())::double precision "
+                        "FROM signin_failures WHERE name = %s FOR UPDATE", [name])
+            failures, last_at, now = cur.fetchone()
+            wait, row = signin_turn(failures, last_at, now, delay_of)
+            if row is not None:
+                cur.execute("UPDATE signin_failures SET failures = %s, last_at = %s WHERE name = %s", [*row, name])
+            return wait
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise _denied(url, "count sign-in attempts (sign in through the dashboard role)", exc) from None
 
 
 def record_signin_failure_pg(url: str, name: str) -> int:

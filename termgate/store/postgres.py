@@ -364,7 +364,7 @@ ROLES_SQL = """-- termgate least privilege, after `termgate store init` (docs/de
 -- {ci}: stores runs, their rows and the caches; appends a run's header only through
 -- evalcore_append_run_header; no write on audit_log, audit_head, users or decisions.
 -- {dashboard}: reads everything; records sign-offs only through evalcore_append_decision,
--- verdicts on terms only through evalcore_append_verdict, and counts failed sign-ins; binds an identity provider's subject to an account at its first
+-- verdicts on terms only through evalcore_append_verdict, and counts sign-in tries (signin_failures); binds an identity provider's subject to an account at its first
 -- single sign-on only through evalcore_bind_sso. Accounts stay with the owner (`termgate users`
 -- as the owner).
 -- as a superuser, or a role with CREATEROLE (the database's owner has not): the roles

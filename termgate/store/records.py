@@ -14,7 +14,7 @@ from ..identity import fold_name
 from .digest import run_header
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "USER_COLUMNS", "SSO_PASSWORD_HASH", "CHAINED_TABLES", "record_hash", "append_on", "account_state", "header_record",
-           "canonical_account_names", "adopt_unchained"]
+           "canonical_account_names", "adopt_unchained", "signin_turn"]
 
 AUDIT_COLUMNS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment",
                  "payload", "prev_hash", "record_hash")
@@ -26,6 +26,22 @@ SSO_PASSWORD_HASH = "sso:"
 hash has this form, so no password verifies against it (and no schema change was needed)."""
 CHAINED_TABLES = ("audit_log", "audit_head", "users", "runs", "query_results", "term_rows")
 """The tables the gate reads: each must be a plain table (a view could show verify and the gate different rows)."""
+
+
+def signin_turn(failures: int, last_at: float, now: float, delay_of) -> tuple[float, tuple[int, float] | None]:
+    """One sign-in attempt's turn, decided under the row's lock: (seconds it must wait, the
+    row's new (failures, last_at) or None to leave it). An attempt that may go ahead is
+    counted as a failure before its password is checked (success clears the row), so every
+    attempt pushes the next one back and parallel attempts get one turn per delay. A
+    last_at in the future (a clock set back, an edited row) is moved to now: the wait is
+    never longer than `delay_of(failures)` from now."""
+    if failures > 0:
+        delay = delay_of(failures)
+        if last_at > now:
+            return delay, (failures, now)
+        if last_at + delay > now:
+            return last_at + delay - now, None
+    return 0.0, (max(failures, 0) + 1, now)
 
 
 def table_kind_problems(kinds: dict[str, str]) -> list[str]:

@@ -18,7 +18,7 @@ from termgate.governance import signoff as so
 from termgate import store
 from termgate.cli import main
 
-from conftest import golden_row, write_jsonl
+from conftest import golden_row, run_sql, write_jsonl
 
 PASSWORD = "correct-horse-battery"
 LEGACY = Path(__file__).parent.parent / "data" / "legacy-store-068b390.duckdb.gz"
@@ -301,6 +301,45 @@ def test_failed_sign_ins_double_the_delay_up_to_30_s_and_success_resets_it(tmp_p
     assert so.authenticate(db, "Dave", PASSWORD).name == "dave"  # no lockout
     assert so.signin_delay(db, "dave") == 0
     assert not any(r["kind"].startswith("signin") for r in store.audit_records(db))  # not chain records
+
+
+@pytest.mark.slow
+def test_parallel_sign_ins_check_one_password_per_delay(backend, monkeypatch):
+    """Issue 31 item 4: 16 threads at once (15 wrong passwords, the right one) used to check
+    all 16 passwords, as each read the delay before any had counted its failure. Each try
+    now takes its turn in the store before its password is checked: one is checked, the
+    other 15 are told to wait. (Five earlier tries make the next delay 30 s, so a slow
+    machine cannot let a second turn come during the test.)"""
+    import threading
+
+    so.add_user(backend, "dave", "approver", PASSWORD)
+    run_sql(backend, "INSERT INTO signin_failures VALUES ('dave', 5, 0)")  # five tries, long ago
+    checked: list[str] = []
+    verify = so.verify_password
+    monkeypatch.setattr(so, "verify_password", lambda password, stored: checked.append(password) or
+                        verify(password, stored))
+    start = threading.Barrier(16)
+    outcomes: list[str] = []
+
+    def try_one(password: str) -> None:
+        start.wait()
+        try:
+            outcomes.append(so.authenticate(backend, "dave", password).name)
+        except so.SignoffRefused as exc:
+            outcomes.append("too soon" if "try again in" in str(exc) else "wrong")
+
+    threads = [threading.Thread(target=try_one, args=(p,)) for p in [f"wrong-{i:02d}-password" for i in range(15)]
+               + [PASSWORD]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert len(outcomes) == 16 and outcomes.count("too soon") == 15, outcomes
+    assert len(checked) == 1  # one password checked in the whole burst
+    if checked == [PASSWORD]:
+        assert "dave" in outcomes and store.signin_failures(backend, "dave")[0] == 0  # success clears the count
+    else:
+        assert "wrong" in outcomes and store.signin_failures(backend, "dave")[0] == 6  # each turn counted
 
 
 def _set_last_failure(db, name, ago):
