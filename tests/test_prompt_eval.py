@@ -517,7 +517,7 @@ def test_cli_says_the_endpoint_before_calling_it_with_credentials_redacted(llm, 
 
 
 def test_endpoint_lines_name_each_endpoint_once():
-    from termgate.cli.prompt_eval import endpoint_lines
+    from termgate.cli.common import endpoint_lines
     a = LLMConfig(model="m", base_url="http://127.0.0.1:8000/v1")
     b = LLMConfig(model="j", base_url="https://u:pw@host/v1?pw=hunter22")
     assert endpoint_lines([("model", a), ("judge model", a)]) == ["endpoint: http://127.0.0.1:8000/v1 (model m)"]

@@ -23,7 +23,7 @@ from ..errors import UnknownRunError, UsageError
 from ..io import default_golden_name, golden_line_numbers
 from ..store import stored_golden_name
 from ..report import PendingFile
-from ..report.annotations import ANNOTATIONS_PER_KIND, codequality_report, github_annotations, repository_path
+from ..report.annotations import codequality_report, github_annotations, repository_path
 from ..report.findings import BaselineTerms, Findings, find_flagged, flagged_rows, headline
 from ..report.markdown import render_pr_comment, render_summary
 from ..text import terminal_safe

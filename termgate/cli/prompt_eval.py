@@ -24,7 +24,7 @@ from ..llm.prompt_eval import PromptEvalResults, PromptEvaluator, dataset_hash, 
 from ..report.prompt_html import write_prompt_html
 from ..store.prompts import find_dataset_hash, prompt_eval_datasets, prompt_eval_scores, prompt_eval_versions
 from ..store.connection import shown_db
-from .common import echo, endpoint_lines, fail, format_table, run_cli, say_endpoints, store_option
+from .common import echo, fail, format_table, run_cli, say_endpoints, store_option
 
 __all__ = ["prompt_eval_group", "load_template"]
 

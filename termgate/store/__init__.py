@@ -12,7 +12,7 @@ from .runs import (drift_terms, find_run_by_content, get_run, get_runs, golden_c
                    judge_log, list_runs, load_baseline, stored_golden_name, query_rows, repeat_runs,
                    term_rows)
 from .audit import get_user, list_users, signin_failures, users_rows
-from .backends import (append_audit, claim_signin, clear_signin_failures, record_signin_failure, save_run,
+from .backends import (append_audit, claim_signin, clear_signin_failures, save_run,
                        write_account)
 from .llm import StoredReplies, harness_output_rows, harness_outputs, load_llm_cache, query_replies, save_llm_cache
 from .prompts import (find_dataset_hash, list_prompt_evals, prompt_eval_datasets, prompt_eval_matrix,
@@ -28,7 +28,7 @@ __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensur
            "errored_queries", "find_query_ids", "flagged_items",
            "metric_trend", "query_history", "runs_overview", "append_audit",
            "audit_records", "decisions_for", "get_user", "list_users", "users_rows", "write_account", "account_state",
-           "GENESIS", "signin_failures", "claim_signin", "record_signin_failure", "clear_signin_failures",
+           "GENESIS", "signin_failures", "claim_signin", "clear_signin_failures",
            "AUDIT_COLUMNS", "audit_head", "harness_outputs", "query_replies", "load_llm_cache", "harness_output_rows",
            "save_llm_cache", "repeat_runs", "find_dataset_hash",
            "list_prompt_evals", "prompt_eval_datasets", "prompt_eval_matrix", "prompt_eval_results",

@@ -16,7 +16,7 @@ from .records import (AUDIT_COLUMNS, GENESIS, SSO_PASSWORD_HASH, USER_COLUMNS, a
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
            "get_user", "list_users", "users_rows", "audit_records", "audit_head", "decisions_for", "signin_failures",
-           "claim_signin", "record_signin_failure", "clear_signin_failures", "in_transaction", "records_of"]
+           "claim_signin", "clear_signin_failures", "in_transaction", "records_of"]
 
 
 
@@ -119,15 +119,6 @@ def claim_signin(db_path: str | Path, name: str, delay_of) -> float:
             con.execute("INSERT INTO signin_failures VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
                         "failures = excluded.failures, last_at = excluded.last_at", [name, *row])
         return wait
-    return in_transaction(db_path, work)
-
-
-def record_signin_failure(db_path: str | Path, name: str) -> int:
-    """Count one more failed sign-in (outside the chain); returns the new count."""
-    def work(con):
-        con.execute("INSERT INTO signin_failures VALUES (?, 1, ?) ON CONFLICT (name) DO UPDATE SET "
-                    "failures = signin_failures.failures + 1, last_at = excluded.last_at", [name, time.time()])
-        return con.execute("SELECT failures FROM signin_failures WHERE name = ?", [name]).fetchall()[0][0]
     return in_transaction(db_path, work)
 
 

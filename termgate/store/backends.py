@@ -9,7 +9,7 @@ from pathlib import Path
 from . import audit, pg_runs, runs
 from .postgres import is_postgres
 
-__all__ = ["save_run", "write_account", "append_audit", "claim_signin", "record_signin_failure", "clear_signin_failures"]
+__all__ = ["save_run", "write_account", "append_audit", "claim_signin", "clear_signin_failures"]
 
 
 def save_run(db_path: str | Path, run, before_commit=None, extra_rows=None, usage=None) -> None:
@@ -39,12 +39,6 @@ def claim_signin(db_path: str | Path, name: str, delay_of) -> float:
     if is_postgres(db_path):
         return pg_runs.claim_signin_pg(str(db_path), name, delay_of)
     return audit.claim_signin(db_path, name, delay_of)
-
-
-def record_signin_failure(db_path: str | Path, name: str) -> int:
-    if is_postgres(db_path):
-        return pg_runs.record_signin_failure_pg(str(db_path), name)
-    return audit.record_signin_failure(db_path, name)
 
 
 def clear_signin_failures(db_path: str | Path, name: str) -> None:

@@ -17,13 +17,17 @@ from __future__ import annotations
 import json
 import time
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from ..errors import TermgateError, UsageError
 from .postgres import connect_pg, migrate_pg, shown
 from .records import GENESIS, record_hash
 from .transfer import copy_in
 
-__all__ = ["save_run_pg", "append_audit_pg", "write_account_pg", "claim_signin_pg", "record_signin_failure_pg",
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["save_run_pg", "append_audit_pg", "write_account_pg", "claim_signin_pg",
            "clear_signin_failures_pg", "insert_rows", "retrying"]
 
 MAX_TRIES = 20
@@ -262,22 +266,6 @@ def claim_signin_pg(url: str, name: str, delay_of) -> float:
             return wait
     except psycopg.errors.InsufficientPrivilege as exc:
         raise _denied(url, "count sign-in attempts (sign in through the dashboard role)", exc) from None
-
-
-def record_signin_failure_pg(url: str, name: str) -> int:
-    import psycopg
-
-    try:
-        return _count_failure(url, name)
-    except psycopg.errors.InsufficientPrivilege as exc:
-        raise _denied(url, "count failed sign-ins (sign off through the dashboard role)", exc) from None
-
-
-def _count_failure(url: str, name: str) -> int:
-    with connect_pg(url) as conn:
-        return conn.execute("INSERT INTO signin_failures VALUES (%s, 1, %s) ON CONFLICT (name) DO UPDATE SET "
-                            "failures = signin_failures.failures + 1, last_at = excluded.last_at RETURNING failures",
-                            [name, time.time()]).fetchone()[0]
 
 
 def clear_signin_failures_pg(url: str, name: str) -> None:
