@@ -80,6 +80,9 @@ def test_the_embedding_caches_model_id_keeps_endpoints_apart_with_no_value_in_th
     ("postgresql://ci@127.0.0.1:1/db?pass=TopSecret9", "TopSecret9"),
     ("postgresql://ci@127.0.0.1:1/db?pw=TopSecret9", "TopSecret9"),
     ("postgresql://ci@127.0.0.1:1/db?sslmode=disable&password=TopSecret9", "TopSecret9"),
+    # libpq ends the user info at the first `@`, Python at the last: it reads host `S3cret2PW@127.0.0.1`
+    ("postgresql://ci:Hunter@S3cret2PW@127.0.0.1:1/db", "S3cret2PW"),
+    ("postgresql://ci:Hunter@S3cret2PW@h@127.0.0.1:1/db", "S3cret2PW"),
 ])
 def test_a_malformed_or_refused_postgres_url_is_never_printed_with_its_password(url, secret):
     """libpq's message repeats what it could not read, password and all."""
