@@ -152,3 +152,22 @@ def test_redact_text_finds_urls_inside_flags():
     out = redact_text(text)
     assert not any(s in out for s in ("CIPASS31", "KEY31", "PW31x")), out
     assert "postgresql://***@db/t" in out and "--base-url=https://***@h/v1?pw=***" in out
+
+
+@pytest.mark.parametrize("url", ["POSTGRESQL://ci:S3cretPW9@127.0.0.1:1/db", "Postgres://ci:S3cretPW9@127.0.0.1:1/db",
+                                 "postgresql+psycopg://ci:S3cretPW9@127.0.0.1:1/db", "https://h/db?pw=S3cretPW9"])
+@pytest.mark.parametrize("args", [["store", "info"], ["runs"], ["evaluate", "--golden", "g.jsonl", "--generated",
+                                                               "c.jsonl", "--drift-judge", "none"]])
+def test_a_db_url_of_another_scheme_is_refused_redacted_and_creates_nothing(tmp_path, monkeypatch, url, args):
+    """`--db POSTGRESQL://ci:PW@host/db` was a DuckDB file path: printed with its password
+    (`no store at ...`, `cannot open store ...`), and evaluate made the folder
+    `POSTGRESQL:/ci:PW@127.0.0.1:1` on disk."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.jsonl").write_text('{"query_id": "q1", "query": "sofa", "expected_expansions": [{"term": "couch"}]}\n')
+    (tmp_path / "c.jsonl").write_text('{"query_id": "q1", "terms": ["couch"]}\n')
+    result = CliRunner().invoke(main, [*args, "--db", url])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: --db {url.split('://')[0]}://") and "not a store" in line, line
+    assert "S3cretPW9" not in result.output, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "g.jsonl"]
