@@ -292,16 +292,22 @@ def shown_db(db_path: str | Path) -> str:
 
 
 _OTHER_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+_KEYWORD_DSN = re.compile(r"(?:^|\s)(?:password|passfile|host|hostaddr|dbname|user|port|service)\s*=", re.IGNORECASE)
 
 
 def refuse_other_urls(db_path: str | Path) -> None:
     """UsageError for a --db that reads as a URL but not as a PostgreSQL one
-    (`POSTGRESQL://ci:PW@host/db`, `postgresql+psycopg://...`, `https://...`): it is no file
-    path to create folders for or to print, password and all; shown redacted (SPEC §5)."""
+    (`POSTGRESQL://ci:PW@host/db`, `postgresql+psycopg://...`, `https://...`), or as a libpq
+    keyword string (`host=h password=PW`): it is no file path to create folders for or to
+    print, password and all; a URL is shown redacted, a keyword string not at all (SPEC §5)."""
     from ..redact import redact_url
     from .postgres import is_postgres
 
     path = str(db_path)
+    if _KEYWORD_DSN.search(path):
+        raise UsageError("--db: reads as a libpq connection string (host=... password=...), which termgate does not "
+                         "take; give postgresql://user@host/db (the password from PGPASSWORD or a service file). "
+                         "Its value is not shown: it may hold a password")
     head = _OTHER_URL.match(path)
     if head and not is_postgres(path):
         shown = head.group(0) + (redact_url(path) or path)[head.end():]  # the scheme as typed

@@ -171,3 +171,15 @@ def test_a_db_url_of_another_scheme_is_refused_redacted_and_creates_nothing(tmp_
     assert line.startswith(f"error: --db {url.split('://')[0]}://") and "not a store" in line, line
     assert "S3cretPW9" not in result.output, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "g.jsonl"]
+
+
+@pytest.mark.parametrize("dsn", ["host=127.0.0.1 port=1 password=S3cretPW9 dbname=tg", "dbname=tg password = S3cretPW9"])
+def test_a_libpq_keyword_string_as_db_is_refused_without_its_value(tmp_path, monkeypatch, dsn):
+    """`--db 'host=h password=PW dbname=tg'` was a DuckDB file path: `no store at host=h password=PW ...`."""
+    monkeypatch.chdir(tmp_path)
+    for args in (["runs", "--db", dsn], ["store", "info", "--db", dsn]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        (line,) = result.stderr.splitlines()
+        assert line.startswith("error: --db: reads as a libpq connection string") and "S3cretPW9" not in line, line
+    assert list(tmp_path.iterdir()) == []
