@@ -699,6 +699,22 @@ def test_a_closed_standard_output_keeps_the_gates_exit_code(cwd, golden, generat
 
 
 @pytest.mark.slow
+def test_a_standard_output_closed_from_the_start_keeps_the_gates_exit_code(cwd):
+    """`termgate evaluate --json - >&-`: Python starts with sys.stdout None; writing the report
+    there was an AttributeError traceback and exit 1."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "termgate", "evaluate", "--golden", "golden.jsonl", "--generated",
+                           "perfect.jsonl", "--drift-judge", "none", "--db", DB, "--json", "-"],
+                          stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert len(stored_run_ids(DB)) == 1
+
+
+@pytest.mark.slow
 def test_a_closed_standard_error_changes_nothing_either(cwd):
     import os
     import subprocess
