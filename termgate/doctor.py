@@ -114,8 +114,8 @@ def llm_endpoint(llm: dict) -> str | None:
 
     try:
         return redact_url(endpoint_url(None, llm, None))
-    except UsageError:
-        return None
+    except UsageError as exc:
+        return None if "no LLM endpoint named" in str(exc) else f"unusable ({exc})"
 
 
 def python_line() -> str:

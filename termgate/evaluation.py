@@ -160,8 +160,8 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         drift_judge = resolve_judge(drift_judge, settings, vectors, domain_context)
     judge = drift_judge
     if golden_name is not None and not golden_name.strip():
-        raise UsageError("--golden-name: empty; give the golden set a name, or leave the option out "
-                         "(the name is then the --golden path from the repository root)")
+        raise UsageError("--golden-name: empty; give the golden set a name, or leave the option out (the name is "
+                         "then the --golden path from the git repository's root, else from the working folder)")
     named = golden_name is not None
     golden_name = golden_name.strip() if named else default_golden_name(golden_path)
     scored = score(golden_path, generated, thresholds, judge, domain_context)
@@ -203,8 +203,9 @@ def _rename_note(db, golden_name: str, golden_hash: str) -> str | None:
     if not earlier or golden_name in earlier:
         return None
     return (f"golden set {golden_name!r}: earlier runs stored this golden content as {earlier[0]!r}; the default "
-            "name is now the path from the repository root (SPEC §1.1), and approvals, trends, the noise floor and "
-            f"the PR comment go by name: pass --golden-name {shlex.quote(earlier[0])} to keep the old one")
+            "name is now the path from the git repository's root, else from the working folder (SPEC §1.1), and "
+            "approvals, trends, the noise floor and the PR comment go by name: "
+            f"pass --golden-name {shlex.quote(earlier[0])} to keep the old one")
 
 
 def _golden_revision(db, golden_name: str, scored: ScoredQueries, settings: Settings) -> dict | None:

@@ -91,7 +91,13 @@ def _loose_userinfo(url: str) -> list[str]:
     authority = url.partition("://")[2]
     userinfo = authority.rpartition("@")[0] if "@" in authority else ""
     user, colon, password = userinfo.partition(":")
-    return [s for s in ([password] if colon and password else [user]) if s]
+    return _with_pieces([s for s in ([password] if colon and password else [user]) if s])
+
+
+def _with_pieces(secrets: list[str]) -> list[str]:
+    """The secrets and, of one holding `@`, each piece between them: libpq ends the user info
+    at the first `@` (Python at the last), so its message names the rest as the host."""
+    return [*secrets, *(piece for s in secrets if "@" in s for piece in s.split("@") if piece)]
 
 
 def _scan(url: str, hide) -> tuple[str, list[str]]:
@@ -107,7 +113,7 @@ def _scan(url: str, hide) -> tuple[str, list[str]]:
         userinfo, _, hostport = netloc.rpartition("@")
         user, colon, password = userinfo.partition(":")
         # with a password, the user name is only a name; alone, it is the key (`https://KEY@host`)
-        secrets += [password] if colon and password else [user] if user else []
+        secrets += _with_pieces([password] if colon and password else [user] if user else [])
         netloc = f"{MASK}@{hostport}"
     query, found = _redact_pairs(parts.query, hide)
     secrets += found

@@ -380,6 +380,7 @@ def test_an_input_cannot_run_a_command(runner, ws):
     "--db postgresql://ci:CIPASS31x@127.0.0.1:1/termgate",  # the store's password (issue 31 item 5)
     "'--db=postgresql://ci@127.0.0.1:1/termgate?sslmode=disable&pw=CIPASS31x'",
     "--base-url=https://u:CIPASS31x@127.0.0.1:1/v1",  # a flag evaluate does not take: usage error
+    "--db 'host=127.0.0.1 port=1 password=CIPASS31x'",  # a libpq keyword string: no URL to redact
 ])
 def test_extra_args_are_never_logged_with_their_credentials(runner, extra):
     result = runner.run(evaluate_inputs("good.jsonl", **{"extra-args": extra}))

@@ -699,6 +699,44 @@ def test_a_closed_standard_output_keeps_the_gates_exit_code(cwd, golden, generat
 
 
 @pytest.mark.slow
+def test_a_standard_output_closed_from_the_start_keeps_the_gates_exit_code(cwd):
+    """`termgate evaluate --json - >&-`: Python starts with sys.stdout None; writing the report
+    there was an AttributeError traceback and exit 1."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "termgate", "evaluate", "--golden", "golden.jsonl", "--generated",
+                           "perfect.jsonl", "--drift-judge", "none", "--db", DB, "--json", "-"],
+                          stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert len(stored_run_ids(DB)) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("progress", [None, "lines"])
+def test_a_standard_error_closed_from_the_start_keeps_the_harness_exit_code(cwd, progress):
+    """`termgate harness … 2>&-`: Python starts with sys.stderr None; the progress bar's
+    `sys.stderr.isatty()` was an AttributeError, exit 1 where the gate passed."""
+    import os
+    import subprocess
+    import sys
+
+    Path("expander.py").write_text("def expand(query, context=None):\n    return ['mi']\n", encoding="utf-8")
+    write_lines(Path("one.jsonl"), [dumps(golden_row("q1", "heart attack", ["mi"]))])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), *sys.path])}
+    env.pop("TERMGATE_PROGRESS", None)
+    if progress:
+        env["TERMGATE_PROGRESS"] = progress
+    done = subprocess.run([sys.executable, "-m", "termgate", "harness", "--golden", "one.jsonl", "--callable",
+                           "expander:expand", "--drift-judge", "none", "--db", DB],
+                          stdout=subprocess.PIPE, text=True, timeout=120, env=env, preexec_fn=lambda: os.close(2))
+    assert done.returncode == 0, done.stdout
+    assert len(stored_run_ids(DB)) == 1
+
+
+@pytest.mark.slow
 def test_a_closed_standard_error_changes_nothing_either(cwd):
     import os
     import subprocess

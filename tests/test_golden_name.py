@@ -99,7 +99,8 @@ def test_a_new_default_name_for_stored_golden_content_says_how_to_keep_the_old_o
     assert renamed.exit_code == 1, renamed.output
     note = [line for line in renamed.stderr.splitlines() if line.startswith("note: golden set")]
     assert note == ["note: golden set 'golden/g.jsonl': earlier runs stored this golden content as "
-                    "'old/name.jsonl'; the default name is now the path from the repository root (SPEC §1.1), and "
+                    "'old/name.jsonl'; the default name is now the path from the git repository's root, else from the "
+                    "working folder (SPEC §1.1), and "
                     "approvals, trends, the noise floor and the PR comment go by name: pass --golden-name "
                     "old/name.jsonl to keep the old one"]
     assert note[0].removeprefix("note: ") in json.loads(Path("r.json").read_text())["recommendations"]

@@ -171,6 +171,24 @@ def test_show_content_gives_back_the_stored_file_exactly(tmp_path):
     assert gr.load_revision(tmp_path / "back.jsonl").revision == revision
 
 
+@pytest.mark.slow
+def test_show_content_with_standard_output_closed_is_no_traceback(tmp_path):
+    """`golden show … --content >&-`: Python starts with sys.stdout None (an AttributeError
+    traceback, exit 1, before); nothing to print to, exit 0 as for a reader gone (SPEC §3)."""
+    import os
+    import subprocess
+    import sys
+
+    golden = tmp_path / "g.jsonl"
+    golden.write_text('{"query_id": "q1", "query": "flu", "expected_expansions": [{"term": "influenza"}]}\n')
+    db = str(tmp_path / "s.duckdb")
+    assert cli("golden", "propose", golden, "--golden-name", "gs", "--proposer", "carol", "--db", db).exit_code == 0
+    revision = gr.load_revision(golden).revision
+    done = subprocess.run([sys.executable, "-m", "termgate", "golden", "show", "gs", revision[:12], "--content",
+                           "--db", db], stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
 def test_the_diff_shows_a_hidden_character_as_an_escape(proposing, tmp_path, monkeypatch):
     golden, db = proposing  # q4's line, as given, holds a raw right-to-left override; the diff shows it
     golden.write_bytes(GOLDEN.replace(b'"expected_expansions": []}', '"expected_expansions": [], "x-note": "\u202eevil"}'.encode()))

@@ -414,3 +414,20 @@ def test_more_line_does_not_understate_the_number_of_problems(tmp_path):
     more = info.value.lines()[-1]
     counted = re.search(r"(\d+) more", more)
     assert counted is not None and int(counted.group(1)) == 5, more
+
+
+@pytest.mark.parametrize("qid, code", [("q1\x1b[2J\nFAKE", "U+001B"), ("q1\u202e", "U+202E"), ("a\tb", "U+0009")])
+@pytest.mark.parametrize("indent", [None, 2])
+def test_a_baseline_report_with_a_control_character_in_a_query_id_is_refused(tmp_path, qid, code, indent):
+    """Issue 31 item 7's rule held for the golden and generated files only: a baseline report
+    (--baseline FILE) carried `q1\\x1b[2J\\nFAKE` into removed_queries, the stored run and the report."""
+    from termgate.io import load_baseline_report
+
+    rows = [{"query_id": "q0", "f1": 1.0, "passed": True}, {"query_id": qid, "f1": 1.0, "passed": True}]
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps({"per_query_results": rows}, indent=indent), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_baseline_report(path)
+    (line,) = str(caught.value).splitlines()
+    where = 1 if indent is None else 9
+    assert line.startswith(f"{path}:{where}: per_query_results[1].query_id: holds {code}"), line

@@ -99,3 +99,27 @@ async def _closed(client: AsyncLLMClient) -> bool:
 def test_doctor_says_no_endpoint_is_named(files):
     result = CliRunner().invoke(main, ["doctor"])
     assert "LLM endpoint: none named (there is no default one)" in result.output, result.output
+
+
+@pytest.mark.parametrize("where", ["flag", "env", "config"])
+@pytest.mark.parametrize("url", ["ci:sk-Hunter2secret@localhost:1/v1", "ftp://h/v1", "localhost:8000/v1"])
+def test_an_endpoint_that_is_no_http_url_is_exit_2_and_never_shown(files, monkeypatch, where, url):
+    """`--base-url ci:KEY@host/v1` (the scheme forgotten) was called 8 times (exit 5), and
+    printed and stored in the clear: redaction reads user info only after `scheme://`."""
+    args = ["harness", "--golden", "golden.jsonl", "--prompt", "prompt.txt", "--drift-judge", "none",
+            "--no-store", "--json", "report.json"]
+    if where == "flag":
+        args += ["--base-url", url]
+    elif where == "env":
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+    else:
+        (files / "termgate.toml").write_text(f'[llm]\nmodel = "m"\nbase_url = "{url}"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    source = {"flag": "--base-url", "env": "OPENAI_BASE_URL", "config": "[llm] base_url"}[where]
+    assert f"{source}: not an http(s) URL" in line and url not in line, line
+    assert not (files / "report.json").exists()
+    if where != "flag":
+        doctor = CliRunner().invoke(main, ["doctor"]).output
+        assert "LLM endpoint: unusable" in doctor and url not in doctor, doctor

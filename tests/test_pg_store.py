@@ -9,6 +9,8 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -474,3 +476,33 @@ def test_the_dashboard_role_takes_sign_in_turns_and_the_ci_role_cannot_touch_the
         with psycopg.connect(url) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute(sql)
     assert store.signin_failures(pgdb, "carol")[0] == 1
+
+
+
+@pytest.mark.parametrize("options, says", [
+    ("default_transaction_read_only=on", "error: the PostgreSQL store is read-only for this session: "),
+    ("search_path=nowhere", "error: the PostgreSQL store has no schema to use: "),
+])
+def test_a_session_that_may_not_write_is_one_line_and_exit_2_not_a_traceback(pgdb, options, says):
+    """A read-only session (a standby, `default_transaction_read_only`), a search_path with no
+    schema: each was a psycopg traceback, exit 1."""
+    import psycopg
+
+    rows = "\n".join(json.dumps({"query_id": f"q{i}", "query": f"x{i}", "expected_expansions": [{"term": "a"}]})
+                     for i in range(3000))
+    with tempfile.TemporaryDirectory() as folder:
+        golden, generated = Path(folder, "g.jsonl"), Path(folder, "c.jsonl")
+        golden.write_text(rows + "\n", encoding="utf-8")
+        generated.write_text("\n".join(json.dumps({"query_id": f"q{i}", "terms": ["a", "b"]}) for i in range(3000)),
+                             encoding="utf-8")
+        if "search_path" not in options:
+            assert cli("store", "init", "--db", pgdb).exit_code == 0
+        url = pgdb + "?options=-c%20" + options.replace("=", "%3D")
+        result = cli("evaluate", "--golden", golden, "--generated", generated, "--drift-judge", "none", "--db", url)
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(says), line
+    with psycopg.connect(pgdb) as con:
+        if "search_path" not in options:
+            assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 0

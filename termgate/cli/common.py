@@ -126,9 +126,19 @@ def store_failure(exc: BaseException) -> str | None:
                     "(restore it from a backup, or give another --db)")
         return None
     psycopg = sys.modules.get("psycopg")
-    if psycopg is None or not isinstance(exc, psycopg.OperationalError):
+    if psycopg is None:
         return None
+    errors = psycopg.errors
     text = redact_text(_first_line(exc)) or ""
+    if isinstance(exc, errors.ReadOnlySqlTransaction):  # a standby, or default_transaction_read_only
+        return (f"error: the PostgreSQL store is read-only for this session: {text}; nothing was recorded. "
+                "Give --db the primary, or remove default_transaction_read_only (the --db URL's options, "
+                "PGOPTIONS or the role's settings)")
+    if isinstance(exc, errors.InvalidSchemaName):  # search_path names no schema that exists
+        return (f"error: the PostgreSQL store has no schema to use: {text}; nothing was recorded. Check "
+                "search_path (the --db URL's options, PGOPTIONS or the role's settings)")
+    if not isinstance(exc, (psycopg.OperationalError, errors.IdleInTransactionSessionTimeout)):
+        return None
     if isinstance(exc, psycopg.errors.QueryCanceled):
         return (f"error: the PostgreSQL store cancelled a statement: {text}; it was rolled back. The time limit "
                 "comes from statement_timeout (the --db URL's options, PGOPTIONS or the role's settings): "

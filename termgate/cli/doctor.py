@@ -47,7 +47,9 @@ def doctor_command():
     else:
         echo(f"drift judge by default: {judge} ({why})")
     endpoint = doctor.llm_endpoint(dict(settings.llm))
-    if endpoint:
+    if endpoint and endpoint.startswith("unusable ("):
+        echo(f"LLM endpoint: {terminal_safe(endpoint)}")
+    elif endpoint:
         echo(f"LLM endpoint: {terminal_safe(endpoint)} (harness --prompt, prompt-eval and the llm drift judge call it "
              "unless given --base-url)")
     else:

@@ -236,6 +236,8 @@ def show_command(name, revision, content, db):
         text = run_cli(store.golden_content, db, rev.revision)
         if text is None:
             fail([f"error: revision {rev.revision[:12]}'s file is not in the store"])
+        if sys.stdout is None:  # started with no standard output (`>&-`): nothing to print to
+            return
         if sys.stdout.isatty():  # the same JSON values, with nothing a terminal would act on
             click.echo(json_escaped(text), nl=False)
         else:  # redirected: the stored file exactly, byte for byte (its revision hash holds)

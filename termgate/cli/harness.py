@@ -38,10 +38,10 @@ __all__ = ["harness_command"]
 def _bar(label: str):
     """A terminal progress line on stderr (quiet when stderr is not a terminal), or
     `progress DONE/TOTAL` lines when TERMGATE_PROGRESS=lines (the dashboard reads those)."""
-    tty = sys.stderr.isatty()
+    tty = sys.stderr is not None and sys.stderr.isatty()  # None: started with no standard error (`2>&-`)
     if setting("PROGRESS") == "lines":
         def lines(done: int, total: int) -> None:
-            if done == total or done % max(1, total // 100) == 0:
+            if sys.stderr is not None and (done == total or done % max(1, total // 100) == 0):
                 sys.stderr.write(f"progress {done}/{total}\n")
                 sys.stderr.flush()
         return lines

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from ..models import Thresholds
 from ..models import Baseline
+from .query_ids import query_id_problem
 from .reading import ProblemCollector, RepeatedKey, line_of, loads_strict, read_text, toml_error_line
 
 
@@ -61,6 +62,15 @@ def _repeat_line(text: str, qid: str) -> int:
     return text.count("\n", 0, found[1]) + 1 if len(found) > 1 else line_of(text, '"per_query_results"')
 
 
+def _id_line(text: str, qid: str) -> int:
+    """The line of the first `"query_id": qid` in a report's text, escaped as json.dumps writes it."""
+    for spelling in (json.dumps(qid), json.dumps(qid, ensure_ascii=False)):
+        found = re.search('"query_id"\\s*:\\s*' + re.escape(spelling), text)
+        if found:
+            return text.count("\n", 0, found.start()) + 1
+    return line_of(text, '"per_query_results"')
+
+
 def load_baseline_report(path: str | Path) -> Baseline:
     """A JSON report file as a baseline (SPEC §2 rule 8): its stored values, used as they are."""
     from ..models import BaselineRow
@@ -97,6 +107,9 @@ def load_baseline_report(path: str | Path) -> Baseline:
                      "needs query_id (string), f1 (number), passed (boolean) and precision/recall, numbers in [0, 1]")
             if sink.full:
                 break
+            continue
+        if problem := query_id_problem(qid):  # one rule for every input carrying a query_id (SPEC §1.1)
+            sink.add(_id_line(text, qid), f"per_query_results[{i}].query_id", problem)
             continue
         if qid in out:  # two rows of one query: neither may silently win (SPEC §5)
             sink.add(_repeat_line(text, qid), f"per_query_results[{i}].query_id", f"duplicate query_id {qid!r}")

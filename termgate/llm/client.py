@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -77,6 +78,9 @@ class LLMConfig:
                    backoff=float(llm.get("backoff", 0.5)))
 
 
+_HTTP_URL = re.compile(r"https?://[^\s/?#@]", re.IGNORECASE)
+"""What an endpoint must look like: http(s), then a host or user info (redacted when shown)."""
+
 NO_ENDPOINT = ("no LLM endpoint named, and termgate has no default one: {ways} (OpenAI itself is "
                "https://api.openai.com/v1; a local server is e.g. http://127.0.0.1:8000/v1)")
 """The one line every LLM route (harness, prompt-eval, the llm drift judge) ends with, exit 2,
@@ -90,9 +94,16 @@ def endpoint_url(given: str | None = None, llm: dict | None = None, flag: str | 
     There is no default remote endpoint: with none of them, UsageError before any call
     (`what`: who needed one, such as "the llm drift judge"), so no prompt, golden query or
     key goes to an endpoint nobody named."""
-    for candidate in (given, os.environ.get("OPENAI_BASE_URL"), (llm or {}).get("base_url")):
+    sources = ((flag or "the endpoint", given), ("OPENAI_BASE_URL", os.environ.get("OPENAI_BASE_URL")),
+               (f"[{section}] base_url", (llm or {}).get("base_url")))
+    for source, candidate in sources:
         if isinstance(candidate, str) and candidate.strip():
-            return candidate.strip()
+            url = candidate.strip()
+            if not _HTTP_URL.match(url):  # `user:KEY@host/v1` without its scheme: never called, shown or stored
+                message = (f"{source}: not an http(s) URL (such as http://127.0.0.1:8000/v1); "
+                           "its value is not shown, as it may hold a key")
+                raise UsageError(f"{what}: {message}" if what else message)
+            return url
     ways = [f"give {flag} URL"] if flag else []
     ways += ["set OPENAI_BASE_URL", f"set base_url under [{section}] in termgate.toml"]
     message = NO_ENDPOINT.format(ways=", ".join(ways[:-1]) + ", or " + ways[-1])

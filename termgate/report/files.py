@@ -55,6 +55,9 @@ class PendingFile:
     def commit(self) -> None:
         self._handle.close()
         if self.to_stdout:
+            if sys.stdout is None:  # started with no standard output (`>&-`): dropped, as by a gone reader
+                self._tmp.unlink(missing_ok=True)
+                return
             try:
                 escape = self._escape
                 with self._tmp.open("rb") as source:

@@ -70,9 +70,13 @@ def own_writer(db_path: str | Path) -> str:
     return _session_user(str(db_path)) if is_postgres(db_path) else _local_user()
 
 
-def trusted_writers(own: str) -> Trust:
-    """`own`, then the writers TERMGATE_CACHE_TRUST lists (`*`: every writer)."""
-    listed = [name.strip() for name in (setting("CACHE_TRUST") or "").split(",")]
+def trusted_writers(own: str, fold: bool = False) -> Trust:
+    """`own`, then the writers TERMGATE_CACHE_TRUST lists (`*`: every writer); with `fold`
+    (a store file, whose writers are case-folded user names) the listed names folded alike,
+    so `Alice` names the writer `alice` (PostgreSQL role names are compared as written)."""
+    from ..identity import fold_name
+
+    listed = [fold_name(name) if fold else name.strip() for name in (setting("CACHE_TRUST") or "").split(",")]
     names = [own] + [name for name in listed if name and name != "*" and name != own]
     return Trust(tuple(dict.fromkeys(names)), "*" in listed)
 
@@ -115,7 +119,7 @@ class CacheUse:
 
     def trust(self) -> Trust:
         """Read at each load: the setting as it is now."""
-        return trusted_writers(self.writer)
+        return trusted_writers(self.writer, fold=not is_postgres(self.db_path))
 
     def read(self, writers) -> None:
         self.used.update(writers)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import stat
 import time
 from collections.abc import Iterator
@@ -290,11 +291,36 @@ def shown_db(db_path: str | Path) -> str:
     return shown(str(db_path)) if is_postgres(db_path) else str(db_path)
 
 
+_OTHER_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+_KEYWORD_DSN = re.compile(r"(?:^|\s)(?:password|passfile|host|hostaddr|dbname|user|port|service)\s*=", re.IGNORECASE)
+
+
+def refuse_other_urls(db_path: str | Path) -> None:
+    """UsageError for a --db that reads as a URL but not as a PostgreSQL one
+    (`POSTGRESQL://ci:PW@host/db`, `postgresql+psycopg://...`, `https://...`), or as a libpq
+    keyword string (`host=h password=PW`): it is no file path to create folders for or to
+    print, password and all; a URL is shown redacted, a keyword string not at all (SPEC §5)."""
+    from ..redact import redact_url
+    from .postgres import is_postgres
+
+    path = str(db_path)
+    if _KEYWORD_DSN.search(path):
+        raise UsageError("--db: reads as a libpq connection string (host=... password=...), which termgate does not "
+                         "take; give postgresql://user@host/db (the password from PGPASSWORD or a service file). "
+                         "Its value is not shown: it may hold a password")
+    head = _OTHER_URL.match(path)
+    if head and not is_postgres(path):
+        shown = head.group(0) + (redact_url(path) or path)[head.end():]  # the scheme as typed
+        raise UsageError(f"--db {shown}: not a store: give a DuckDB file path, or a PostgreSQL URL "
+                         "beginning postgresql:// or postgres:// (in lower case)")
+
+
 def exists(db_path: str | Path) -> bool:
     """Whether there is a store to read: a PostgreSQL URL always (a new database is
     initialised on first use), a file path when the file is there."""
     from .postgres import is_postgres
 
+    refuse_other_urls(db_path)
     return is_postgres(db_path) or Path(str(db_path)).exists()
 
 
@@ -309,6 +335,7 @@ def connect(db_path: str | Path, write: bool = False) -> Iterator[duckdb.DuckDBP
         from ..errors import TermgateError
         raise TermgateError("internal: a PostgreSQL store is read through store.reading.connect with the rows "
                             "named, and written through store.backends")
+    refuse_other_urls(path)
     if not write and not Path(path).exists():
         raise UsageError(f"no store at {path}: run `termgate evaluate` first or pass --db")
     _check_file(path)
@@ -398,6 +425,7 @@ def schema_version(db_path: str | Path) -> tuple[int | None, str | None]:
     """(schema version, the termgate version that applied the last migration) of a store
     file, read without migrating it; (None, None) when there is no file."""
     path = str(db_path)
+    refuse_other_urls(path)
     if not os.path.exists(path):
         return None, None
     check_store_path(path)
@@ -423,6 +451,7 @@ def check_store_path(db_path: str | Path) -> None:
     if is_postgres(path):
         migrate_pg(path)
         return
+    refuse_other_urls(path)
     if not os.path.exists(path):
         _check_folder(path)
         return

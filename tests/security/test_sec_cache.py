@@ -273,3 +273,16 @@ def test_store_copy_keeps_each_entrys_writer_both_ways(pgdb, tmp_path):
         with duckdb.connect(db) as con:
             assert sorted(con.execute("SELECT key, reply, writer FROM llm_cache").fetchall()) == [
                 ("j", "carol's", "carol"), ("k", "bob's", "bob"), ("k", "old", "")]
+
+
+def test_on_a_file_a_trusted_name_is_folded_as_the_writers_are(tmp_path, monkeypatch):
+    """A file's writers are case-folded user names (`Alice` writes as `alice`): the setting's
+    names are folded alike, or `TERMGATE_CACHE_TRUST=Alice` trusted nobody, silently."""
+    from termgate.store.cache_writers import trusted_writers
+
+    db = str(tmp_path / "s.duckdb")
+    assert store.ensure_store(db) is None
+    plant(db, [("k", "alice's", "alice")])
+    monkeypatch.setenv("TERMGATE_CACHE_TRUST", " Alice ")
+    assert store.load_llm_cache(db, ["k"]) == {"k": "alice's"}
+    assert trusted_writers("ci_main").writers == ("ci_main", "Alice")  # PostgreSQL role names: as written

@@ -80,6 +80,9 @@ def test_the_embedding_caches_model_id_keeps_endpoints_apart_with_no_value_in_th
     ("postgresql://ci@127.0.0.1:1/db?pass=TopSecret9", "TopSecret9"),
     ("postgresql://ci@127.0.0.1:1/db?pw=TopSecret9", "TopSecret9"),
     ("postgresql://ci@127.0.0.1:1/db?sslmode=disable&password=TopSecret9", "TopSecret9"),
+    # libpq ends the user info at the first `@`, Python at the last: it reads host `S3cret2PW@127.0.0.1`
+    ("postgresql://ci:Hunter@S3cret2PW@127.0.0.1:1/db", "S3cret2PW"),
+    ("postgresql://ci:Hunter@S3cret2PW@h@127.0.0.1:1/db", "S3cret2PW"),
 ])
 def test_a_malformed_or_refused_postgres_url_is_never_printed_with_its_password(url, secret):
     """libpq's message repeats what it could not read, password and all."""
@@ -149,3 +152,34 @@ def test_redact_text_finds_urls_inside_flags():
     out = redact_text(text)
     assert not any(s in out for s in ("CIPASS31", "KEY31", "PW31x")), out
     assert "postgresql://***@db/t" in out and "--base-url=https://***@h/v1?pw=***" in out
+
+
+@pytest.mark.parametrize("url", ["POSTGRESQL://ci:S3cretPW9@127.0.0.1:1/db", "Postgres://ci:S3cretPW9@127.0.0.1:1/db",
+                                 "postgresql+psycopg://ci:S3cretPW9@127.0.0.1:1/db", "https://h/db?pw=S3cretPW9"])
+@pytest.mark.parametrize("args", [["store", "info"], ["runs"], ["evaluate", "--golden", "g.jsonl", "--generated",
+                                                               "c.jsonl", "--drift-judge", "none"]])
+def test_a_db_url_of_another_scheme_is_refused_redacted_and_creates_nothing(tmp_path, monkeypatch, url, args):
+    """`--db POSTGRESQL://ci:PW@host/db` was a DuckDB file path: printed with its password
+    (`no store at ...`, `cannot open store ...`), and evaluate made the folder
+    `POSTGRESQL:/ci:PW@127.0.0.1:1` on disk."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.jsonl").write_text('{"query_id": "q1", "query": "sofa", "expected_expansions": [{"term": "couch"}]}\n')
+    (tmp_path / "c.jsonl").write_text('{"query_id": "q1", "terms": ["couch"]}\n')
+    result = CliRunner().invoke(main, [*args, "--db", url])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: --db {url.split('://')[0]}://") and "not a store" in line, line
+    assert "S3cretPW9" not in result.output, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "g.jsonl"]
+
+
+@pytest.mark.parametrize("dsn", ["host=127.0.0.1 port=1 password=S3cretPW9 dbname=tg", "dbname=tg password = S3cretPW9"])
+def test_a_libpq_keyword_string_as_db_is_refused_without_its_value(tmp_path, monkeypatch, dsn):
+    """`--db 'host=h password=PW dbname=tg'` was a DuckDB file path: `no store at host=h password=PW ...`."""
+    monkeypatch.chdir(tmp_path)
+    for args in (["runs", "--db", dsn], ["store", "info", "--db", dsn]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        (line,) = result.stderr.splitlines()
+        assert line.startswith("error: --db: reads as a libpq connection string") and "S3cretPW9" not in line, line
+    assert list(tmp_path.iterdir()) == []

@@ -41,6 +41,7 @@ FLAGS = (("generated", "--generated", "evaluate"), ("prompt", "--prompt", "harne
 REPORTS = {"--json": "report.json", "--html": "report.html", "--junit": "junit.xml", "--summary": "summary.md",
            "--pr-comment": "comment.md"}
 SECRET_FLAGS = {"--base-url"}  # may hold credentials (https://user:KEY@host): never echoed
+_KEYWORD_PASSWORD = re.compile(r"(?:^|[\s=])password\s*=", re.IGNORECASE)  # `--db 'host=h password=PW'`: never echoed
 MAX_RETRIES = 10
 
 
@@ -136,7 +137,8 @@ def shown(argv: list[str]) -> str:
     """The command line as the log shows it: the value of a flag that may hold credentials
     as `***`, and every URL in any other argument redacted."""
     redact = _redact_text()
-    return shlex.join("***" if i and argv[i - 1] in SECRET_FLAGS else redact(a) for i, a in enumerate(argv))
+    return shlex.join("***" if i and argv[i - 1] in SECRET_FLAGS or _KEYWORD_PASSWORD.search(a) else redact(a)
+                      for i, a in enumerate(argv))
 
 
 def run_termgate(argv: list[str], retries: int, delay: float) -> int:
