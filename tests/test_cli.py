@@ -773,3 +773,21 @@ def test_a_store_whose_migration_record_was_deleted_is_one_line_and_exit_2(cwd):
     with duckdb.connect(DB, read_only=True) as con:
         assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 1  # the run is still there
         assert con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("where", ["golden", "generated"])
+@pytest.mark.parametrize("bad, says", [("cafe\u0301-1", "composed form (NFC)"), ("q1 ", "white space"),
+                                       (" q1", "white space"), ("  ", "white space"), ("q1\u00a0", "white space")])
+def test_a_query_id_that_reads_as_another_is_exit_2(cwd, where, bad, says):
+    # a decomposed "café-1" or "q1 " reads exactly like "café-1" or "q1" in every report, yet
+    # the two ids differ: one could never find the other's line (refused, not silently folded)
+    good = "café-1" if "\u0301" in bad else "q1"
+    golden = [golden_row(bad if where == "golden" else good, "q", ["t"])]
+    generated = [{"query_id": bad if where == "generated" else good, "terms": ["t"]}]
+    write_lines(cwd / "g.jsonl", golden)
+    write_lines(cwd / "c.jsonl", generated)
+    result = evaluate("--db", DB, golden="g.jsonl", generated="c.jsonl")
+    assert_clean_exit(result, 2)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{'g' if where == 'golden' else 'c'}.jsonl:1: query_id: ")
+    assert says in lines[0] and not (cwd / DB).exists()

@@ -17,14 +17,38 @@ themselves, or shows as another id. Spaces, no-break spaces and letters of any s
 are printable and stay allowed."""
 
 
+def _shown(query_id: str) -> str:
+    return json.dumps(query_id if len(query_id) <= 40 else query_id[:37] + "...")  # escaped: one line
+
+
 def query_id_problem(query_id: str) -> str | None:
-    """Why `query_id` is refused (a message for `FILE:LINE: query_id: ...`), else None."""
-    if query_id.isprintable():  # the common case, in C: no character of any refused category
+    """Why `query_id` is refused (a message for `FILE:LINE: query_id: ...`), else None.
+
+    Besides the refused categories: white space at either end, and text not in Unicode's
+    composed form (NFC). Either way two ids would read alike in every report while
+    comparing unequal ("q1" and "q1 ", "café" composed and decomposed), so one could
+    never find the other's line."""
+    if query_id.isascii() and query_id.isprintable():  # the common case, in C
+        if query_id.strip(" ") != query_id:
+            return _padded(query_id)
         return None
     for position, char in enumerate(query_id, start=1):
         kind = REFUSED_CATEGORIES.get(unicodedata.category(char))
         if kind:
-            shown = json.dumps(query_id if len(query_id) <= 40 else query_id[:37] + "...")  # escaped: one line
-            return (f"holds U+{ord(char):04X}, {kind}, at character {position} of {shown}: "
+            return (f"holds U+{ord(char):04X}, {kind}, at character {position} of {_shown(query_id)}: "
                     "a query_id must be printable text")
-    return None
+    if query_id.strip() != query_id:
+        return _padded(query_id)
+    return _not_composed(query_id)
+
+
+def _padded(query_id: str) -> str:
+    return f"{_shown(query_id)} begins or ends with white space: a query_id must not, or it reads as another"
+
+
+def _not_composed(query_id: str) -> str | None:
+    if unicodedata.is_normalized("NFC", query_id):
+        return None
+    return (f"{_shown(query_id)} is not in Unicode's composed form (NFC), so it reads like "
+            f"{_shown(unicodedata.normalize('NFC', query_id))} but differs from it: write the id composed "
+            "(most editors and Python's unicodedata.normalize('NFC', id) do)")
