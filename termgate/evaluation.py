@@ -20,7 +20,7 @@ from .config import Settings, load_settings
 from .drift.judge import DriftJudge, hashed_config
 from .drift.resolve import resolve_judge
 from .errors import UsageError
-from .scoring.gate import decide_gate, recommend
+from .scoring.gate import NO_ACTION, decide_gate, recommend
 from .identity import canonical_name
 from .io import default_golden_name, load_thresholds
 from .scoring.metrics import aggregate_columns
@@ -186,14 +186,22 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         generated_path=source if isinstance(generated, pa.Table) else str(Path(generated)),
         generated_hash=scored.generated_hash, thresholds=thresholds, judge=judge, queries=scored,
         aggregate=agg, regression=regression, gate=gate,
-        recommendations=recommend(scored.facts, agg, regression, thresholds, gate, high_risk)
-        + _stat_notes(statistics, gate.decision) + ([name_note] if name_note else []),
+        recommendations=_recommendations(recommend(scored.facts, agg, regression, thresholds, gate, high_risk)
+                                         + _stat_notes(statistics, gate.decision), name_note),
         domains=scored.domains, high_risk_domains=high_risk,
         content_hash=content_hash(scored.golden_hash, scored.generated_hash, thresholds, judge, scored.domains,
                                   baseline),
         name=name, prompt_version=prompt_version, domain_context=domain_context,
         author=author, statistics=statistics, golden_revision=golden_revision, golden_name_note=name_note,
         cache_use=cache_use.record() if cache_use is not None else None)
+
+
+def _recommendations(found: list[str], name_note: str | None) -> list[str]:
+    """The gate's recommendations, then the rename note, which asks for an action: "no
+    action needed" does not stand before it."""
+    if not name_note:
+        return found
+    return [line for line in found if line != NO_ACTION] + [name_note]
 
 
 def _rename_note(db, golden_name: str, golden_hash: str) -> str | None:

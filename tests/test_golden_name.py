@@ -103,8 +103,25 @@ def test_a_new_default_name_for_stored_golden_content_says_how_to_keep_the_old_o
                     "working folder (SPEC §1.1), and "
                     "approvals, trends, the noise floor and the PR comment go by name: pass --golden-name "
                     "old/name.jsonl to keep the old one"]
-    assert note[0].removeprefix("note: ") in json.loads(Path("r.json").read_text())["recommendations"]
+    recommendations = json.loads(Path("r.json").read_text())["recommendations"]
+    assert recommendations[-1] == note[0].removeprefix("note: ")
+    assert not any("no action needed" in line for line in recommendations)  # the note asks for one
     kept = evaluate(golden, *common, "--golden-name", "old/name.jsonl")
     assert kept.exit_code == 1 and "note: golden set" not in kept.stderr
     again = evaluate(golden, *common)  # runs under the new default exist now: nothing to say
     assert again.exit_code == 1 and "note: golden set" not in again.stderr
+
+
+def test_the_rename_note_is_not_preceded_by_no_action_needed(repo, monkeypatch, tmp_path):
+    # a run that passes every check, but whose golden content was stored under another name:
+    # the note asks the user to act, so "no action needed" must not stand before it
+    monkeypatch.chdir(repo)
+    write_jsonl(repo / "pass.jsonl", [{"query_id": "q1", "terms": ["couch", "settee"]},
+                                      {"query_id": "q2", "terms": ["light"]}])
+    golden, common = repo / "golden" / "g.jsonl", ("--generated", repo / "pass.jsonl", "--db", tmp_path / "s.duckdb")
+    assert evaluate(golden, *common, "--golden-name", "old/name.jsonl").exit_code == 0
+    renamed = evaluate(golden, *common, "--json", "r.json")
+    assert renamed.exit_code == 0, renamed.output
+    recommendations = json.loads(Path("r.json").read_text())["recommendations"]
+    assert recommendations[-1].startswith("golden set 'golden/g.jsonl': earlier runs stored this golden content")
+    assert not any("no action needed" in line for line in recommendations), recommendations

@@ -472,11 +472,14 @@ def test_the_dashboard_role_takes_sign_in_turns_and_the_ci_role_cannot_touch_the
         so.authenticate(ci_url, "carol", "pw-carol-123")
     for url, sql in ((ci_url, "DELETE FROM signin_failures"), (ci_url, "UPDATE signin_failures SET failures = 0"),
                      (dash_url, "UPDATE users SET disabled = false"), (dash_url, "DELETE FROM audit_log"),
-                     (dash_url, "DELETE FROM runs")):
+                     (dash_url, "DELETE FROM runs"),
+                     # nor may either plant an object other sessions would pick up by search_path
+                     (ci_url, "CREATE TABLE public.runs_shadow (x int)"),
+                     (ci_url, "CREATE FUNCTION public.lower(text) RETURNS text LANGUAGE sql AS 'SELECT $1'"),
+                     (dash_url, "CREATE TABLE public.users_shadow (x int)")):
         with psycopg.connect(url) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute(sql)
     assert store.signin_failures(pgdb, "carol")[0] == 1
-
 
 
 @pytest.mark.parametrize("options, says", [

@@ -15,7 +15,10 @@ from ..models import Gate, Thresholds
 from .regression import (DIFFERENT_GOLDEN_SET, OTHER_REVISION, RegressionResult, newly_failing_aside,
                          other_name_note)
 
-__all__ = ["decide_gate", "recommend"]
+__all__ = ["NO_ACTION", "decide_gate", "recommend"]
+
+NO_ACTION = "Every check passed; no action needed."
+"""The recommendation when there is none: dropped where a note follows that asks for one."""
 
 
 def _n(count: int, noun: str) -> str:
@@ -122,5 +125,5 @@ def recommend(facts: ScoreFacts, agg: MacroMicro, regression: RegressionResult,
         out.append(f"High-risk domain ({', '.join(high_risk_domains)}): a named approver must "
                    "sign off before release.")
     if not out:
-        out.append("Every check passed; no action needed.")
+        out.append(NO_ACTION)
     return out
