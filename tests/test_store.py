@@ -175,6 +175,17 @@ def test_a_store_newer_than_this_termgate_is_refused_with_the_version_to_install
                 in result.stderr) and "install termgate 9.4.1 or later" in result.stderr
     with pytest.raises(UsageError, match="newer than this termgate"):
         store.ensure_store(db)
+    # a row written by hand with this very version (or none) cannot name what to install
+    import duckdb
+
+    import termgate
+    con = duckdb.connect(str(db))  # past the store's own refusal
+    con.execute("UPDATE schema_migrations SET evalcore_version = ? WHERE version = ?",
+                [termgate.__version__, store.SCHEMA_VERSION + 1])
+    con.close()
+    result = CliRunner().invoke(main, ["runs", "--db", str(db)])
+    assert result.exit_code == 2 and "install a newer termgate" in result.stderr, result.output
+    assert f"install termgate {termgate.__version__}" not in result.stderr
 
 
 def test_verifying_a_store_that_does_not_exist_is_exit_2_not_an_intact_chain(tmp_path):

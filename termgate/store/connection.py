@@ -17,7 +17,7 @@ from ..environment import setting, setting_source
 from ..errors import StoreBusyError, UsageError
 from ..sql import duckdb_memory_limit, sql_literal
 from .records import adopt_unchained, canonical_account_names
-from .schema_record import damaged_record
+from .schema_record import damaged_record, newer_schema
 
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, [
@@ -176,10 +176,8 @@ def _refuse_newer(con: duckdb.DuckDBPyConnection, current: int) -> None:
                             "ORDER BY version DESC LIMIT 1").fetchall()
     except duckdb.Error:
         wrote = []
-    by = f"termgate {wrote[0][0]} or later" if wrote else "a newer termgate"
     where = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
-    raise UsageError(f"--db {where[0][0] if where else '?'}: the store's schema is version {current}, newer than "
-                     f"this termgate {_version()} knows (version {SCHEMA_VERSION}); install {by}")
+    raise newer_schema(where[0][0] if where else "?", current, SCHEMA_VERSION, wrote[0][0] if wrote else None)
 
 
 def _version() -> str:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from ..errors import UsageError
 from ..redact import redact_text, redact_url, url_secrets
-from .schema_record import damaged_record
+from .schema_record import damaged_record, newer_schema
 
 __all__ = ["is_postgres", "shown", "connect_pg", "migrate_pg", "schema_version_pg", "roles_sql", "PG_MIGRATIONS",
            "PG_SCHEMA_VERSION", "ADVISORY_KEY"]
@@ -291,16 +291,12 @@ def _current(cur) -> int | None:
 
 
 def _refuse_newer(cur, url: str, current: int) -> None:
-    from .. import __version__
-
     if current <= PG_SCHEMA_VERSION:
         return
     cur.execute("SELECT evalcore_version FROM schema_migrations WHERE evalcore_version IS NOT NULL "
                 "ORDER BY version DESC LIMIT 1")
     row = cur.fetchone()
-    by = f"termgate {row[0]} or later" if row else "a newer termgate"
-    raise UsageError(f"--db {shown(url)}: the store's schema is version {current}, newer than this termgate "
-                     f"{__version__} knows (version {PG_SCHEMA_VERSION}); install {by}")
+    raise newer_schema(shown(url), current, PG_SCHEMA_VERSION, row[0] if row else None)
 
 
 def schema_version_pg(url: str) -> tuple[int | None, str | None]:
