@@ -12,7 +12,7 @@ from .. import store
 from ..errors import UsageError
 from ..store.records import record_hash
 
-__all__ = ["ChainReport", "parse_head", "verify_chain", "HEADER_KEYS"]
+__all__ = ["ChainReport", "parse_head", "verify_chain", "HEADER_KEYS", "actor_states", "covers"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,32 @@ def _replay(records: list[dict]) -> tuple[dict[str, tuple[dict, int]], dict[str,
         elif rec["kind"] == "run":
             runs[rec["run_id"]] = (payload, rec["seq"])
     return accounts, runs
+
+
+def actor_states(records) -> dict[int, dict | None]:
+    """Authority from the chain (issue 32): for every record, its actor's account as the
+    chain stated it just before that record — {"name", "role", "domains", "aliases",
+    "disabled", ...} — or None when no account of that name existed then. Whether a
+    decision, verdict, golden approval or policy record counts is read from this, never
+    from what the record itself claims (a `role` or `approves_domains` in its payload)."""
+    accounts: dict[str, dict] = {}
+    out: dict[int, dict | None] = {}
+    for rec in records:
+        payload = rec["payload"] or {}
+        out[rec["seq"]] = accounts.get(rec["actor"])
+        if rec["kind"] == "adopt":
+            accounts = {a["name"]: a for a in payload.get("accounts", [])}
+        elif rec["kind"].startswith("user_") and "account" in payload:
+            accounts[payload["account"]["name"]] = payload["account"]
+    return out
+
+
+def covers(state: dict | None, domain: str) -> bool:
+    """Whether a chained account state may decide in `domain`: an enabled account whose
+    domains are none (every domain; admins are never scoped) or include it."""
+    if state is None or state.get("disabled"):
+        return False
+    return not state.get("domains") or domain in state["domains"]
 
 
 def _check_accounts(users: list[dict], records: list, chained: dict[str, tuple[dict, int]]) -> ChainReport | None:
