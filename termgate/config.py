@@ -61,6 +61,10 @@ class Settings:
     """A high-risk run's drift judge needs at least this kappa against reviewers' verdicts in
     its domain, else a flagged item (termgate.governance.agreement); None (the default): off."""
     source: str | None = None
+    policy_overrides: dict = field(default_factory=dict)
+    """The policy keys (high_risk_domains, approvals_required, drift_kappa_min) this file or
+    the environment states explicitly: they may tighten the store's policy for this process,
+    never loosen it (termgate.governance.policy.effective_policy)."""
 
     def approvals_for(self, domain: str) -> int:
         return int(self.approvals_required.get(domain, 1))
@@ -91,7 +95,6 @@ def settings_files(settings: Settings) -> dict[str, str | None]:
 
 def load_settings() -> Settings:
     """Settings from the config file and environment; bad files are InputErrors."""
-    from .scoring.metrics import normalize_term
 
     path = _config_path()
     data: dict = {}
@@ -125,11 +128,25 @@ def load_settings() -> Settings:
         domains = [d for d in env_domains.split(",") if d.strip()]
     if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
         raise problem("high_risk_domains", "must be a list of strings")
+    from .errors import UsageError
+    from .identity import canonical_domain
+
+    try:
+        domains = [canonical_domain(d, "HIGH_RISK_DOMAINS" if env_domains is not None else "high_risk_domains")
+                   for d in domains]
+    except UsageError as exc:
+        if env_domains is not None:
+            raise UsageError(f"{setting_source('HIGH_RISK_DOMAINS')}: {exc}") from None
+        raise problem("high_risk_domains", str(exc)) from None
     approvals = data.get("approvals_required", {})
     if type(approvals) is int:
-        approvals = {normalize_term(d): approvals for d in domains}
+        approvals = {d: approvals for d in domains}
     if not isinstance(approvals, dict) or not all(type(v) is int and v >= 1 for v in approvals.values()):
         raise problem("approvals_required", "must be a whole number ≥ 1, or a table of domain = whole number ≥ 1")
+    try:
+        approvals = {canonical_domain(k, "approvals_required"): v for k, v in approvals.items()}
+    except UsageError as exc:
+        raise problem("approvals_required", str(exc)) from None
     for table in ("drift", "llm"):
         if not isinstance(data.get(table, {}), dict):
             raise problem(table, f"must be a table: [{table}]")
@@ -144,9 +161,12 @@ def load_settings() -> Settings:
         raise problem("drift_kappa_min", "must be a number in [-1, 1] (a Cohen's kappa), such as 0.6")
     llm = dict(data.get("llm", {}))
     endpoints = _endpoints(llm.pop("endpoints", {}), problem, text)
+    overrides = {key: value for key, value, given in (
+        ("high_risk_domains", tuple(domains), "high_risk_domains" in data or env_domains is not None),
+        ("approvals_required", approvals, "approvals_required" in data),
+        ("drift_kappa_min", kappa_min, kappa_min is not None)) if given}
     return Settings(
-        high_risk_domains=tuple(normalize_term(d) for d in domains),
-        approvals_required={normalize_term(k): v for k, v in approvals.items()},
+        high_risk_domains=tuple(domains), approvals_required=approvals, policy_overrides=overrides,
         dashboard_url=url, drift=drift, llm=llm, endpoints=endpoints,
         drift_kappa_min=None if kappa_min is None else float(kappa_min), source=str(path) if path else None,
     )

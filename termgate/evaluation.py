@@ -19,9 +19,9 @@ from . import __version__
 from .config import Settings, load_settings
 from .drift.judge import DriftJudge, hashed_config
 from .drift.resolve import resolve_judge
-from .errors import UsageError
+from .errors import InputError, Problem, UsageError
 from .scoring.gate import NO_ACTION, decide_gate, recommend
-from .identity import canonical_name
+from .identity import canonical_domain, canonical_name
 from .io import default_golden_name, load_thresholds
 from .scoring.metrics import aggregate_columns
 from .models import Thresholds
@@ -152,6 +152,9 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
     """
     author = canonical_name(getpass.getuser() if author is None else author, "--author")  # SPEC §4: four-eyes
     settings = settings or load_settings()
+    if domain_context is not None:
+        canonical_domain(domain_context, "--domain")  # the identity rule of domains (issue 32)
+    thresholds_file = None if isinstance(thresholds, Thresholds) or thresholds is None else str(thresholds)
     if not isinstance(thresholds, Thresholds):
         thresholds = load_thresholds(thresholds)
     if not isinstance(drift_judge, DriftJudge):
@@ -172,10 +175,14 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         regression, statistics = _compare(scored, baseline, thresholds, repeats, golden_name)
         agg = aggregate_columns(scored.precision, scored.recall, scored.f1, scored.term_drift_score,
                                 scored.n_tp, scored.n_fp, scored.n_fn)
-        high_risk = [d for d in scored.domains if d in settings.high_risk_domains]
+        policy = _policy(cache_db, settings)
+        high_risk = [d for d in scored.domains if d in policy.high_risk_domains]
+        floors = policy.floor_problems(thresholds) if high_risk else []
+        if floors:
+            raise _below_floor(thresholds_file, floors[0], high_risk)
         ci_high = statistics["f1"]["ci_high"] if statistics else None
         gate = decide_gate(scored.facts, agg, regression, thresholds, high_risk, ci_high)
-        golden_revision = _golden_revision(cache_db, golden_name, scored, settings)
+        golden_revision = _golden_revision(cache_db, golden_name, scored, policy)
     except BaseException:
         scored.close()
         raise
@@ -193,7 +200,30 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
                                   baseline),
         name=name, prompt_version=prompt_version, domain_context=domain_context,
         author=author, statistics=statistics, golden_revision=golden_revision, golden_name_note=name_note,
-        cache_use=cache_use.record() if cache_use is not None else None)
+        cache_use=cache_use.record() if cache_use is not None else None, policy=policy.recorded())
+
+
+def _below_floor(path: str | None, problem: str, high_risk: list[str]) -> InputError:
+    """A thresholds file below the policy's floor: its line and key (the defaults: no file)."""
+    key = problem.split(" ", 1)[0]
+    line = 0
+    if path is not None:
+        try:
+            text = Path(path).read_text(encoding="utf-8-sig")
+        except OSError:
+            text = ""
+        index = text.find(key)
+        line = text.count("\n", 0, index) + 1 if index >= 0 else 0
+    return InputError([Problem(path or "(default thresholds)", line, key,
+                               f"{problem.split(' ', 1)[1]}; this run is {', '.join(high_risk)}")])
+
+
+def _policy(db, settings: Settings):
+    """The store's policy in force, tightened by local settings (the default policy, so
+    tightened, without a store)."""
+    from .governance.policy import effective_policy, policy_of_store
+
+    return policy_of_store(db, settings) if db is not None else effective_policy([], settings)
 
 
 def _recommendations(found: list[str], name_note: str | None) -> list[str]:
@@ -216,7 +246,7 @@ def _rename_note(db, golden_name: str, golden_hash: str) -> str | None:
             f"pass --golden-name {shlex.quote(earlier[0])} to keep the old one")
 
 
-def _golden_revision(db, golden_name: str, scored: ScoredQueries, settings: Settings) -> dict | None:
+def _golden_revision(db, golden_name: str, scored: ScoredQueries, settings) -> dict | None:
     """The golden revision's approval as the store's chain says now (None without a store).
     Sign-off reads it from the chain again (signoff.flagged_items): this is what the report says."""
     if db is None:

@@ -13,13 +13,14 @@ only in case (subjects are case-sensitive) stay two aliases.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
 
 from .errors import UsageError
 
-__all__ = ["NAME_CHARACTERS", "OIDC_PREFIX", "canonical_name", "fold_name", "oidc_alias", "oidc_issuer_prefix",
+__all__ = ["canonical_domain", "NAME_CHARACTERS", "OIDC_PREFIX", "canonical_name", "fold_name", "oidc_alias", "oidc_issuer_prefix",
            "SsoIdentity", "same_person"]
 
 NAME_CHARACTERS = "a-z 0-9 . _ @ + -"
@@ -45,6 +46,23 @@ def canonical_name(text: str | None, what: str = "name") -> str:
         raise UsageError(f"{what} {ascii(text)}: {ascii(bad)} is not allowed; a name may hold only "
                          f"{NAME_CHARACTERS} (compared case-insensitively)")
     return folded
+
+
+def canonical_domain(text: str, what: str = "domain") -> str:
+    """A domain name in its one form (issue 32): NFKC, casefold, white space collapsed, as
+    terms are (SPEC §2 rule 1); UsageError when it holds a control or invisible format
+    character (a zero-width space, a soft hyphen, a BiDi override), so "medical" and
+    "medical" + U+200B are never two domains that read alike. Accented names ("santé")
+    stay allowed. Empty text gives ''."""
+    from .io.query_ids import REFUSED_CATEGORIES
+
+    if not (text.isascii() and text.isprintable()):
+        for position, char in enumerate(text, start=1):
+            kind = REFUSED_CATEGORIES.get(unicodedata.category(char))
+            if kind:
+                raise UsageError(f"{what} {json.dumps(text)}: holds U+{ord(char):04X}, {kind}, at character "
+                                 f"{position}; a domain must be printable text")
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def _escaped(text: str) -> str:

@@ -138,19 +138,20 @@ def test_evalcore_variables_are_read_with_one_warning_and_termgates_win(tmp_path
 
 @pytest.mark.slow
 def test_evalcore_toml_is_read_with_one_warning_and_termgate_toml_wins(tmp_path):
-    write_jsonl(tmp_path / "golden.jsonl", [golden_row("l1", "tort", ["civil wrong"], domain="legal")])
-    write_jsonl(tmp_path / "gen.jsonl", [{"query_id": "l1", "terms": ["civil wrong"]}])
+    write_jsonl(tmp_path / "golden.jsonl", [golden_row("f1", "loan", ["credit"], domain="finance")])
+    write_jsonl(tmp_path / "gen.jsonl", [{"query_id": "f1", "terms": ["credit"]}])
     args = ("evaluate", "--golden", "golden.jsonl", "--generated", "gen.jsonl", "--no-store", "--drift-judge", "none",
             "-q")
-    assert termgate(*args, cwd=tmp_path).returncode == 3  # legal is high-risk by default: sign-off
-    (tmp_path / "evalcore.toml").write_text('high_risk_domains = ["medical"]\n', encoding="utf-8")
+    assert termgate(*args, cwd=tmp_path).returncode == 0  # finance is not high-risk by default
+    # a local file may only tighten the policy (issue 32): making finance high-risk shows it is read
+    (tmp_path / "evalcore.toml").write_text('high_risk_domains = ["finance"]\n', encoding="utf-8")
     old = termgate(*args, cwd=tmp_path)
-    assert old.returncode == 0, old.stdout + old.stderr  # read: legal is no longer high-risk
+    assert old.returncode == 3, old.stdout + old.stderr  # read: finance needs sign-off
     assert warnings(old.stderr) == ["termgate: warning: evalcore.toml is the old name and is read for one more "
                                     "release; use termgate.toml"]
     (tmp_path / "termgate.toml").write_text('high_risk_domains = ["legal"]\n', encoding="utf-8")
     new = termgate(*args, cwd=tmp_path)
-    assert new.returncode == 3 and warnings(new.stderr) == [
+    assert new.returncode == 0 and warnings(new.stderr) == [
         "termgate: warning: evalcore.toml is ignored: termgate.toml is read instead (remove or rename the old one)"]
     (tmp_path / "evalcore.toml").unlink()
     assert warnings(termgate(*args, cwd=tmp_path).stderr) == []

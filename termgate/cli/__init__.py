@@ -20,7 +20,7 @@ COMMANDS = {
     "harness": ("harness", "harness_command"), "replies": ("replies", "replies_command"),
     "prompt-eval": ("prompt_eval", "prompt_eval_group"), "store": ("store", "store_group"),
     "verdict": ("verdict", "verdict_command"),
-    "golden": ("golden", "golden_group"),
+    "golden": ("golden", "golden_group"), "policy": ("policy", "policy_group"),
     "dashboard": ("dashboard", "dashboard_command"), "doctor": ("doctor", "doctor_command"),
 }
 

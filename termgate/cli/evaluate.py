@@ -145,6 +145,11 @@ def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) 
              f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}",
              f"  {terminal_safe(run.regression.summary)}", f"gate: {run.gate.decision.upper()}"]
     lines += [f"  - {terminal_safe(reason)}" for reason in run.gate.reasons]
+    policy = run.policy or {}
+    if policy.get("tightened"):  # a local file or variable asked for more than the store's policy
+        where = f"policy record {policy['record']}" if policy.get("record") else "the default policy"
+        lines.append(f"policy: {where}, tightened for this run by local settings: "
+                     f"{terminal_safe('; '.join(policy['tightened']))}")
     cache = run.cache_use or {}
     others = [w for w in cache.get("used", []) if w != cache.get("writer")]
     if others:  # the default trusts nobody else: say whose entries the setting let in

@@ -339,10 +339,11 @@ def golden_revisions() -> list:
 
 
 def approvals_needed(domains) -> int:
-    """Distinct approvers a revision with these domains needs (approvals_required)."""
+    """Distinct approvers a revision with these domains needs (the store's policy)."""
     from ..governance.golden_revisions import approvals_needed as needed
+    from ..governance.policy import policy_of_store
 
-    return needed(list(domains), load_settings())
+    return needed(list(domains), policy_of_store(db_path()))
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)

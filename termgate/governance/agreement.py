@@ -315,17 +315,19 @@ def agreement_report(db, domain: str | None = None, judge_name: str | None = Non
 def unvalidated_judges(db, run, settings=None) -> list[tuple[str, str]]:
     """(domain, message) for each high-risk domain of the run whose judge configuration has at
     least MIN_VERDICTS decided verdicts there and a recorded kappa below `drift_kappa_min`
-    (none when that setting is off, the default)."""
+    (none when that floor is off, the default). The floor and the high-risk domains are
+    the store's policy in force (termgate.governance.policy), tightened by `settings`."""
     from .. import store
-    from ..config import load_settings
+    from .policy import policy_of_store
 
-    minimum = (settings or load_settings()).drift_kappa_min
+    policy = policy_of_store(db, settings)
+    minimum = policy.drift_kappa_min
     if minimum is None:
         return []
     run = store.get_run(db, run) if isinstance(run, str) else run
     config = _canonical(run["drift_judge_config"])
     out = []
-    for domain in run["high_risk_domains"] or []:
+    for domain in policy.high_risk_of(run):
         mine = [v for v in list_verdicts(db, domain=domain) if _canonical(v.judge_config) == config]
         table = agreement_table([(v.judge_verdict == "drift", v.drift) for v in _judged(mine)
                                  if v.judge_verdict != "unjudged"], resamples=0)

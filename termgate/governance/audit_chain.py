@@ -78,21 +78,32 @@ def _replay(records: list[dict]) -> tuple[dict[str, tuple[dict, int]], dict[str,
     return accounts, runs
 
 
-def actor_states(records) -> dict[int, dict | None]:
+def actor_states(records, final: dict | None = None) -> dict[int, dict | None]:
     """Authority from the chain (issue 32): for every record, its actor's account as the
     chain stated it just before that record — {"name", "role", "domains", "aliases",
     "disabled", ...} — or None when no account of that name existed then. Whether a
     decision, verdict, golden approval or policy record counts is read from this, never
-    from what the record itself claims (a `role` or `approves_domains` in its payload)."""
+    from what the record itself claims (a `role` or `approves_domains` in its payload).
+    `final`, when given, receives every account as the chain states it at its end.
+
+    Records older than the chain's coverage of accounts (a store from before migration 8,
+    whose `adopt` record states every account once) take the account as adopted."""
+    adopted = next(({a["name"]: a for a in (rec["payload"] or {}).get("accounts", [])}
+                    for rec in records if rec["kind"] == "adopt"), {})
     accounts: dict[str, dict] = {}
     out: dict[int, dict | None] = {}
+    before_adopt = bool(adopted)
     for rec in records:
         payload = rec["payload"] or {}
-        out[rec["seq"]] = accounts.get(rec["actor"])
+        out[rec["seq"]] = adopted.get(rec["actor"]) if before_adopt else accounts.get(rec["actor"])
+        if rec["kind"] == "adopt":
+            before_adopt = False
         if rec["kind"] == "adopt":
             accounts = {a["name"]: a for a in payload.get("accounts", [])}
         elif rec["kind"].startswith("user_") and "account" in payload:
             accounts[payload["account"]["name"]] = payload["account"]
+    if final is not None:
+        final.update(accounts)
     return out
 
 

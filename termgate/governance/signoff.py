@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 from .. import store
 from .accounts import Account, account_of, current_account
-from .audit_chain import ChainReport, parse_head, verify_chain
+from .audit_chain import ChainReport, actor_states, covers, parse_head, verify_chain
+from .policy import effective_policy
 from ..errors import SignoffRefused, UsageError
 from .flagged import FlaggedItem
 from ..identity import canonical_name, fold_name, same_person
@@ -265,8 +266,8 @@ def flagged_items(db, run_id: str) -> list[FlaggedItem]:
     return items + ([golden] if golden is not None else [])
 
 
-def _approval_scope(run: dict, account: Account) -> list[str]:
-    domains = list(run["high_risk_domains"] or [])
+def _approval_scope(run: dict, account: Account, policy) -> list[str]:
+    domains = policy.high_risk_of(run)
     if not domains:
         return ["(any)"]
     return [d for d in domains if account.covers(d)]
@@ -284,8 +285,12 @@ def is_author(run: dict, account: Account) -> bool:
     return same_person(run["author"], account.name, account.aliases)
 
 
-def approval_blockers(db, run: dict, account: Account) -> list[str]:
-    """Why this account may not approve this run (empty: it may, once items are acknowledged)."""
+def approval_blockers(db, run: dict, account: Account, policy=None) -> list[str]:
+    """Why this account may not approve this run (empty: it may, once items are acknowledged);
+    `policy`: the store's policy in force (read when not given)."""
+    from .policy import policy_of_store
+
+    policy = policy or policy_of_store(db)
     out = []
     if account.role not in CAN_APPROVE:
         out.append(f"role '{account.role}' may not approve (needs approver or admin)")
@@ -294,9 +299,9 @@ def approval_blockers(db, run: dict, account: Account) -> list[str]:
     if is_author(run, account):
         out.append(f"'{account.name}' created run {run['run_id']} (author {run['author']!r}) and cannot approve "
                    "it (four-eyes rule)")
-    if not _approval_scope(run, account):
+    if not _approval_scope(run, account, policy):
         out.append(f"'{account.name}' may approve {', '.join(account.domains)} only; this run is "
-                   f"{', '.join(run['high_risk_domains'])}")
+                   f"{', '.join(policy.high_risk_of(run))}")
     return out
 
 
@@ -326,12 +331,10 @@ def decide_as(db, run_id: str, account: Account, decision: str, comment: str,
         blockers = approval_blockers(db, run, account)
         if blockers:
             raise SignoffRefused(blockers[0])
-        scope = _approval_scope(run, account)
         missing = [i for i in items if not ack_all and i.key not in (acknowledged or set())]
         if missing:
             raise SignoffRefused(f"{len(missing)} flagged items are not acknowledged (e.g. {missing[0].kind} "
                                  f"{missing[0].query_id}); review them and acknowledge each, or pass --ack-all")
-        payload["approves_domains"] = scope
     payload["acknowledged"] = [i.key for i in items] if decision == "approve" else sorted(acknowledged or [])
     return _append(db, "decision", account.name, run_id=run_id, content_hash=run["content_hash"],
                    decision=decision, comment=comment.strip(), payload=payload)
@@ -375,26 +378,43 @@ def release_states(db, run_ids, settings=None, chain: ChainReport | None = None)
         store.get_run(db, missing[0])  # raises UnknownRunError in its words
     if chain is None:
         chain = verify_chain(db, runs=run_ids)
-    accounts: list[dict] | None = None
+    policy = None
     out = {}
     for rid in run_ids:
         state = _state(runs[rid], chain)
         if state is None:  # a review run without a standing rejection: approvals decide
-            if accounts is None:
-                accounts = store.users_rows(db)
-            settings = settings or load_settings()
-            state = _approval_state(runs[rid], chain, accounts, settings)
+            if policy is None:
+                policy = effective_policy(chain.log, settings or load_settings())
+            state = _approval_state(runs[rid], chain, policy)
         out[rid] = state
     return out
 
 
-def _latest_decisions(run: dict, chain: ChainReport) -> dict[str, dict]:
-    """The latest decision per reviewer on the run's content hash."""
+def _latest_decisions(run: dict, chain: ChainReport) -> tuple[dict[str, dict], list[str]]:
+    """The latest decision per reviewer on the run's content hash that counts, and why the
+    others do not. A decision counts when its actor's account, as the chain stated it just
+    before that record (audit_chain.actor_states), existed, was enabled and had a role that
+    may take it; what the record itself claims (its role, its domains) is never read. Each
+    counted decision carries that state as `account` (its aliases: those it had then and
+    those the chain gives it now)."""
+    final: dict[str, dict] = {}
+    states = actor_states(chain.log, final)
     latest: dict[str, dict] = {}
+    ignored: list[str] = []
     for d in chain.log:
-        if d["kind"] == "decision" and d["content_hash"] == run["content_hash"]:
-            latest[fold_name(d["actor"])] = d
-    return latest
+        if d["kind"] != "decision" or d["content_hash"] != run["content_hash"]:
+            continue
+        state = states.get(d["seq"])
+        allowed = CAN_APPROVE if d["decision"] == "approve" else CAN_REJECT
+        if state is None or state.get("disabled") or state.get("role") not in allowed:
+            why = ("no such account" if state is None else "account disabled" if state.get("disabled")
+                   else f"role {state.get('role')!r} may not {d['decision']}")
+            ignored.append(f"record {d['seq']}: {d['decision']} by {d['actor']!r} does not count ({why} then)")
+            continue
+        # four-eyes: the aliases it had then and has now (an alias added later still stops it)
+        aliases = sorted({*(state.get("aliases") or ()), *(final.get(d["actor"], {}).get("aliases") or ())})
+        latest[fold_name(d["actor"])] = dict(d, account=dict(state, aliases=aliases))
+    return latest, ignored
 
 
 def _state(run: dict, chain: ChainReport) -> ReleaseState | None:
@@ -403,7 +423,7 @@ def _state(run: dict, chain: ChainReport) -> ReleaseState | None:
     that approvals decide."""
     if not chain.ok:
         return ReleaseState("not releasable", 1, [f"audit chain broken: {chain.message}"], chain=chain)
-    latest = _latest_decisions(run, chain)
+    latest, _ = _latest_decisions(run, chain)
     rejections = [f"rejected by {d['actor']}: {d['comment']}" for d in latest.values() if d["decision"] == "reject"]
     state = unsigned_state(run["gate_decision"], run["errored"] or 0)
     if state is not None and state.exit_code != 0:
@@ -416,21 +436,24 @@ def _state(run: dict, chain: ChainReport) -> ReleaseState | None:
     return None
 
 
-def _approval_state(run: dict, chain: ChainReport, accounts: list[dict], settings) -> ReleaseState:
-    """A review run's state from the approvals on its content."""
-    latest = _latest_decisions(run, chain)
-    # four-eyes holds for every run with this content: its author's approval never counts
-    aliases = {row["name"]: row["aliases"] or [] for row in accounts}
+def _approval_state(run: dict, chain: ChainReport, policy) -> ReleaseState:
+    """A review run's state from the approvals on its content that count: each approver's
+    chained account (at its record) must cover the domain, and four-eyes compares the run's
+    author with that account's name and chained aliases. How many each high-risk domain
+    needs is the policy's."""
+    latest, ignored = _latest_decisions(run, chain)
     approvals = [d for d in latest.values() if d["decision"] == "approve"
-                 and not same_person(run["author"], d["actor"], aliases.get(fold_name(d["actor"]), ()))]
-    domains = list(run["high_risk_domains"] or []) or ["(any)"]
+                 and not same_person(run["author"], d["actor"], d["account"].get("aliases") or ())]
+    domains = policy.high_risk_of(run) or ["(any)"]
     missing = []
     for domain in domains:
-        need = settings.approvals_for(domain) if domain != "(any)" else 1
-        have = len({fold_name(d["actor"]) for d in approvals if domain in d["payload"].get("approves_domains", [])})
+        need = policy.approvals_for(domain) if domain != "(any)" else 1
+        have = len({fold_name(d["actor"]) for d in approvals if domain == "(any)" or covers(d["account"], domain)})
         if have < need:
             missing.append(f"{domain}: {have} of {need} approvals")
+    if policy.tightened:
+        ignored = ignored + [f"policy tightened by local settings: {'; '.join(policy.tightened)}"]
     if missing:
-        return ReleaseState("awaiting sign-off", 3, ["; ".join(missing)], list(latest.values()), chain)
-    return ReleaseState("releasable", 0, [f"approved by {', '.join(sorted(d['actor'] for d in approvals))}"],
+        return ReleaseState("awaiting sign-off", 3, ["; ".join(missing)] + ignored, list(latest.values()), chain)
+    return ReleaseState("releasable", 0, [f"approved by {', '.join(sorted(d['actor'] for d in approvals))}"] + ignored,
                         list(latest.values()), chain)

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 
 from .. import store
 from .accounts import Account, current_account
-from .audit_chain import verify_chain
+from .audit_chain import actor_states, verify_chain
 from ..clock import utc_now
 from ..errors import SignoffRefused, UsageError
 from ..identity import fold_name
 from ..scoring.metrics import normalize_term
 from ..store.runs import stored_golden_name
-from ..store.verdicts import unflagged_false_positives, verdict_query, verdict_records
+from ..store.verdicts import unflagged_false_positives, verdict_query
 
 __all__ = ["LABELS", "CAN_RECORD", "Verdict", "VerdictTarget", "check_target", "record_verdict", "list_verdicts",
            "unflagged_sample", "judge_name"]
@@ -151,9 +151,9 @@ def record_verdict(db, account: Account, run_id: str, query_id: str, term: str, 
                                    "payload": payload})
 
 
-def _verdict(record: dict) -> Verdict:
+def _verdict(record: dict, role: str) -> Verdict:
     p = record["payload"]
-    return Verdict(record["seq"], record["created_at"], record["actor"], p.get("role", ""), record["run_id"],
+    return Verdict(record["seq"], record["created_at"], record["actor"], role, record["run_id"],
                    record["content_hash"], p["query_id"], p["term"], p["label"], bool(p.get("forbid")),
                    record["comment"], p.get("domain"), p.get("judge_verdict", "not flagged"),
                    p.get("term_kind", "FP"), p.get("judge_config"), p.get("golden_name"), p.get("golden_hash"))
@@ -162,10 +162,20 @@ def _verdict(record: dict) -> Verdict:
 def list_verdicts(db, run_ids=None, golden_name: str | None = None, domain: str | None = None) -> list[Verdict]:
     """The standing verdicts: for each reviewer, run, query and term the latest (earlier
     ones stay in the audit log), oldest first; only these runs, golden set (by name) and
-    domain when given."""
+    domain when given. A verdict counts only when its reviewer's account, as the chain
+    stated it just before that record, existed, was enabled and had a role in CAN_RECORD
+    (issue 32): the role is that account's, never what the record claims."""
+    records = store.audit_records(db)
+    states = actor_states(records)
+    wanted = None if run_ids is None else set(run_ids)
     latest: dict[tuple, Verdict] = {}
-    for record in verdict_records(db, None if run_ids is None else list(run_ids)):
-        v = _verdict(record)
+    for record in records:
+        if record["kind"] != KIND or (wanted is not None and record["run_id"] not in wanted):
+            continue
+        state = states.get(record["seq"])
+        if state is None or state.get("disabled") or state.get("role") not in CAN_RECORD:
+            continue
+        v = _verdict(record, state["role"])
         key = (fold_name(v.reviewer), v.run_id, v.query_id, v.term)
         latest.pop(key, None)
         latest[key] = v  # re-inserted: the dict keeps the latest's order

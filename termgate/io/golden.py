@@ -13,6 +13,8 @@ import orjson
 import pyarrow as pa
 from pydantic import ValidationError
 
+from ..errors import UsageError
+from ..identity import canonical_domain
 from ..scoring.metrics import normalize_term
 from ..models import GoldenItem
 from .query_ids import query_id_problem
@@ -90,14 +92,26 @@ def _prepare(query_id: str, query: str, context: dict, expected_raw: list[tuple[
                      f"'{term}' is both expected and forbidden; remove it from one list")
             ok = False
         forbidden.add(term)
-    if not ok:
-        return None
     domain = context.get("domain")
     if domain is None:
         domain = domain_context
-    domain = normalize_term(domain) if domain is not None else None
+    try:
+        domain = canonical_domain(domain, "domain") if domain is not None else None
+    except UsageError as exc:  # a zero-width space or soft hyphen: "medical" that is not medical
+        sink.add(line, "context.domain", str(exc).removeprefix("domain "))
+        ok = False
+    if not ok:
+        return None
     return PreparedItem(query_id, query, domain or None, context.get("intent"), expected,
                         frozenset(forbidden) if forbidden else _NO_TERMS, critical)
+
+
+def _refused_domain(domain: str) -> bool:
+    try:
+        canonical_domain(domain)
+    except UsageError:
+        return True
+    return False
 
 
 _NO_TERMS: frozenset[str] = frozenset()
@@ -134,6 +148,9 @@ def plain_golden_fields(obj: object) -> tuple | None:
         value = context.get(key)
         if value is not None and type(value) is not str:
             return None
+    domain = context.get("domain")
+    if domain is not None and not (domain.isascii() and domain.isprintable()) and _refused_domain(domain):
+        return None  # the validator names the character
     forbidden = obj.get("forbidden_terms", ())
     if type(forbidden) not in (list, tuple) or any(type(t) is not str for t in forbidden):
         return None

@@ -81,6 +81,7 @@ def build_report(run: EvaluationRun, rows: bool = True) -> dict:
             "no_expansion": run.no_expansion,
             **({"golden_revision": run.golden_revision} if run.golden_revision is not None else {}),
             **({"cache": run.cache_use} if run.cache_use is not None else {}),
+            **({"policy": run.policy} if run.policy is not None else {}),
         },
     }
 

@@ -56,6 +56,10 @@ class EvaluationRun:
     """The default golden name differs from the names runs on this golden content were stored
     under (SPEC §1.1): one line naming the old name and `--golden-name`; None otherwise."""
     cache_use: dict | None = None
+    policy: dict | None = None
+    """{"record", "digest", "tightened"}: the store's policy record this run was gated under
+    (None: the default policy), its content's SHA-256, and what local settings tightened
+    (termgate.governance.policy)."""
     """{"writer", "used"}: this run's cache writer and the writers whose cache entries it used,
     itself included when it stored its own (termgate.store.cache_writers); None when it used none."""
 

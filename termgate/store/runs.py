@@ -178,6 +178,8 @@ def stage_run(con, run: EvaluationRun, extra_rows: dict[str, pa.Table] | None = 
         _insert_table(con, f"store.{table_name}", rows)
     if run.cache_use is not None:  # whose cache entries it used, under the chain's digest of the row
         usage = {**(usage or {}), "cache": run.cache_use}
+    if run.policy is not None:  # the policy it was gated under, under the chain's digest of the row
+        usage = {**(usage or {}), "policy": run.policy}
     if usage is not None:
         con.execute("UPDATE store.runs SET usage = ? WHERE run_id = ?",
                     [json.dumps(usage, sort_keys=True), run.evaluation_id])

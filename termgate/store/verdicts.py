@@ -10,30 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .audit import AUDIT_COLUMNS, records_of
-from .connection import exists
 from .pg_rows import Rows
 from .reading import connect
 
-__all__ = ["verdict_records", "verdict_query", "unflagged_false_positives", "verdict_context"]
+__all__ = ["verdict_query", "unflagged_false_positives", "verdict_context"]
 
 _QUERY_COLUMNS = ("run_id", "query_id", "position", "query", "domain", "generated_terms", "expected_terms",
                   "true_positives")
 _TERM_COLUMNS = ("run_id", "query_id", "term", "kind", "drift", "unjudged", "reason", "gen_pos")
-
-
-def verdict_records(db_path: str | Path, run_ids=None) -> list[dict]:
-    """The `verdict` audit records (of these runs; None: of every run), in chain order."""
-    if not exists(db_path):
-        return []
-    where, params = "kind = 'verdict'", ()
-    if run_ids is not None:
-        where, params = "kind = 'verdict' AND run_id = ANY(%s)", (list(run_ids),)
-    with connect(db_path, rows={"audit_log": Rows(where, params)}) as con:
-        rows = con.execute(f"SELECT {', '.join(AUDIT_COLUMNS)} FROM audit_log WHERE kind = 'verdict' "
-                           "AND ($every OR list_contains($runs::VARCHAR[], run_id)) ORDER BY seq",
-                           {"every": run_ids is None, "runs": list(run_ids or [])}).fetchall()
-    return records_of(rows)
 
 
 def verdict_query(db_path: str | Path, run_id: str, query_id: str) -> tuple[dict | None, list[dict]]:

@@ -504,7 +504,13 @@ def test_a_standing_rejection_holds_when_the_same_content_passes(medical, monkey
                                               {"query_id": "m2", "terms": ["cva", "brain attack"]}])
     run_id = stored_run(db, golden, clean, author="erin")  # review only because it is medical
     assert cli(["signoff", run_id, "--reject", "--reviewer", "dave", "--comment", "no", "--db", db]).exit_code == 1
-    monkeypatch.setenv("TERMGATE_HIGH_RISK_DOMAINS", "legal")  # medical no longer needs sign-off
+    # medical no longer needs sign-off: a loosening of the store's policy, so two admins
+    so.add_user(db, "ada", "admin", PASSWORD)
+    so.add_user(db, "ben", "admin", PASSWORD)
+    (tmp / "policy.toml").write_text('high_risk_domains = ["legal"]\n', encoding="utf-8")
+    assert cli(["policy", "set", tmp / "policy.toml", "--admin", "ada", "--db", db]).exit_code == 0
+    proposal = [r for r in store.audit_records(db) if r["kind"] == "policy_proposal"][0]["seq"]
+    assert cli(["policy", "approve", proposal, "--admin", "ben", "--db", db]).exit_code == 0
     again = evaluate(db, golden, clean, "--author", "erin")
     assert "gate: PASS" in again.output and again.exit_code == 1 and "rejected by dave" in again.output
     assert cli(["gate", run_id, "--db", db]).exit_code == 1
