@@ -338,12 +338,19 @@ def golden_revisions() -> list:
     return _golden_revisions(db_path()) if store_exists() else []
 
 
+def policy():
+    """The store's release policy in force, as tightened by this server's settings
+    (termgate.governance.policy): what the Sign-off page counts approvals under."""
+    from ..governance.policy import policy_of_store
+
+    return policy_of_store(db_path())
+
+
 def approvals_needed(domains) -> int:
     """Distinct approvers a revision with these domains needs (the store's policy)."""
     from ..governance.golden_revisions import approvals_needed as needed
-    from ..governance.policy import policy_of_store
 
-    return needed(list(domains), policy_of_store(db_path()))
+    return needed(list(domains), policy())
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)

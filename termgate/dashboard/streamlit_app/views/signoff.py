@@ -29,6 +29,11 @@ run = data.run_row(run_id)
 state = data.release_state(run_id, chain)
 st.markdown(f"**{ui.literal(state.status)}** — {ui.literal('; '.join(state.reasons))} · "
             f"author {ui.literal(run['author'])} · content {ui.literal(run['content_hash'][:16])}")
+policy = data.policy()
+st.caption(f"Counted under the store's {ui.literal(policy.label())}: high-risk "
+           f"{ui.literal(', '.join(policy.high_risk_domains) or 'none')}; approvals "
+           f"{ui.literal(', '.join(f'{d} {policy.approvals_for(d)}' for d in policy.high_risk_domains) or '-')} "
+           "(`termgate policy show`).")
 if run["gate_decision"] == "fail":
     st.warning("This run failed its gate: it can be rejected but never approved.")
 
