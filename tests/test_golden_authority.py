@@ -92,7 +92,8 @@ def test_an_invented_or_unproven_proposer_is_refused_and_records_nothing(account
 def test_the_proposer_is_the_account_and_its_chained_aliases_count_for_four_eyes(accounts, tmp_path):
     db = accounts
     golden = write_jsonl(tmp_path / "g.jsonl", MEDICAL)
-    assert propose(db, golden, "Carol", password=PASSWORDS["carol"]).exit_code == 0  # the account's canonical name is recorded
+    # the account's canonical name is recorded
+    assert propose(db, golden, "Carol", password=PASSWORDS["carol"]).exit_code == 0
     revision = gr.load_revision(golden).revision
     [rev] = gr.list_revisions(db, "cardio")
     assert rev.proposers == ["carol"] and "carol-gh" in rev.proposer_names

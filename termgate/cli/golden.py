@@ -222,8 +222,8 @@ def approve_command(name, revision, reviewer, comment, db):
 
     Exit codes: 0 recorded, 2 unknown golden set or revision, 4 refused (wrong password,
     role, domain scope, a revision naming no domain, the proposer, a broken chain, an
-    account that signs in only through the identity provider) — nothing recorded. The password comes from TERMGATE_PASSWORD or
-    a prompt.
+    account that signs in only through the identity provider) — nothing recorded. The
+    password comes from TERMGATE_PASSWORD or a prompt.
 
     Example: TERMGATE_PASSWORD=... termgate golden approve medical 3f5a9c01 --reviewer alice --comment "checked"
     """
@@ -299,7 +299,8 @@ def show_command(name, revision, content, db):
         return
     echo(f"golden set: {terminal_safe(rev.name)}")
     echo(f"revision:   {rev.revision}")
-    echo(f"base:       {rev.base_revision + ' (approved)' if rev.base_revision else '- (first revision: the whole file is new)'}")
+    base = f"{rev.base_revision} (approved)" if rev.base_revision else "- (first revision: the whole file is new)"
+    echo(f"base:       {base}")
     if rev.proposed_over:
         echo(f"over:       {rev.proposed_over} (not approved; its changes from the base are in the diff)")
     echo(f"domains:    {', '.join(rev.domains) or '-'}")

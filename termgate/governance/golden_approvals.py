@@ -2,6 +2,10 @@
 chain records them: the `golden_proposal` and `golden_approval` records. Proposing and
 approving are termgate.governance.golden_revisions'; this module only reads, so sign-off
 (signoff.flagged_items) and evaluation ask it without depending on either.
+
+Authority comes from the chain (issue 32): an approval counts by its approver's account as
+the chain stated it at that record (audit_chain.actor_states), never by what the record
+claims, and each proposal's base is the set's latest approved revision the chain shows.
 """
 
 from __future__ import annotations
