@@ -184,6 +184,7 @@ def propose_command(golden, runs, from_verdicts, min_weight, out, golden_name, p
         record = run_cli(_record, db, name, None, given, None, account, prepared)
         echo(visible_controls(prepared.diff.split("\n\n", 1)[0]))  # the base; the whole diff: golden show
         _said(record, name)
+        echo(f"its diff: termgate golden show {terminal_safe(name)} {record['content_hash'][:12]}")
         return
     verdicts = run_cli(gr.verdicts_for, db, runs, name)
     proposal = run_cli(gr.propose, Path(golden).read_bytes(), verdicts, min_weight,
