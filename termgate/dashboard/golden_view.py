@@ -127,8 +127,7 @@ def revision(name: str, entry: Entry) -> None:
                     f"proposed by {ui.literal(', '.join(rev.proposers))} at {ui.literal(rev.proposed_at)} "
                     f"(audit record {rev.seq})")
         if rev.proposed_over:
-            st.warning(f"Proposed over {ui.literal(rev.proposed_over[:12])}, which is not approved: the diff below is "
-                       f"from {_from(rev)}, so it includes that file's own changes.")
+            st.warning(_over(rev))
         _approvals(name, entry)
         st.markdown("**Diff**")
         st.code(ui.visible(rev.diff.rstrip("\n")), language="diff", wrap_lines=True)
@@ -140,9 +139,13 @@ def revision(name: str, entry: Entry) -> None:
     _runs(entry)
 
 
-def _from(rev) -> str:
-    return (f"the approved revision {ui.literal(rev.base_revision[:12])}" if rev.base_revision
-            else "nothing (no revision of this set is approved yet)")
+def _over(rev) -> str:
+    """A proposal made over a file nobody approved: what its diff is taken from instead."""
+    over = f"Proposed over {ui.literal(rev.proposed_over[:12])}, which is not approved"
+    if rev.base_revision is None:
+        return f"{over}, and no revision of this set is approved yet: the diff below is the whole file."
+    return (f"{over}: the diff below is from the approved revision {ui.literal(rev.base_revision[:12])}, so it "
+            "includes that file's own changes.")
 
 
 def _approvals(name: str, entry: Entry) -> None:
