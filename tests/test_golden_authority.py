@@ -276,3 +276,29 @@ def test_propose_refuses_a_broken_chain_and_stores_nothing(accounts, tmp_path, m
     assert len(store.audit_records(db)) == before and golden_kinds(db) == []
     assert store.golden_content(db, gr.load_revision(golden).revision) is None
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".jsonl", ".diff")) == ["g.jsonl"]
+
+
+def test_the_golden_sets_page_names_the_unapproved_file_and_diffs_from_the_approved_one(accounts, tmp_path,
+                                                                                       monkeypatch):
+    from test_golden_page import page
+
+    db = accounts
+    monkeypatch.setenv("TERMGATE_DB", db)
+    v1 = write_jsonl(tmp_path / "g.jsonl", MEDICAL)
+    assert propose(db, v1, "carol").exit_code == 0
+    v1_rev = gr.load_revision(v1).revision
+    assert approve(db, "alice", v1_rev).exit_code == 0
+    stripped = write_jsonl(tmp_path / "x.jsonl", _stripped(MEDICAL))
+    over = gr.load_revision(stripped)
+    proposal = gr.propose(stripped.read_bytes(), [_V("m3", "grippe", "synonym")])
+    (tmp_path / "v2.jsonl").write_bytes(proposal.new_bytes)
+    new = gr.load_revision(tmp_path / "v2.jsonl")
+    gr.record_proposal(db, "cardio", over, new, proposal, so.authenticate(db, "carol", PASSWORDS["carol"]))
+    at = page("golden", name="cardio", revision=new.revision[:12])
+    assert any(f"Proposed over {over.revision[:12]}, which is not approved: the diff below is from the approved "
+               f"revision {v1_rev[:12]}" in w.value for w in at.warning), [w.value for w in at.warning]
+    [diff] = [c for c in at.code if c.language == "diff"]
+    assert '"critical": true' in diff.value and "+ expected 'grippe'" in diff.value
+    overview = next(d.value for d in at.dataframe if "over (unapproved)" in d.value.columns)
+    assert list(overview["base (approved)"])[0] == v1_rev[:12]
+    assert list(overview["over (unapproved)"])[0] == over.revision[:12]
