@@ -83,7 +83,8 @@ def test_the_golden_sets_page_lists_the_revision_its_people_diff_and_runs(approv
     overview = frame(at, "revision", "status", "proposed by")
     assert list(overview["revision"]) == [made["revision"][:12], made["base_revision"][:12]]  # proposed, then used
     assert list(overview["status"]) == ["approved", "never proposed"]
-    assert list(overview["proposed by"])[0] == "carol-gh" and list(overview["approved by"])[0] == "alice"
+    assert list(overview["proposed by"])[0] == "carol" and list(overview["approved by"])[0] == "alice"
+    assert list(overview["over (unapproved)"])[0] == made["base_revision"][:12]  # nothing was approved before it
     assert list(overview["runs"]) == [1, 1]
     approvals = frame(at, "approved by", "comment")
     assert approvals.to_dict("records") == [{"approved by": "alice", "at": rev.approvals[0].approved_at,
@@ -95,7 +96,8 @@ def test_the_golden_sets_page_lists_the_revision_its_people_diff_and_runs(approv
     assert dict(zip(changes["query_id"], changes["+ forbidden"])) == {"m1": "panic attack", "m3": ""}
     assert list(frame(at, "run_id", "gate")["run_id"]) == [made["on_v2"]]
     said = " ".join(shown(t) for t in markdown_texts(at))
-    assert "approved** · base " + made["base_revision"][:12] in said and "proposed by carol-gh at" in said
+    assert "approved** · first revision (the whole file is new)" in said and "proposed by carol at" in said
+    assert f"Proposed over {made['base_revision'][:12]}, which is not approved" in said
     assert "**Runs on this revision** · 1 run · approved" in said
 
 
@@ -120,14 +122,17 @@ def test_an_awaiting_revision_says_how_many_approvals_it_needs_and_how_to_approv
     monkeypatch.setenv("TERMGATE_CONFIG", str(config))
     monkeypatch.setenv("TERMGATE_DB", db)
     golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("m1", "flu", ["influenza"], domain="medical")])
-    assert cli("golden", "propose", golden, "--golden-name", "cardio", "--proposer", "carol", "--db", db).exit_code == 0
+    so.add_user(db, "carol", "engineer", "carol-password")
+    assert cli("golden", "propose", golden, "--golden-name", "cardio", "--proposer", "carol", "--db", db,
+               password="carol-password").exit_code == 0
     revision = gr.load_revision(golden).revision
     at = page("golden")
     assert list(frame(at, "revision", "status")["status"]) == ["awaiting approval (0 of 2)"]
     assert any("Needs 2 distinct approvers" in c.value for c in at.caption)
     assert any(c.value.startswith(f"TERMGATE_PASSWORD=... termgate golden approve cardio {revision[:12]}")
                for c in at.code)
-    assert any("No diff: the file was proposed as it is." in c.value for c in at.caption)
+    [diff] = [c for c in at.code if c.language == "diff"]  # a first revision: the whole file is new
+    assert diff.value.startswith("first revision of 'cardio'") and '\n+{"query_id": "m1"' in diff.value
 
 
 def test_an_empty_store_says_how_to_propose_and_approve(tmp_path, monkeypatch):
@@ -145,14 +150,16 @@ def test_a_hostile_golden_name_diff_and_comment_show_as_text(tmp_path, monkeypat
     golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("q<b>1</b>", HOSTILE[1], [HOSTILE[2]], domain="medical")])
     proposal = gr.propose(golden.read_bytes(), [V("q<b>1</b>", HOSTILE[1], "synonym")])
     (tmp_path / "v2.jsonl").write_bytes(proposal.new_bytes)
-    gr.record_proposal(db, name, gr.load_revision(golden), gr.load_revision(tmp_path / "v2.jsonl"), proposal, "carol")
+    so.add_user(db, "carol", "engineer", "carol-password")
+    gr.record_proposal(db, name, gr.load_revision(golden), gr.load_revision(tmp_path / "v2.jsonl"), proposal,
+                       so.authenticate(db, "carol", "carol-password"))
     so.add_user(db, "alice", "approver", "alice-password", "medical")
     gr.approve(db, name, gr.load_revision(tmp_path / "v2.jsonl").revision,
                so.authenticate(db, "alice", "alice-password"), HOSTILE[1])
     at = page("golden")
     assert at.selectbox(key="golden_name").options == [name]  # plain text in the picker
     [diff] = [c for c in at.code if c.language == "diff"]
-    assert diff.value == proposal.diff.rstrip("\n") and HOSTILE[1] in diff.value  # as typed, in a code block
+    assert proposal.summary.rstrip("\n") in diff.value and HOSTILE[1] in diff.value  # as typed, in a code block
     assert frame(at, "approved by", "comment")["comment"].tolist() == [HOSTILE[1]]
     at = page("golden", name=HOSTILE[1] + HOSTILE[2])  # an unknown, hostile name in the link
     texts = markdown_texts(at)

@@ -128,13 +128,24 @@ def test_the_diff_names_each_change_and_the_changed_lines():
 # ---------------------------------------------------------------- the command's files
 
 
+def proposer(db, monkeypatch, name="carol") -> str:
+    """An account that may propose, signed in through TERMGATE_PASSWORD (golden propose signs its proposer in)."""
+    so.add_user(db, name, "engineer", "proposer-password")
+    monkeypatch.setenv("TERMGATE_PASSWORD", "proposer-password")
+    return name
+
+
 @pytest.fixture
 def proposing(tmp_path, monkeypatch):
-    """A golden file and a stand-in for the store's verdicts (the files are what is tested)."""
+    """A golden file, a store with carol's account, and a stand-in for the store's verdicts
+    (the files are what is tested)."""
     golden = tmp_path / "golden.jsonl"
     golden.write_bytes(GOLDEN)
     monkeypatch.setattr(gr, "verdicts_for", lambda db, runs, name: [V("q4", "influenza", "synonym")])
-    return golden, str(tmp_path / "store.duckdb")
+    (tmp_path / "store").mkdir()
+    db = str(tmp_path / "store" / "store.duckdb")
+    proposer(db, monkeypatch)
+    return golden, db
 
 
 def test_propose_writes_the_revision_and_its_diff_and_records_it(proposing, tmp_path):
@@ -148,20 +159,23 @@ def test_propose_writes_the_revision_and_its_diff_and_records_it(proposing, tmp_
     assert "+ expected 'influenza'" in diff and "+ expected 'influenza'" in result.output
     revision = gr.load_revision(tmp_path / "v2.jsonl").revision
     [rev] = gr.list_revisions(db, "flu-set")
-    assert (rev.revision, rev.base_revision, rev.proposer, rev.approved) == (
-        revision, gr.load_revision(golden).revision, "carol", False)
+    # nothing approved yet: no base, the whole file is new, and the file it was made over is named
+    assert (rev.revision, rev.base_revision, rev.proposed_over, rev.proposer, rev.approved) == (
+        revision, None, gr.load_revision(golden).revision, "carol", False)
+    assert "first revision of 'flu-set'" in diff and diff.count("\n+{") == 4
     # the text is stored under its hash, read as evaluate stores a golden file (text mode)
     assert store.golden_content(db, revision) == new.decode("utf-8-sig").replace("\r\n", "\n")
     assert so.verify_chain(db).ok
 
 
-def test_show_content_gives_back_the_stored_file_exactly(tmp_path):
+def test_show_content_gives_back_the_stored_file_exactly(tmp_path, monkeypatch):
     """A right-to-left override and a NEL are legal inside a JSON string: redirected, `golden
     show --content` prints the revision exactly, so its hash holds ('x\u0085y' is not 'xy')."""
     golden = tmp_path / "g.jsonl"
     golden.write_bytes('{"query_id": "q1", "query": "heart attack", "expected_expansions": [{"term": "mi"}], '
                        '"forbidden_terms": ["\u202eevil", "x\u0085y"]}\n'.encode("utf-8"))
     db = str(tmp_path / "s.duckdb")
+    proposer(db, monkeypatch)
     proposed = cli("golden", "propose", golden, "--golden-name", "gs", "--proposer", "carol", "--db", db)
     assert proposed.exit_code == 0, proposed.output
     revision = gr.load_revision(golden).revision
@@ -172,7 +186,7 @@ def test_show_content_gives_back_the_stored_file_exactly(tmp_path):
 
 
 @pytest.mark.slow
-def test_show_content_with_standard_output_closed_is_no_traceback(tmp_path):
+def test_show_content_with_standard_output_closed_is_no_traceback(tmp_path, monkeypatch):
     """`golden show … --content >&-`: Python starts with sys.stdout None (an AttributeError
     traceback, exit 1, before); nothing to print to, exit 0 as for a reader gone (SPEC §3)."""
     import os
@@ -182,6 +196,7 @@ def test_show_content_with_standard_output_closed_is_no_traceback(tmp_path):
     golden = tmp_path / "g.jsonl"
     golden.write_text('{"query_id": "q1", "query": "flu", "expected_expansions": [{"term": "influenza"}]}\n')
     db = str(tmp_path / "s.duckdb")
+    proposer(db, monkeypatch)
     assert cli("golden", "propose", golden, "--golden-name", "gs", "--proposer", "carol", "--db", db).exit_code == 0
     revision = gr.load_revision(golden).revision
     done = subprocess.run([sys.executable, "-m", "termgate", "golden", "show", "gs", revision[:12], "--content",
@@ -210,10 +225,12 @@ def test_propose_never_overwrites_a_file(proposing, tmp_path, taken):
         out.write_text("keep me\n")
     if taken == "diff":
         (tmp_path / "v2.jsonl.diff").write_text("keep me\n")
-    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    records = store.audit_records(db)
     result = cli("golden", "propose", golden, "--from-verdicts", "--out", out, "--db", db, "--proposer", "carol")
     assert result.exit_code == 2 and "never replaces a file" in result.output
-    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # nothing written, nothing recorded
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before  # nothing written
+    assert store.audit_records(db) == records  # nothing recorded
 
 
 def test_propose_leaves_nothing_half_written_when_recording_fails(proposing, tmp_path, monkeypatch):
@@ -227,7 +244,7 @@ def test_propose_leaves_nothing_half_written_when_recording_fails(proposing, tmp
     result = cli("golden", "propose", golden, "--from-verdicts", "--out", tmp_path / "v2.jsonl", "--db", db,
                  "--proposer", "carol")
     assert result.exit_code == 2 and "store busy" in result.output
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["golden.jsonl"]  # no output, no diff, no temporary
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["golden.jsonl", "store"]  # no output, no diff, no temporary
 
 
 def test_each_file_appears_whole_under_its_name(proposing, tmp_path, monkeypatch):
@@ -257,7 +274,7 @@ def test_no_verdicts_write_nothing_and_say_why(proposing, tmp_path, monkeypatch)
     monkeypatch.setattr(gr, "verdicts_for", lambda db, runs, name: [])
     result = cli("golden", "propose", golden, "--from-verdicts", "--out", tmp_path / "v2.jsonl", "--db", db)
     assert result.exit_code == 0 and "no verdicts on runs of golden set" in result.output
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["golden.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["golden.jsonl", "store"]
 
 
 def test_propose_refuses_a_bad_min_weight_and_out_without_verdicts(proposing, tmp_path):
@@ -301,7 +318,8 @@ def _revision_store(db: str, folder: Path) -> dict:
                      password=PASSWORDS["eve"])
         assert result.exit_code == 0, result.output
     result = cli("golden", "propose", golden, base, "--from-verdicts", "--min-weight", "0.5", "--out",
-                 folder / "v2.jsonl", "--golden-name", "cardio", "--proposer", "carol-gh", "--db", db)
+                 folder / "v2.jsonl", "--golden-name", "cardio", "--proposer", "carol", "--db", db,
+                 password=PASSWORDS["carol"])
     assert result.exit_code == 0, result.output
     return {"golden": golden, "generated": generated, "base": base, "v2": folder / "v2.jsonl",
             "revision": gr.load_revision(folder / "v2.jsonl").revision}
@@ -326,15 +344,17 @@ def golden_records(db) -> list[str]:
 def test_the_proposal_holds_the_verdicts_changes(proposed):
     db, made = proposed
     [rev] = gr.list_revisions(db)
-    assert (rev.name, rev.revision, rev.proposer, rev.domains) == ("cardio", made["revision"], "carol-gh", ["medical"])
+    assert (rev.name, rev.revision, rev.proposer, rev.domains) == ("cardio", made["revision"], "carol", ["medical"])
     changes = {c["query_id"]: c for c in rev.changes}
     assert changes["m1"]["added_expected"] == ["mi"] and changes["m1"]["added_forbidden"] == ["panic attack"]
     assert changes["m3"]["added_expected"] == ["grippe"] and "m2" not in changes
     verdict_seqs = [r["seq"] for r in store.audit_records(db) if r["kind"] == "verdict"]
     [record] = [r for r in store.audit_records(db) if r["kind"] == "golden_proposal"]
     assert record["payload"]["verdict_seqs"] == verdict_seqs and record["content_hash"] == made["revision"]
-    assert record["payload"]["base_revision"] == json.loads(Path(made["v2"]).with_name("base.json").read_text())[
-        "run"]["golden_hash"]  # the base revision is the hash evaluate recorded for the run
+    # nothing approved yet: no base; the file it was made over is the hash evaluate recorded for the run
+    assert record["payload"]["base_revision"] is None
+    assert record["payload"]["proposed_over"] == json.loads(Path(made["v2"]).with_name("base.json").read_text())[
+        "run"]["golden_hash"]
     assert "+ forbidden 'panic attack'" in record["payload"]["diff"]
 
 
@@ -350,7 +370,7 @@ def test_propose_then_approve_with_two_accounts(proposed):
     assert gr.is_approved(db, "cardio", made["revision"])
     assert not gr.is_approved(db, "other-name", made["revision"])  # an approval is for the named set
     listed = cli("golden", "list", "--db", db)
-    assert "cardio" in listed.output and "alice" in listed.output and "carol-gh" in listed.output
+    assert "cardio" in listed.output and "alice" in listed.output and "carol" in listed.output
     shown = cli("golden", "show", "cardio", made["revision"][:10], "--db", db)
     assert "status:     approved" in shown.output and "+ expected 'grippe' (min_weight 0.5)" in shown.output
     audit = cli("audit", "verify", "--db", db)
@@ -361,7 +381,7 @@ def test_propose_then_approve_with_two_accounts(proposed):
 
 
 @pytest.mark.parametrize("reviewer, message", [
-    ("carol", "proposed revision"),  # the proposer, under her alias carol-gh: four-eyes
+    ("carol", "proposed revision"),  # the proposer: four-eyes
     ("lena", "may approve legal only"),  # scoped to another domain
     ("eve", "role 'engineer' may not approve"),
 ])
@@ -422,7 +442,7 @@ def test_an_unapproved_revision_is_a_flagged_item_of_a_high_risk_run_until_appro
     run_id = evaluate(db, made["v2"], made["generated"], "--json", tmp_path / "r.json")
     assert json.loads((tmp_path / "r.json").read_text())["run"]["golden_revision"]["approved"] is False
     items = [i for i in so.flagged_items(db, run_id) if i.kind == "golden"]
-    assert len(items) == 1 and made["revision"][:12] in items[0].detail and "carol-gh" in items[0].detail
+    assert len(items) == 1 and made["revision"][:12] in items[0].detail and "carol" in items[0].detail
     others = {i.key for i in so.flagged_items(db, run_id) if i.kind != "golden"}
     with pytest.raises(so.SignoffRefused, match="not acknowledged"):
         so.decide(db, run_id, "alice", PASSWORDS["alice"], "approve", "ok", acknowledged=others)
@@ -451,8 +471,10 @@ def test_a_run_outside_high_risk_domains_gets_no_golden_item(tmp_path):
 def test_proposing_a_file_as_it_is_lets_the_first_revision_be_approved(tmp_path):
     db = str(tmp_path / "s.duckdb")
     so.add_user(db, "alice", "approver", PASSWORDS["alice"], "medical")
+    so.add_user(db, "carol", "engineer", PASSWORDS["carol"])
     golden = write_jsonl(tmp_path / "g.jsonl", ROWS)
-    result = cli("golden", "propose", golden, "--golden-name", "cardio", "--proposer", "carol", "--db", db)
+    result = cli("golden", "propose", golden, "--golden-name", "cardio", "--proposer", "carol", "--db", db,
+                 password=PASSWORDS["carol"])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl", "s.duckdb"]  # nothing written
     revision = gr.load_revision(golden).revision

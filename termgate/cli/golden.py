@@ -73,18 +73,21 @@ def _place(tmp: str, path: str) -> None:
     os.unlink(tmp)
 
 
-def _write_and_record(out: str, proposal, record) -> dict:
-    """Both files staged, placed, then the proposal recorded; anything failing removes
-    what this command placed, so nothing is left half-written."""
+def _write_and_record(out: str, proposal, db: str, name: str, given, account):
+    """The new revision staged and read as evaluate will read it, its diff from the approved
+    base staged beside it, both placed, then the proposal recorded; anything failing removes
+    what this command placed, so nothing is left half-written. Returns (record, prepared)."""
     staged, placed = [], []
     try:
-        for path, data in ((out, proposal.new_bytes), (_diff_path(out), proposal.diff.encode("utf-8"))):
-            staged.append((_staged(path, data), path))
-        new = run_cli(gr.load_revision, staged[0][0])  # the revision as evaluate will read it
+        staged.append((_staged(out, proposal.new_bytes), out))
+        loaded = run_cli(gr.load_revision, staged[0][0])  # the revision as evaluate will read it
+        new = gr.RevisionFile(out, loaded.text, loaded.revision, loaded.domains)
+        prepared = run_cli(gr.prepare, db, name, given, new, proposal)
+        staged.append((_staged(_diff_path(out), prepared.diff.encode("utf-8")), _diff_path(out)))
         for tmp, path in staged:
             _place(tmp, path)
             placed.append(path)
-        return record(gr.RevisionFile(out, new.text, new.revision, new.domains))
+        return run_cli(_record, db, name, given, new, proposal, account, prepared), prepared
     except BaseException:
         for tmp, _ in staged:
             if os.path.exists(tmp):
@@ -92,6 +95,38 @@ def _write_and_record(out: str, proposal, record) -> dict:
         for path in placed:
             os.unlink(path)
         raise
+
+
+def _record(db, name, over, new, proposal, account, prepared) -> dict:
+    try:
+        return gr.record_proposal(db, name, over, new, proposal, account, prepared)
+    except so.SignoffRefused as exc:
+        fail([f"refused: {exc}"], EXIT_REFUSED)
+
+
+def _refuse_broken_chain(db) -> None:
+    """Nothing is appended to a broken chain (exit 4, as `golden approve` and `signoff` refuse)."""
+    report = run_cli(so.verify_chain, db, None, None)
+    if not report.ok:
+        fail([f"refused: the audit chain is broken, nothing can be recorded on it: {terminal_safe(report.message)}"],
+             EXIT_REFUSED)
+
+
+def _sign_in(db, name: str):
+    """The proposer's account, signed in as `signoff` signs in (exit 4 when refused)."""
+    run_cli(refuse_sso_account, db, name)  # single sign-on accounts: refused before a password is asked
+    password = read_password(f"Password for {terminal_safe(name)}")
+    delay = run_cli(so.signin_delay, db, name)
+    if delay > 0:
+        echo(f"waiting {delay:.0f} s after failed sign-ins for {terminal_safe(name)}", err=True)
+    return run_cli(_authenticate, db, name, password)
+
+
+def _authenticate(db, name, password):
+    try:
+        return so.authenticate(db, name, password, wait=True)
+    except so.SignoffRefused as exc:
+        fail([f"refused: {exc}"], EXIT_REFUSED)
 
 
 @golden_group.command("propose")
@@ -105,19 +140,29 @@ def _write_and_record(out: str, proposal, record) -> dict:
               "file); its diff goes beside it as OUT.diff.")
 @click.option("--golden-name", help="The golden set's name [default: the GOLDEN path from the git repository's "
               "root, else from the working folder, as evaluate names it].")
-@click.option("--proposer", help="Who proposes it [default: the OS user]; may not approve it.")
+@click.option("--proposer", help="Your account name [default: the OS user]. It signs in as for `signoff` (the "
+              "password from TERMGATE_PASSWORD or a prompt), is recorded as the proposer, and may not approve "
+              "the revision.")
 @store_option
 def propose_command(golden, runs, from_verdicts, min_weight, out, golden_name, proposer, db):
-    """Write the next revision of a golden set from verdicts, print its diff, and record the
-    proposal in the audit chain. Without --from-verdicts, the file itself is proposed as it is
-    (a revision to approve; nothing is written).
+    """Write the next revision of a golden set from verdicts, print its diff from the set's
+    latest approved revision, and record the proposal in the audit chain. Without
+    --from-verdicts, the file itself is proposed as it is (nothing is written).
 
     A synonym verdict adds the term as expected; a --forbid verdict adds it to
     forbidden_terms and removes it from the expected terms; a synonym verdict on a forbidden
     term removes it from forbidden_terms. Untouched lines stay byte for byte.
 
-    Example: termgate golden propose golden.jsonl --from-verdicts 20261201-101500-1a2b3c --out golden-v2.jsonl
-    --golden-name medical --proposer carol
+    The diff is always from the latest approved revision the store holds (the whole file
+    when none is approved yet): a GOLDEN that is not that revision is named as not approved,
+    and its own changes are in the diff too.
+
+    Exit codes: 0 recorded (or nothing to propose), 2 bad input or an --out that exists, 4
+    refused (wrong password, a viewer or disabled account, one that signs in only through
+    the identity provider, a broken audit chain) — nothing written or recorded.
+
+    Example: TERMGATE_PASSWORD=... termgate golden propose golden.jsonl --from-verdicts 20261201-101500-1a2b3c
+    --out golden-v2.jsonl --golden-name medical --proposer carol
     """
     db = db or default_db_path()
     name = default_golden_name(golden) if golden_name is None else golden_name
@@ -131,10 +176,15 @@ def propose_command(golden, runs, from_verdicts, min_weight, out, golden_name, p
     if out:
         _free(out)
         _free(_diff_path(out))
-    base = run_cli(gr.load_revision, golden)
+    given = run_cli(gr.load_revision, golden)
+    _refuse_broken_chain(db)
     if not from_verdicts:
-        record = run_cli(gr.record_proposal, db, name, None, base, None, proposer)
+        account = _sign_in(db, proposer)
+        prepared = run_cli(gr.prepare, db, name, None, given, None)
+        record = run_cli(_record, db, name, None, given, None, account, prepared)
+        echo(visible_controls(prepared.diff.split("\n\n", 1)[0]))  # the base; the whole diff: golden show
         _said(record, name)
+        echo(f"its diff: termgate golden show {terminal_safe(name)} {record['content_hash'][:12]}")
         return
     verdicts = run_cli(gr.verdicts_for, db, runs, name)
     proposal = run_cli(gr.propose, Path(golden).read_bytes(), verdicts, min_weight,
@@ -148,9 +198,9 @@ def propose_command(golden, runs, from_verdicts, min_weight, out, golden_name, p
     if not proposal.changes:
         echo(f"nothing to propose: {len(verdicts)} verdicts add nothing to {terminal_safe(name)}; nothing written")
         return
-    record = _write_and_record(out, proposal, lambda new: run_cli(gr.record_proposal, db, name, base, new, proposal,
-                                                                   proposer))
-    echo(visible_controls(proposal.diff.rstrip("\n")))  # a control or BiDi mark in a term shown as \uXXXX, not dropped
+    account = _sign_in(db, proposer)
+    record, prepared = _write_and_record(out, proposal, db, name, given, account)
+    echo(visible_controls(prepared.diff.rstrip("\n")))  # a control or BiDi mark in a term shown as \uXXXX, not dropped
     echo(f"wrote {terminal_safe(out)} and {terminal_safe(_diff_path(out))}")
     _said(record, name)
 
@@ -172,9 +222,9 @@ def approve_command(name, revision, reviewer, comment, db):
     """Approve a proposed revision (its golden hash, or at least its first 8 hex digits).
 
     Exit codes: 0 recorded, 2 unknown golden set or revision, 4 refused (wrong password,
-    role, domain scope, the proposer, a broken chain, an account that signs in only through
-    the identity provider) — nothing recorded. The password comes from TERMGATE_PASSWORD or
-    a prompt.
+    role, domain scope, a revision naming no domain, the proposer, a broken chain, an
+    account that signs in only through the identity provider) — nothing recorded. The
+    password comes from TERMGATE_PASSWORD or a prompt.
 
     Example: TERMGATE_PASSWORD=... termgate golden approve medical 3f5a9c01 --reviewer alice --comment "checked"
     """
@@ -208,14 +258,16 @@ def _approvers(rev: gr.Revision) -> str:
 @click.argument("name", required=False)
 @store_option
 def list_command(name, db):
-    """List proposed revisions (of one golden set, or all): who proposed and who approved.
+    """List proposed revisions (of one golden set, or all): who proposed and who approved,
+    the approved base each was diffed from, and the unapproved file it was made over, if any.
 
     Example: termgate golden list medical
     """
     revisions = run_cli(gr.list_revisions, db or default_db_path(), name)
-    echo(format_table(["golden set", "revision", "base", "proposer", "proposed", "changes", "approved", "approvers"],
-                      [(r.name, r.revision[:12], (r.base_revision or "-")[:12], r.proposer, r.proposed_at,
-                        len(r.changes), r.approved, _approvers(r)) for r in revisions]))
+    echo(format_table(["golden set", "revision", "base (approved)", "over (unapproved)", "proposer", "proposed",
+                       "changes", "approved", "approvers"],
+                      [(r.name, r.revision[:12], (r.base_revision or "-")[:12], (r.proposed_over or "-")[:12],
+                        r.proposer, r.proposed_at, len(r.changes), r.approved, _approvers(r)) for r in revisions]))
 
 
 @golden_group.command("show")
@@ -226,7 +278,8 @@ def list_command(name, db):
               "written as JSON \\u escapes (the same values).")
 @store_option
 def show_command(name, revision, content, db):
-    """Show one revision: proposer, base, approvals and the diff (or the file, --content).
+    """Show one revision: proposer, approved base, approvals and the diff from that base
+    (or the file, --content).
 
     Example: termgate golden show medical 3f5a9c01
     """
@@ -247,7 +300,10 @@ def show_command(name, revision, content, db):
         return
     echo(f"golden set: {terminal_safe(rev.name)}")
     echo(f"revision:   {rev.revision}")
-    echo(f"base:       {rev.base_revision or '-'}")
+    base = f"{rev.base_revision} (approved)" if rev.base_revision else "- (first revision: the whole file is new)"
+    echo(f"base:       {base}")
+    if rev.proposed_over:
+        echo(f"over:       {rev.proposed_over} (not approved; its changes from the base are in the diff)")
     echo(f"domains:    {', '.join(rev.domains) or '-'}")
     echo(f"proposed:   {rev.proposed_at} by {', '.join(rev.proposers)} (audit record {rev.seq})")
     echo(f"status:     {'approved' if rev.approved else 'awaiting approval'}")

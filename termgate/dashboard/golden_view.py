@@ -12,15 +12,17 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from termgate.governance.golden_approvals import NO_DOMAIN
 from termgate.text import counted
 
 from . import data, ui
 
 HOW_TO = """\
-# the next revision from reviewers' verdicts (termgate verdict): writes NEW.jsonl and NEW.jsonl.diff
-termgate golden propose GOLDEN.jsonl --from-verdicts [RUN ...] --out NEW.jsonl --golden-name NAME --proposer YOU
-# or a file as it is (a golden set's first revision)
-termgate golden propose GOLDEN.jsonl --golden-name NAME --proposer YOU
+# the next revision from reviewers' verdicts (termgate verdict): writes NEW.jsonl and NEW.jsonl.diff,
+# the diff from the set's latest approved revision; the proposer signs in with its password
+TERMGATE_PASSWORD=... termgate golden propose GOLDEN.jsonl --from-verdicts [RUN ...] --out NEW.jsonl --golden-name NAME --proposer YOU
+# or a file as it is (a golden set's first revision); its entries name their domain (context.domain)
+TERMGATE_PASSWORD=... termgate golden propose GOLDEN.jsonl --golden-name NAME --proposer YOU
 # an approver covering its domains, who did not propose it, approves it
 TERMGATE_PASSWORD=... termgate golden approve NAME REVISION --reviewer NAME --comment TEXT"""
 
@@ -98,7 +100,8 @@ def pick(names: list[str], revisions: list, runs: pd.DataFrame) -> tuple[str, En
 def overview(found: list[Entry]) -> None:
     """One row per revision of the set."""
     rows = [{"revision": e.revision[:12], "status": e.status,
-             "base": (e.proposal.base_revision or "-")[:12] if e.proposal else "",
+             "base (approved)": (e.proposal.base_revision or "-")[:12] if e.proposal else "",
+             "over (unapproved)": (e.proposal.proposed_over or "-")[:12] if e.proposal else "",
              "proposed by": ", ".join(e.proposal.proposers) if e.proposal else "",
              "proposed at": e.proposal.proposed_at if e.proposal else "",
              "approved by": ", ".join(a.approver for a in e.proposal.approvals) if e.proposal else "",
@@ -115,19 +118,19 @@ def revision(name: str, entry: Entry) -> None:
     if rev is None:
         st.warning("Never proposed: runs used this revision, but it is not in the audit chain, so it is not "
                    "approved. Propose the file as it is, then an approver approves it:")
-        st.code(f"termgate golden propose GOLDEN.jsonl --golden-name {shlex.quote(name)} --proposer YOU",
-                language="sh")
+        st.code(f"TERMGATE_PASSWORD=... termgate golden propose GOLDEN.jsonl --golden-name {shlex.quote(name)} "
+                "--proposer YOU", language="sh")
     else:
-        base = f"base {ui.literal(rev.base_revision[:12])}" if rev.base_revision else "proposed as it is (no base)"
+        base = (f"base {ui.literal(rev.base_revision[:12])} (approved)" if rev.base_revision
+                else "first revision (the whole file is new)")
         st.markdown(f"**{ui.literal(entry.status)}** · {base} · domains {ui.literal(', '.join(rev.domains) or '-')} · "
                     f"proposed by {ui.literal(', '.join(rev.proposers))} at {ui.literal(rev.proposed_at)} "
                     f"(audit record {rev.seq})")
+        if rev.proposed_over:
+            st.warning(_over(rev))
         _approvals(name, entry)
         st.markdown("**Diff**")
-        if rev.diff:
-            st.code(ui.visible(rev.diff.rstrip("\n")), language="diff", wrap_lines=True)
-        else:
-            st.caption("No diff: the file was proposed as it is.")
+        st.code(ui.visible(rev.diff.rstrip("\n")), language="diff", wrap_lines=True)
         if rev.changes:
             st.markdown("**Changes per query**")
             st.dataframe(pd.DataFrame([{label: ui.cell(c.get(key)) for key, label in CHANGES.items()}
@@ -136,8 +139,20 @@ def revision(name: str, entry: Entry) -> None:
     _runs(entry)
 
 
+def _over(rev) -> str:
+    """A proposal made over a file nobody approved: what its diff is taken from instead."""
+    over = f"Proposed over {ui.literal(rev.proposed_over[:12])}, which is not approved"
+    if rev.base_revision is None:
+        return f"{over}, and no revision of this set is approved yet: the diff below is the whole file."
+    return (f"{over}: the diff below is from the approved revision {ui.literal(rev.base_revision[:12])}, so it "
+            "includes that file's own changes.")
+
+
 def _approvals(name: str, entry: Entry) -> None:
     rev = entry.proposal
+    if not rev.domains:
+        st.warning(f"This revision {ui.literal(NO_DOMAIN)}.")
+        return
     if rev.approvals:
         st.dataframe(pd.DataFrame([{"approved by": a.approver, "at": a.approved_at, "comment": a.comment,
                                     "audit record": a.seq} for a in rev.approvals]), hide_index=True, width="stretch")

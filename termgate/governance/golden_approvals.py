@@ -2,18 +2,26 @@
 chain records them: the `golden_proposal` and `golden_approval` records. Proposing and
 approving are termgate.governance.golden_revisions'; this module only reads, so sign-off
 (signoff.flagged_items) and evaluation ask it without depending on either.
+
+Authority comes from the chain (issue 32): an approval counts by its approver's account as
+the chain stated it at that record (audit_chain.actor_states), never by what the record
+claims, and each proposal's base is the set's latest approved revision the chain shows.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import UsageError
+from ..identity import fold_name, same_person
+from ..store.golden import GOLDEN_KINDS
+from .audit_chain import actor_states, covers
 from .flagged import FlaggedItem
-from ..identity import same_person
 
-__all__ = ["Approval", "Revision", "approvals_needed", "list_revisions", "find_revision", "is_approved",
-           "revision_state", "GOLDEN_ITEM", "golden_flag"]
+CAN_APPROVE = frozenset({"approver", "admin"})
+
+__all__ = ["Approval", "Revision", "NO_DOMAIN", "approvals_needed", "may_approve", "list_revisions", "latest_approved",
+           "find_revision", "is_approved", "revision_state", "GOLDEN_ITEM", "golden_flag"]
 
 
 @dataclass(frozen=True)
@@ -23,7 +31,9 @@ class Approval:
     comment: str
     seq: int
     domains: list[str]
-    """The domains the approver's scope covered (all of the revision's)."""
+    """The revision's domains, every one covered by the approver's scope (derived, never the record's claim)."""
+    scope: list[str] = field(default_factory=list)
+    """The approver's domains as the chain stated the account at the approval ([]: every domain)."""
 
 
 @dataclass(frozen=True)
@@ -34,23 +44,33 @@ class Revision:
     revision: str
     """The golden hash (what runs record as golden_hash)."""
     base_revision: str | None
+    """The approved base: the set's latest approved revision when it was proposed, as the chain
+    says (None: the first revision, its diff the whole file)."""
     proposer: str
     proposed_at: str
     diff: str
+    """What changed from the approved base (golden_diff.review_diff)."""
     changes: list[dict]
     domains: list[str]
     seq: int
     """The golden_proposal record (the first, when the same revision was proposed again)."""
     proposers: list[str]
-    """Everyone who proposed this revision: none of them may approve it."""
+    """Every account that proposed this revision: none of them may approve it."""
     approvals: list[Approval]
-    """Approvals that count: by an approver or admin who proposed it under no name or alias."""
+    """Approvals that count: by an account the chain states as an enabled approver or admin
+    covering every domain of the revision, that proposed it under no name or alias."""
     approved: bool
+    proposed_over: str | None = None
+    """The revision of the file the proposal was made over, when it is not the approved base."""
+    proposer_names: list[str] = field(default_factory=list)
+    """Every name and alias of the proposers, at their proposal and now, as the chain states them."""
+    approved_seq: int | None = None
+    """The approval record that made it approved (the latest approved revision is the base of the next)."""
 
 
-def _approval(rec: dict) -> Approval:
-    return Approval(rec["actor"], rec["created_at"], rec["comment"] or "", rec["seq"],
-                    list((rec["payload"] or {}).get("approves_domains", [])))
+NO_DOMAIN = ("names no domain: add \"context\": {\"domain\": \"...\"} (e.g. \"medical\") to its golden entries "
+             "(SPEC §1.1), propose that revision, and approve it")
+"""Why a revision with no domain cannot be approved (issue 32): no approver's scope could be checked."""
 
 
 def approvals_needed(domains, settings=None) -> int:
@@ -62,38 +82,114 @@ def approvals_needed(domains, settings=None) -> int:
     return max([settings.approvals_for(d) for d in domains if d in settings.high_risk_domains] or [1])
 
 
-def list_revisions(db, golden_name: str | None = None, settings=None) -> list[Revision]:
-    """Every proposed revision (of one golden set, or all), oldest proposal first, with its
-    approvals. Approved: approvals by at least as many distinct approvers as the most
+def may_approve(state: dict | None, domains) -> bool:
+    """Whether a chained account state (audit_chain.actor_states) may approve a revision with
+    these domains: it exists, is enabled, is an approver or admin, and covers every domain of
+    a revision that names at least one."""
+    return (state is not None and state.get("role") in CAN_APPROVE and bool(domains)
+            and all(covers(state, d) for d in domains))
+
+
+def _names(actor: str, *states) -> set[str]:
+    """An actor's name and every alias the given chained states hold."""
+    return {actor, *(a for s in states if s for a in (s.get("aliases") or ()))}
+
+
+def _final_states(records: list[dict], actors) -> dict[str, dict | None]:
+    """Each actor's account as the chain states it after its last record: actor_states asked
+    about one more record per actor (probes never stored), so the replay stays the chain's own."""
+    probes = [{"seq": ("now", a), "actor": a, "kind": "probe", "payload": None} for a in actors]
+    states = actor_states([*records, *probes])
+    return {a: states[("now", a)] for a in actors}
+
+
+def _counted(approvals: list[dict], domains, proposer_names, states, final) -> list[Approval]:
+    latest = {fold_name(r["actor"]): r for r in approvals}  # each approver's latest approval
+    out = []
+    for rec in sorted(latest.values(), key=lambda r: r["seq"]):
+        state = states.get(rec["seq"])
+        names = _names(rec["actor"], state, final.get(rec["actor"]))
+        if not may_approve(state, domains) or any(same_person(p, rec["actor"], names) for p in proposer_names):
+            continue
+        out.append(Approval(rec["actor"], rec["created_at"], rec["comment"] or "", rec["seq"], list(domains),
+                            list(state.get("domains") or [])))
+    return out
+
+
+def list_revisions(db, golden_name: str | None = None, settings=None, records=None) -> list[Revision]:
+    """Every proposed revision (of one golden set, or all), oldest proposal first, with the
+    approvals that count by the chain's account states (`records`: the audit log, read when
+    not given). Approved: counted approvals by at least as many distinct approvers as the most
     demanding high-risk domain of the set needs (`approvals_required`, default 1), at least one."""
     from .. import store
-    from ..config import load_settings
-    from ..store.golden import golden_records
 
-    records = golden_records(db)
-    if not records:
+    records = store.audit_records(db) if records is None else list(records)
+    golden = [r for r in records if r["kind"] in GOLDEN_KINDS
+              and (golden_name is None or (r["payload"] or {}).get("golden_name") == golden_name)]
+    if not golden:
         return []
-    settings = settings or load_settings()
-    aliases = {row["name"]: row["aliases"] or [] for row in store.users_rows(db)}
+    settings = settings or _settings()
+    states = actor_states(records)
+    final = _final_states(records, {r["actor"] for r in golden})
     proposals: dict[tuple[str, str], list[dict]] = {}
     approvals: dict[tuple[str, str], list[dict]] = {}
-    for rec in records:
+    for rec in golden:
         key = ((rec["payload"] or {}).get("golden_name"), rec["content_hash"])
-        if golden_name is not None and key[0] != golden_name:
-            continue
         (proposals if rec["kind"] == "golden_proposal" else approvals).setdefault(key, []).append(rec)
-    out = []
+    found = []
     for key, recs in proposals.items():
-        first, proposers = recs[0], sorted({r["actor"] for r in recs})
-        latest = {r["actor"]: r for r in approvals.get(key, [])}  # each approver's latest approval
-        counted = [_approval(r) for r in sorted(latest.values(), key=lambda r: r["seq"])
-                   if not any(same_person(p, r["actor"], aliases.get(r["actor"], ())) for p in proposers)]
-        payload = first["payload"] or {}
-        need = approvals_needed(payload.get("domains", []), settings)
-        out.append(Revision(key[0], key[1], payload.get("base_revision"), first["actor"], first["created_at"],
-                            payload.get("diff", ""), list(payload.get("changes", [])), list(payload.get("domains", [])),
-                            first["seq"], proposers, counted, len({a.approver for a in counted}) >= need))
-    return out
+        domains = list((recs[0]["payload"] or {}).get("domains") or [])
+        names = sorted({n for r in recs for n in _names(r["actor"], states.get(r["seq"]), final.get(r["actor"]))})
+        counted = _counted(approvals.get(key, []), domains, names, states, final)
+        need = approvals_needed(domains, settings)
+        found.append((key, recs, names, counted, counted[need - 1].seq if len(counted) >= need else None))
+    return [_revision(db, key, recs, names, counted, done, found) for key, recs, names, counted, done in found]
+
+
+def _settings():
+    from ..config import load_settings
+
+    return load_settings()
+
+
+def _revision(db, key, recs, names, counted, approved_seq, found) -> Revision:
+    """One revision, its base the latest revision of its set approved before its first proposal."""
+    first, payload = recs[0], recs[0]["payload"] or {}
+    approved = [(done, k[1]) for k, _, _, _, done in found if k[0] == key[0] and done is not None
+                and done < first["seq"]]
+    base = max(approved)[1] if approved else None
+    diff, over = payload.get("diff", ""), payload.get("proposed_over")
+    if "proposed_over" not in payload or payload.get("base_revision") != base:
+        diff, over = _diff_from_chain(db, key, base, payload)
+    return Revision(key[0], key[1], base, first["actor"], first["created_at"], diff, list(payload.get("changes", [])),
+                    list(payload.get("domains", [])), first["seq"], sorted({r["actor"] for r in recs}), counted,
+                    approved_seq is not None, over, names, approved_seq)
+
+
+def _diff_from_chain(db, key, base, payload) -> tuple[str, str | None]:
+    """A proposal recorded with another base than the chain's (made before this rule, or
+    written by a process that claims one): the diff from the chain's approved base, from the
+    texts the store holds."""
+    from .. import store
+    from .golden_diff import review_diff
+
+    claimed = payload.get("base_revision")
+    over = payload.get("proposed_over") or (claimed if claimed not in (None, base, key[1]) else None)
+    note = (f"(the diff recorded with this proposal was taken against {claimed[:12] if claimed else 'nothing'}; "
+            "shown here from the approved base, as the chain says)")
+    new_text = store.golden_content(db, key[1])
+    base_text = store.golden_content(db, base) if base else ""
+    if new_text is None or base_text is None:
+        missing = key[1] if new_text is None else base
+        return (f"no diff: the file of revision {missing[:12]} is not in the store\n", over)
+    return review_diff(key[0], base, base_text, new_text, f"{key[0]}@{key[1][:12]}", proposed_over=over,
+                       note=note), over
+
+
+def latest_approved(db, golden_name: str, settings=None, records=None) -> Revision | None:
+    """The golden set's latest approved revision in the chain (the base of its next proposal)."""
+    approved = [r for r in list_revisions(db, golden_name, settings, records) if r.approved_seq is not None]
+    return max(approved, key=lambda r: r.approved_seq) if approved else None
 
 
 def find_revision(db, golden_name: str, revision: str) -> Revision:
@@ -133,18 +229,34 @@ GOLDEN_ITEM = "golden"
 
 def golden_flag(db, run: dict, settings=None):
     """A stored high-risk run's flagged item (signoff.FlaggedItem, kind `golden`) when its
-    golden revision is not approved in the chain now; None otherwise. Read at sign-off, not
-    as recorded at evaluation: an approval given since counts, and none can be forged in a
-    report (docs/decisions.md)."""
+    golden revision is not approved in the chain now, or not by enough approvers covering
+    each of the run's high-risk domains (a domain `--domain` gave entries without one is the
+    run's, not the revision's); None otherwise. Read at sign-off, not as recorded at
+    evaluation: an approval given since counts, and none can be forged in a report
+    (docs/decisions.md)."""
     from ..store.runs import stored_golden_name
 
-    if not list(run.get("high_risk_domains") or []) or not run.get("golden_hash"):
+    high_risk = list(run.get("high_risk_domains") or [])
+    if not high_risk or not run.get("golden_hash"):
         return None
     name = stored_golden_name(run)
     proposed = [r for r in (list_revisions(db, name, settings) if name else []) if r.revision == run["golden_hash"]]
-    if any(r.approved for r in proposed):
+    why = _unapproved_for(proposed[0], high_risk, settings) if proposed else \
+        "never proposed: `termgate golden propose` it, then an approver approves it"
+    if why is None:
         return None
-    why = (f"proposed by {', '.join(proposed[0].proposers)}, awaiting approval" if proposed
-           else "never proposed: `termgate golden propose` it, then an approver approves it")
     return FlaggedItem(f"{GOLDEN_ITEM}:-:{run['golden_hash']}", GOLDEN_ITEM, "-", name or "",
                        f"golden set {name!r} revision {run['golden_hash'][:12]} is not approved ({why})")
+
+
+def _unapproved_for(rev: Revision, high_risk: list[str], settings) -> str | None:
+    """Why this revision's approvals do not count for a run with these high-risk domains (None: they do)."""
+    if not rev.approved:
+        return f"proposed by {', '.join(rev.proposers)}, awaiting approval"
+    need = approvals_needed(sorted(set(rev.domains) | set(high_risk)), settings)
+    for domain in high_risk:
+        have = {a.approver for a in rev.approvals if covers({"domains": a.scope}, domain)}
+        if len(have) < need:
+            return (f"approved for {', '.join(rev.domains)}, but not for this run's {domain} queries: "
+                    f"{len(have)} of {need} approvals cover {domain}")
+    return None

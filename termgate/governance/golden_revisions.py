@@ -18,13 +18,14 @@ from pathlib import Path
 
 from ..errors import UsageError
 from .golden_approvals import (GOLDEN_ITEM, Approval, Revision, approvals_needed, find_revision, golden_flag,
-                               is_approved, list_revisions, revision_state)
+                               is_approved, latest_approved, list_revisions, revision_state)
 from ..identity import same_person
 from ..scoring.metrics import normalize_term
 
-__all__ = ["DEFAULT_MIN_WEIGHT", "verdicts_for", "QueryChange", "Proposal", "RevisionFile", "Approval", "Revision", "propose",
-           "load_revision", "record_proposal", "approve", "list_revisions", "find_revision", "is_approved",
-           "approvals_needed", "revision_state", "GOLDEN_ITEM", "golden_flag"]
+__all__ = ["DEFAULT_MIN_WEIGHT", "verdicts_for", "QueryChange", "Proposal", "RevisionFile", "Approval", "Revision",
+           "propose", "load_revision", "Prepared", "prepare", "record_proposal", "approve", "list_revisions",
+           "latest_approved", "find_revision", "is_approved", "approvals_needed", "revision_state", "GOLDEN_ITEM",
+           "golden_flag"]
 
 DEFAULT_MIN_WEIGHT = 0.0
 """min_weight of an expected term a synonym verdict adds (SPEC §1.1's default): any weight matches."""
@@ -62,6 +63,8 @@ class Proposal:
     changes: list[QueryChange]
     skipped: list[str] = field(default_factory=list)
     """Why some verdicts changed nothing they could (a query not in this golden set)."""
+    summary: str = ""
+    """One line per changed query (the head of `diff`), for the diff from the approved base."""
 
 
 # ---------------------------------------------------------------- the transform (pure)
@@ -166,8 +169,8 @@ def propose(golden_bytes: bytes, verdicts: Iterable, min_weight: float = DEFAULT
     skipped = [f"{len(left)} verdict{'s' if len(left) != 1 else ''} on query {qid!r}, which is not in this golden set"
                for qid, left in by_query.items()]
     new_bytes = b"".join(out)
-    return Proposal(new_bytes, _diff(golden_bytes, new_bytes, changes, min_weight, old_label, new_label), changes,
-                    skipped)
+    diff = _diff(golden_bytes, new_bytes, changes, min_weight, old_label, new_label)
+    return Proposal(new_bytes, diff, changes, skipped, diff.split("\n\n", 1)[0] + "\n" if changes else "")
 
 
 def _diff(old: bytes, new: bytes, changes: list[QueryChange], min_weight: float, old_label: str,
@@ -225,39 +228,90 @@ def load_revision(path: str | Path) -> RevisionFile:
     return RevisionFile(str(path), Path(path).read_text(encoding="utf-8-sig"), revision, domains)
 
 
-def record_proposal(db, golden_name: str, base: RevisionFile | None, new: RevisionFile, proposal: Proposal | None,
-                    proposer: str) -> dict:
-    """Store the revision's text (and its base's) in golden_files and append a
-    `golden_proposal` record (content_hash = the revision) in one transaction. `base` None:
-    the file itself is proposed as a revision to approve (no verdicts, no diff)."""
-    from ..clock import utc_now
-    from ..identity import canonical_name
-    from ..store.golden import save_golden_proposal
+@dataclass(frozen=True)
+class Prepared:
+    """A proposal's place in the chain: its approved base, the file it was made over when that
+    is not the base, and the diff an approver reads (golden_diff.review_diff)."""
 
-    proposer = canonical_name(proposer, "--proposer")
+    base_revision: str | None
+    proposed_over: str | None
+    diff: str
+
+
+def prepare(db, golden_name: str, over: RevisionFile | None, new: RevisionFile, proposal: Proposal | None,
+            records=None) -> Prepared:
+    """The diff of `new` from the golden set's latest approved revision as the chain stores
+    it (the whole file for a first revision); `over` is the file the verdicts were applied to
+    (None: `new` proposed as it is), named when it is not that approved revision."""
+    from .. import store
+    from .golden_approvals import latest_approved
+    from .golden_diff import review_diff
+
+    latest = latest_approved(db, golden_name, records=records)
+    base = latest.revision if latest else None
+    base_text = store.golden_content(db, base) if base else ""
+    if base_text is None:
+        raise UsageError(f"the approved revision {base[:12]} of {golden_name!r} has no file in the store: "
+                         "nothing to diff against; `termgate store copy` from the store that holds it")
+    proposed_over = over.revision if over is not None and over.revision != base else None
+    diff = review_diff(golden_name, base, base_text, new.text, new.path, proposed_over=proposed_over,
+                       summary=proposal.summary if proposal else "")
+    return Prepared(base, proposed_over, diff)
+
+
+def record_proposal(db, golden_name: str, over: RevisionFile | None, new: RevisionFile, proposal: Proposal | None,
+                    account, expected: Prepared | None = None) -> dict:
+    """Store the revision's text (and the text it was made over) in golden_files and append
+    a `golden_proposal` record (content_hash = the revision; actor = `account`, an account
+    signed in: signoff.authenticate, or single sign-on) in one transaction. `over` None: the
+    file itself is proposed as a revision (no verdicts). Its base and diff are `prepare`'s,
+    from the chain; `expected`, what the caller showed, must still be them. SignoffRefused
+    (nothing recorded) for an unknown, disabled or viewer account, or a broken chain."""
+    from ..clock import utc_now
+    from ..store.golden import save_golden_proposal
+    from .signoff import SignoffRefused, current_account, verify_chain
+    from .verdicts import CAN_RECORD
+
     if not golden_name or not golden_name.strip():
         raise UsageError("--golden-name: empty; give the golden set a name, or leave the option out")
-    now = utc_now()
-    changes = proposal.changes if proposal else []
-    payload = {"golden_name": golden_name.strip(), "revision": new.revision,
-               "base_revision": base.revision if base else None, "domains": new.domains,
-               "diff": proposal.diff if proposal else "", "changes": [c.as_dict() for c in changes],
+    golden_name, via = golden_name.strip(), getattr(account, "via", None)
+    account = current_account(db, account.name)
+    if account.role not in CAN_RECORD:
+        raise SignoffRefused(f"role '{account.role}' may not propose a golden-set revision "
+                             "(needs engineer, approver or admin)")
+    chain = verify_chain(db, runs=None)
+    if not chain.ok:
+        raise SignoffRefused(f"the audit chain is broken, nothing can be recorded on it: {chain.message}")
+    prepared = prepare(db, golden_name, over, new, proposal, chain.log)
+    if expected is not None and expected != prepared:
+        raise UsageError(f"the approved revision of {golden_name!r} changed while proposing: nothing recorded; "
+                         "propose again")
+    now, changes = utc_now(), proposal.changes if proposal else []
+    payload = {"golden_name": golden_name, "revision": new.revision, "base_revision": prepared.base_revision,
+               "proposed_over": prepared.proposed_over, "domains": new.domains, "diff": prepared.diff,
+               "changes": [c.as_dict() for c in changes],
                "verdict_seqs": sorted({s for c in changes for s in c.verdict_seqs}), "path": new.path}
-    files = [(f.revision, f.path, f.text, now) for f in (base, new) if f is not None]
-    record = {"created_at": now, "kind": "golden_proposal", "actor": proposer, "run_id": None,
-              "content_hash": new.revision, "decision": None,
-              "comment": f"{len(changes)} queries changed" if base else "revision proposed as it is",
-              "payload": payload}
+    if via is not None:
+        payload["sso"] = via.claims()
+    files = [(f.revision, f.path, f.text, now) for f in (over, new) if f is not None]
+    what = f"{len(changes)} queries changed by verdicts" if proposal else "revision proposed as it is"
+    where = (f"over unapproved {prepared.proposed_over[:12]}, " if prepared.proposed_over else "") + (
+        f"from approved {prepared.base_revision[:12]}" if prepared.base_revision else "first revision")
+    record = {"created_at": now, "kind": "golden_proposal", "actor": account.name, "run_id": None,
+              "content_hash": new.revision, "decision": None, "comment": f"{what} ({where})", "payload": payload}
     return save_golden_proposal(db, files, record)
 
 
 def approve(db, golden_name: str, revision: str, account, comment: str) -> dict:
     """Record `account`'s approval of a proposed revision (kind `golden_approval`,
-    content_hash = the revision). SignoffRefused (nothing recorded) unless the account, as
-    stored now, is an approver or admin whose scope covers every domain of the revision,
-    proposed it under none of its names or aliases (four-eyes), gives a comment, and the
-    audit chain is intact."""
+    content_hash = the revision). SignoffRefused (nothing recorded) unless the revision names
+    its domains, the account, as stored now, is an approver or admin whose scope covers every
+    one of them, proposed it under none of its names or aliases (four-eyes, against every
+    name and alias the chain gave its proposers), gives a comment, and the audit chain is
+    intact. Whether the approval counts is read from the chain (golden_approvals.list_revisions),
+    so the record claims no role or domains."""
     from .. import store
+    from .golden_approvals import NO_DOMAIN
     from .signoff import CAN_APPROVE, SignoffRefused, current_account, verify_chain
 
     found = find_revision(db, golden_name, revision)
@@ -265,10 +319,12 @@ def approve(db, golden_name: str, revision: str, account, comment: str) -> dict:
     account = current_account(db, account.name)
     if account.role not in CAN_APPROVE:
         raise SignoffRefused(f"role '{account.role}' may not approve a golden-set revision (needs approver or admin)")
-    proposer = next((p for p in found.proposers if same_person(p, account.name, account.aliases)), None)
+    proposer = next((p for p in found.proposer_names if same_person(p, account.name, account.aliases)), None)
     if proposer is not None:
         raise SignoffRefused(f"'{account.name}' proposed revision {found.revision[:12]} of {golden_name!r} "
                              f"(as {proposer!r}) and cannot approve it (four-eyes rule)")
+    if not found.domains:
+        raise SignoffRefused(f"golden set {golden_name!r} revision {found.revision[:12]} {NO_DOMAIN}")
     outside = [d for d in found.domains if not account.covers(d)]
     if outside:
         raise SignoffRefused(f"'{account.name}' may approve {', '.join(account.domains)} only; golden set "
@@ -280,8 +336,7 @@ def approve(db, golden_name: str, revision: str, account, comment: str) -> dict:
         raise SignoffRefused(f"the audit chain is broken, nothing can be recorded on it: {chain.message}")
     from ..clock import utc_now
 
-    payload = {"golden_name": found.name, "revision": found.revision, "role": account.role,
-               "approves_domains": found.domains, "proposal_seq": found.seq}
+    payload = {"golden_name": found.name, "revision": found.revision, "proposal_seq": found.seq}
     if via is not None:
         payload["sso"] = via.claims()
     return store.append_audit(db, {"created_at": utc_now(), "kind": "golden_approval", "actor": account.name,
