@@ -75,10 +75,14 @@ NO_DOMAIN = ("names no domain: add \"context\": {\"domain\": \"...\"} (e.g. \"me
 
 def approvals_needed(domains, settings=None) -> int:
     """How many distinct approvers a revision with these domains needs: `approvals_required`
-    of its most demanding high-risk domain (default 1), and at least one."""
-    from ..config import load_settings
+    of its most demanding high-risk domain (default 1), and at least one. `settings`: the
+    store's policy (governance.policy), or anything with its high_risk_domains and
+    approvals_for; the default policy, tightened by local settings, when not given."""
+    if settings is None:
+        from ..config import load_settings
+        from .policy import effective_policy
 
-    settings = settings or load_settings()
+        settings = effective_policy([], load_settings())
     return max([settings.approvals_for(d) for d in domains if d in settings.high_risk_domains] or [1])
 
 
@@ -93,14 +97,6 @@ def may_approve(state: dict | None, domains) -> bool:
 def _names(actor: str, *states) -> set[str]:
     """An actor's name and every alias the given chained states hold."""
     return {actor, *(a for s in states if s for a in (s.get("aliases") or ()))}
-
-
-def _final_states(records: list[dict], actors) -> dict[str, dict | None]:
-    """Each actor's account as the chain states it after its last record: actor_states asked
-    about one more record per actor (probes never stored), so the replay stays the chain's own."""
-    probes = [{"seq": ("now", a), "actor": a, "kind": "probe", "payload": None} for a in actors]
-    states = actor_states([*records, *probes])
-    return {a: states[("now", a)] for a in actors}
 
 
 def _counted(approvals: list[dict], domains, proposer_names, states, final) -> list[Approval]:
@@ -122,15 +118,17 @@ def list_revisions(db, golden_name: str | None = None, settings=None, records=No
     not given). Approved: counted approvals by at least as many distinct approvers as the most
     demanding high-risk domain of the set needs (`approvals_required`, default 1), at least one."""
     from .. import store
+    from ..config import load_settings
+    from .policy import effective_policy
 
     records = store.audit_records(db) if records is None else list(records)
     golden = [r for r in records if r["kind"] in GOLDEN_KINDS
               and (golden_name is None or (r["payload"] or {}).get("golden_name") == golden_name)]
     if not golden:
         return []
-    settings = settings or _settings()
-    states = actor_states(records)
-    final = _final_states(records, {r["actor"] for r in golden})
+    settings = settings or effective_policy(records, load_settings())
+    final: dict[str, dict] = {}
+    states = actor_states(records, final)
     proposals: dict[tuple[str, str], list[dict]] = {}
     approvals: dict[tuple[str, str], list[dict]] = {}
     for rec in golden:
@@ -144,12 +142,6 @@ def list_revisions(db, golden_name: str | None = None, settings=None, records=No
         need = approvals_needed(domains, settings)
         found.append((key, recs, names, counted, counted[need - 1].seq if len(counted) >= need else None))
     return [_revision(db, key, recs, names, counted, done, found) for key, recs, names, counted, done in found]
-
-
-def _settings():
-    from ..config import load_settings
-
-    return load_settings()
 
 
 def _revision(db, key, recs, names, counted, approved_seq, found) -> Revision:
@@ -235,8 +227,10 @@ def golden_flag(db, run: dict, settings=None):
     evaluation: an approval given since counts, and none can be forged in a report
     (docs/decisions.md)."""
     from ..store.runs import stored_golden_name
+    from .policy import Policy, policy_of_store
 
-    high_risk = list(run.get("high_risk_domains") or [])
+    settings = settings if isinstance(settings, Policy) else policy_of_store(db, settings)
+    high_risk = settings.high_risk_of(run)
     if not high_risk or not run.get("golden_hash"):
         return None
     name = stored_golden_name(run)
