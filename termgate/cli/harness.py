@@ -28,7 +28,8 @@ from ..report import STDOUT
 from ..io import load_golden_set, load_thresholds
 from ..llm.client import AsyncLLMClient, LLMConfig
 from .ci import ci_options, ci_paths
-from .common import EXIT_NOT_RELEASABLE, echo, fail, judge_endpoint, report_options, run_cli, say_endpoints, store_option
+from .common import (EXIT_NOT_RELEASABLE, echo, fail, judge_endpoint, report_options, run_cli, say_endpoints,
+                     store_option)
 from .evaluate import (chain_refusal, check_paths, finish, note_default_judge, refuse_broken_chain, resolve_baseline,
                        warn_ignored_environment, write_outputs)
 

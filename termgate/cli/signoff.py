@@ -79,7 +79,8 @@ def users_add(name, role, domains, aliases, sso, db):
     Example: termgate users add carol --role approver --sso --alias carol@example.com
     """
     password = None if sso else read_password("Password", confirm=True)
-    account = run_cli(_account_change, so.add_user, db or default_db_path(), name, role, password, domains, aliases, sso)
+    account = run_cli(_account_change, so.add_user, db or default_db_path(), name, role, password, domains, aliases,
+                      sso)
     echo(f"added {account.name} ({account.role}{'; ' + ', '.join(account.domains) if account.domains else ''}"
          f"{'; aliases ' + ', '.join(account.aliases) if account.aliases else ''}{'; single sign-on' if sso else ''})")
     if sso and not _has_email(account):
@@ -112,7 +113,8 @@ def users_passwd(name, db):
 
     Example: termgate users passwd carol
     """
-    run_cli(_account_change, so.set_password, db or default_db_path(), name, read_password("New password", confirm=True))
+    password = read_password("New password", confirm=True)
+    run_cli(_account_change, so.set_password, db or default_db_path(), name, password)
     echo(f"password changed for {terminal_safe(name)}")
 
 

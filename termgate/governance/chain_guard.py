@@ -16,9 +16,9 @@ transaction, which then rolls back.
 from __future__ import annotations
 
 from ..errors import ChainBroken, TermgateError
-from ..store.postgres import is_postgres, migrate_pg
+from ..store.postgres import is_postgres, schema_version_pg
 from ..store.records import GENESIS
-from .audit_chain import ChainReport, verify_chain
+from .audit_chain import ChainReport, parse_head, verify_chain
 
 __all__ = ["ChainBroken", "require_intact", "append_intact", "MAX_TRIES"]
 
@@ -33,9 +33,13 @@ class _Moved(Exception):
 def require_intact(db, expect_head: str | None = None) -> ChainReport:
     """The chain's records and accounts verified (and `expect_head`, COUNT:HASH, still
     held), or ChainBroken naming the first bad record. A store file not made yet is
-    intact; a PostgreSQL database is initialised or migrated first, as its write would."""
-    if is_postgres(db):
-        migrate_pg(str(db))
+    intact, and so is a PostgreSQL database without termgate's schema."""
+    if is_postgres(db) and schema_version_pg(str(db))[0] is None:  # no schema yet: the write makes it
+        if expect_head:
+            count, prefix = parse_head(expect_head)
+            raise ChainBroken(f"audit chain broken: record {count}: expected (hash {prefix[:16]}…), the store has "
+                              "no records — the store was rewritten or truncated")
+        return ChainReport(True, 0, None, "audit chain intact: 0 records", f"0:{GENESIS}")
     return _verified(db, expect_head)
 
 

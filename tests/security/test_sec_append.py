@@ -19,7 +19,7 @@ from termgate.errors import ChainBroken
 from termgate.governance import chain_guard
 from termgate.governance import signoff as so
 from termgate.report.findings import Findings
-from termgate.report.markdown import render_pr_comment, render_summary
+from termgate.report.markdown import md, render_pr_comment, render_summary
 from termgate.store.postgres import is_postgres
 
 from conftest import golden_row, run_sql, write_jsonl
@@ -37,7 +37,8 @@ def inputs(folder: Path) -> tuple[Path, Path]:
         golden_row("m1", "heart attack", ["mi", "myocardial infarction"], domain="medical"),
         golden_row("m2", "stroke", ["cva", "brain attack"], domain="medical")])
     generated = write_jsonl(folder / "gen.jsonl", [
-        {"query_id": "m1", "terms": ["mi", "myocardial infarction"]}, {"query_id": "m2", "terms": ["cva", "brain attack"]}])
+        {"query_id": "m1", "terms": ["mi", "myocardial infarction"]},
+        {"query_id": "m2", "terms": ["cva", "brain attack"]}])
     return golden, generated
 
 
@@ -138,29 +139,39 @@ def test_an_intact_chain_still_takes_them(intact, command):
     assert cli("audit", "verify", "--db", db).exit_code == 0
 
 
-@pytest.fixture
-def broken_meanwhile(monkeypatch):
-    """The chain broken by another writer after it verified intact, before the write: the
-    garbage record lands right after the verification the write itself makes (the last of
-    the verifications that find the chain intact); returns the row counts just after it."""
+def meanwhile(monkeypatch, action) -> dict:
+    """Another writer's action(db) right after the write's own verification found the chain
+    intact, before the write; the row counts just after it (filled in then)."""
     real = chain_guard.verify_chain
     counts: dict = {}
+    acted: list[bool] = []
 
-    def verify_then_break(db, expect_head=None, runs="all"):
+    def verify_then_act(db, expect_head=None, runs="all"):
         report = real(db, expect_head, runs)
-        if report.ok and not counts and _called_from_append():
-            append_garbage(db)
+        if report.ok and not acted and _called_from_append():
+            acted.append(True)  # once: the action's own verification passes through
+            action(db)
             counts.update(row_counts(db))
         return report
 
-    monkeypatch.setattr(chain_guard, "verify_chain", verify_then_break)
+    monkeypatch.setattr(chain_guard, "verify_chain", verify_then_act)
     return counts
 
 
-def _called_from_append() -> bool:
-    import inspect
+@pytest.fixture
+def broken_meanwhile(monkeypatch):
+    """The chain broken by another writer after it verified intact, before the write."""
+    return meanwhile(monkeypatch, append_garbage)
 
-    return any(frame.function == "append_intact" for frame in inspect.stack())
+
+def _called_from_append() -> bool:
+    """Whether the verification is the one a write makes (chain_guard.append_intact)."""
+    import sys
+
+    frame = sys._getframe()
+    while frame is not None and frame.f_code.co_name != "append_intact":
+        frame = frame.f_back
+    return frame is not None
 
 
 @pytest.mark.slow
@@ -182,6 +193,19 @@ def test_a_chain_broken_between_the_check_and_the_write_changes_no_account(intac
     assert store.get_user(db, "dave") is None
 
 
+@pytest.mark.slow
+def test_a_chain_that_moved_intact_meanwhile_takes_the_run_on_top(intact, monkeypatch):
+    """Another writer's valid record between the verification and the write: the chain is
+    verified again (a DuckDB file: the write rolled back and tried again) and the run's
+    header links onto the new head; nothing refused."""
+    db, made = intact
+    meanwhile(monkeypatch, lambda db: so.add_user(db, "dave", "approver", PASSWORD))
+    result = cli(*COMMANDS["evaluate"](db, made))
+    assert result.exit_code == 3, result.output
+    assert [r["kind"] for r in store.audit_records(db)][-2:] == ["user_add", "run"]
+    assert cli("audit", "verify", "--db", db).exit_code == 0
+
+
 # ---------------------------------------------------------------- the head in the summary and the comment
 
 
@@ -198,12 +222,12 @@ def test_summary_and_comment_carry_the_head_the_gate_relied_on(intact):
     assert stored.exit_code == 3, stored.output
     head = _head_line(stored.output)
     for name in ("s.md", "c.md"):
-        assert f"Audit head: `{head}`" in (folder / name).read_text(encoding="utf-8")
+        assert f"Audit head: **{md(head)}**" in (folder / name).read_text(encoding="utf-8")
     run_id = json.loads((folder / "r.json").read_text())["evaluation_id"]
     gate = cli("gate", run_id, "--db", db, "--summary", folder / "gs.md", "--pr-comment", folder / "gc.md")
     assert gate.exit_code == 3 and _head_line(gate.output) == head
     for name in ("gs.md", "gc.md"):
-        assert f"--expect-head {head}`" in (folder / name).read_text(encoding="utf-8")
+        assert md(f"termgate audit verify --expect-head {head}") in (folder / name).read_text(encoding="utf-8")
     # a later truncation that removes the tail and moves the recorded head back onto what is left
     count = int(head.split(":")[0])
     run_sql(db, ("DELETE FROM audit_log WHERE seq >= ?", [count]),
@@ -223,9 +247,13 @@ def _findings(head) -> Findings:
 
 
 def test_the_head_is_shown_whole_and_nothing_else_renders():
+    markdown_it = pytest.importorskip("markdown_it")
+    render = markdown_it.MarkdownIt("commonmark", {"html": True}).render
     head = "7:" + "0123456789abcdef" * 4
     for text in (render_summary(_findings(head)), render_pr_comment(_findings(head))):
-        assert f"Audit head: `{head}`" in text and f"`termgate audit verify --expect-head {head}`" in text
+        html = render(text)
+        assert f"Audit head: <strong>{head}</strong>" in html
+        assert f"termgate audit verify --expect-head {head} shows later" in html
     assert "Audit head" not in render_summary(_findings(None))  # a broken chain or a run not stored
-    odd = render_summary(_findings("7:`<b>x</b>` @octocat"))
-    assert "<b>" not in odd and "@octocat" not in odd and "`<b>" not in odd
+    odd = render(render_summary(_findings("7:`<b>x</b>` @octocat")))
+    assert "<b>" not in odd and "@octocat" not in odd and "<code>" not in odd
