@@ -14,6 +14,8 @@ Figures only: nothing is asserted.
 
 `--postgres` also measures both commands on a PostgreSQL store (a private server, as the
 tests start; each version reads a database copied from the one the older version built).
+On the 2-core machine the DuckDB part takes about 4 minutes (the store built once, then
+kept), `--postgres` about 9 more.
 
 Usage: python bench/bench_authority.py [--before REV] [--queries 100000] [--repeat 5]
                                        [--cache DIR] [--postgres]
