@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_harness.py
 	$(PY) bench/bench_stats.py
 	$(PY) bench/bench_install.py
+	$(PY) bench/bench_authority.py
 
 clean:
 	rm -rf $(VENV)

@@ -53,3 +53,9 @@ class StoreBusyError(TermgateError):
 
 class SignoffRefused(TermgateError):
     """A sign-off that is not permitted (exit 4); nothing is recorded."""
+
+
+class ChainBroken(TermgateError):
+    """The audit chain failed verification (or no longer holds --expect-head), so nothing was
+    appended to it: no run, no account change (SPEC §4). `evaluate` and `harness` exit 1,
+    `users` 4."""

@@ -140,6 +140,13 @@ def _append_step_summary(path: str, text: str) -> None:
              f"{exc.strerror or exc}", err=True)
 
 
+def relied_head(state) -> str | None:
+    """COUNT:HASH of the chain the release state was counted on, when it verified intact
+    (the line `audit head:` the command prints; SPEC §4)."""
+    chain = getattr(state, "chain", None)
+    return chain.head if chain is not None and chain.ok else None
+
+
 def _links(settings, run_id: str, baseline_id: str | None, awaiting: bool) -> list[tuple[str, str]]:
     base = settings.dashboard_url.rstrip("/")
     links = [("Compare with the baseline in the dashboard", f"{base}/compare?{urlencode({'run': run_id, 'baseline': baseline_id})}")
@@ -204,7 +211,7 @@ def run_findings(run, db: str | None, settings, state, baseline_value: str | Non
                         run.total, run.passed, run.errored, run.regression.baseline_id, flagged, drift,
                         state.status, list(state.reasons),
                         _links(settings, run.evaluation_id, run.regression.baseline_id,
-                               state.exit_code == 3) if db else [])
+                               state.exit_code == 3) if db else [], audit_head=relied_head(state))
     if with_lines:
         try:
             findings.lines = golden_line_numbers(run.golden_path, {r["query_id"] for r in rows})
@@ -256,7 +263,8 @@ def stored_findings(db: str, run_id: str, settings, state, with_lines: bool = Fa
                         headline(_macro(run), statistics, base.macro), int(run["total_queries"]),
                         int(run["passed"]), int(run["errored"] or 0), run["baseline_id"], flagged, drift,
                         state.status, list(state.reasons),
-                        _links(settings, run_id, run["baseline_id"], state.exit_code == 3))
+                        _links(settings, run_id, run["baseline_id"], state.exit_code == 3),
+                        audit_head=relied_head(state))
     if with_lines:
         findings.lines = _stored_lines(db, run["golden_hash"], findings)
     return findings

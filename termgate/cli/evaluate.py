@@ -11,24 +11,25 @@ import click
 
 from ..config import Settings, default_db_path, load_settings, settings_files
 from ..drift.judge import JUDGE_NAMES
-from ..errors import UsageError
+from ..errors import ChainBroken, UsageError
 from ..evaluation import EvaluationRun, evaluate, ignored_environment
 from ..gc_pause import without_gc_pauses
 from ..io import load_baseline_report
 from ..drift.resolve import resolve_judge
 from ..scoring.regression import Baseline
 from ..report import STDOUT, PendingFile, build_report, check_outputs, iter_report_json, render_html, render_junit
+from ..governance.chain_guard import append_intact, require_intact
 from ..governance.signoff import ReleaseState, parse_head, release_state, unsigned_state
 from ..store.postgres import is_postgres
 from ..store import StoredVectors, check_store_path, exists, load_baseline, repeat_runs, save_run
 from ..store.connection import shown_db
 from ..text import terminal_safe
 from .ci import PipelineFiles, ci_options, ci_paths, run_findings, tell_pipeline
-from .common import (echo, exits_130_when_interrupted, expect_head_option, judge_endpoint, report_options, run_cli,
-                     say_endpoints, store_option)
+from .common import (EXIT_NOT_RELEASABLE, echo, exits_130_when_interrupted, expect_head_option, fail, judge_endpoint,
+                     report_options, run_cli, say_endpoints, store_option)
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
-           "warn_ignored_environment", "note_default_judge", "check_paths"]
+           "warn_ignored_environment", "note_default_judge", "check_paths", "chain_refusal", "refuse_broken_chain"]
 
 
 def resolve_baseline(value: str | None, db: str) -> Baseline | None:
@@ -67,15 +68,39 @@ class _ReportsFailed(Exception):
     """The reports could not be written: the store's transaction rolls back."""
 
 
+def chain_refusal(db: str, expect_head: str | None = None) -> str | None:
+    """SPEC §4: the line refusing to store a run on this store's audit chain (its records
+    and accounts verified, and `expect_head` still held), or None when it is intact."""
+    try:
+        require_intact(db, expect_head)
+    except ChainBroken as exc:
+        return refusal_line(exc)
+    return None
+
+
+def refusal_line(exc: ChainBroken) -> str:
+    return f"error: {exc}; nothing is appended to a broken chain: the run was not stored and no report was written"
+
+
+def refuse_broken_chain(fn, *args, **kwargs):
+    """fn(...), a broken audit chain found meanwhile being its one line and exit 1 (SPEC §3)."""
+    try:
+        return fn(*args, **kwargs)
+    except ChainBroken as exc:
+        fail([refusal_line(exc)], EXIT_NOT_RELEASABLE)
+
+
 def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | None],
-                  store_with: dict | None = None) -> list[str]:
+                  store_with: dict | None = None, expect_head: str | None = None) -> list[str]:
     """Store the run and write the requested reports, all or nothing (SPEC §5).
 
     Reports stream into temporary files while the store write runs in a thread (DuckDB
     releases the GIL); `store_with` are save_run's extra keywords (the harness's replies).
     The store commits only once every report is written and closed,
     and the files are renamed into place only once the run is stored: a full disk while
-    writing a report leaves neither a stored run nor a report.
+    writing a report leaves neither a stored run nor a report. Nor does a broken audit
+    chain (ChainBroken; SPEC §4): the run goes only onto a chain verified intact, in its
+    records and accounts (and `expect_head`), up to the head the run's header links to.
     """
     errors: list[BaseException] = []
     written = threading.Event()
@@ -88,7 +113,8 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
 
     def store() -> None:
         try:
-            save_run(db, run, before_commit=reports_written, **(store_with or {}))
+            append_intact(db, lambda extends: save_run(db, run, before_commit=reports_written, extends=extends,
+                                                       **(store_with or {})), expect_head)
         except BaseException as exc:  # re-raised in the caller's thread
             errors.append(exc)
 
@@ -209,8 +235,10 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
 
     Exit codes: 0 releasable, 1 not releasable (gate fail, a rejection, or a broken audit
     chain), 2 bad input or usage, 3 awaiting human sign-off (gate review), 5 incomplete
-    (errored items), 130 interrupted (Ctrl-C). A stored run is checked against the audit chain before any decision
-    counts, and the chain's head is printed as `audit head: COUNT:HASH`.
+    (errored items), 130 interrupted (Ctrl-C). Nothing is appended to a broken audit chain:
+    the run is then neither stored nor reported (exit 1). A stored run is checked against
+    the audit chain before any decision counts, and the chain's head is printed as
+    `audit head: COUNT:HASH`.
 
     In CI: --summary, --pr-comment and --codequality write Markdown and GitLab files; with
     $GITHUB_STEP_SUMMARY set the summary is appended there, and with GITHUB_ACTIONS=true
@@ -232,18 +260,23 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
                             "baseline": baseline if baseline and Path(baseline).exists() else None},
                            None if no_store else db, expect_head)
     warn_ignored_environment()
+    # a broken chain refuses the run (exit 1), after the inputs are read (exit 2 comes first) and
+    # with the store's caches left alone: nothing is stored
+    broken = None if no_store else run_cli(chain_refusal, db, expect_head)
     base = run_cli(resolve_baseline, baseline, db)
-    vectors = None if no_store else StoredVectors(db)
+    vectors = None if no_store or broken else StoredVectors(db)
     judge = run_cli(resolve_judge, drift_judge, settings, vectors, domain_context)
     note_default_judge(drift_judge, settings, judge)
     if not quiet:
         say_endpoints(*judge_endpoint(judge))
     run = run_cli(evaluate, golden, generated, thresholds=thresholds, drift_judge=judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
-                  domain_context=domain_context, author=author, cache_db=None if no_store else db,
+                  domain_context=domain_context, author=author, cache_db=None if no_store or broken else db,
                   golden_name=golden_name, cache_use=vectors.use if vectors else None,
                   repeats_from=None if not exists(db) else
                   (lambda name, version: repeat_runs(db, name, version)))
+    if broken:
+        fail([broken], EXIT_NOT_RELEASABLE)
     finish(run, None if no_store else db, settings, outputs, quiet, expect_head=expect_head,
            baseline=(baseline, db))
 
@@ -282,7 +315,7 @@ def finish(run: EvaluationRun, db: str | None, settings, paths: dict, quiet: boo
 
 def _finish(run: EvaluationRun, db: str | None, settings, paths: dict, quiet: bool, store_with: dict | None,
             expect_head: str | None, baseline: tuple[str | None, str | None], pipeline: PipelineFiles) -> None:
-    outputs = run_cli(write_outputs, run, db, paths, store_with)
+    outputs = run_cli(refuse_broken_chain, write_outputs, run, db, paths, store_with, expect_head)
     err = STDOUT in paths.values()  # a report on standard output: the summary goes to standard error
     if run.golden_name_note:
         echo(f"note: {terminal_safe(run.golden_name_note)}", err=True)

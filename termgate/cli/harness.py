@@ -28,9 +28,10 @@ from ..report import STDOUT
 from ..io import load_golden_set, load_thresholds
 from ..llm.client import AsyncLLMClient, LLMConfig
 from .ci import ci_options, ci_paths
-from .common import echo, fail, judge_endpoint, report_options, run_cli, say_endpoints, store_option
-from .evaluate import (check_paths, finish, note_default_judge, resolve_baseline, warn_ignored_environment,
-                       write_outputs)
+from .common import (EXIT_NOT_RELEASABLE, echo, fail, judge_endpoint, report_options, run_cli, say_endpoints,
+                     store_option)
+from .evaluate import (chain_refusal, check_paths, finish, note_default_judge, refuse_broken_chain, resolve_baseline,
+                       warn_ignored_environment, write_outputs)
 
 __all__ = ["harness_command"]
 
@@ -142,7 +143,8 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
     --summary, --pr-comment, --codequality, $GITHUB_STEP_SUMMARY and the annotations under
     GITHUB_ACTIONS=true work as with `evaluate` (docs/ci.md).
 
-    Exit codes: as `evaluate` — 0 releasable, 1 not releasable (or a broken audit chain),
+    Exit codes: as `evaluate` — 0 releasable, 1 not releasable (or a broken audit chain:
+    no call is made and nothing stored),
     2 bad input or usage, 3 awaiting human sign-off, 5 incomplete (errored items; a rerun
     retries exactly those); 130 interrupted (Ctrl-C: a rerun resumes from the cache).
 
@@ -182,6 +184,12 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
     judge = run_cli(resolve_judge, drift_judge, settings, vectors, domain_context)
     note_default_judge(drift_judge, settings, judge)
     usage: dict = {}
+
+    def refuse_on_broken_chain() -> None:  # SPEC §4: after the inputs are read, before any call or cache write
+        broken = run_cli(chain_refusal, cache_db) if cache_db is not None else None
+        if broken:
+            fail([broken], EXIT_NOT_RELEASABLE)
+
     if prompt_file:
         parse = (reply_reader(run_cli(load_callable, parser_spec, "--parser")) if parser_spec
                  else parse_json_reply if response_format == "json" else parse_reply)
@@ -192,6 +200,7 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         if max_tries is not None:
             llm["max_tries"] = max_tries
         config = run_cli(LLMConfig.from_settings, llm, model, base_url)
+        refuse_on_broken_chain()
         params = {"temperature": temperature}
         if response_format == "json":
             params["response_format"] = RESPONSE_SCHEMA
@@ -218,6 +227,7 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         source = f"harness:{prompt_file}@{config.model}"
     else:
         fn = run_cli(load_callable, callable_spec)
+        refuse_on_broken_chain()
         if not quiet:
             say_endpoints(*judge_endpoint(judge))
         version = prompt_version or callable_spec
@@ -250,7 +260,8 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         f1s.append(run.queries.f1.copy())
         if cache_db is not None:
             sample = {**usage, "repeat": k, "repeats": repeat, "repeat_of": first_id}
-            run_cli(write_outputs, run, cache_db, {}, stored_with(run.evaluation_id, outputs, sample))
+            run_cli(refuse_broken_chain, write_outputs, run, cache_db, {},
+                    stored_with(run.evaluation_id, outputs, sample))
         others.append(run.evaluation_id)
         run.close()
     run, errored = evaluated(samples[0])

@@ -12,6 +12,7 @@ from ..governance import signoff as so
 from .. import store
 from ..config import default_db_path
 from ..environment import setting
+from ..errors import ChainBroken
 from ..store import check_store_path
 from ..text import counted
 from ..store.postgres import is_postgres, schema_version_pg, shown
@@ -37,11 +38,21 @@ def users_group() -> None:
     """Reviewer accounts: viewer, engineer, approver or admin, optionally scoped to domains.
 
     Whoever can write the store administers accounts; every change is recorded in the audit
-    chain, and `audit verify` checks the account table against it. Names and aliases are
-    compared case-insensitively and may hold only a-z 0-9 . _ @ + -.
+    chain, and `audit verify` checks the account table against it. A broken chain refuses
+    every change (exit 4, nothing recorded). Names and aliases are compared
+    case-insensitively and may hold only a-z 0-9 . _ @ + -.
 
     Example: TERMGATE_PASSWORD=... termgate users add alice --role approver --domains medical
     """
+
+
+def _account_change(fn, *args):
+    """fn(db, ...) changing an account; a broken audit chain refuses it (exit 4, SPEC §4):
+    nothing is recorded on it."""
+    try:
+        return fn(*args)
+    except ChainBroken as exc:
+        fail([f"refused: {exc}; nothing is recorded on a broken chain: the account was not changed"], EXIT_REFUSED)
 
 
 def _has_email(account) -> bool:
@@ -68,7 +79,8 @@ def users_add(name, role, domains, aliases, sso, db):
     Example: termgate users add carol --role approver --sso --alias carol@example.com
     """
     password = None if sso else read_password("Password", confirm=True)
-    account = run_cli(so.add_user, db or default_db_path(), name, role, password, domains, aliases, sso)
+    account = run_cli(_account_change, so.add_user, db or default_db_path(), name, role, password, domains, aliases,
+                      sso)
     echo(f"added {account.name} ({account.role}{'; ' + ', '.join(account.domains) if account.domains else ''}"
          f"{'; aliases ' + ', '.join(account.aliases) if account.aliases else ''}{'; single sign-on' if sso else ''})")
     if sso and not _has_email(account):
@@ -89,7 +101,7 @@ def users_alias(name, added, removed, db):
     """
     if not added and not removed:
         raise click.UsageError("give --add or --remove")
-    account = run_cli(so.set_aliases, db or default_db_path(), name, added, removed)
+    account = run_cli(_account_change, so.set_aliases, db or default_db_path(), name, added, removed)
     echo(f"{account.name}: aliases {', '.join(account.aliases) or '(none)'}")
 
 
@@ -101,7 +113,8 @@ def users_passwd(name, db):
 
     Example: termgate users passwd carol
     """
-    run_cli(so.set_password, db or default_db_path(), name, read_password("New password", confirm=True))
+    password = read_password("New password", confirm=True)
+    run_cli(_account_change, so.set_password, db or default_db_path(), name, password)
     echo(f"password changed for {terminal_safe(name)}")
 
 
@@ -128,7 +141,7 @@ def users_disable(name, db):
 
     Example: termgate users disable bob
     """
-    run_cli(so.disable_user, db or default_db_path(), name)
+    run_cli(_account_change, so.disable_user, db or default_db_path(), name)
     echo(f"disabled {terminal_safe(name)}")
 
 
@@ -142,7 +155,7 @@ def users_set_role(name, role, domains, db):
 
     Example: termgate users set-role bob --role admin --domains ""
     """
-    run_cli(so.set_role, db or default_db_path(), name, role, domains)
+    run_cli(_account_change, so.set_role, db or default_db_path(), name, role, domains)
     echo(f"{terminal_safe(name)} is now {role}")
 
 

@@ -1,8 +1,9 @@
 """Who may do what, and the record of it (SPEC §4): accounts and sign-in (`accounts`,
 `sso`), sign-off and flagged items (`signoff`, `flagged`), the audit chain's
-verification (`audit_chain`), reviewers' verdicts and judge agreement (`verdicts`,
-`agreement`), golden-set revisions and their approvals (`golden_revisions`,
-`golden_approvals`) and waiting for a decision (`release`).
+verification (`audit_chain`) and writes kept off a broken chain (`chain_guard`),
+reviewers' verdicts and judge agreement (`verdicts`, `agreement`), golden-set revisions
+and their approvals (`golden_revisions`, `golden_approvals`) and waiting for a decision
+(`release`).
 
 Its public names load on first use (PEP 562): importing one module of the package does not
 import the others.
@@ -39,6 +40,9 @@ _EXPORTS = {
     'parse_head': 'audit_chain',
     'verify_chain': 'audit_chain',
     'HEADER_KEYS': 'audit_chain',
+    'ChainBroken': 'chain_guard',
+    'require_intact': 'chain_guard',
+    'append_intact': 'chain_guard',
     'FlaggedItem': 'flagged',
     'Approval': 'golden_approvals',
     'Revision': 'golden_approvals',

@@ -138,9 +138,11 @@ def add_user(db, name: str, role: str, password: str | None, domains=None, alias
         raise UsageError(f"account '{name}' exists; use `termgate users set-role`, `alias` or `disable`")
     _check_free(db, [name, *alias_list])
     secret = SSO_PASSWORD_HASH if sso else hash_password(password)
-    row = store.write_account(db, name, {"name": name, "role": role, "domains": scopes, "aliases": alias_list,
-                                         "password_hash": secret, "disabled": False, "created_at": _now()},
-                              {"created_at": _now(), "kind": "user_add", "actor": _actor()}, new=True)
+    from .chain_guard import append_intact  # ChainBroken: nothing added to a broken chain (SPEC §4)
+    row = append_intact(db, lambda extends: store.write_account(
+        db, name, {"name": name, "role": role, "domains": scopes, "aliases": alias_list, "password_hash": secret,
+                   "disabled": False, "created_at": _now()},
+        {"created_at": _now(), "kind": "user_add", "actor": _actor()}, new=True, extends=extends))
     return account_of({**row["payload"]["account"], "password_hash": secret})
 
 
@@ -152,7 +154,9 @@ def _existing(db, name: str) -> dict:
 
 
 def _change(db, name: str, kind: str, changes: dict) -> None:
-    store.write_account(db, name, changes, {"created_at": _now(), "kind": kind, "actor": _actor()})
+    from .chain_guard import append_intact  # ChainBroken: nothing changed on a broken chain (SPEC §4)
+    append_intact(db, lambda extends: store.write_account(db, name, changes, {"created_at": _now(), "kind": kind,
+                                                                              "actor": _actor()}, extends=extends))
 
 
 def disable_user(db, name: str) -> None:

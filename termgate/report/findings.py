@@ -96,6 +96,10 @@ class Findings:
     """(label, URL) of the dashboard pages for this run; empty for a run not stored."""
     lines: dict[str, int] = field(default_factory=dict)
     """query_id -> its line in the golden file (filled in for annotations)."""
+    audit_head: str | None = None
+    """COUNT:HASH of the audit chain the sign-off state relied on (verified intact); None
+    for a run not stored or a broken chain. Kept by whoever reads the summary, it shows a
+    later truncation or rewrite of the store (`audit verify --expect-head`, SPEC §4)."""
 
 
 @dataclass(slots=True)

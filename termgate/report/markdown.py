@@ -133,9 +133,19 @@ def _head(f: Findings) -> str:
             + f"\n{f.total} queries · {f.passed} passed · {f.total - f.passed} failed · {f.errored} errored\n")
 
 
+def _audit_head(head: str | None) -> str:
+    """The audit head the state relied on, whole, and how to check it later (escaped as
+    data is: no code span either)."""
+    if not head:
+        return ""
+    return (f"\nAudit head: **{md(head)}** — keep it: {md(f'termgate audit verify --expect-head {head}')} shows "
+            "later whether the store was truncated or rewritten since\n")
+
+
 def _tail(f: Findings) -> str:
     reasons = "; ".join(f.signoff_reasons[:10]) + (" …" if len(f.signoff_reasons) > 10 else "")
     out = f"\n### Sign-off\n\n**{md(f.signoff, 60)}**" + (f": {md(reasons, 1000)}" if reasons else "") + "\n"
+    out += _audit_head(f.audit_head)
     if f.links:
         out += "\n" + " · ".join(f"[{md(label)}]({_url(url)})" for label, url in f.links) + "\n"
     else:

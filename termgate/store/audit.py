@@ -11,7 +11,8 @@ import duckdb
 from .connection import connect as connect_file, exists
 from .reading import connect
 from .pg_rows import Rows, every, of_runs
-from .records import (AUDIT_COLUMNS, GENESIS, SSO_PASSWORD_HASH, USER_COLUMNS, account_state, append_on, record_hash,
+from .records import (AUDIT_COLUMNS, GENESIS, SSO_PASSWORD_HASH, USER_COLUMNS, account_state, append_on, head_on,
+                      record_hash,
                       signin_turn, table_kind_problems)
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "record_hash", "append_on", "append_audit", "write_account", "account_state",
@@ -52,10 +53,14 @@ def _user(con, name: str) -> dict | None:
     return dict(zip(USER_COLUMNS, rows[0])) if rows else None
 
 
-def write_account(db_path: str | Path, name: str, changes: dict, record: dict, *, new: bool = False) -> dict:
+def write_account(db_path: str | Path, name: str, changes: dict, record: dict, *, new: bool = False,
+                  extends=None) -> dict:
     """Insert (new) or update an account and append its chain record (kind, actor in
-    `record`; payload gains the account's resulting state) in one transaction."""
+    `record`; payload gains the account's resulting state) in one transaction, which
+    extends(head) (store.backends.write_account) may stop before anything is written."""
     def work(con):
+        if extends is not None:
+            extends(head_on(con))
         if new:
             con.execute(f"INSERT INTO users ({', '.join(changes)}) VALUES ({', '.join('?' * len(changes))})",
                         list(changes.values()))

@@ -12,19 +12,23 @@ from .postgres import is_postgres
 __all__ = ["save_run", "write_account", "append_audit", "claim_signin", "clear_signin_failures"]
 
 
-def save_run(db_path: str | Path, run, before_commit=None, extra_rows=None, usage=None) -> None:
+def save_run(db_path: str | Path, run, before_commit=None, extra_rows=None, usage=None, extends=None) -> None:
     """Store a run with its rows and its header in the audit chain, in one transaction
-    (see store.runs.save_run and store.pg_runs)."""
+    (see store.runs.save_run and store.pg_runs). `extends(head)`, when given, is called
+    inside that transaction with the chain's head (seq, hash) the header will link to;
+    whatever it raises rolls everything back (termgate.governance.chain_guard)."""
     if is_postgres(db_path):
-        return pg_runs.save_run_pg(str(db_path), run, before_commit, extra_rows, usage)
-    return runs.save_run(db_path, run, before_commit, extra_rows, usage)
+        return pg_runs.save_run_pg(str(db_path), run, before_commit, extra_rows, usage, extends)
+    return runs.save_run(db_path, run, before_commit, extra_rows, usage, extends)
 
 
-def write_account(db_path: str | Path, name: str, changes: dict, record: dict, *, new: bool = False) -> dict:
-    """Insert or update an account and append its chain record in one transaction."""
+def write_account(db_path: str | Path, name: str, changes: dict, record: dict, *, new: bool = False,
+                  extends=None) -> dict:
+    """Insert or update an account and append its chain record in one transaction
+    (`extends`: as for save_run)."""
     if is_postgres(db_path):
-        return pg_runs.write_account_pg(str(db_path), name, changes, record, new=new)
-    return audit.write_account(db_path, name, changes, record, new=new)
+        return pg_runs.write_account_pg(str(db_path), name, changes, record, new=new, extends=extends)
+    return audit.write_account(db_path, name, changes, record, new=new, extends=extends)
 
 
 def append_audit(db_path: str | Path, record: dict) -> dict:

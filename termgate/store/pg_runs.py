@@ -84,23 +84,33 @@ _RUN_TABLES = ("runs", "query_results", "term_rows", "harness_outputs", "judge_l
 """What stage_run writes (the chain, the accounts and the caches are never staged)."""
 
 
-def save_run_pg(url: str, run, before_commit=None, extra_rows=None, usage=None) -> None:
+def save_run_pg(url: str, run, before_commit=None, extra_rows=None, usage=None, extends=None) -> None:
     migrate_pg(url)  # first use initialises an empty database when this role may create tables
     with _staged(run, extra_rows, usage) as (tables, header):
-        retrying(url, lambda cur: _store_staged(cur, tables, header.result, before_commit), "store runs")
+        retrying(url, lambda cur: _store_staged(cur, tables, header.result, before_commit, extends), "store runs")
 
 
-def _store_staged(cur, tables: dict, header, before_commit) -> None:
-    """The staged rows, then the run's header onto the chain (header() waits for its digests)."""
+def _head(cur, lock: bool = False) -> tuple[int, str]:
+    """(seq, hash) of the chain's head as this transaction sees it; `lock`: held until it
+    ends (the owner's writes; the append functions lock it themselves)."""
+    cur.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1" + (" FOR UPDATE" if lock else ""))
+    head = cur.fetchone()
+    return (head[0], head[1]) if head else (0, GENESIS)
+
+
+def _store_staged(cur, tables: dict, header, before_commit, extends=None) -> None:
+    """The staged rows, then the run's header onto the chain (header() waits for its
+    digests); extends(head) sees the head it links to (store.backends.save_run)."""
     for table, rows in tables.items():
         if table == "golden_files":
             _store_golden(cur, rows)
         else:
             copy_in(cur, table, rows)
     record = header()
-    cur.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1")
-    head = cur.fetchone()
-    seq, prev = (head[0] + 1, head[1]) if head else (1, GENESIS)
+    head = _head(cur)
+    if extends is not None:
+        extends(head)
+    seq, prev = head[0] + 1, head[1]
     stored = dict(record, seq=seq, prev_hash=prev)
     cur.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
                 [seq, prev, record["created_at"], record["actor"], record["run_id"], record["content_hash"],
@@ -226,10 +236,13 @@ def _bind_sso(cur, name: str, changes: dict, record: dict) -> dict:
     return stored
 
 
-def write_account_pg(url: str, name: str, changes: dict, record: dict, *, new: bool = False) -> dict:
+def write_account_pg(url: str, name: str, changes: dict, record: dict, *, new: bool = False,
+                     extends=None) -> dict:
     from .records import USER_COLUMNS, account_state
 
     def work(cur):
+        if extends is not None:
+            extends(_head(cur, lock=True))
         if record["kind"] == SSO_BIND_KIND and not new:
             return _bind_sso(cur, name, changes, record)
         if new:

@@ -13,7 +13,7 @@ import duckdb
 from ..identity import fold_name
 from .digest import run_header
 
-__all__ = ["AUDIT_COLUMNS", "GENESIS", "USER_COLUMNS", "SSO_PASSWORD_HASH", "CHAINED_TABLES", "record_hash", "append_on", "account_state", "header_record",
+__all__ = ["AUDIT_COLUMNS", "GENESIS", "USER_COLUMNS", "SSO_PASSWORD_HASH", "CHAINED_TABLES", "record_hash", "head_on", "append_on", "account_state", "header_record",
            "canonical_account_names", "adopt_unchained", "signin_turn"]
 
 AUDIT_COLUMNS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment",
@@ -55,6 +55,14 @@ def record_hash(record: dict, prev_hash: str) -> str:
     fields = {k: record.get(k) for k in AUDIT_COLUMNS if k != "record_hash"}
     fields["prev_hash"] = prev_hash
     return hashlib.sha256(json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
+
+
+def head_on(con, schema: str = "") -> tuple[int, str]:
+    """(seq, record_hash) of the record the next append_on links to, read inside the
+    caller's transaction: the recorded head, else the last record, else (0, GENESIS)."""
+    head = con.execute(f"SELECT seq, record_hash FROM {schema}audit_head WHERE id = 1").fetchall()
+    last = head or con.execute(f"SELECT seq, record_hash FROM {schema}audit_log ORDER BY seq DESC LIMIT 1").fetchall()
+    return (last[0][0], last[0][1]) if last else (0, GENESIS)
 
 
 def append_on(con: duckdb.DuckDBPyConnection, record: dict, schema: str = "") -> dict:

@@ -17,7 +17,7 @@ from ..errors import UnknownRunError
 from ..models import QUERY_COLUMNS, Baseline, BaselineRow
 from .digest import RUN_ADDED
 from .digest import RUN_COLUMNS as RUN_COLUMNS_DIGESTED
-from .records import append_on, header_record
+from .records import append_on, head_on, header_record
 from .connection import attach, exists, make_folder, migrate, shown_db, store_write_error
 from .reading import connect
 from .pg_rows import Rows, every, of_runs
@@ -110,11 +110,12 @@ WHERE NOT tp"""
 
 
 def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
-             extra_rows: dict[str, pa.Table] | None = None, usage: dict | None = None) -> None:
+             extra_rows: dict[str, pa.Table] | None = None, usage: dict | None = None, extends=None) -> None:
     """Store the run, its per-query and per-term rows, `extra_rows` (table name -> Arrow
     rows, e.g. the harness's replies) and the LLM `usage` in one transaction, with its
     header appended to the audit chain in the same transaction. before_commit() runs last
-    inside it: if it raises, nothing is stored.
+    inside it: if it raises, nothing is stored; so does extends(head) (store.backends.save_run),
+    called first inside it (the file is attached: no other process can write it meanwhile).
 
     The rows go from the scorer's in-memory DuckDB to the store without leaving DuckDB:
     the store file is attached to it for the transaction (one wait for a busy store). A
@@ -132,6 +133,8 @@ def save_run(db_path: str | Path, run: EvaluationRun, before_commit=None,
             migrate(con)
             con.execute("USE memory")
             con.execute("BEGIN TRANSACTION")
+            if extends is not None:
+                extends(head_on(con, "store."))
             stage_run(con, run, extra_rows, usage)
             append_on(con, header_record(con, run.evaluation_id, "store."), "store.")  # in the same transaction
             if before_commit is not None:
