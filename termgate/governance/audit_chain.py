@@ -58,8 +58,8 @@ def _links(records: list[dict]) -> ChainReport | None:
                            "knows — the record was edited")
         problem = canonical_problem(rec) if version == HASH_VERSION else None
         if problem:
-            return _broken(records, rec["seq"], f"record {rec['seq']} ({rec['kind']} by {rec['actor']}): {problem} "
-                           "— the record was edited")
+            return _broken(records, rec["seq"], f"record {rec['seq']} ({rec['kind']} by {rec['actor']}): content "
+                           f"does not match its hash ({problem}) — the record was edited")
         if record_hash(rec, prev) != rec["record_hash"]:
             return _broken(records, rec["seq"], f"record {rec['seq']} ({rec['kind']} by {rec['actor']}): content "
                            "does not match its hash — the record was edited")

@@ -124,18 +124,22 @@ def canonical_problem(record: dict) -> str | None:
     return None
 
 
-def append_on(con: duckdb.DuckDBPyConnection, record: dict, schema: str = "") -> dict:
+def append_on(con: duckdb.DuckDBPyConnection, record: dict, schema: str = "", version: int = HASH_VERSION) -> dict:
     """Append one record after the last one, inside the caller's transaction on `con`
-    (`schema`: "store." when the store is attached to another database). Moves the head."""
+    (`schema`: "store." when the store is attached to another database). Moves the head.
+    `version` 1 only for a migration older than schema 15 (no canonical column yet)."""
     # chain onto the recorded head, not onto whatever record is last now: an append after
     # records were removed by hand leaves the gap visible instead of healing it
     head = con.execute(f"SELECT seq, record_hash FROM {schema}audit_head WHERE id = 1").fetchall()
     last = head or con.execute(f"SELECT seq, record_hash FROM {schema}audit_log ORDER BY seq DESC LIMIT 1").fetchall()
     seq, prev = (last[0][0] + 1, last[0][1]) if last else (1, GENESIS)
-    stored = linked(record, seq, prev)
-    con.execute(f"INSERT INTO {schema}audit_log ({', '.join(AUDIT_COLUMNS)}) VALUES "
-                f"({', '.join('$' + c for c in AUDIT_COLUMNS)})",
-                {c: (_payload_text(stored.get(c)) if c == "payload" else stored.get(c)) for c in AUDIT_COLUMNS})
+    if version == HASH_VERSION:
+        stored, columns = linked(record, seq, prev), AUDIT_COLUMNS
+    else:
+        stored, columns = dict(record, seq=seq, prev_hash=prev), V1_COLUMNS
+        stored["record_hash"] = record_hash(stored, prev)
+    con.execute(f"INSERT INTO {schema}audit_log ({', '.join(columns)}) VALUES ({', '.join('$' + c for c in columns)})",
+                {c: (_payload_text(stored.get(c)) if c == "payload" else stored.get(c)) for c in columns})
     con.execute(f"INSERT OR REPLACE INTO {schema}audit_head VALUES (1, ?, ?)", [seq, stored["record_hash"]])
     return stored
 
@@ -196,4 +200,4 @@ def adopt_unchained(con: duckdb.DuckDBPyConnection) -> None:
     append_on(con, {"created_at": _now(), "kind": "adopt", "actor": fold_name(getpass.getuser()), "run_id": None,
                     "content_hash": None, "decision": None,
                     "comment": f"adopted {len(users)} accounts and {len(runs)} runs stored before the audit "
-                               "chain covered them", "payload": payload})
+                               "chain covered them", "payload": payload}, version=1)  # schema 8: hash version 1
