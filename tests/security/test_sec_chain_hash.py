@@ -358,3 +358,16 @@ def test_a_version_2_record_edited_in_a_store_file_is_named(edit, tmp_path, monk
     assert verify.exit_code == 1 and f"record {decision['seq']}" in verify.output and named in verify.output, \
         verify.output
     assert cli("gate", run_id, "--db", db).exit_code == 1
+
+
+def test_a_store_file_with_an_edited_record_is_not_copied_into_a_team_store(pgdb, tmp_path):
+    """`store copy` into PostgreSQL meets the server's check: a version-2 record edited in
+    the source file is named, exit 2, and nothing is written."""
+    db = tmp_path / "s.duckdb"
+    store.append_audit(db, {"created_at": "t", "kind": "note", "actor": "admin", "run_id": None,
+                            "content_hash": None, "decision": None, "comment": "as written", "payload": {}})
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE audit_log SET comment = 'edited'")
+    copied = cli("store", "copy", "--from", db, "--to", pgdb)
+    assert copied.exit_code == 2 and "audit record 1 refused: its comment differs" in copied.output, copied.output
+    assert store.audit_records(pgdb) == []
