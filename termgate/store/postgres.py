@@ -253,7 +253,7 @@ PG_MIGRATIONS.append((14, [
 _CANONICAL_FIELDS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment", "payload")
 _RECORD_PROBLEM = """CREATE FUNCTION termgate_record_problem(r audit_log) RETURNS text
     LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $fn$
-DECLARE c jsonb; p jsonb; f text; v text;
+DECLARE c jsonb; p jsonb; f text; v text; bare text;
 BEGIN
     IF r.hash_version IS DISTINCT FROM 2 THEN
         RETURN 'its hash version is ' || coalesce(r.hash_version::text, 'NULL') || ', not 2';
@@ -264,11 +264,13 @@ BEGIN
     EXCEPTION WHEN others THEN
         RETURN 'its canonical text or its payload is not JSON';
     END;
-    IF c IS NULL OR jsonb_typeof(c) <> 'object' OR NOT c ?& ARRAY[{fields}]
-            OR (SELECT count(*) FROM jsonb_object_keys(c)) <> {count} THEN
-        RETURN 'its canonical text does not state exactly {names}';
+    -- exactly these keys, each once (json, unlike jsonb, keeps a repeated key), each a string or null
+    IF c IS NULL OR jsonb_typeof(c) <> 'object' OR NOT c ?& ARRAY[@FIELDS@]
+            OR (SELECT count(*) FROM jsonb_object_keys(c)) <> @COUNT@
+            OR (SELECT count(*) FROM json_object_keys(r.canonical::json)) <> @COUNT@ THEN
+        RETURN 'its canonical text does not state exactly @NAMES@, each once';
     END IF;
-    FOREACH f IN ARRAY ARRAY[{fields}] LOOP
+    FOREACH f IN ARRAY ARRAY[@FIELDS@] LOOP
         v := CASE f WHEN 'seq' THEN r.seq::text WHEN 'created_at' THEN r.created_at WHEN 'kind' THEN r.kind
                     WHEN 'actor' THEN r.actor WHEN 'run_id' THEN r.run_id WHEN 'content_hash' THEN r.content_hash
                     WHEN 'decision' THEN r.decision WHEN 'comment' THEN r.comment ELSE r.payload END;
@@ -277,16 +279,32 @@ BEGIN
             RETURN 'its ' || f || ' differs from its canonical text';
         END IF;
     END LOOP;
-    IF p IS NOT NULL AND (jsonb_typeof(p) NOT IN ('object', 'null')
-                          OR jsonb_path_exists(p, 'strict $.**{{{depth} to last}}')) THEN
-        RETURN 'its payload is not a JSON object nested less than {depth} deep';
+    -- a payload every reader parses: an object (or null), from its text (a repeated key's
+    -- value counts too) nested at most @DEPTH@ deep, with no number of 255 digits or more
+    IF p IS NOT NULL THEN
+        IF jsonb_typeof(p) NOT IN ('object', 'null') THEN
+            RETURN 'its payload is not a JSON object';
+        END IF;
+        bare := regexp_replace(r.payload, $re$"(\\\\.|[^"\\\\])*"$re$, '', 'g');
+        IF bare ~ '[0-9]{255}' THEN
+            RETURN 'its payload holds a number of 255 digits or more';
+        END IF;
+        bare := regexp_replace(bare, '[^][{}]', '', 'g');
+        FOR i IN 1..@DEPTH@ LOOP
+            EXIT WHEN bare = '';
+            bare := regexp_replace(bare, $re$\\[\\]|\\{\\}$re$, '', 'g');
+        END LOOP;
+        IF bare <> '' THEN
+            RETURN 'its payload is nested more than @DEPTH@ deep';
+        END IF;
     END IF;
     IF r.record_hash IS DISTINCT FROM encode(sha256(convert_to(r.prev_hash || r.canonical, 'UTF8')), 'hex') THEN
         RETURN 'its record_hash is not SHA-256 of prev_hash and its canonical text';
     END IF;
     RETURN NULL;
-END $fn$""".format(fields=", ".join(f"'{f}'" for f in _CANONICAL_FIELDS), count=len(_CANONICAL_FIELDS),
-                   names=", ".join(_CANONICAL_FIELDS), depth=32)
+END $fn$""" \
+    .replace("@FIELDS@", ", ".join(f"'{f}'" for f in _CANONICAL_FIELDS)).replace("@COUNT@", str(len(_CANONICAL_FIELDS))) \
+    .replace("@NAMES@", ", ".join(_CANONICAL_FIELDS)).replace("@DEPTH@", "32")
 _CHECK_INSERT = """CREATE FUNCTION termgate_audit_log_insert() RETURNS trigger
     LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE problem text;
@@ -359,10 +377,23 @@ _VERDICT_CHECK = """IF p_payload IS NULL OR p_payload::jsonb ->> 'label' IS NULL
                    AND role IN ('engineer', 'approver', 'admin')) THEN
         RAISE EXCEPTION 'termgate: % is not an enabled account that may record verdicts', p_actor;
     END IF;"""
+_STATES_ACCOUNT = """    IF (p_payload::jsonb -> 'account') IS DISTINCT FROM (SELECT jsonb_build_object(
+            'name', name, 'role', role, 'disabled', disabled,
+            'domains', to_jsonb(ARRAY(SELECT d FROM unnest(coalesce(domains, '{}')) d ORDER BY d COLLATE "C")),
+            'aliases', to_jsonb(ARRAY(SELECT a FROM unnest(coalesce(aliases, '{}')) a ORDER BY a COLLATE "C")),
+            'password', encode(sha256(convert_to(password_hash, 'UTF8')), 'hex')) FROM users WHERE name = p_actor) THEN
+        RAISE EXCEPTION 'termgate: the record must state account % as it now is (store.records.account_state)',
+            p_actor;
+    END IF;
+"""
+"""termgate_bind_sso's record states the account after the change exactly as `audit verify`
+compares it with the account table (a wrong state would break the chain for everyone)."""
 _BIND_SSO_2 = (_BIND_SSO.replace("evalcore_bind_sso(", "termgate_bind_sso(")
                .replace("p_record_hash text, p_alias", "p_record_hash text, p_canonical text, p_alias")
                .replace("old text[];", "old text[]; rec audit_log; problem text;")
                .replace("'evalcore: ", "'termgate: ")
+               .replace("    UPDATE users SET aliases = p_aliases WHERE name = p_actor;\n",
+                        "    UPDATE users SET aliases = p_aliases WHERE name = p_actor;\n" + _STATES_ACCOUNT)
                .replace("""    INSERT INTO audit_log (seq, created_at, kind, actor, run_id, content_hash, decision, comment, payload, prev_hash,
                            record_hash)
         VALUES (p_seq, p_created_at, 'user_sso_bind', p_actor, NULL, NULL, NULL, NULL, p_payload, p_prev_hash,

@@ -31,8 +31,9 @@ CANONICAL_FIELDS = ("seq", "created_at", "kind", "actor", "run_id", "content_has
 """The keys of a canonical text: each column's text as stored (seq in decimal, the payload
 as the column's JSON text), or null. The store's SQL checks the same (store.postgres)."""
 MAX_PAYLOAD_DEPTH = 32
-"""A payload nested this deep or deeper is refused by the PostgreSQL server, as is one that
-is not a JSON object (or null): every reader parses whatever the server accepted."""
+"""A payload nested deeper (counted on its text, a repeated key's value too), one holding a
+number of 255 digits or more, or one that is not a JSON object (or null) is refused by the
+PostgreSQL server: every reader parses whatever the server accepted."""
 GENESIS = "0" * 64
 """prev_hash of the first record."""
 USER_COLUMNS = ("name", "role", "domains", "aliases", "password_hash", "disabled", "created_at")

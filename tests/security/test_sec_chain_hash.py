@@ -123,7 +123,23 @@ def _garbage(conn) -> dict[str, list]:
                                                                                    seq=rec["seq"])))),
         "payload not an object": _header_args(listed, payload="[1, 2]"),
         "payload nested too deep": _header_args(deep_rec),
+        # what PostgreSQL's jsonb reads but Python's json does not: a key given twice (jsonb
+        # keeps the last), its first value nested past Python's recursion limit, or a number
+        # past its 4300 digits
+        "canonical repeats a key": _sent(rec, canonical='{"seq":' + "[" * 3000 + "]" * 3000 + "," + rec["canonical"][1:]),
+        "payload repeats a key": _sent(rec, payload='{"x": ' + "[" * 3000 + "]" * 3000 + ', "x": 1}'),
+        "payload holds a huge number": _sent(rec, payload='{"x": ' + "7" * 5000 + "}"),
     }
+
+
+def _sent(rec: dict, canonical: str | None = None, payload: str | None = None) -> list:
+    """Arguments whose payload text (stated in the canonical text too) or canonical text is
+    the attacker's own, with a hash that matches it."""
+    if canonical is None:
+        canonical = json.dumps(dict(json.loads(rec["canonical"]), payload=payload), sort_keys=True,
+                               separators=(",", ":"))
+    sent = {"canonical": canonical, "record_hash": _rehashed(rec, canonical)}
+    return _header_args(rec, **sent, **({"payload": payload} if payload is not None else {}))
 
 
 @pytest.mark.slow
@@ -371,3 +387,38 @@ def test_a_store_file_with_an_edited_record_is_not_copied_into_a_team_store(pgdb
     copied = cli("store", "copy", "--from", db, "--to", pgdb)
     assert copied.exit_code == 2 and "audit record 1 refused: its comment differs" in copied.output, copied.output
     assert store.audit_records(pgdb) == []
+
+
+@pytest.mark.slow
+def test_the_dashboard_role_cannot_bind_a_sign_on_with_a_false_account_state(team):
+    """termgate_bind_sso's record states the account after the change; a state that is not
+    the account table's (a raised role) would make `audit verify` fail for everyone."""
+    import psycopg
+
+    from termgate.identity import oidc_alias, oidc_issuer_prefix
+    from termgate.store.records import account_state
+
+    owner, _, dash, _ = team
+    issuer = "https://idp.example"
+    alias = oidc_alias(issuer, "carol-sub")
+    row = store.get_user(owner, "carol")
+    aliases = sorted([*(row["aliases"] or []), alias])
+    bind = "SELECT termgate_bind_sso(" + "%s, " * 9 + "%s)"
+    with psycopg.connect(dash) as conn:
+        for state in (dict(account_state(dict(row, aliases=aliases)), role="admin"),
+                      account_state(dict(row, aliases=aliases)) | {"extra": 1}, None):
+            seq, prev = _head(conn)
+            rec = linked({"created_at": "t", "kind": "user_sso_bind", "actor": "carol", "run_id": None,
+                          "content_hash": None, "decision": None, "comment": None,
+                          "payload": {"alias": alias, "account": state}}, seq, prev)
+            with pytest.raises(psycopg.errors.RaiseException, match="as it now is"), conn.transaction():
+                conn.execute(bind, [seq, prev, "t", "carol", json.dumps(rec["payload"], sort_keys=True),
+                                    rec["record_hash"], rec["canonical"], alias, oidc_issuer_prefix(issuer), aliases])
+        seq, prev = _head(conn)  # the true state is taken
+        rec = linked({"created_at": "t", "kind": "user_sso_bind", "actor": "carol", "run_id": None,
+                      "content_hash": None, "decision": None, "comment": None,
+                      "payload": {"alias": alias, "account": account_state(dict(row, aliases=aliases))}}, seq, prev)
+        with conn.transaction():
+            conn.execute(bind, [seq, prev, "t", "carol", json.dumps(rec["payload"], sort_keys=True),
+                                rec["record_hash"], rec["canonical"], alias, oidc_issuer_prefix(issuer), aliases])
+    assert cli("audit", "verify", "--db", owner).exit_code == 0
