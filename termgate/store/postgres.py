@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from ..errors import UsageError
 from ..redact import redact_text, redact_url, url_secrets
+from .records import CANONICAL_FIELDS as _CANONICAL_FIELDS, MAX_PAYLOAD_DEPTH
 from .schema_record import damaged_record, newer_schema
 
 __all__ = ["is_postgres", "shown", "connect_pg", "migrate_pg", "schema_version_pg", "roles_sql", "PG_MIGRATIONS",
@@ -242,7 +243,7 @@ PG_MIGRATIONS.append((14, [
 # verbatim beside the columns (store.records.canonical_text). The server recomputes the
 # hash with its own sha256() and checks that the canonical text states exactly the record's
 # columns (each a JSON string or null; the payload as its column's text), and that the
-# payload is a JSON object (or null) nested less than store.records.MAX_PAYLOAD_DEPTH deep:
+# payload is a JSON object (or null) every reader parses (store.records.MAX_PAYLOAD_DEPTH):
 # the same checks `audit verify` makes (store.records.canonical_problem), so no role can
 # append a record that breaks the chain for everyone after it. A trigger makes them on
 # every insert, the owner's direct appends included; the append functions make them again.
@@ -250,7 +251,6 @@ PG_MIGRATIONS.append((14, [
 # store (`store copy`, saying so with termgate.legacy_chain). The log is append-only: an
 # UPDATE, DELETE or TRUNCATE is refused (its owner could drop the trigger: `audit verify`
 # is what catches that).
-_CANONICAL_FIELDS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment", "payload")
 _RECORD_PROBLEM = """CREATE FUNCTION termgate_record_problem(r audit_log) RETURNS text
     LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE c jsonb; p jsonb; f text; v text; bare text;
@@ -304,7 +304,7 @@ BEGIN
     RETURN NULL;
 END $fn$""" \
     .replace("@FIELDS@", ", ".join(f"'{f}'" for f in _CANONICAL_FIELDS)).replace("@COUNT@", str(len(_CANONICAL_FIELDS))) \
-    .replace("@NAMES@", ", ".join(_CANONICAL_FIELDS)).replace("@DEPTH@", "32")
+    .replace("@NAMES@", ", ".join(_CANONICAL_FIELDS)).replace("@DEPTH@", str(MAX_PAYLOAD_DEPTH))
 _CHECK_INSERT = """CREATE FUNCTION termgate_audit_log_insert() RETURNS trigger
     LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE problem text;
@@ -345,17 +345,17 @@ BEGIN
         VALUES (p_seq, p_created_at, '{kind}', p_actor, p_run_id, p_content_hash, {values}, p_payload, p_prev_hash,
                 p_record_hash, 2, p_canonical) RETURNING * INTO rec;
 {move_head}"""
-_APPEND_ARGS = {"run_header": "bigint, text, text, text, text, text, text, text",
-                "decision": "bigint, text, text, text, text, text, text, text, text, text",
-                "verdict": "bigint, text, text, text, text, text, text, text, text"}
-"""The old doors' argument types (schema 10-14); the new ones take the canonical text after
-the record's hash (termgate_append_*: one more text)."""
-_NEW_ARGS = {"run_header": "bigint, text, text, text, text, text, text, text, text",
-             "decision": "bigint, text, text, text, text, text, text, text, text, text, text",
-             "verdict": "bigint, text, text, text, text, text, text, text, text, text",
-             "bind_sso": "bigint, text, text, text, text, text, text, text, text, text[]"}
-_OLD_SIGNATURES = {**{f"evalcore_append_{k}": v for k, v in _APPEND_ARGS.items()},
-                   "evalcore_bind_sso": "bigint, text, text, text, text, text, text, text, text[]"}
+_DOORS = {  # old name and argument types (schema 10-14) -> new name and argument types (schema 15)
+    ("evalcore_append_run_header", "bigint, text, text, text, text, text, text, text"):
+        ("termgate_append_run_header", "bigint, text, text, text, text, text, text, text, text"),
+    ("evalcore_append_decision", "bigint, text, text, text, text, text, text, text, text, text"):
+        ("termgate_append_decision", "bigint, text, text, text, text, text, text, text, text, text, text"),
+    ("evalcore_append_verdict", "bigint, text, text, text, text, text, text, text, text"):
+        ("termgate_append_verdict", "bigint, text, text, text, text, text, text, text, text, text"),
+    ("evalcore_bind_sso", "bigint, text, text, text, text, text, text, text, text[]"):
+        ("termgate_bind_sso", "bigint, text, text, text, text, text, text, text, text, text[]"),
+}
+"""The SECURITY DEFINER doors: each new one takes the record's canonical text after its hash."""
 _DECISION_BY = """IF p_decision NOT IN ('approve', 'reject') THEN
         RAISE EXCEPTION 'termgate: a decision is approve or reject, not %', p_decision;
     END IF;
@@ -414,9 +414,8 @@ BEGIN
                    AND a.grantee <> p.proowner LOOP
         EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', g.new, g.grantee);
     END LOOP;
-END $do$""".format(pairs=", ".join(
-    f"('{old}({args})', '{old.replace('evalcore_', 'termgate_')}({_NEW_ARGS[old.split('_', 2)[2]] if old.startswith('evalcore_append_') else _NEW_ARGS['bind_sso']})')"
-    for old, args in _OLD_SIGNATURES.items()))
+END $do$""".format(pairs=", ".join(f"('{old}({old_args})', '{new}({new_args})')"
+                                    for (old, old_args), (new, new_args) in _DOORS.items()))
 PG_MIGRATIONS.append((15, [
     "ALTER TABLE audit_log ADD COLUMN hash_version integer",
     "ALTER TABLE audit_log ADD COLUMN canonical text",
@@ -437,11 +436,9 @@ PG_MIGRATIONS.append((15, [
     _APPEND_2.format(lock_head=_LOCK_HEAD_2, move_head=_MOVE_HEAD_CHECKED, name="termgate_append_verdict",
                      kind="verdict", args=", p_comment text", values="NULL, p_comment", check=_VERDICT_CHECK),
     _BIND_SSO_2,
-    *(f"REVOKE ALL ON FUNCTION termgate_{name}({args}) FROM PUBLIC"
-      for name, args in (*((f"append_{k}", v) for k, v in _NEW_ARGS.items() if k != "bind_sso"),
-                         ("bind_sso", _NEW_ARGS["bind_sso"]))),
+    *(f"REVOKE ALL ON FUNCTION {new}({args}) FROM PUBLIC" for new, args in _DOORS.values()),
     _CARRY_GRANTS,
-    *(f"DROP FUNCTION IF EXISTS {name}({args})" for name, args in _OLD_SIGNATURES.items()),
+    *(f"DROP FUNCTION IF EXISTS {old}({args})" for old, args in _DOORS),
 ]))
 PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
 
