@@ -275,7 +275,7 @@ def test_the_doors_of_earlier_schemas_are_gone_and_their_grants_carried_over(pg,
     name = pgdb.rsplit("/", 1)[1]
     ci, dash = f"ci_{name}", f"dash_{name}"
     with monkeypatch.context() as m:
-        m.setattr(postgres, "PG_MIGRATIONS", postgres.PG_MIGRATIONS[:-1])
+        m.setattr(postgres, "PG_MIGRATIONS", [v for v in postgres.PG_MIGRATIONS if v[0] < 15])
         assert postgres.migrate_pg(pgdb)[0] == 14
     with psycopg.connect(pgdb, autocommit=True) as owner:
         owner.execute(f"CREATE ROLE {ci} LOGIN; CREATE ROLE {dash} LOGIN")
