@@ -367,6 +367,9 @@ def test_a_version_2_record_edited_in_a_store_file_is_named(edit, tmp_path, monk
     decision = store.audit_records(db)[-1]
     assert decision["kind"] == "decision" and decision["hash_version"] == HASH_VERSION
     assert cli("audit", "verify", "--db", db).exit_code == 0
+    exported = json.loads(cli("audit", "export", decision["seq"], "--db", db).output)  # checkable by anyone
+    assert hashlib.sha256((exported["prev_hash"] + exported["canonical"]).encode()).hexdigest() == \
+        exported["record_hash"]
     sql, named = EDITS[edit]
     with duckdb.connect(str(db)) as con:
         con.execute(sql, [decision["seq"]])
