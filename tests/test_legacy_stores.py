@@ -85,6 +85,13 @@ def test_a_postgresql_dump_from_the_last_evalcore_gates_as_before(tmp_path):
         for role in ("evalcore_ci", "evalcore_dashboard"):
             verify = termgate("audit", "verify", "--db", server.url("evalcore", user=role), "--expect-head", PG_HEAD)
             assert verify.returncode == 0 and PG_HEAD in verify.stdout, verify.stdout + verify.stderr
+        # schema 15 carried the CI role's grant over to termgate_append_run_header: a new run's
+        # header goes onto the old (hash version 1) chain as version 2
+        golden = write_jsonl(tmp_path / "g.jsonl", [golden_row("n1", "fever", ["pyrexia"], domain="medical")])
+        generated = write_jsonl(tmp_path / "c.jsonl", [{"query_id": "n1", "terms": ["pyrexia"]}])
+        stored = termgate("evaluate", "--golden", golden, "--generated", generated, "--db", ci, "--drift-judge", "none")
+        assert stored.returncode == 3 and "audit head: 16:" in stored.stdout, stored.stdout + stored.stderr
+        assert termgate("audit", "verify", "--db", ci, "--expect-head", PG_HEAD).returncode == 0
         # the CI role still cannot forge what the gate reads
         import psycopg
         with psycopg.connect(ci, autocommit=True) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):

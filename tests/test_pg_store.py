@@ -162,16 +162,18 @@ def test_postgres_scheme_is_accepted_and_the_password_never_printed(pg, pgdb):
     assert "s3kr1t-pass" not in result.output + info.output and "postgres://***@127.0.0.1" in info.output
 
 
-def _append_args(conn, run_id, content_hash, kind="run", decision=None):
-    """What a client sends an append function: the head it read, and the record's hash over it."""
-    from termgate.store.records import record_hash
+def _append_args(conn, run_id, content_hash, kind="run", decision=None, actor="ci-bot"):
+    """What a client sends an append function: the head it read, the record's hash over it
+    and its canonical text (hash version 2)."""
+    from termgate.store.records import linked
 
     head = conn.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1").fetchall()
     seq, prev = (head[0][0] + 1, head[0][1]) if head else (1, "0" * 64)
-    record = {"seq": seq, "created_at": "2026-12-01T00:00:00Z", "kind": kind, "actor": "ci-bot", "run_id": run_id,
-              "content_hash": content_hash, "decision": decision, "comment": "ok" if decision else None,
-              "payload": {"x": 1}}
-    return [seq, prev, record["created_at"], "ci-bot", run_id, content_hash, '{"x": 1}', record_hash(record, prev)]
+    record = linked({"created_at": "2026-12-01T00:00:00Z", "kind": kind, "actor": actor, "run_id": run_id,
+                     "content_hash": content_hash, "decision": decision, "comment": "ok" if decision else None,
+                     "payload": {"x": 1}}, seq, prev)
+    return [seq, prev, record["created_at"], actor, run_id, content_hash, '{"x": 1}', record["record_hash"],
+            record["canonical"]]
 
 
 def test_the_ci_role_stores_runs_but_cannot_forge_or_alter_a_sign_off(pg, pgdb):
@@ -184,9 +186,11 @@ def test_the_ci_role_stores_runs_but_cannot_forge_or_alter_a_sign_off(pg, pgdb):
     with psycopg.connect(pgdb, autocommit=True) as owner:
         owner.execute(roles.output)  # exactly the documented SQL
     ci_url, dash_url = pg.url(name, user=f"ci_{name}"), pg.url(name, user=f"dash_{name}")
+    with psycopg.connect(pgdb, autocommit=True) as owner:  # an approver (decisions need an account, schema 15)
+        owner.execute("INSERT INTO users (name, role, password_hash) VALUES ('carol', 'approver', 'x')")
     with psycopg.connect(ci_url, autocommit=True) as ci:
         ci.execute("INSERT INTO runs (run_id, created_at, content_hash, gate_decision) VALUES ('r1', 't', 'c1', 'review')")
-        assert ci.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
+        assert ci.execute("SELECT termgate_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
                           _append_args(ci, "r1", "c1")).fetchone() == (1,)
         forgeries = [
             ("INSERT INTO audit_log VALUES (2, 't', 'decision', 'carol', 'r1', 'c1', 'approve', '', '{}', 'p', 'h')", ()),
@@ -195,31 +199,31 @@ def test_the_ci_role_stores_runs_but_cannot_forge_or_alter_a_sign_off(pg, pgdb):
             ("UPDATE audit_head SET seq = 0", ()),
             ("INSERT INTO users (name, role, password_hash) VALUES ('mallory', 'approver', 'x')", ()),
             ("UPDATE users SET role = 'admin'", ()),
-            ("SELECT evalcore_append_decision(%s, %s, %s, %s, %s, %s, %s, %s, 'approve', 'ok')",
-             _append_args(ci, "r1", "c1", "decision", "approve")),
+            ("SELECT termgate_append_decision(%s, %s, %s, %s, %s, %s, %s, %s, %s, 'approve', 'ok')",
+             _append_args(ci, "r1", "c1", "decision", "approve", "carol")),
         ]
         for sql, params in forgeries:
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 ci.execute(sql, params)
         with pytest.raises(psycopg.errors.SerializationFailure):  # a head it did not read: 40001, read again
-            ci.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
-                       [1, "0" * 64, "t", "ci-bot", "r1", "c1", "{}", "h"])
+            ci.execute("SELECT termgate_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                       [1, "0" * 64, "t", "ci-bot", "r1", "c1", "{}", "h", "{}"])
         with pytest.raises(psycopg.errors.RaiseException, match="has a header already"):
-            ci.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
+            ci.execute("SELECT termgate_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
                        _append_args(ci, "r1", "c1"))
         with pytest.raises(psycopg.errors.RaiseException, match="no stored run"):
-            ci.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
+            ci.execute("SELECT termgate_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
                        _append_args(ci, "r-unknown", "c1"))
     with psycopg.connect(dash_url, autocommit=True) as dash:
-        args = _append_args(dash, "r1", "c1", "decision", "approve")
-        assert dash.execute("SELECT evalcore_append_decision(%s, %s, %s, %s, %s, %s, %s, %s, 'approve', 'ok')",
+        args = _append_args(dash, "r1", "c1", "decision", "approve", "carol")
+        assert dash.execute("SELECT termgate_append_decision(%s, %s, %s, %s, %s, %s, %s, %s, %s, 'approve', 'ok')",
                             args).fetchone() == (2,)
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             dash.execute("INSERT INTO runs (run_id, created_at, content_hash, gate_decision) "
                          "VALUES ('r2', 't', 'c2', 'pass')")
     with psycopg.connect(pgdb) as owner:
         kinds = owner.execute("SELECT seq, kind, actor, decision FROM audit_log ORDER BY seq").fetchall()
-    assert kinds == [(1, "run", "ci-bot", None), (2, "decision", "ci-bot", "approve")]
+    assert kinds == [(1, "run", "ci-bot", None), (2, "decision", "carol", "approve")]
 
 
 def test_store_copy_to_postgres_and_back_keeps_the_chain_verifiable(pg, pgdb, tmp_path):
@@ -274,6 +278,7 @@ def test_audit_verify_on_postgres_catches_rows_edited_with_psql(pg, pgdb, tmp_pa
     ]
     for sql, params, named in edits:
         with psycopg.connect(pgdb) as conn:  # committed on leaving the block, as psql would
+            conn.execute("SET session_replication_role = replica")  # past the append-only trigger, as a superuser can
             conn.execute(sql, params)
         broken = cli("audit", "verify", "--db", pgdb)
         assert broken.exit_code == 1 and named in broken.output, (sql, broken.output)
@@ -371,6 +376,7 @@ def test_sign_off_on_postgres_seen_by_the_gate_of_another_runner(pg, pgdb, tmp_p
     assert gate.exit_code == 0 and "releasable" in gate.output, gate.output
     assert cli("audit", "verify", "--db", pgdb).exit_code == 0
     with psycopg.connect(pgdb) as conn:
+        conn.execute("SET session_replication_role = replica")  # past the append-only trigger, as a superuser can
         conn.execute("UPDATE audit_log SET comment = 'rubber stamp' WHERE kind = 'decision'")
     refused = CliRunner().invoke(main, ["gate", run_id, "--db", pgdb])
     assert refused.exit_code == 1 and "broken" in refused.output, refused.output

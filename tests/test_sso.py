@@ -175,7 +175,7 @@ def test_store_copy_keeps_sso_accounts_and_bindings(backend, tmp_path):
 
 def test_the_team_stores_dashboard_role_binds_only_through_its_door(pg, pgdb, tmp_path):
     """PostgreSQL's least-privilege dashboard role binds a first sign-in's identity through
-    evalcore_bind_sso and nothing else: the chain verifies, the decision carries the
+    termgate_bind_sso and nothing else: the chain verifies, the decision carries the
     identity; the function refuses what a rogue dashboard process would try (a non-OIDC
     alias, a second subject at the same issuer, an identity bound already, other columns)."""
     import psycopg
@@ -194,7 +194,7 @@ def test_the_team_stores_dashboard_role_binds_only_through_its_door(pg, pgdb, tm
     def bind(actor: str, alias: str, prefix: str, aliases: list[str]) -> None:
         with psycopg.connect(dash_url) as conn:
             seq, head = conn.execute("SELECT seq, record_hash FROM audit_head").fetchone()
-            conn.execute("SELECT evalcore_bind_sso(%s, %s, 'now', %s, '{}', %s, %s, %s, %s)",
+            conn.execute("SELECT termgate_bind_sso(%s, %s, 'now', %s, '{}', %s, '{}', %s, %s, %s)",
                          [seq + 1, head, actor, "f" * 64, alias, prefix, aliases])
 
     old = store.get_user(pgdb, "carol")["aliases"] or []

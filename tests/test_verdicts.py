@@ -1,7 +1,7 @@
 """Verdicts on terms (issue 19 item 1): recorded from the CLI and the library, one audit record
 each, on both store backends; refused for viewers, single sign-on accounts and terms the run
 did not generate; copied by `store copy`; on PostgreSQL the dashboard role records them only
-through evalcore_append_verdict."""
+through termgate_append_verdict."""
 
 from __future__ import annotations
 
@@ -242,15 +242,15 @@ def test_store_copy_copies_verdicts_and_the_chain_verifies(pgdb, tmp_path):
 
 
 def _door_args(conn, run_id, content_hash, payload: dict, actor="eve"):
-    from termgate.store.records import record_hash
+    from termgate.store.records import linked
 
     head = conn.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1").fetchall()
     seq, prev = (head[0][0] + 1, head[0][1]) if head else (1, "0" * 64)
-    record = {"seq": seq, "created_at": "2026-12-02T00:00:00Z", "kind": "verdict", "actor": actor,
-              "run_id": run_id, "content_hash": content_hash, "decision": None, "comment": "forged",
-              "payload": payload}
+    record = linked({"created_at": "2026-12-02T00:00:00Z", "kind": "verdict", "actor": actor, "run_id": run_id,
+                     "content_hash": content_hash, "decision": None, "comment": "forged", "payload": payload},
+                    seq, prev)
     return [seq, prev, record["created_at"], actor, run_id, content_hash, json.dumps(payload, sort_keys=True),
-            record_hash(record, prev), "forged"]
+            record["record_hash"], record["canonical"], "forged"]
 
 
 def test_the_dashboard_role_records_verdicts_only_through_the_door(pg, pgdb, tmp_path):
@@ -259,7 +259,7 @@ def test_the_dashboard_role_records_verdicts_only_through_the_door(pg, pgdb, tmp
     name = pgdb.rsplit("/", 1)[1]
     assert cli("store", "init", "--db", pgdb).exit_code == 0
     roles = cli("store", "roles", "--ci", f"ci_{name}", "--dashboard", f"dash_{name}")
-    assert "evalcore_append_verdict" in roles.output
+    assert "termgate_append_verdict" in roles.output
     with psycopg.connect(pgdb, autocommit=True) as owner:
         owner.execute(roles.output)
     run_id = make_run(pgdb, tmp_path)
@@ -283,12 +283,12 @@ def test_the_dashboard_role_records_verdicts_only_through_the_door(pg, pgdb, tmp
                 (good, "vic", "not an enabled account that may record verdicts"),
                 (good, "mallory", "not an enabled account that may record verdicts")]:
             with pytest.raises(psycopg.errors.RaiseException, match=why):
-                conn.execute("SELECT evalcore_append_verdict(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                conn.execute("SELECT termgate_append_verdict(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                              _door_args(conn, run_id, content, payload, actor))
         with pytest.raises(psycopg.errors.RaiseException, match="no stored run"):
-            conn.execute("SELECT evalcore_append_verdict(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            conn.execute("SELECT termgate_append_verdict(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                          _door_args(conn, run_id, "another-content-hash", good))
-        assert conn.execute("SELECT evalcore_append_verdict(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        assert conn.execute("SELECT termgate_append_verdict(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                             _door_args(conn, run_id, content, good)).fetchone() == (record["seq"] + 1,)
         kinds = conn.execute("SELECT kind, decision FROM audit_log WHERE seq = %s", [record["seq"] + 1]).fetchall()
     assert kinds == [("verdict", None)]  # the door fixes the kind; a verdict carries no decision

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import store
 from ..errors import UsageError
-from ..store.records import record_hash
+from ..store.records import HASH_VERSION, canonical_problem, record_hash
 
 __all__ = ["ChainReport", "parse_head", "verify_chain", "HEADER_KEYS", "actor_states", "covers"]
 
@@ -42,7 +42,8 @@ def _broken(records: list, seq: int | None, message: str) -> ChainReport:
 
 
 def _links(records: list[dict]) -> ChainReport | None:
-    """Every record's hash, order and link; the recorded head."""
+    """Every record's hash (by its version, store.records.HASH_VERSION; a version-2 record's
+    columns must be what its canonical text states), order and link; the recorded head."""
     prev, expected_seq = store.GENESIS, 1
     for rec in records:
         if rec["seq"] != expected_seq:
@@ -51,6 +52,14 @@ def _links(records: list[dict]) -> ChainReport | None:
         if rec["prev_hash"] != prev:
             return _broken(records, rec["seq"], f"record {rec['seq']}: prev_hash does not match the record "
                            "before it — records were removed or reordered")
+        version = rec.get("hash_version")
+        if version not in (None, 1, HASH_VERSION):
+            return _broken(records, rec["seq"], f"record {rec['seq']}: hash version {version!r} is none termgate "
+                           "knows — the record was edited")
+        problem = canonical_problem(rec) if version == HASH_VERSION else None
+        if problem:
+            return _broken(records, rec["seq"], f"record {rec['seq']} ({rec['kind']} by {rec['actor']}): content "
+                           f"does not match its hash ({problem}) — the record was edited")
         if record_hash(rec, prev) != rec["record_hash"]:
             return _broken(records, rec["seq"], f"record {rec['seq']} ({rec['kind']} by {rec['actor']}): content "
                            "does not match its hash — the record was edited")

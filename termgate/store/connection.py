@@ -163,6 +163,13 @@ def add_cache_writers(con: duckdb.DuckDBPyConnection) -> None:
 
 
 MIGRATIONS.append((14, [add_cache_writers]))
+MIGRATIONS.append((15, [
+    # record-hash version 2 (SPEC §4, store.records.HASH_VERSION): every record appended from
+    # now on states its canonical text, which its hash covers; older records stay version 1
+    # (NULL). The PostgreSQL store's migration 15 also has the server check each record.
+    "ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS hash_version INTEGER",
+    "ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS canonical VARCHAR",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

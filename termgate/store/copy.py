@@ -125,11 +125,7 @@ def copy_store(source: str, target: str) -> dict[str, int]:
         raise UsageError(f"--to {_where(target)}: the store holds data already; copy only into an empty store "
                          "(nothing was written)")
     if is_postgres(target):
-        with connect_pg(target) as conn, conn.transaction(), conn.cursor() as cur:
-            # the caches' writers as the source recorded them: honoured for the tables' owner only
-            cur.execute("SELECT set_config('termgate.keep_writer', 'on', true)")
-            for table, rows in tables.items():
-                copy_in(cur, table, rows)
+        _copy_into_pg(target, tables)
     else:
         from .connection import connect
         with connect(target, write=True) as con:
@@ -145,3 +141,24 @@ def copy_store(source: str, target: str) -> dict[str, int]:
                 con.execute("ROLLBACK")
                 raise
     return {t: rows.num_rows for t, rows in tables.items()}
+
+
+def _copy_into_pg(target: str, tables: dict[str, pa.Table]) -> None:
+    """Every table's rows into the empty PostgreSQL store, in one transaction. The server
+    checks each version-2 audit record as it checks every append (store.postgres): one it
+    refuses (a record edited in the source file) is exit 2 and nothing is written."""
+    import psycopg
+
+    try:
+        with connect_pg(target) as conn, conn.transaction(), conn.cursor() as cur:
+            # the caches' writers as the source recorded them: honoured for the tables' owner only
+            cur.execute("SELECT set_config('termgate.keep_writer', 'on', true)")
+            # and its audit records as they are: version-1 records (appended before schema 15, with
+            # no canonical text the server could check) are taken from the tables' owner only
+            cur.execute("SELECT set_config('termgate.legacy_chain', 'on', true)")
+            for table, rows in tables.items():
+                copy_in(cur, table, rows)
+    except psycopg.errors.CheckViolation as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise UsageError(f"--to {_where(target)}: {first} (run `termgate audit verify` on the source); "
+                         "nothing was written") from None

@@ -6,8 +6,9 @@ A run's rows are built by the same code as for a DuckDB file (store.runs.stage_r
 private in-memory DuckDB store, so they are exactly the rows a file would hold; its header
 is computed there by store.records.header_record (the same digests `audit verify` later
 recomputes from PostgreSQL, store.chain) while the rows are copied into PostgreSQL by COPY
-(store.transfer); then the header is appended through `evalcore_append_run_header`
-(store.postgres), all in one transaction. A head that moved meanwhile (another writer)
+(store.transfer); then the header is appended through `termgate_append_run_header`
+(store.postgres), all in one transaction. Every record is hash version 2 (store.records.linked):
+the server recomputes its hash and refuses one that does not match. A head that moved meanwhile (another writer)
 makes the function refuse with SQLSTATE 40001, and a first append racing another hits the
 key on `seq`: the whole transaction is tried again, so the chain stays one linear chain.
 """
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import TermgateError, UsageError
 from .postgres import connect_pg, migrate_pg, shown
-from .records import GENESIS, record_hash
+from .records import GENESIS, linked
 from .transfer import copy_in
 
 if TYPE_CHECKING:
@@ -110,11 +111,10 @@ def _store_staged(cur, tables: dict, header, before_commit, extends=None) -> Non
     head = _head(cur)
     if extends is not None:
         extends(head)
-    seq, prev = head[0] + 1, head[1]
-    stored = dict(record, seq=seq, prev_hash=prev)
-    cur.execute("SELECT evalcore_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s)",
-                [seq, prev, record["created_at"], record["actor"], record["run_id"], record["content_hash"],
-                 json.dumps(record["payload"], sort_keys=True), record_hash(stored, prev)])
+    stored = linked(record, head[0] + 1, head[1])
+    cur.execute("SELECT termgate_append_run_header(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [*_door_args(stored), stored["run_id"], stored["content_hash"], _payload(stored), stored["record_hash"],
+                 stored["canonical"]])
     if before_commit is not None:
         before_commit()
 
@@ -153,6 +153,9 @@ def retrying(url: str, work, what: str):
                 return work(cur)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise _denied(url, what, exc) from None
+        except psycopg.errors.CheckViolation as exc:  # the server's check of a record (store.postgres, schema 15)
+            first = str(exc).strip().splitlines()[0]
+            raise TermgateError(f"--db {shown(url)}: {first}; nothing was stored") from None
         except (psycopg.errors.SerializationFailure, psycopg.errors.UniqueViolation) as exc:
             if isinstance(exc, psycopg.errors.UniqueViolation) and "audit_log" not in str(exc):
                 raise TermgateError(f"--db {shown(url)}: {' '.join(str(exc).split())}") from None
@@ -161,31 +164,39 @@ def retrying(url: str, work, what: str):
 
 
 def _linked(cur, record: dict) -> dict:
-    """The record as it goes onto the chain's head now: its seq, prev_hash and record_hash."""
+    """The record as it goes onto the chain's head now: its seq, prev_hash, canonical text
+    and record_hash (hash version 2, which the server checks)."""
     cur.execute("SELECT seq, record_hash FROM audit_head WHERE id = 1")
     head = cur.fetchone()
     seq, prev = (head[0] + 1, head[1]) if head else (1, GENESIS)
-    stored = dict(record, seq=seq, prev_hash=prev)
-    stored["record_hash"] = record_hash(stored, prev)
-    return stored
+    return linked(record, seq, prev)
+
+
+def _payload(stored: dict) -> str:
+    return json.dumps(stored.get("payload"), sort_keys=True)  # the text canonical_text states
+
+
+def _door_args(stored: dict) -> list:
+    return [stored["seq"], stored["prev_hash"], stored["created_at"], stored["actor"]]
 
 
 def append_record(cur, record: dict) -> dict:
     """Link one record onto the head inside the caller's transaction: a decision through
-    evalcore_append_decision, a verdict on a term through evalcore_append_verdict (the
-    dashboard role's doors), anything else directly (the owner's: accounts)."""
+    termgate_append_decision, a verdict on a term through termgate_append_verdict (the
+    dashboard role's doors), anything else directly (the owner's: accounts), where the
+    table's trigger checks the record as the doors do."""
     stored = _linked(cur, record)
     seq, prev = stored["seq"], stored["prev_hash"]
-    payload = json.dumps(stored.get("payload"), sort_keys=True)
+    payload = _payload(stored)
     if record["kind"] == "decision":
-        cur.execute("SELECT evalcore_append_decision(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                    [seq, prev, stored["created_at"], stored["actor"], stored["run_id"], stored["content_hash"],
-                     payload, stored["record_hash"], stored["decision"], stored["comment"]])
+        cur.execute("SELECT termgate_append_decision(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    [*_door_args(stored), stored["run_id"], stored["content_hash"], payload, stored["record_hash"],
+                     stored["canonical"], stored["decision"], stored["comment"]])
         return stored
     if record["kind"] == "verdict":
-        cur.execute("SELECT evalcore_append_verdict(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                    [seq, prev, stored["created_at"], stored["actor"], stored["run_id"], stored["content_hash"],
-                     payload, stored["record_hash"], stored["comment"]])
+        cur.execute("SELECT termgate_append_verdict(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    [*_door_args(stored), stored["run_id"], stored["content_hash"], payload, stored["record_hash"],
+                     stored["canonical"], stored["comment"]])
         return stored
     cur.execute("SELECT seq FROM audit_head WHERE id = 1 FOR UPDATE")
     locked = cur.fetchone()
@@ -193,10 +204,11 @@ def append_record(cur, record: dict) -> dict:
         import psycopg
         raise psycopg.errors.SerializationFailure("the audit chain moved")
     cur.execute("INSERT INTO audit_log (seq, created_at, kind, actor, run_id, content_hash, decision, comment, "
-                "payload, prev_hash, record_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                "payload, prev_hash, record_hash, hash_version, canonical) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 [seq, stored["created_at"], stored["kind"], stored["actor"], stored.get("run_id"),
                  stored.get("content_hash"), stored.get("decision"), stored.get("comment"), payload, prev,
-                 stored["record_hash"]])
+                 stored["record_hash"], stored["hash_version"], stored["canonical"]])
     cur.execute("INSERT INTO audit_head VALUES (1, %s, %s) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, "
                 "record_hash = excluded.record_hash", [seq, stored["record_hash"]])
     return stored
@@ -215,11 +227,11 @@ def _user(cur, name: str) -> dict | None:
 
 
 SSO_BIND_KIND = "user_sso_bind"
-"""termgate.governance.sso.BIND_KIND: an account change the dashboard role makes through evalcore_bind_sso."""
+"""termgate.governance.sso.BIND_KIND: an account change the dashboard role makes through termgate_bind_sso."""
 
 
 def _bind_sso(cur, name: str, changes: dict, record: dict) -> dict:
-    """A first single sign-on's alias, through evalcore_bind_sso (the dashboard role's door;
+    """A first single sign-on's alias, through termgate_bind_sso (the dashboard role's door;
     the owner goes the same way): the function checks what the change may be."""
     from ..identity import oidc_issuer_prefix
     from .records import account_state
@@ -229,9 +241,8 @@ def _bind_sso(cur, name: str, changes: dict, record: dict) -> dict:
         raise TermgateError(f"a first single sign-on changes only an existing account's aliases, not {sorted(changes)}")
     alias = record["payload"]["alias"]
     stored = _linked(cur, dict(record, payload=dict(record["payload"], account=account_state(dict(row, **changes)))))
-    cur.execute("SELECT evalcore_bind_sso(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [stored["seq"], stored["prev_hash"], stored["created_at"], stored["actor"],
-                 json.dumps(stored["payload"], sort_keys=True), stored["record_hash"], alias,
+    cur.execute("SELECT termgate_bind_sso(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [*_door_args(stored), _payload(stored), stored["record_hash"], stored["canonical"], alias,
                  oidc_issuer_prefix(record["payload"]["sso"]["iss"]), list(changes["aliases"])])
     return stored
 

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from ..errors import UsageError
 from ..redact import redact_text, redact_url, url_secrets
+from .records import CANONICAL_FIELDS as _CANONICAL_FIELDS, MAX_PAYLOAD_DEPTH
 from .schema_record import damaged_record, newer_schema
 
 __all__ = ["is_postgres", "shown", "connect_pg", "migrate_pg", "schema_version_pg", "roles_sql", "PG_MIGRATIONS",
@@ -236,6 +237,209 @@ PG_MIGRATIONS.append((14, [
           "CREATE TRIGGER {table}_writer BEFORE INSERT OR UPDATE ON {table} FOR EACH ROW "
           "EXECUTE FUNCTION evalcore_cache_writer()")),
 ]))
+
+# Server-checked hashes (issue 32 item 5, SPEC §4): every record appended from schema 15 on is
+# hash version 2, SHA-256 over the previous record's hash and a canonical text stored
+# verbatim beside the columns (store.records.canonical_text). The server recomputes the
+# hash with its own sha256() and checks that the canonical text states exactly the record's
+# columns (each a JSON string or null; the payload as its column's text), and that the
+# payload is a JSON object (or null) every reader parses (store.records.MAX_PAYLOAD_DEPTH):
+# the same checks `audit verify` makes (store.records.canonical_problem), so no role can
+# append a record that breaks the chain for everyone after it. A trigger makes them on
+# every insert, the owner's direct appends included; the append functions make them again.
+# A version-1 record (no canonical text) is taken only from the table's owner copying a
+# store (`store copy`, saying so with termgate.legacy_chain). The log is append-only: an
+# UPDATE, DELETE or TRUNCATE is refused (its owner could drop the trigger: `audit verify`
+# is what catches that).
+_RECORD_PROBLEM = """CREATE FUNCTION termgate_record_problem(r audit_log) RETURNS text
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE c jsonb; p jsonb; f text; v text; bare text;
+BEGIN
+    IF r.hash_version IS DISTINCT FROM 2 THEN
+        RETURN 'its hash version is ' || coalesce(r.hash_version::text, 'NULL') || ', not 2';
+    END IF;
+    BEGIN
+        c := r.canonical::jsonb;
+        p := r.payload::jsonb;
+    EXCEPTION WHEN others THEN
+        RETURN 'its canonical text or its payload is not JSON';
+    END;
+    -- exactly these keys, each once (json, unlike jsonb, keeps a repeated key), each a string or null
+    IF c IS NULL OR jsonb_typeof(c) <> 'object' OR NOT c ?& ARRAY[@FIELDS@]
+            OR (SELECT count(*) FROM jsonb_object_keys(c)) <> @COUNT@
+            OR (SELECT count(*) FROM json_object_keys(r.canonical::json)) <> @COUNT@ THEN
+        RETURN 'its canonical text does not state exactly @NAMES@, each once';
+    END IF;
+    FOREACH f IN ARRAY ARRAY[@FIELDS@] LOOP
+        v := CASE f WHEN 'seq' THEN r.seq::text WHEN 'created_at' THEN r.created_at WHEN 'kind' THEN r.kind
+                    WHEN 'actor' THEN r.actor WHEN 'run_id' THEN r.run_id WHEN 'content_hash' THEN r.content_hash
+                    WHEN 'decision' THEN r.decision WHEN 'comment' THEN r.comment ELSE r.payload END;
+        IF ((jsonb_typeof(c -> f) = 'string' AND c ->> f = v) OR (jsonb_typeof(c -> f) = 'null' AND v IS NULL))
+                IS NOT TRUE THEN
+            RETURN 'its ' || f || ' differs from its canonical text';
+        END IF;
+    END LOOP;
+    -- a payload every reader parses: an object (or null), from its text (a repeated key's
+    -- value counts too) nested at most @DEPTH@ deep, with no number of 255 digits or more
+    IF p IS NOT NULL THEN
+        IF jsonb_typeof(p) NOT IN ('object', 'null') THEN
+            RETURN 'its payload is not a JSON object';
+        END IF;
+        bare := regexp_replace(r.payload, $re$"(\\\\.|[^"\\\\])*"$re$, '', 'g');
+        IF bare ~ '[0-9]{255}' THEN
+            RETURN 'its payload holds a number of 255 digits or more';
+        END IF;
+        bare := regexp_replace(bare, '[^][{}]', '', 'g');
+        FOR i IN 1..@DEPTH@ LOOP
+            EXIT WHEN bare = '';
+            bare := regexp_replace(bare, $re$\\[\\]|\\{\\}$re$, '', 'g');
+        END LOOP;
+        IF bare <> '' THEN
+            RETURN 'its payload is nested more than @DEPTH@ deep';
+        END IF;
+    END IF;
+    IF r.record_hash IS DISTINCT FROM encode(sha256(convert_to(r.prev_hash || r.canonical, 'UTF8')), 'hex') THEN
+        RETURN 'its record_hash is not SHA-256 of prev_hash and its canonical text';
+    END IF;
+    RETURN NULL;
+END $fn$""" \
+    .replace("@FIELDS@", ", ".join(f"'{f}'" for f in _CANONICAL_FIELDS)).replace("@COUNT@", str(len(_CANONICAL_FIELDS))) \
+    .replace("@NAMES@", ", ".join(_CANONICAL_FIELDS)).replace("@DEPTH@", str(MAX_PAYLOAD_DEPTH))
+_CHECK_INSERT = """CREATE FUNCTION termgate_audit_log_insert() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE problem text;
+BEGIN
+    IF coalesce(NEW.hash_version, 1) = 1 AND current_setting('termgate.legacy_chain', true) IS NOT DISTINCT FROM 'on'
+            AND NEW.canonical IS NULL
+            AND pg_has_role(session_user, (SELECT relowner FROM pg_class WHERE oid = TG_RELID), 'USAGE') THEN
+        RETURN NEW;  -- a version-1 record of a store being copied by the table's owner
+    END IF;
+    problem := public.termgate_record_problem(NEW);
+    IF problem IS NOT NULL THEN
+        RAISE EXCEPTION 'termgate: audit record % refused: %', NEW.seq, problem USING ERRCODE = '23514';
+    END IF;
+    RETURN NEW;
+END $fn$"""
+_APPEND_ONLY = """CREATE FUNCTION termgate_audit_log_append_only() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+    RAISE EXCEPTION 'termgate: the audit log is append-only: % refused', TG_OP USING ERRCODE = '42501';
+END $fn$"""
+_MOVE_HEAD_CHECKED = """    problem := termgate_record_problem(rec);
+    IF problem IS NOT NULL THEN
+        RAISE EXCEPTION 'termgate: audit record % refused: %', p_seq, problem USING ERRCODE = '23514';
+    END IF;
+""" + _MOVE_HEAD
+_LOCK_HEAD_2 = _LOCK_HEAD.replace("'evalcore: ", "'termgate: ")
+_APPEND_2 = """CREATE FUNCTION {name}(p_seq bigint, p_prev_hash text, p_created_at text, p_actor text, p_run_id text,
+        p_content_hash text, p_payload text, p_record_hash text, p_canonical text{args}) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+DECLARE head_seq bigint := 0; head_hash text := repeat('0', 64); rec audit_log; problem text;
+BEGIN
+{lock_head}    IF NOT EXISTS (SELECT 1 FROM runs WHERE run_id = p_run_id AND content_hash = p_content_hash) THEN
+        RAISE EXCEPTION 'termgate: no stored run % with content hash %', p_run_id, p_content_hash;
+    END IF;
+    {check}
+    INSERT INTO audit_log (seq, created_at, kind, actor, run_id, content_hash, decision, comment, payload, prev_hash,
+                           record_hash, hash_version, canonical)
+        VALUES (p_seq, p_created_at, '{kind}', p_actor, p_run_id, p_content_hash, {values}, p_payload, p_prev_hash,
+                p_record_hash, 2, p_canonical) RETURNING * INTO rec;
+{move_head}"""
+_DOORS = {  # old name and argument types (schema 10-14) -> new name and argument types (schema 15)
+    ("evalcore_append_run_header", "bigint, text, text, text, text, text, text, text"):
+        ("termgate_append_run_header", "bigint, text, text, text, text, text, text, text, text"),
+    ("evalcore_append_decision", "bigint, text, text, text, text, text, text, text, text, text"):
+        ("termgate_append_decision", "bigint, text, text, text, text, text, text, text, text, text, text"),
+    ("evalcore_append_verdict", "bigint, text, text, text, text, text, text, text, text"):
+        ("termgate_append_verdict", "bigint, text, text, text, text, text, text, text, text, text"),
+    ("evalcore_bind_sso", "bigint, text, text, text, text, text, text, text, text[]"):
+        ("termgate_bind_sso", "bigint, text, text, text, text, text, text, text, text, text[]"),
+}
+"""The SECURITY DEFINER doors: each new one takes the record's canonical text after its hash."""
+_DECISION_BY = """IF p_decision NOT IN ('approve', 'reject') THEN
+        RAISE EXCEPTION 'termgate: a decision is approve or reject, not %', p_decision;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM users WHERE name = p_actor AND NOT disabled
+                   AND role = ANY (CASE p_decision WHEN 'approve' THEN ARRAY['approver', 'admin']
+                                   ELSE ARRAY['engineer', 'approver', 'admin'] END)) THEN
+        RAISE EXCEPTION 'termgate: % is not an enabled account that may % a run', p_actor, p_decision;
+    END IF;"""
+_VERDICT_CHECK = """IF p_payload IS NULL OR p_payload::jsonb ->> 'label' IS NULL
+            OR p_payload::jsonb ->> 'label' NOT IN ('synonym', 'related', 'drift')
+            OR jsonb_typeof(p_payload::jsonb -> 'forbid') IS DISTINCT FROM 'boolean' THEN
+        RAISE EXCEPTION 'termgate: a verdict is synonym, related or drift (forbid true or false), not %', p_payload;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM term_rows WHERE run_id = p_run_id AND kind IN ('TP', 'FP')
+                   AND query_id = p_payload::jsonb ->> 'query_id' AND term = p_payload::jsonb ->> 'term') THEN
+        RAISE EXCEPTION 'termgate: run % did not generate that term for that query', p_run_id;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM users WHERE name = p_actor AND NOT disabled
+                   AND role IN ('engineer', 'approver', 'admin')) THEN
+        RAISE EXCEPTION 'termgate: % is not an enabled account that may record verdicts', p_actor;
+    END IF;"""
+_STATES_ACCOUNT = """    IF (p_payload::jsonb -> 'account') IS DISTINCT FROM (SELECT jsonb_build_object(
+            'name', name, 'role', role, 'disabled', disabled,
+            'domains', to_jsonb(ARRAY(SELECT d FROM unnest(coalesce(domains, '{}')) d ORDER BY d COLLATE "C")),
+            'aliases', to_jsonb(ARRAY(SELECT a FROM unnest(coalesce(aliases, '{}')) a ORDER BY a COLLATE "C")),
+            'password', encode(sha256(convert_to(password_hash, 'UTF8')), 'hex')) FROM users WHERE name = p_actor) THEN
+        RAISE EXCEPTION 'termgate: the record must state account % as it now is (store.records.account_state)',
+            p_actor;
+    END IF;
+"""
+"""termgate_bind_sso's record states the account after the change exactly as `audit verify`
+compares it with the account table (a wrong state would break the chain for everyone)."""
+_BIND_SSO_2 = (_BIND_SSO.replace("evalcore_bind_sso(", "termgate_bind_sso(")
+               .replace("p_record_hash text, p_alias", "p_record_hash text, p_canonical text, p_alias")
+               .replace("old text[];", "old text[]; rec audit_log; problem text;")
+               .replace("'evalcore: ", "'termgate: ")
+               .replace("    UPDATE users SET aliases = p_aliases WHERE name = p_actor;\n",
+                        "    UPDATE users SET aliases = p_aliases WHERE name = p_actor;\n" + _STATES_ACCOUNT)
+               .replace("""    INSERT INTO audit_log (seq, created_at, kind, actor, run_id, content_hash, decision, comment, payload, prev_hash,
+                           record_hash)
+        VALUES (p_seq, p_created_at, 'user_sso_bind', p_actor, NULL, NULL, NULL, NULL, p_payload, p_prev_hash,
+                p_record_hash);
+""", """    INSERT INTO audit_log (seq, created_at, kind, actor, run_id, content_hash, decision, comment, payload, prev_hash,
+                           record_hash, hash_version, canonical)
+        VALUES (p_seq, p_created_at, 'user_sso_bind', p_actor, NULL, NULL, NULL, NULL, p_payload, p_prev_hash,
+                p_record_hash, 2, p_canonical) RETURNING * INTO rec;
+""").replace(_MOVE_HEAD, _MOVE_HEAD_CHECKED))
+# Whoever held EXECUTE on an old door gets it on the new one (a deployment keeps working
+# after `termgate store migrate`, with no new grant), then the old doors are dropped.
+_CARRY_GRANTS = """DO $do$
+DECLARE g record;
+BEGIN
+    FOR g IN SELECT f.new, a.grantee::regrole AS grantee
+             FROM (VALUES {pairs}) AS f(old, new), pg_proc p, aclexplode(p.proacl) a
+             WHERE p.oid = to_regprocedure(f.old) AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0
+                   AND a.grantee <> p.proowner LOOP
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', g.new, g.grantee);
+    END LOOP;
+END $do$""".format(pairs=", ".join(f"('{old}({old_args})', '{new}({new_args})')"
+                                    for (old, old_args), (new, new_args) in _DOORS.items()))
+PG_MIGRATIONS.append((15, [
+    "ALTER TABLE audit_log ADD COLUMN hash_version integer",
+    "ALTER TABLE audit_log ADD COLUMN canonical text",
+    _RECORD_PROBLEM,
+    _CHECK_INSERT,
+    _APPEND_ONLY,
+    "CREATE TRIGGER audit_log_checked BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION termgate_audit_log_insert()",
+    "CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_log FOR EACH STATEMENT "
+    "EXECUTE FUNCTION termgate_audit_log_append_only()",
+    _APPEND_2.format(lock_head=_LOCK_HEAD_2, move_head=_MOVE_HEAD_CHECKED, name="termgate_append_run_header",
+                     kind="run", args="", values="NULL, NULL",
+                     check="""IF EXISTS (SELECT 1 FROM audit_log WHERE kind = 'run' AND run_id = p_run_id) THEN
+        RAISE EXCEPTION 'termgate: run % has a header already', p_run_id;
+    END IF;"""),
+    _APPEND_2.format(lock_head=_LOCK_HEAD_2, move_head=_MOVE_HEAD_CHECKED, name="termgate_append_decision",
+                     kind="decision", args=", p_decision text, p_comment text", values="p_decision, p_comment",
+                     check=_DECISION_BY),
+    _APPEND_2.format(lock_head=_LOCK_HEAD_2, move_head=_MOVE_HEAD_CHECKED, name="termgate_append_verdict",
+                     kind="verdict", args=", p_comment text", values="NULL, p_comment", check=_VERDICT_CHECK),
+    _BIND_SSO_2,
+    *(f"REVOKE ALL ON FUNCTION {new}({args}) FROM PUBLIC" for new, args in _DOORS.values()),
+    _CARRY_GRANTS,
+    *(f"DROP FUNCTION IF EXISTS {old}({args})" for old, args in _DOORS),
+]))
 PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
 
 
@@ -358,11 +562,11 @@ def migrate_pg(url: str, create: bool = True) -> tuple[int, list[int]]:
 
 ROLES_SQL = """-- termgate least privilege, after `termgate store init` (docs/deploy.md)
 -- {ci}: stores runs, their rows and the caches; appends a run's header only through
--- evalcore_append_run_header; no write on audit_log, audit_head, users or decisions.
--- {dashboard}: reads everything; records sign-offs only through evalcore_append_decision,
--- verdicts on terms only through evalcore_append_verdict, and counts sign-in tries (signin_failures); binds an identity provider's subject to an account at its first
--- single sign-on only through evalcore_bind_sso. Accounts stay with the owner (`termgate users`
--- as the owner).
+-- termgate_append_run_header; no write on audit_log, audit_head, users or decisions.
+-- {dashboard}: reads everything; records sign-offs only through termgate_append_decision,
+-- verdicts on terms only through termgate_append_verdict, and counts sign-in tries (signin_failures); binds an identity provider's subject to an account at its first
+-- single sign-on only through termgate_bind_sso. Accounts stay with the owner (`termgate users`
+-- as the owner). The server checks every record's hash (schema 15), whoever appends it.
 -- as a superuser, or a role with CREATEROLE (the database's owner has not): the roles
 CREATE ROLE {ci} LOGIN;
 CREATE ROLE {dashboard} LOGIN;
@@ -372,12 +576,14 @@ GRANT SELECT ON ALL TABLES IN SCHEMA public TO {ci}, {dashboard};
 GRANT INSERT ON runs, query_results, term_rows, harness_outputs, judge_log, golden_files TO {ci};
 GRANT INSERT, UPDATE ON llm_cache, embedding_cache, lexicon_cache TO {ci};
 GRANT INSERT ON prompt_eval_runs, prompt_eval_results TO {ci};
-GRANT EXECUTE ON FUNCTION evalcore_append_run_header(bigint, text, text, text, text, text, text, text) TO {ci};
+GRANT EXECUTE ON FUNCTION termgate_append_run_header(bigint, text, text, text, text, text, text, text, text) TO {ci};
 GRANT INSERT, UPDATE, DELETE ON signin_failures TO {dashboard};
-GRANT EXECUTE ON FUNCTION evalcore_append_decision(bigint, text, text, text, text, text, text, text, text, text)
+GRANT EXECUTE ON FUNCTION termgate_append_decision(bigint, text, text, text, text, text, text, text, text, text, text)
     TO {dashboard};
-GRANT EXECUTE ON FUNCTION evalcore_bind_sso(bigint, text, text, text, text, text, text, text, text[]) TO {dashboard};
-GRANT EXECUTE ON FUNCTION evalcore_append_verdict(bigint, text, text, text, text, text, text, text, text) TO {dashboard};
+GRANT EXECUTE ON FUNCTION termgate_bind_sso(bigint, text, text, text, text, text, text, text, text, text[])
+    TO {dashboard};
+GRANT EXECUTE ON FUNCTION termgate_append_verdict(bigint, text, text, text, text, text, text, text, text, text)
+    TO {dashboard};
 -- each role signs in with a password (createuser --pwprompt, or psql's \\password as the superuser) or a certificate
 """
 

@@ -13,11 +13,27 @@ import duckdb
 from ..identity import fold_name
 from .digest import run_header
 
-__all__ = ["AUDIT_COLUMNS", "GENESIS", "USER_COLUMNS", "SSO_PASSWORD_HASH", "CHAINED_TABLES", "record_hash", "head_on", "append_on", "account_state", "header_record",
-           "canonical_account_names", "adopt_unchained", "signin_turn"]
+__all__ = ["AUDIT_COLUMNS", "GENESIS", "USER_COLUMNS", "SSO_PASSWORD_HASH", "CHAINED_TABLES", "record_hash", "head_on",
+           "append_on", "account_state", "header_record", "canonical_account_names", "adopt_unchained", "signin_turn",
+           "HASH_VERSION", "CANONICAL_FIELDS", "canonical_text", "canonical_problem", "linked", "MAX_PAYLOAD_DEPTH"]
 
-AUDIT_COLUMNS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment",
-                 "payload", "prev_hash", "record_hash")
+V1_COLUMNS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment",
+              "payload", "prev_hash", "record_hash")
+"""The columns a version-1 record's hash covers (all but its own hash)."""
+AUDIT_COLUMNS = (*V1_COLUMNS, "hash_version", "canonical")
+HASH_VERSION = 2
+"""The record-hash version of every record appended now (SPEC §4): SHA-256 over the previous
+record's hash and the record's canonical text, stored verbatim in `canonical`, which a
+PostgreSQL server recomputes with its built-in sha256() and checks against the columns.
+Version 1 (hash_version NULL or 1: every record appended before schema 15) is SHA-256 over
+Python's JSON of the fields, which only termgate itself recomputes."""
+CANONICAL_FIELDS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment", "payload")
+"""The keys of a canonical text: each column's text as stored (seq in decimal, the payload
+as the column's JSON text), or null. The store's SQL checks the same (store.postgres)."""
+MAX_PAYLOAD_DEPTH = 32
+"""A payload nested deeper (counted on its text, a repeated key's value too), one holding a
+number of 255 digits or more, or one that is not a JSON object (or null) is refused by the
+PostgreSQL server: every reader parses whatever the server accepted."""
 GENESIS = "0" * 64
 """prev_hash of the first record."""
 USER_COLUMNS = ("name", "role", "domains", "aliases", "password_hash", "disabled", "created_at")
@@ -51,8 +67,12 @@ def table_kind_problems(kinds: dict[str, str]) -> list[str]:
             for t in CHAINED_TABLES if kinds.get(t) != "BASE TABLE"]
 
 def record_hash(record: dict, prev_hash: str) -> str:
-    """SHA-256 over the canonical JSON of a record's fields and the previous record's hash."""
-    fields = {k: record.get(k) for k in AUDIT_COLUMNS if k != "record_hash"}
+    """The record's hash after `prev_hash`, by its version: version 2, SHA-256 over the
+    previous hash followed by the canonical text (UTF-8); version 1 (None), SHA-256 over
+    Python's JSON of the fields with prev_hash among them."""
+    if record.get("hash_version") == HASH_VERSION:
+        return hashlib.sha256((prev_hash + str(record.get("canonical"))).encode("utf-8", "surrogatepass")).hexdigest()
+    fields = {k: record.get(k) for k in V1_COLUMNS if k != "record_hash"}
     fields["prev_hash"] = prev_hash
     return hashlib.sha256(json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
 
@@ -65,19 +85,69 @@ def head_on(con, schema: str = "") -> tuple[int, str]:
     return (last[0][0], last[0][1]) if last else (0, GENESIS)
 
 
-def append_on(con: duckdb.DuckDBPyConnection, record: dict, schema: str = "") -> dict:
+def _payload_text(payload) -> str:
+    return json.dumps(payload, sort_keys=True)
+
+
+def canonical_text(record: dict) -> str:
+    """A record's canonical text: JSON (ASCII, sorted keys, no spaces) of CANONICAL_FIELDS,
+    each the column's text or null; the payload as its column's JSON text (a string)."""
+    fields = {k: None if record.get(k) is None else str(record[k]) for k in CANONICAL_FIELDS if k != "payload"}
+    fields["payload"] = _payload_text(record.get("payload"))
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"))
+
+
+def linked(record: dict, seq: int, prev_hash: str) -> dict:
+    """The record as it goes onto the chain after (seq - 1, prev_hash): version 2, its text
+    columns as the canonical text states them, its canonical text and its hash."""
+    stored = dict(record, seq=seq, prev_hash=prev_hash, hash_version=HASH_VERSION)
+    for k in CANONICAL_FIELDS[1:-1]:
+        stored[k] = None if stored.get(k) is None else str(stored[k])
+    stored["canonical"] = canonical_text(stored)
+    stored["record_hash"] = record_hash(stored, prev_hash)
+    return stored
+
+
+def canonical_problem(record: dict) -> str | None:
+    """What is wrong with a version-2 record's canonical text against its columns (as read
+    by store.audit.records_of: the payload parsed), or None. The same checks as the
+    server's (store.postgres), so whatever the server accepted passes here; the payload is
+    compared as parsed JSON (the server compares its text)."""
+    try:
+        fields = json.loads(record.get("canonical") or "")
+    except (ValueError, RecursionError):
+        return "its canonical text is not JSON"
+    if not isinstance(fields, dict) or set(fields) != set(CANONICAL_FIELDS):
+        return f"its canonical text does not state exactly {', '.join(CANONICAL_FIELDS)}"
+    for key in CANONICAL_FIELDS[:-1]:
+        column = None if record.get(key) is None else str(record[key])
+        if not (fields[key] is None or isinstance(fields[key], str)) or fields[key] != column:
+            return f"its {key} differs from its canonical text"
+    stated = fields["payload"]
+    try:
+        parsed = json.loads(stated) if isinstance(stated, str) and stated else {}
+    except (ValueError, RecursionError):
+        return "the payload in its canonical text is not JSON"
+    if (stated is not None and not isinstance(stated, str)) or _payload_text(parsed) != _payload_text(record.get("payload")):
+        return "its payload differs from its canonical text"
+    return None
+
+
+def append_on(con: duckdb.DuckDBPyConnection, record: dict, schema: str = "", version: int = HASH_VERSION) -> dict:
     """Append one record after the last one, inside the caller's transaction on `con`
-    (`schema`: "store." when the store is attached to another database). Moves the head."""
+    (`schema`: "store." when the store is attached to another database). Moves the head.
+    `version` 1 only for a migration older than schema 15 (no canonical column yet)."""
     # chain onto the recorded head, not onto whatever record is last now: an append after
     # records were removed by hand leaves the gap visible instead of healing it
-    head = con.execute(f"SELECT seq, record_hash FROM {schema}audit_head WHERE id = 1").fetchall()
-    last = head or con.execute(f"SELECT seq, record_hash FROM {schema}audit_log ORDER BY seq DESC LIMIT 1").fetchall()
-    seq, prev = (last[0][0] + 1, last[0][1]) if last else (1, GENESIS)
-    stored = dict(record, seq=seq, prev_hash=prev)
-    stored["record_hash"] = record_hash(stored, prev)
-    con.execute(f"INSERT INTO {schema}audit_log ({', '.join(AUDIT_COLUMNS)}) VALUES "
-                f"({', '.join('$' + c for c in AUDIT_COLUMNS)})",
-                {c: (json.dumps(stored.get(c), sort_keys=True) if c == "payload" else stored.get(c)) for c in AUDIT_COLUMNS})
+    seq, prev = head_on(con, schema)
+    seq += 1
+    if version == HASH_VERSION:
+        stored, columns = linked(record, seq, prev), AUDIT_COLUMNS
+    else:
+        stored, columns = dict(record, seq=seq, prev_hash=prev), V1_COLUMNS
+        stored["record_hash"] = record_hash(stored, prev)
+    con.execute(f"INSERT INTO {schema}audit_log ({', '.join(columns)}) VALUES ({', '.join('$' + c for c in columns)})",
+                {c: (_payload_text(stored.get(c)) if c == "payload" else stored.get(c)) for c in columns})
     con.execute(f"INSERT OR REPLACE INTO {schema}audit_head VALUES (1, ?, ?)", [seq, stored["record_hash"]])
     return stored
 
@@ -138,4 +208,4 @@ def adopt_unchained(con: duckdb.DuckDBPyConnection) -> None:
     append_on(con, {"created_at": _now(), "kind": "adopt", "actor": fold_name(getpass.getuser()), "run_id": None,
                     "content_hash": None, "decision": None,
                     "comment": f"adopted {len(users)} accounts and {len(runs)} runs stored before the audit "
-                               "chain covered them", "payload": payload})
+                               "chain covered them", "payload": payload}, version=1)  # schema 8: hash version 1

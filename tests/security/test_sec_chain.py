@@ -470,8 +470,8 @@ def test_a_view_in_place_of_a_chained_table_is_refused(medical):
     # a view that adds a forged approval only for the query that counts decisions
     _edit(db, "ALTER TABLE audit_log RENAME TO audit_log_real")
     _edit(db, "CREATE VIEW audit_log AS SELECT * FROM audit_log_real UNION ALL SELECT 9999::BIGINT, 'x', 'decision', "
-              "'dave', NULL, content_hash, 'approve', 'lgtm', '{\"approves_domains\": [\"medical\"]}', 'x', 'y' "
-              "FROM runs WHERE current_query() LIKE '%decision%'")
+              "'dave', NULL, content_hash, 'approve', 'lgtm', '{\"approves_domains\": [\"medical\"]}', 'x', 'y', "
+              "NULL, NULL FROM runs WHERE current_query() LIKE '%decision%'")
     gate = cli(["gate", run_id, "--db", db, "--expect-head", head])
     assert gate.exit_code == 1 and "audit_log is a view" in gate.output
     assert cli(["audit", "verify", "--db", db]).exit_code == 1
