@@ -328,7 +328,7 @@ def decide_as(db, run_id: str, account: Account, decision: str, comment: str,
         raise SignoffRefused(f"the audit chain is broken, nothing can be recorded on it: {chain.message}")
     items = flagged_items(db, run_id)
     payload = {"role": account.role, "gate": run["gate_decision"], "domains": list(run["domains"] or []),
-               "evalcore_version": run["evalcore_version"]}
+               "evalcore_version": run["evalcore_version"], "extends": chain.head}
     if via is not None:
         payload["sso"] = via.claims()
     if decision == "approve":

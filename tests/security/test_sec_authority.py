@@ -197,3 +197,24 @@ def test_an_accented_domain_stays_a_domain(medical, tmp_path):
     assert evaluate(db, golden, generated).exit_code == 0  # not high-risk by default
     (tmp_path / "tight.toml").write_text('high_risk_domains = ["SANTÉ"]\n', encoding="utf-8")
     assert evaluate(db, golden, generated, env={"TERMGATE_CONFIG": str(tmp_path / "tight.toml")}).exit_code == 3
+
+
+def test_a_decision_carries_the_head_it_extends_and_is_refused_when_the_chain_moved(medical, monkeypatch):
+    db, _, _, run_id = medical
+    account = so.current_account(db, "carol")
+    record = so.decide_as(db, run_id, account, "reject", "not yet", set())
+    assert record["payload"]["extends"] == f"{record['seq'] - 1}:{record['prev_hash']}"
+    real, once = so.flagged_items, []
+
+    def meanwhile(db_, rid):  # another reviewer records a decision after ours verified the chain
+        if not once:
+            once.append(1)
+            so.decide_as(db_, rid, so.current_account(db_, "erin"), "reject", "meanwhile", set())
+        return real(db_, rid)
+
+    monkeypatch.setattr(so, "flagged_items", meanwhile)
+    before = len(store.audit_records(db))
+    with pytest.raises(so.SignoffRefused, match="moved since it was verified"):
+        so.decide_as(db, run_id, account, "reject", "again", set())
+    assert len(store.audit_records(db)) == before + 1  # erin's only
+    assert cli("audit", "verify", "--db", db).exit_code == 0
