@@ -55,6 +55,11 @@ class SignoffRefused(TermgateError):
     """A sign-off that is not permitted (exit 4); nothing is recorded."""
 
 
+class ChainMoved(SignoffRefused):
+    """A record that names the head it `extends` met another head: records were appended
+    since its writer verified the chain. Nothing was recorded; verify again and retry."""
+
+
 class ChainBroken(TermgateError):
     """The audit chain failed verification (or no longer holds --expect-head), so nothing was
     appended to it: no run, no account change (SPEC §4). `evaluate` and `harness` exit 1,

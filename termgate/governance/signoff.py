@@ -20,7 +20,7 @@ from .. import store
 from .accounts import Account, account_of, current_account
 from .audit_chain import ChainReport, actor_states, covers, parse_head, verify_chain
 from .policy import effective_policy
-from ..errors import SignoffRefused, UsageError
+from ..errors import ChainMoved, SignoffRefused, UsageError
 from .flagged import FlaggedItem
 from ..identity import canonical_name, fold_name, same_person
 from ..scoring.metrics import normalize_term
@@ -37,6 +37,8 @@ CAN_REJECT = {"engineer", "approver", "admin"}
 CAN_RUN = {"engineer", "approver", "admin"}
 """Roles that may run evaluations or the harness from the dashboard (SPEC §5)."""
 _SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
+MAX_MOVES = 10
+"""Times a decision is linked again onto a head that moved (other reviewers) before giving up."""
 
 
 @dataclass
@@ -340,8 +342,17 @@ def decide_as(db, run_id: str, account: Account, decision: str, comment: str,
             raise SignoffRefused(f"{len(missing)} flagged items are not acknowledged (e.g. {missing[0].kind} "
                                  f"{missing[0].query_id}); review them and acknowledge each, or pass --ack-all")
     payload["acknowledged"] = [i.key for i in items] if decision == "approve" else sorted(acknowledged or [])
-    return _append(db, "decision", account.name, run_id=run_id, content_hash=run["content_hash"],
-                   decision=decision, comment=comment.strip(), payload=payload)
+    for _ in range(MAX_MOVES):
+        try:
+            return _append(db, "decision", account.name, run_id=run_id, content_hash=run["content_hash"],
+                           decision=decision, comment=comment.strip(), payload=payload)
+        except ChainMoved:  # another reviewer recorded meanwhile: verify what was added, extend the new head
+            chain = verify_chain(db, runs=None)
+            if not chain.ok:
+                raise SignoffRefused(f"the audit chain is broken, nothing can be recorded on it: {chain.message}")
+            payload["extends"] = chain.head
+    raise SignoffRefused(f"the audit chain kept moving under {MAX_MOVES} tries (other writers); nothing recorded, "
+                         "decide again")
 
 
 def unsigned_state(gate: str, errored: int) -> ReleaseState | None:

@@ -19,7 +19,7 @@ def render_record_html(record: dict) -> str:
             ("Run", record.get("run_id")), ("Reviewer", record.get("actor")), ("Role", payload.get("role")),
             ("Time (UTC)", record.get("created_at")), ("Comment", record.get("comment")),
             ("Gate at decision", payload.get("gate")), ("Domains", ", ".join(payload.get("domains", []))),
-            ("Approves domains", ", ".join(payload.get("approves_domains", []))),
+            ("Extends audit head", payload.get("extends")),
             ("Acknowledged items", len(payload.get("acknowledged", []))),
             ("Run content hash", record.get("content_hash")), ("Audit record", record.get("seq")),
             ("Previous record hash", record.get("prev_hash")), ("Record hash", record.get("record_hash"))]

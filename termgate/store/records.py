@@ -101,12 +101,12 @@ def linked(record: dict, seq: int, prev_hash: str) -> dict:
     """The record as it goes onto the chain after (seq - 1, prev_hash): version 2, its text
     columns as the canonical text states them, its canonical text and its hash. A record
     whose payload names the head it `extends` (a decision: the head its reviewer's
-    verification found, issue 32) goes only onto that head; SignoffRefused otherwise."""
+    verification found, issue 32) goes only onto that head; ChainMoved otherwise."""
     extends = (record.get("payload") or {}).get("extends") if isinstance(record.get("payload"), dict) else None
     if extends is not None and extends != f"{seq - 1}:{prev_hash}":
-        from ..errors import SignoffRefused
+        from ..errors import ChainMoved
 
-        raise SignoffRefused(f"the audit chain moved since it was verified (its head was {str(extends)[:24]}…, "
+        raise ChainMoved(f"the audit chain moved since it was verified (its head was {str(extends)[:24]}…, "
                              f"record {seq - 1} was appended meanwhile): nothing recorded; decide again")
     stored = dict(record, seq=seq, prev_hash=prev_hash, hash_version=HASH_VERSION)
     for k in CANONICAL_FIELDS[1:-1]:

@@ -199,7 +199,7 @@ def test_an_accented_domain_stays_a_domain(medical, tmp_path):
     assert evaluate(db, golden, generated, env={"TERMGATE_CONFIG": str(tmp_path / "tight.toml")}).exit_code == 3
 
 
-def test_a_decision_carries_the_head_it_extends_and_is_refused_when_the_chain_moved(medical, monkeypatch):
+def test_a_decision_carries_the_head_it_extends_and_is_linked_again_when_the_chain_moved(medical, monkeypatch):
     db, _, _, run_id = medical
     account = so.current_account(db, "carol")
     record = so.decide_as(db, run_id, account, "reject", "not yet", set())
@@ -213,8 +213,16 @@ def test_a_decision_carries_the_head_it_extends_and_is_refused_when_the_chain_mo
         return real(db_, rid)
 
     monkeypatch.setattr(so, "flagged_items", meanwhile)
+    again = so.decide_as(db, run_id, account, "reject", "again", set())
+    erins = [r for r in store.audit_records(db) if r["actor"] == "erin" and r["kind"] == "decision"]
+    assert erins and erins[0]["seq"] == again["seq"] - 1  # ours went onto the head erin's made
+    assert again["payload"]["extends"] == f"{erins[0]['seq']}:{erins[0]['record_hash']}"
+    assert cli("audit", "verify", "--db", db).exit_code == 0
+    # a record that names a head the chain no longer has is never appended
+    stale = {"created_at": utc_now(), "kind": "decision", "actor": "carol", "run_id": run_id,
+             "content_hash": again["content_hash"], "decision": "reject", "comment": "stale", "payload":
+             {"extends": f"{erins[0]['seq']}:{erins[0]['record_hash']}"}}
     before = len(store.audit_records(db))
     with pytest.raises(so.SignoffRefused, match="moved since it was verified"):
-        so.decide_as(db, run_id, account, "reject", "again", set())
-    assert len(store.audit_records(db)) == before + 1  # erin's only
-    assert cli("audit", "verify", "--db", db).exit_code == 0
+        store.append_audit(db, stale)
+    assert len(store.audit_records(db)) == before
