@@ -172,7 +172,6 @@ def policy_state(records) -> PolicyState:
                 ignored.append(f"record {rec['seq']}: the proposal it approves was made over another policy")
                 continue
             approved_by = rec["actor"]
-            new = _from_dict(payload.get("policy") or {}, rec["seq"])
             proposer = proposal["actor"]
         else:
             proposer = rec["actor"]
@@ -180,7 +179,7 @@ def policy_state(records) -> PolicyState:
         pending = {}  # a proposal is over the policy in force when it was made
         history.append({"seq": rec["seq"], "actor": proposer, "approved_by": approved_by,
                         "created_at": rec["created_at"]})
-    return PolicyState(current, [dict(p, policy=p["policy"]) for p in pending.values()], ignored, history)
+    return PolicyState(current, list(pending.values()), ignored, history)
 
 
 def effective_policy(records, settings=None) -> Policy:
