@@ -24,7 +24,7 @@ LEGACY_DEFAULT_DB = "data/evalcore.duckdb"
 CONFIG_FILE = "termgate.toml"
 LEGACY_CONFIG_FILE = "evalcore.toml"
 """evalcore's config file: read for one release when CONFIG_FILE is not there (with a warning)."""
-KNOWN_KEYS = {"high_risk_domains", "approvals_required", "dashboard_url", "drift", "llm", "drift_kappa_min"}
+KNOWN_KEYS = {"high_risk_domains", "approvals_required", "dashboard_url", "drift", "llm", "drift_kappa_min", "trust"}
 
 
 ENDPOINT_KEYS = {"base_url", "model", "key_env"}
@@ -65,6 +65,10 @@ class Settings:
     """The policy keys (high_risk_domains, approvals_required, drift_kappa_min) this file or
     the environment states explicitly: they may tighten the store's policy for this process,
     never loosen it (termgate.governance.policy.effective_policy)."""
+
+    trust_root: str | None = None
+    """`[trust] root`: the fingerprint of the store's trust root, which `gate`, `audit verify`
+    and the dashboard hold the store to (SPEC §4; docs/signoff.md)."""
 
     def approvals_for(self, domain: str) -> int:
         return int(self.approvals_required.get(domain, 1))
@@ -159,6 +163,16 @@ def load_settings() -> Settings:
     kappa_min = data.get("drift_kappa_min")
     if kappa_min is not None and (type(kappa_min) not in (int, float) or not -1 <= kappa_min <= 1):
         raise problem("drift_kappa_min", "must be a number in [-1, 1] (a Cohen's kappa), such as 0.6")
+    trust = data.get("trust", {})
+    if not isinstance(trust, dict) or set(trust) - {"root"}:
+        raise problem("trust", "must be a table [trust] holding root = \"ed25519:...\" only")
+    trust_root = None
+    if trust.get("root") is not None:
+        from .signing import parse_fingerprint
+        try:
+            trust_root = parse_fingerprint(str(trust["root"]) if isinstance(trust["root"], str) else "", "root")
+        except UsageError as exc:
+            raise problem("root", str(exc), after="[trust]") from None
     llm = dict(data.get("llm", {}))
     endpoints = _endpoints(llm.pop("endpoints", {}), problem, text)
     overrides = {key: value for key, value, given in (
@@ -169,6 +183,7 @@ def load_settings() -> Settings:
         high_risk_domains=tuple(domains), approvals_required=approvals, policy_overrides=overrides,
         dashboard_url=url, drift=drift, llm=llm, endpoints=endpoints,
         drift_kappa_min=None if kappa_min is None else float(kappa_min), source=str(path) if path else None,
+        trust_root=trust_root,
     )
 
 

@@ -21,6 +21,7 @@ COMMANDS = {
     "prompt-eval": ("prompt_eval", "prompt_eval_group"), "store": ("store", "store_group"),
     "verdict": ("verdict", "verdict_command"),
     "golden": ("golden", "golden_group"), "policy": ("policy", "policy_group"),
+    "trust": ("trust", "trust_group"), "keys": ("trust", "keys_group"), "attest": ("attest", "attest_group"),
     "dashboard": ("dashboard", "dashboard_command"), "doctor": ("doctor", "doctor_command"),
 }
 

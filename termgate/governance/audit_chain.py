@@ -12,7 +12,7 @@ from .. import store
 from ..errors import UsageError
 from ..store.records import HASH_VERSION, canonical_problem, record_hash
 
-__all__ = ["ChainReport", "parse_head", "verify_chain", "HEADER_KEYS", "actor_states", "covers"]
+__all__ = ["ChainReport", "parse_head", "verify_chain", "HEADER_KEYS", "actor_states", "covers", "pinned_root"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,30 @@ class ChainReport:
     message: str
     head: str | None  # COUNT:HASH of the last record
     log: tuple = field(default=(), repr=False, compare=False)  # the records verified, in order
+    root: str | None = None
+    """The store's trust root (the fingerprint of the key that signed its `trust_root` record)."""
+    pinned: str | None = None
+    """The trust root this verification was given (--trust-root, [trust] root, TERMGATE_TRUST_ROOT)."""
+    failing: tuple = ()
+    """One line per record whose signature fails (it carries no authority; SPEC §4)."""
+    unsigned_before: int = 0
+    signed: int = 0
+
+    def trust_lines(self) -> list[str]:
+        """What the output says about signatures: the root and whether it is pinned, the
+        records before it, the failing records."""
+        if not self.ok:
+            return []
+        if self.root is None:
+            lines = ["signatures: none — the store has no trust root, so nothing in it is attested (an admin runs "
+                     "`termgate trust init --admin NAME`; docs/signoff.md)"]
+        else:
+            lines = [f"signatures: {self.signed} signed records from trust root {self.root}"
+                     + (f"; {self.unsigned_before} unsigned records before it" if self.unsigned_before else "")]
+        if self.root is not None and self.pinned is None:
+            lines.append("warning: no trust root is pinned, so a store rewritten whole would not be noticed: pin "
+                         f"it ([trust] root = \"{self.root}\" in termgate.toml, or --trust-root)")
+        return lines + list(self.failing)
 
 
 _HEAD = re.compile(r"(\d+):([0-9a-f]{16,64})")
@@ -88,6 +112,17 @@ def _replay(records: list[dict]) -> tuple[dict[str, tuple[dict, int]], dict[str,
 
 
 def actor_states(records, final: dict | None = None) -> dict[int, dict | None]:
+    """See _actor_states; from the trust root on (governance.signatures), a record whose
+    signature fails has no actor state (it carries no authority) and changes no account."""
+    from .signatures import authority_of
+
+    authority = authority_of(records)
+    if final is not None:
+        final.update(authority.final)
+    return dict(authority.states)
+
+
+def _actor_states(records, final: dict | None = None) -> dict[int, dict | None]:
     """Authority from the chain (issue 32): for every record, its actor's account as the
     chain stated it just before that record — {"name", "role", "domains", "aliases",
     "disabled", ...} — or None when no account of that name existed then. Whether a
@@ -174,17 +209,49 @@ def _check_runs(snapshot, records: list, chained: dict[str, tuple[dict, int]], r
     return None
 
 
-def verify_chain(db: str | Path, expect_head: str | None = None, runs="all") -> ChainReport:
+def pinned_root(given: str | None = None) -> str | None:
+    """The trust root to hold the store to: `given` (--trust-root), else TERMGATE_TRUST_ROOT,
+    else `[trust] root` in the config file; None when none is pinned."""
+    from ..environment import setting
+    from ..signing import parse_fingerprint
+
+    if given:
+        return parse_fingerprint(given)
+    env = setting("TRUST_ROOT")
+    if env:
+        return parse_fingerprint(env, "TERMGATE_TRUST_ROOT")
+    from ..config import load_settings
+
+    return load_settings().trust_root
+
+
+def _signed(report: ChainReport, records: list, pinned: str | None) -> ChainReport:
+    from dataclasses import replace
+    from .signatures import authority_of
+
+    authority = authority_of(records)
+    if pinned is not None and authority.root != pinned:
+        what = (f"its trust root is {authority.root} (record {authority.root_seq})" if authority.root
+                else "it has no trust root (no signed records)")
+        return _broken(records, authority.root_seq, f"the store is not the one pinned: {what}, but {pinned} is "
+                       "pinned — a store rewritten whole, or the wrong store")
+    return replace(report, root=authority.root, pinned=pinned, failing=tuple(c.line() for c in authority.failing),
+                   unsigned_before=authority.unsigned_before, signed=authority.signed)
+
+
+def verify_chain(db: str | Path, expect_head: str | None = None, runs="all", trust_root: str | None = None) -> ChainReport:
     """SPEC §4: recompute every record's hash in order, then check the account table and
     the stored runs (`runs`: "all", a list of run ids, or None for none) against the
     chain. Names the first bad record (or account or run).
 
     The head recorded at append time catches removed trailing records; `expect_head`
     (COUNT:HASH kept outside the store, e.g. in a CI log) catches a store rewritten or
-    truncated whole."""
+    truncated whole; so does a pinned trust root (`trust_root`, else pinned_root()): the
+    store's `trust_root` record must be signed by that key."""
     from ..store.chain import chain_snapshot
 
     expected = parse_head(expect_head) if expect_head else None
+    pinned_root(trust_root)  # a malformed pin is a usage error before anything is read
     snapshot = chain_snapshot(db, runs)  # one connection: a concurrent append is all in or all out
     if snapshot.problems:
         return _broken([], None, f"the store's tables were altered: {snapshot.problems[0]}")
@@ -218,5 +285,5 @@ def verify_chain(db: str | Path, expect_head: str | None = None, runs="all") -> 
     if broken:
         return broken
     head_text = f"{len(records)}:{last}" if records else "0:" + store.GENESIS
-    return ChainReport(True, len(records), None, f"audit chain intact: {len(records)} records", head_text,
-                       tuple(records))
+    return _signed(ChainReport(True, len(records), None, f"audit chain intact: {len(records)} records", head_text,
+                               tuple(records)), records, pinned_root(trust_root))

@@ -121,7 +121,24 @@ def _check_free(db, identities, owner: str | None = None) -> None:
 
 
 def _actor() -> str:
-    return fold_name(getpass.getuser())
+    """Who changes an account: the admin whose key signs (a signed store), else the OS user."""
+    from ..signing import current_signer
+
+    signer = current_signer({})
+    return signer.holder if signer is not None and signer.holder else fold_name(getpass.getuser())
+
+
+def _key_payload(password: str | None) -> dict:
+    """On a signed store (an admin's key is signing), a new key for the account, sealed by
+    its password (governance.trust): its chained state then holds the public key."""
+    from ..signing import current_signer
+
+    signer = current_signer({})
+    if signer is None or signer.holder is None or not password:
+        return {}
+    from .trust import new_account_key
+
+    return {"key": new_account_key(password)}
 
 
 def add_user(db, name: str, role: str, password: str | None, domains=None, aliases=None, sso: bool = False) -> Account:
@@ -140,11 +157,12 @@ def add_user(db, name: str, role: str, password: str | None, domains=None, alias
         raise UsageError(f"account '{name}' exists; use `termgate users set-role`, `alias` or `disable`")
     _check_free(db, [name, *alias_list])
     secret = SSO_PASSWORD_HASH if sso else hash_password(password)
+    payload = {} if sso else _key_payload(password)
     from .chain_guard import append_intact  # ChainBroken: nothing added to a broken chain (SPEC §4)
     row = append_intact(db, lambda extends: store.write_account(
         db, name, {"name": name, "role": role, "domains": scopes, "aliases": alias_list, "password_hash": secret,
                    "disabled": False, "created_at": _now()},
-        {"created_at": _now(), "kind": "user_add", "actor": _actor()}, new=True, extends=extends))
+        {"created_at": _now(), "kind": "user_add", "actor": _actor(), "payload": payload}, new=True, extends=extends))
     return account_of({**row["payload"]["account"], "password_hash": secret})
 
 
@@ -155,10 +173,10 @@ def _existing(db, name: str) -> dict:
     return row
 
 
-def _change(db, name: str, kind: str, changes: dict) -> None:
+def _change(db, name: str, kind: str, changes: dict, payload: dict | None = None) -> None:
     from .chain_guard import append_intact  # ChainBroken: nothing changed on a broken chain (SPEC §4)
-    append_intact(db, lambda extends: store.write_account(db, name, changes, {"created_at": _now(), "kind": kind,
-                                                                              "actor": _actor()}, extends=extends))
+    append_intact(db, lambda extends: store.write_account(db, name, changes, {
+        "created_at": _now(), "kind": kind, "actor": _actor(), "payload": dict(payload or {})}, extends=extends))
 
 
 def disable_user(db, name: str) -> None:
@@ -184,7 +202,8 @@ def set_password(db, name: str, password: str) -> None:
         raise UsageError(f"account '{row['name']}' signs in through the identity provider (single sign-on) and has "
                          "no password; `termgate users add NAME --role ROLE` makes a local account")
     _check_password(password)
-    _change(db, row["name"], "user_password", {"password_hash": hash_password(password)})
+    # on a signed store the account's key is sealed anew: the admin never learns the old password
+    _change(db, row["name"], "user_password", {"password_hash": hash_password(password)}, _key_payload(password))
 
 
 def set_aliases(db, name: str, add=(), remove=()) -> Account:
@@ -412,8 +431,11 @@ def _latest_decisions(run: dict, chain: ChainReport) -> tuple[dict[str, dict], l
     may take it; what the record itself claims (its role, its domains) is never read. Each
     counted decision carries that state as `account` (its aliases: those it had then and
     those the chain gives it now)."""
+    from .signatures import authority_of
+
     final: dict[str, dict] = {}
     states = actor_states(chain.log, final)
+    authority = authority_of(chain.log)
     latest: dict[str, dict] = {}
     ignored: list[str] = []
     for d in chain.log:
@@ -422,7 +444,8 @@ def _latest_decisions(run: dict, chain: ChainReport) -> tuple[dict[str, dict], l
         state = states.get(d["seq"])
         allowed = CAN_APPROVE if d["decision"] == "approve" else CAN_REJECT
         if state is None or state.get("disabled") or state.get("role") not in allowed:
-            why = ("no such account" if state is None else "account disabled" if state.get("disabled")
+            check = authority.checks.get(d["seq"])
+            why = (check.problem if check is not None and check.problem else "no such account" if state is None else "account disabled" if state.get("disabled")
                    else f"role {state.get('role')!r} may not {d['decision']}")
             ignored.append(f"record {d['seq']}: {d['decision']} by {d['actor']!r} does not count ({why} then)")
             continue
@@ -438,6 +461,9 @@ def _state(run: dict, chain: ChainReport) -> ReleaseState | None:
     that approvals decide."""
     if not chain.ok:
         return ReleaseState("not releasable", 1, [f"audit chain broken: {chain.message}"], chain=chain)
+    unattested = unattested_reason(run["run_id"], chain)
+    if unattested:
+        return ReleaseState("unattested", 1, [unattested], chain=chain)
     latest, _ = _latest_decisions(run, chain)
     rejections = [f"rejected by {d['actor']}: {d['comment']}" for d in latest.values() if d["decision"] == "reject"]
     state = unsigned_state(run["gate_decision"], run["errored"] or 0)
@@ -449,6 +475,26 @@ def _state(run: dict, chain: ChainReport) -> ReleaseState | None:
         state.chain = chain
         return state
     return None
+
+
+def unattested_reason(run_id: str, chain: ChainReport) -> str | None:
+    """Why a run on a signed store is unattested (its header record unsigned, or signed by
+    a key that may not sign it; SPEC §4): never releasable. None when it is attested, or
+    when the store has no trust root (nothing there is attested; the output warns)."""
+    from .signatures import authority_of
+
+    authority = authority_of(chain.log)
+    if authority.root is None:
+        return None
+    header = next((r for r in reversed(chain.log) if r["kind"] == "run" and r["run_id"] == run_id), None)
+    if header is None:
+        return f"unattested: run {run_id} has no header record in the audit chain"
+    check = authority.checks.get(header["seq"])
+    if check is not None and check.status == "signed":
+        return None
+    why = check.problem if check is not None and check.problem else "written before the store's trust root"
+    return (f"unattested: run {run_id}'s header (record {header['seq']}) {why}; a run counts only when the CI's key "
+            "(TERMGATE_CI_KEY) or its author's key signs it")
 
 
 def _approval_state(run: dict, chain: ChainReport, policy) -> ReleaseState:

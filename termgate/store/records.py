@@ -15,7 +15,7 @@ from .digest import run_header
 
 __all__ = ["AUDIT_COLUMNS", "GENESIS", "USER_COLUMNS", "SSO_PASSWORD_HASH", "CHAINED_TABLES", "record_hash", "head_on",
            "append_on", "account_state", "header_record", "canonical_account_names", "adopt_unchained", "signin_turn",
-           "HASH_VERSION", "CANONICAL_FIELDS", "canonical_text", "canonical_problem", "linked", "MAX_PAYLOAD_DEPTH"]
+           "HASH_VERSION", "CANONICAL_FIELDS", "canonical_text", "canonical_problem", "linked", "signing_message", "MAX_PAYLOAD_DEPTH"]
 
 V1_COLUMNS = ("seq", "created_at", "kind", "actor", "run_id", "content_hash", "decision", "comment",
               "payload", "prev_hash", "record_hash")
@@ -108,12 +108,40 @@ def linked(record: dict, seq: int, prev_hash: str) -> dict:
 
         raise ChainMoved(f"the audit chain moved since it was verified (its head was {str(extends)[:24]}…, "
                              f"record {seq - 1} was appended meanwhile): nothing recorded; decide again")
-    stored = dict(record, seq=seq, prev_hash=prev_hash, hash_version=HASH_VERSION)
+    from ..signing import current_signer
+
+    signer = record.get("signer", False)
+    stored = {k: v for k, v in record.items() if k != "signer"}
+    stored.update(seq=seq, prev_hash=prev_hash, hash_version=HASH_VERSION)
     for k in CANONICAL_FIELDS[1:-1]:
         stored[k] = None if stored.get(k) is None else str(stored[k])
+    signer = current_signer(stored) if signer is False else signer
+    if signer is not None:  # signed over its content, its signer block and the head it extends (SPEC §4)
+        if signer.holder is not None and signer.holder != stored.get("actor"):
+            from ..errors import SignoffRefused
+
+            raise SignoffRefused(f"{signer.holder}'s key signs only {signer.holder}'s records, not "
+                                 f"{stored.get('actor')!r}'s: nothing recorded")
+        stored["payload"] = dict(stored.get("payload") or {}, signature=signer.block(stored))
+        stored["payload"]["signature"]["sig"] = signer.key.sign(signing_message(stored))
     stored["canonical"] = canonical_text(stored)
     stored["record_hash"] = record_hash(stored, prev_hash)
     return stored
+
+
+SIGNING_PREFIX = "termgate-record-v1\n"
+"""Every record signature's message starts so: a signature made for anything else never
+verifies as a record's."""
+
+
+def signing_message(record: dict) -> bytes:
+    """What a record's signature signs: SIGNING_PREFIX, the hash of the record it extends
+    (prev_hash), a newline and its canonical text with the signature's `sig` left out (the
+    signer block itself is signed). `record` as linked or as read back (payload parsed)."""
+    payload = dict(record.get("payload") or {})
+    payload["signature"] = {k: v for k, v in (payload.get("signature") or {}).items() if k != "sig"}
+    text = canonical_text(dict(record, payload=payload))
+    return (SIGNING_PREFIX + str(record.get("prev_hash")) + "\n" + text).encode("utf-8", "surrogatepass")
 
 
 def canonical_problem(record: dict) -> str | None:
