@@ -170,9 +170,12 @@ def load_settings() -> Settings:
     if trust.get("root") is not None:
         from .signing import parse_fingerprint
         try:
-            trust_root = parse_fingerprint(str(trust["root"]) if isinstance(trust["root"], str) else "", "root")
+            trust_root = parse_fingerprint(trust["root"] if isinstance(trust["root"], str) else repr(trust["root"]))
         except UsageError as exc:
-            raise problem("root", str(exc), after="[trust]") from None
+            start = text.find("[trust]")
+            index = text.find("root", start) if start >= 0 else -1
+            line = text.count("\n", 0, index) + 1 if index >= 0 else 1
+            raise InputError([Problem(str(path), line, "trust.root", str(exc).split(": ", 1)[1])]) from None
     llm = dict(data.get("llm", {}))
     endpoints = _endpoints(llm.pop("endpoints", {}), problem, text)
     overrides = {key: value for key, value, given in (

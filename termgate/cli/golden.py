@@ -18,7 +18,7 @@ from ..config import default_db_path
 from ..io import default_golden_name
 from ..text import json_escaped, terminal_safe, visible_controls
 from .common import EXIT_REFUSED, echo, fail, format_table, run_cli, store_option
-from .signoff import read_password, refuse_sso_account
+from .signoff import read_password, refuse_sso_account, signed_in, signed_in
 
 __all__ = ["golden_group"]
 
@@ -124,7 +124,7 @@ def _sign_in(db, name: str):
 
 def _authenticate(db, name, password):
     try:
-        return so.authenticate(db, name, password, wait=True)
+        return signed_in(db, name, password)
     except so.SignoffRefused as exc:
         fail([f"refused: {exc}"], EXIT_REFUSED)
 
@@ -244,7 +244,7 @@ def approve_command(name, revision, reviewer, comment, db):
 
 def _approve(db, name, revision, reviewer, password, comment) -> dict:
     try:
-        account = so.authenticate(db, reviewer, password, wait=True)
+        account = signed_in(db, reviewer, password)
         return gr.approve(db, name, revision, account, comment)
     except so.SignoffRefused as exc:
         fail([f"refused: {exc}"], EXIT_REFUSED)

@@ -11,7 +11,7 @@ from ..governance import policy as pol
 from ..governance import signoff as so
 from ..text import terminal_safe
 from .common import EXIT_REFUSED, echo, fail, run_cli, store_option
-from .signoff import read_password, refuse_sso_account
+from .signoff import read_password, refuse_sso_account, signed_in
 
 __all__ = ["policy_group"]
 
@@ -70,7 +70,7 @@ def _refused(fn, *args):
 def _admin(db, name: str):
     run_cli(refuse_sso_account, db, name)
     password = read_password(f"Password for {terminal_safe(name)}")
-    return run_cli(_refused, so.authenticate, db, name, password, True)
+    return run_cli(_refused, signed_in, db, name, password)
 
 
 @policy_group.command("set")

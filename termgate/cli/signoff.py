@@ -23,13 +23,13 @@ from .common import EXIT_REFUSED, echo, expect_head_option, fail, format_table, 
 __all__ = ["users_group", "signoff_command", "audit_group"]
 
 
-def read_password(prompt: str, confirm: bool = False) -> str:
-    """TERMGATE_PASSWORD when set (no terminal needed), else a hidden prompt."""
-    value = setting("PASSWORD")
+def read_password(prompt: str, confirm: bool = False, variable: str = "PASSWORD") -> str:
+    """TERMGATE_PASSWORD (or TERMGATE_<variable>) when set (no terminal needed), else a hidden prompt."""
+    value = setting(variable)
     if value is not None:
         return value
     if not sys.stdin.isatty():
-        fail(["error: no password: set TERMGATE_PASSWORD or run in a terminal"])
+        fail([f"error: no password: set TERMGATE_{variable} or run in a terminal"])
     return click.prompt(prompt, hide_input=True, confirmation_prompt=confirm)
 
 
@@ -37,13 +37,60 @@ def read_password(prompt: str, confirm: bool = False) -> str:
 def users_group() -> None:
     """Reviewer accounts: viewer, engineer, approver or admin, optionally scoped to domains.
 
-    Whoever can write the store administers accounts; every change is recorded in the audit
-    chain, and `audit verify` checks the account table against it. A broken chain refuses
+    On a signed store (one with a trust root: `termgate trust`) every change needs an
+    admin's key (--admin NAME); on one without, whoever can write the store administers
+    accounts. Every change is recorded in the audit chain, and `audit verify` checks the
+    account table against it. A broken chain refuses
     every change (exit 4, nothing recorded). Names and aliases are compared
     case-insensitively and may hold only a-z 0-9 . _ @ + -.
 
     Example: TERMGATE_PASSWORD=... termgate users add alice --role approver --domains medical
     """
+
+
+def signed_in(db, name: str, password: str):
+    """Sign in (waiting out failed tries) and, on a signed store (SPEC §4), sign every record
+    the rest of this command appends with the account's own key (sealed by its password,
+    or TERMGATE_KEY_FILE). SignoffRefused: exit 4 for the caller to report."""
+    from ..governance import trust
+
+    account = so.authenticate(db, name, password, wait=True)
+    try:
+        click.get_current_context().with_resource(trust.signing_for(db, account.name, password))
+    except ChainBroken as exc:
+        raise so.SignoffRefused(f"{exc}; nothing is recorded on a broken chain") from None
+    return account
+
+
+def _as_admin(db, admin: str | None, own_password: bool = False) -> None:
+    """Account changes on a signed store need an admin's key: sign in as `admin` (password
+    from TERMGATE_ADMIN_PASSWORD, else — when the command reads no other password —
+    TERMGATE_PASSWORD, else a prompt) and sign with it. Refused (exit 4) on a signed store
+    without --admin, or when the admin is not one."""
+    from ..governance import trust
+
+    if admin is None:
+        try:
+            root = trust.root_of(db) if store.exists(db) else None
+        except ChainBroken:
+            return  # the change itself refuses a broken chain, in its words
+        if root is not None:
+            fail([f"refused: this store is signed (trust root {root}): an account change needs an admin's key — "
+                  "give --admin NAME (password from TERMGATE_ADMIN_PASSWORD or a prompt)"], EXIT_REFUSED)
+        return
+    run_cli(refuse_sso_account, db, admin)
+    use = "ADMIN_PASSWORD" if own_password or setting("ADMIN_PASSWORD") is not None else "PASSWORD"
+    password = read_password(f"Password for admin {terminal_safe(admin)}", variable=use)
+    try:
+        account = signed_in(db, admin, password)
+    except so.SignoffRefused as exc:
+        fail([f"refused: {exc}"], EXIT_REFUSED)
+    if account.role != "admin":
+        fail([f"refused: '{account.name}' is {account.role}, not admin: only an admin changes accounts"], EXIT_REFUSED)
+
+
+_ADMIN_HELP = ("Your admin account, whose key signs the change (required on a signed store; password from "
+               "TERMGATE_ADMIN_PASSWORD or a prompt).")
 
 
 def _account_change(fn, *args):
@@ -69,8 +116,12 @@ def _has_email(account) -> bool:
 @click.option("--sso", is_flag=True,
               help="Sign in only through the identity provider (the dashboard's single sign-on), under an email "
                    "that is the name or an alias; no password, and `termgate signoff` refuses the account.")
+@click.option("--admin", default=None, help=_ADMIN_HELP)
 @store_option
-def users_add(name, role, domains, aliases, sso, db):
+@click.option("--root", is_flag=True,
+              help="Make this admin the store's trust root: a new key, sealed by the password, signs the store's "
+                   "head; its fingerprint is printed, to pin in termgate.toml and CI (docs/signoff.md).")
+def users_add(name, role, domains, aliases, sso, admin, root, db):
     """Create an account; the password comes from TERMGATE_PASSWORD or a prompt (none with --sso).
 
     Example: TERMGATE_PASSWORD=s3cret-pass termgate users add bob --role approver --domains legal,medical
@@ -78,11 +129,16 @@ def users_add(name, role, domains, aliases, sso, db):
 
     Example: termgate users add carol --role approver --sso --alias carol@example.com
     """
+    db = db or default_db_path()
+    if root and role != "admin":
+        raise click.UsageError("--root makes the trust root: give it with --role admin")
     password = None if sso else read_password("Password", confirm=True)
-    account = run_cli(_account_change, so.add_user, db or default_db_path(), name, role, password, domains, aliases,
-                      sso)
+    _as_admin(db, admin, own_password=True)
+    account = run_cli(_account_change, so.add_user, db, name, role, password, domains, aliases, sso)
     echo(f"added {account.name} ({account.role}{'; ' + ', '.join(account.domains) if account.domains else ''}"
          f"{'; aliases ' + ', '.join(account.aliases) if account.aliases else ''}{'; single sign-on' if sso else ''})")
+    if root:
+        _make_root(db, account, password)
     if sso and not _has_email(account):
         echo(f"note: {account.name} has no email among its name and aliases, so single sign-on cannot find it yet: "
              f"`termgate users alias {account.name} --add EMAIL`", err=True)
@@ -92,8 +148,9 @@ def users_add(name, role, domains, aliases, sso, db):
 @click.argument("name")
 @click.option("--add", "added", multiple=True, help="An alias to add (repeatable).")
 @click.option("--remove", "removed", multiple=True, help="An alias to remove (repeatable).")
+@click.option("--admin", default=None, help=_ADMIN_HELP)
 @store_option
-def users_alias(name, added, removed, db):
+def users_alias(name, added, removed, admin, db):
     """Add or remove an account's aliases (Git login, email): a run authored under any of
     them cannot be approved by this account (four-eyes).
 
@@ -101,20 +158,25 @@ def users_alias(name, added, removed, db):
     """
     if not added and not removed:
         raise click.UsageError("give --add or --remove")
-    account = run_cli(_account_change, so.set_aliases, db or default_db_path(), name, added, removed)
+    db = db or default_db_path()
+    _as_admin(db, admin)
+    account = run_cli(_account_change, so.set_aliases, db, name, added, removed)
     echo(f"{account.name}: aliases {', '.join(account.aliases) or '(none)'}")
 
 
 @users_group.command("passwd")
 @click.argument("name")
+@click.option("--admin", default=None, help=_ADMIN_HELP)
 @store_option
-def users_passwd(name, db):
+def users_passwd(name, admin, db):
     """Set an account's password (from TERMGATE_PASSWORD or a prompt); recorded in the chain.
 
     Example: termgate users passwd carol
     """
+    db = db or default_db_path()
     password = read_password("New password", confirm=True)
-    run_cli(_account_change, so.set_password, db or default_db_path(), name, password)
+    _as_admin(db, admin, own_password=True)
+    run_cli(_account_change, so.set_password, db, name, password)
     echo(f"password changed for {terminal_safe(name)}")
 
 
@@ -135,13 +197,16 @@ def users_list(db):
 
 @users_group.command("disable")
 @click.argument("name")
+@click.option("--admin", default=None, help=_ADMIN_HELP)
 @store_option
-def users_disable(name, db):
+def users_disable(name, admin, db):
     """Disable an account: it can no longer sign off.
 
     Example: termgate users disable bob
     """
-    run_cli(_account_change, so.disable_user, db or default_db_path(), name)
+    db = db or default_db_path()
+    _as_admin(db, admin)
+    run_cli(_account_change, so.disable_user, db, name)
     echo(f"disabled {terminal_safe(name)}")
 
 
@@ -149,13 +214,16 @@ def users_disable(name, db):
 @click.argument("name")
 @click.option("--role", type=click.Choice(so.ROLES), required=True)
 @click.option("--domains", default=None, help="Comma-separated domain scope (empty string: all domains).")
+@click.option("--admin", default=None, help=_ADMIN_HELP)
 @store_option
-def users_set_role(name, role, domains, db):
+def users_set_role(name, role, domains, admin, db):
     """Change an account's role (and optionally its domain scope).
 
     Example: termgate users set-role bob --role admin --domains ""
     """
-    run_cli(_account_change, so.set_role, db or default_db_path(), name, role, domains)
+    db = db or default_db_path()
+    _as_admin(db, admin)
+    run_cli(_account_change, so.set_role, db, name, role, domains)
     echo(f"{terminal_safe(name)} is now {role}")
 
 
@@ -199,7 +267,21 @@ def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
     if state.chain.ok:
         echo(f"audit head: {state.chain.head}")
     echo(f"{state.status}: {terminal_safe('; '.join(state.reasons))}")
+    for line in state.chain.failing if state.chain.ok else ():
+        echo(terminal_safe(line), err=True)
     sys.exit(state.exit_code)
+
+
+def _make_root(db, account, password) -> None:
+    from .trust import print_root
+
+    from ..governance import trust
+
+    try:
+        fingerprint = trust.init_trust(db, account, password)
+    except (so.SignoffRefused, ChainBroken) as exc:
+        fail([f"refused: {exc}; {account.name} was added, the store has no new trust root"], EXIT_REFUSED)
+    print_root(fingerprint)
 
 
 def refuse_sso_account(db, reviewer) -> None:
@@ -211,7 +293,8 @@ def refuse_sso_account(db, reviewer) -> None:
 
 def _decide(db, run_id, reviewer, password, decision, comment, ack_all) -> dict:
     try:
-        return so.decide(db, run_id, reviewer, password, decision, comment, ack_all=ack_all, wait=True)
+        account = signed_in(db, reviewer, password)
+        return so.decide_as(db, run_id, account, decision, comment, ack_all=ack_all)
     except so.SignoffRefused as exc:
         fail([f"refused: {exc}"], EXIT_REFUSED)
 
@@ -229,12 +312,17 @@ def audit_group() -> None:
 @click.option("--db", "db", default=None, metavar="PATH|URL",
               help="The store: a DuckDB file or a PostgreSQL URL (the team store) [default: $TERMGATE_DB, else "
                    "data/termgate.duckdb].")
-def audit_verify(expect_head, db):
+@click.option("--trust-root", default=None, metavar="ed25519:…",
+              help="The trust root the store must have (else TERMGATE_TRUST_ROOT, else [trust] root in "
+                   "termgate.toml): a store whose trust_root record another key signed is refused.")
+def audit_verify(expect_head, db, trust_root):
     """Exit 0 when the chain is intact, 1 naming the first edited, removed or reordered
     record, or the first account or stored run that differs from what the chain recorded.
 
     Prints the head as `audit head: COUNT:HASH`; keep it (a CI log) and pass it back with
-    --expect-head to catch a store rewritten or truncated whole.
+    --expect-head to catch a store rewritten or truncated whole. On a signed store it says
+    which records are signed from the trust root on, how many came before it (unsigned),
+    and names every record whose signature fails (it carries no authority).
 
     Example: termgate audit verify --db data/termgate.duckdb --expect-head 12:432576cd87c89bf0
     """
@@ -247,10 +335,12 @@ def audit_verify(expect_head, db):
             fail([f"error: no store at {db}: nothing to verify (check --db or $TERMGATE_DB)"])
     elif run_cli(schema_version_pg, db)[0] is None:
         fail([f"error: --db {shown(db)}: not a termgate store: nothing to verify"])
-    report = run_cli(so.verify_chain, db, expect_head)
+    report = run_cli(so.verify_chain, db, expect_head, "all", trust_root)
     echo(terminal_safe(report.message))
     if report.ok:
         echo(f"audit head: {report.head}")
+        for line in report.trust_lines():
+            echo(terminal_safe(line), err=line.startswith("warning:"))
     sys.exit(0 if report.ok else 1)
 
 

@@ -12,7 +12,7 @@ from ..governance import verdicts as vd
 from ..config import default_db_path
 from ..text import terminal_safe
 from .common import EXIT_REFUSED, echo, fail, format_table, run_cli, store_option
-from .signoff import read_password, refuse_sso_account
+from .signoff import read_password, refuse_sso_account, signed_in
 
 __all__ = ["verdict_command"]
 
@@ -85,7 +85,7 @@ def verdict_command(target, synonym, related, drift, forbid, reviewer, comment, 
 
 def _record(db, reviewer, password, run_id, query_id, term, label, forbid, comment) -> dict:
     try:
-        account = so.authenticate(db, reviewer, password, wait=True)
+        account = signed_in(db, reviewer, password)
         return vd.record_verdict(db, account, run_id, query_id, term, label, forbid, comment)
     except so.SignoffRefused as exc:
         fail([f"refused: {exc}"], EXIT_REFUSED)

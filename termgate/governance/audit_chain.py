@@ -41,8 +41,11 @@ class ChainReport:
             lines = ["signatures: none — the store has no trust root, so nothing in it is attested (an admin runs "
                      "`termgate trust init --admin NAME`; docs/signoff.md)"]
         else:
-            lines = [f"signatures: {self.signed} signed records from trust root {self.root}"
-                     + (f"; {self.unsigned_before} unsigned records before it" if self.unsigned_before else "")]
+            from ..text import counted
+
+            lines = [f"signatures: {counted(self.signed, 'signed record')} from trust root {self.root}"
+                     + (f"; {counted(self.unsigned_before, 'unsigned record')} before it" if self.unsigned_before
+                        else "")]
         if self.root is not None and self.pinned is None:
             lines.append("warning: no trust root is pinned, so a store rewritten whole would not be noticed: pin "
                          f"it ([trust] root = \"{self.root}\" in termgate.toml, or --trust-root)")

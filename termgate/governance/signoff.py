@@ -1,8 +1,10 @@
 """Human sign-off (SPEC §4): accounts, decisions bound to a run's content hash, the audit chain.
 
-Managing accounts needs no login (whoever can write the store administers it), but every
-account change is appended to the same hash-chained audit log as the decisions, so what
-is changed afterwards is visible. Secrets are stored only as salted scrypt hashes.
+Every account change is appended to the same hash-chained audit log as the decisions. On a
+signed store (governance.trust, governance.signatures) a change counts only when an admin's
+key signs it (the CLI signs in as `--admin`); on a store with no trust root whoever can
+write the store administers it (docs/security.md's threat model). Passwords are stored
+only as salted scrypt hashes; an account's signing key only sealed by its password.
 """
 
 from __future__ import annotations
