@@ -58,7 +58,8 @@ def signed_in(db, name: str, password: str):
     try:
         click.get_current_context().with_resource(trust.signing_for(db, account.name, password))
     except ChainBroken as exc:
-        raise so.SignoffRefused(f"{exc}; nothing is recorded on a broken chain") from None
+        raise so.SignoffRefused("the audit chain is broken, nothing can be recorded on it: "
+                                + str(exc).removeprefix("audit chain broken: ")) from None
     return account
 
 
@@ -337,10 +338,10 @@ def audit_verify(expect_head, db, trust_root):
         fail([f"error: --db {shown(db)}: not a termgate store: nothing to verify"])
     report = run_cli(so.verify_chain, db, expect_head, "all", trust_root)
     echo(terminal_safe(report.message))
+    for line in report.trust_lines():  # before the head, which stays the last line
+        echo(terminal_safe(line), err=line.startswith("warning:"))
     if report.ok:
         echo(f"audit head: {report.head}")
-        for line in report.trust_lines():
-            echo(terminal_safe(line), err=line.startswith("warning:"))
     sys.exit(0 if report.ok else 1)
 
 
