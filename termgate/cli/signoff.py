@@ -131,8 +131,9 @@ def users_add(name, role, domains, aliases, sso, admin, root, db):
     Example: termgate users add carol --role approver --sso --alias carol@example.com
     """
     db = db or default_db_path()
-    if root and role != "admin":
-        raise click.UsageError("--root makes the trust root: give it with --role admin")
+    if root and (role != "admin" or sso):
+        raise click.UsageError("--root makes the trust root, sealed by the admin's password: give it with --role admin "
+                               "and without --sso")
     password = None if sso else read_password("Password", confirm=True)
     _as_admin(db, admin, own_password=True)
     account = run_cli(_account_change, so.add_user, db, name, role, password, domains, aliases, sso)
