@@ -214,3 +214,43 @@ def test_adoption_signs_the_head_once_and_lists_the_records_before_it(tmp_path, 
         "key": {"public": key.public}}, "signer": Signer(key, holder="bob")})
     verify = cli("audit", "verify", "--db", db)
     assert "a second trust root" in verify.output
+
+
+@pytest.mark.slow
+def test_four_eyes_and_counting_are_over_identities_never_keys(signed, tmp_path):
+    """Every dashboard reviewer shares the dashboard's key: two approvers through it are two
+    approvals; one approver through two keys is one; the dashboard key cannot sign for the
+    run's author's alias either."""
+    db, root, run_id, _ = signed
+    policy = tmp_path / "policy.toml"
+    policy.write_text('high_risk_domains = ["legal", "medical"]\napprovals_required = {medical = 2}\n',
+                      encoding="utf-8")
+    assert cli("policy", "set", policy, "--admin", "ada", "--db", db).exit_code == 0
+    for name in ("dan", "erin2"):
+        assert cli("users", "add", name, "--role", "approver", "--domains", "medical", "--admin", "ada",
+                   "--db", db).exit_code == 0
+    assert cli("users", "alias", "erin2", "--add", "erin", "--admin", "ada", "--db", db).exit_code == 0
+    dashboard = PrivateKey.generate()
+    with signing_as(trust.personal_signer(db, "ada", PASSWORD)) as admin:
+        trust.register_key(db, admin, "service:dashboard", dashboard.public)
+
+    def through_dashboard(name: str) -> None:
+        with signing_as(Signer(dashboard, service="dashboard", identity={"account": name})):
+            so.decide_as(db, run_id, so.current_account(db, name), "approve", f"{name} via dashboard", ack_all=True)
+
+    through_dashboard("carol")
+    with signing_as(trust.personal_signer(db, "carol", PASSWORD)):
+        so.decide_as(db, run_id, so.current_account(db, "carol"), "approve", "carol again, own key", ack_all=True)
+    assert cli("gate", run_id, "--db", db).exit_code == 3  # carol twice is one approval of two
+    with pytest.raises(so.SignoffRefused, match="four-eyes"):
+        through_dashboard("erin2")  # erin's alias: the author, whichever key would sign
+    through_dashboard("dan")
+    state = so.release_state(db, run_id)
+    assert state.exit_code == 0 and state.reasons[0] == "approved by carol, dan", state
+    # the dashboard key signing for someone other than the record's actor carries nothing
+    with signing_as(Signer(dashboard, service="dashboard", identity={"account": "dan"})):
+        so.set_role(db, "dan", "admin")
+    final: dict = {}
+    actor_states(store.audit_records(db), final)
+    assert final["dan"]["role"] == "approver"
+    assert "the dashboard key may not sign user_set_role records" in cli("audit", "verify", "--db", db).output
