@@ -8,6 +8,7 @@ st.title("Sign-off")
 signoff_view.recorded_notice()
 chain = data.chain_report()
 (st.success if chain.ok else st.error)(f"Audit chain: {ui.literal(chain.message)}")
+signoff_view.signatures(chain)
 runs = data.signoff_runs()
 if runs.empty:
     st.info("No run awaits sign-off: runs with gate review or a high-risk domain appear here.")
@@ -36,6 +37,9 @@ st.caption(f"Counted under the store's {ui.literal(policy.label())}: high-risk "
            "(`termgate policy show`).")
 if run["gate_decision"] == "fail":
     st.warning("This run failed its gate: it can be rejected but never approved.")
+if state.status == "unattested":
+    st.warning("Neither the CI's key nor its author's key signed this run: it is unattested and never releasable, "
+               "whatever is approved. Evaluate it again in CI with the CI's key (TERMGATE_CI_KEY).")
 
 items = data.flagged_for_signoff(run_id)
 if any(i.kind in side_by_side.QUERY_ITEM_KINDS for i in items):
@@ -43,6 +47,6 @@ if any(i.kind in side_by_side.QUERY_ITEM_KINDS for i in items):
     side_by_side.flagged(run_id, run["baseline_id"], items, "so")
 acked = signoff_view.acknowledge(items, run_id, account)
 if account is not None:
-    signoff_view.decision_form(run, account, items, acked)
+    signoff_view.decision_form(run, account, items, acked, chain)
 st.subheader("Decisions on this run")
-signoff_view.history(run)
+signoff_view.history(run, chain)
