@@ -88,8 +88,8 @@ def _problem(found: tuple[PrivateKey, str] | None, registered: str | None) -> st
         return (f"this dashboard has no signing key registered in the store: its key ({where}) is {key.fingerprint}; "
                 f"an admin registers it with {_REGISTER}")
     if registered != key.fingerprint:
-        return (f"this dashboard has no signing key registered in the store: its key ({where}) is {key.fingerprint}, "
-                f"but the store registers {registered} for the dashboard; an admin registers this one with "
+        return (f"this dashboard's signing key is not the one registered in the store: its key ({where}) is "
+                f"{key.fingerprint}, the store's for the dashboard is {registered}; an admin registers this one with "
                 f"{_REGISTER}, or the server is given the registered key")
     return None
 

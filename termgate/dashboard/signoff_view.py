@@ -54,7 +54,7 @@ def decision_form(run: dict, account: so.Account, items: list[so.FlaggedItem], a
     """The comment and the Approve and Reject buttons (`chain`: the page's ChainReport)."""
     refused = service_key.recording_refusal(chain)
     if refused:
-        st.error(f"Nothing can be recorded from this dashboard: {literal(refused)}")
+        st.error(f"Nothing can be recorded here: {literal(refused)}")
     blockers = so.approval_blockers(data.db_path(), run, account)
     unacked = len(items) - len(acked & {i.key for i in items})
     comment = st.text_area("Comment (required)", key=f"so_comment_{run['run_id']}")

@@ -68,7 +68,7 @@ def _form(run_id: str, query_id: str, generated: list, key: str) -> None:
         return
     refused = service_key.recording_refusal()
     if refused:
-        st.error(f"Nothing can be recorded from this dashboard: {literal(refused)}")
+        st.error(f"Nothing can be recorded here: {literal(refused)}")
         return
     said = {c.term: ("flagged drift" if c.kind == "drift" else "unjudged" if c.unjudged else c.kind)
             for c in generated}

@@ -28,7 +28,8 @@ if st.query_params.get("run") != run_id:
     st.query_params["run"] = run_id
 run = data.run_row(run_id)
 state = data.release_state(run_id, chain)
-st.markdown(f"**{ui.literal(state.status)}** — {ui.literal('; '.join(state.reasons))} · "
+reasons = [r.removeprefix(f"{state.status}: ") for r in state.reasons]  # "unattested: …" once, not twice
+st.markdown(f"**{ui.literal(state.status)}** — {ui.literal('; '.join(reasons))} · "
             f"author {ui.literal(run['author'])} · content {ui.literal(run['content_hash'][:16])}")
 policy = data.policy()
 st.caption(f"Counted under the store's {ui.literal(policy.label())}: high-risk "
@@ -38,8 +39,8 @@ st.caption(f"Counted under the store's {ui.literal(policy.label())}: high-risk "
 if run["gate_decision"] == "fail":
     st.warning("This run failed its gate: it can be rejected but never approved.")
 if state.status == "unattested":
-    st.warning("Neither the CI's key nor its author's key signed this run: it is unattested and never releasable, "
-               "whatever is approved. Evaluate it again in CI with the CI's key (TERMGATE_CI_KEY).")
+    st.warning("This run is unattested: it is never releasable, whatever is approved. Evaluate it again in CI, "
+               "with the CI's key.")
 
 items = data.flagged_for_signoff(run_id)
 if any(i.kind in side_by_side.QUERY_ITEM_KINDS for i in items):
