@@ -191,6 +191,33 @@ def test_single_sign_on_binds_and_approves_signed_for_issuer_and_subject(signed,
     assert any(f"single sign-on {ISSUER} · sam-sub" in shown(m.value) for m in at.markdown)
 
 
+@pytest.mark.slow
+def test_the_team_stores_dashboard_role_records_signed(request, tmp_path, pg, store_templates, monkeypatch):
+    """Through PostgreSQL's least-privilege dashboard role (its door for the first binding,
+    termgate_bind_sso, included) the records go in signed, and count."""
+    import psycopg
+
+    from termgate.dashboard import service_key
+    from termgate.governance import sso
+
+    db, made = store_templates.copy(request, "postgresql://like", "dashboard-signed", _signed_store, tmp_path)
+    name = db.rsplit("/", 1)[1]
+    roles = CliRunner().invoke(main, ["store", "roles", "--ci", f"ci_{name}", "--dashboard", f"dash_{name}"])
+    with psycopg.connect(db, autocommit=True) as owner:
+        owner.execute(roles.output)
+    dash = pg.url(name, user=f"dash_{name}")
+    monkeypatch.setenv("TERMGATE_DASHBOARD_KEY", made["dashboard"])
+    claims = {k: v for k, v in SAM.items() if k != "is_logged_in"}
+    account = sso.sign_in(dash, claims, signing=lambda identity: service_key.signed_for(dash, identity))
+    with service_key.signed_as(dash, account):
+        so.decide_as(dash, made["attested"], account, "approve", "reviewed", ack_all=True)
+    for kind in ("user_sso_bind", "decision"):
+        [record] = records(db, kind)
+        assert record["payload"]["signature"]["for"] == {"account": "sam", "iss": ISSUER, "sub": "sam-sub"}
+        assert check_of(db, record).status == "signed"
+    assert so.release_state(db, made["attested"]).status == "releasable"
+
+
 # ---------------------------------------------------------------- no key, or not the registered one
 
 

@@ -107,8 +107,8 @@ def _bind(db, row: dict, identity: SsoIdentity) -> None:
 def sign_in(db, claims: Mapping, signing: Callable[[dict], AbstractContextManager] | None = None) -> Account:
     """The account these ID-token claims sign in as, with `via` set (its decisions store
     the issuer and subject); binds the identity at the first sign-in, inside
-    `signing({"account", "iss", "sub"})` when given (the dashboard signs the binding with its
-    key: termgate.dashboard.service_key). SignoffRefused (the reason, for the person signing
+    `signing({"account", "iss", "sub"})` when given (a context in which the binding is signed:
+    the dashboard's, with its service key). SignoffRefused (the reason, for the person signing
     in) when the claims do not map to an enabled account, or `signing` refuses."""
     identity = identity_from_claims(claims)
     row, bound = _account_for(store.users_rows(db), identity)
