@@ -273,6 +273,7 @@ def test_the_refusal_holds_when_the_form_was_drawn_before_the_key_was_replaced(s
     assert len(store.audit_records(db)) == before
 
 
+@pytest.mark.slow
 def test_on_a_store_without_a_trust_root_the_dashboard_records_unsigned_as_before(tmp_path, monkeypatch):
     from termgate.dashboard import service_key
 
@@ -323,6 +324,7 @@ def test_the_dashboard_key_cannot_make_an_account_change_count(signed, monkeypat
 # ---------------------------------------------------------------- what the Sign-off page shows
 
 
+@pytest.mark.slow
 def test_the_signoff_page_shows_an_unattested_run_the_trust_root_and_failing_records(signed):
     db, made = signed
     at = page("signoff", run=made["unattested"])

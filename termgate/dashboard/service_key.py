@@ -24,13 +24,14 @@ import streamlit as st
 from ..environment import setting, setting_source
 from ..errors import ChainBroken, SignoffRefused, UsageError
 from ..governance.accounts import Account
+from ..governance.signatures import holder_of_service
 from ..signing import PrivateKey, Signer, load_key_text, signing_as
 from . import data
 
 __all__ = ["HOLDER", "identity_of", "refusal", "recording_refusal", "signed_for", "signed_as"]
 
-HOLDER = "service:dashboard"
-"""The holder the chain registers the dashboard's key for (termgate.governance.trust)."""
+HOLDER = holder_of_service("dashboard")
+"""`service:dashboard`: the holder the chain registers the dashboard's key for (termgate.governance.trust)."""
 _SECRET_SECTION, _SECRET_NAME = "termgate", "signing_key"
 _REGISTER = "`termgate keys register --service dashboard --key-file FILE --admin NAME`"
 

@@ -29,8 +29,9 @@ def signatures(chain) -> None:
         else:
             st.caption(literal(line))
     if failing:
-        with st.expander(f"{counted(len(failing), 'record')} whose signature fails: "
-                         f"{'it carries' if len(failing) == 1 else 'they carry'} no authority", icon=":material/gpp_bad:"):
+        carry = "it carries" if len(failing) == 1 else "they carry"
+        with st.expander(f"{counted(len(failing), 'record')} whose signature fails: {carry} no authority",
+                         icon=":material/gpp_bad:"):
             st.markdown("\n".join(f"- {literal(line)}" for line in failing))
 
 
