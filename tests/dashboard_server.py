@@ -60,11 +60,14 @@ def provider_user(provider: str, sub: str, claims: dict) -> None:
 
 class Dashboard:
     """`termgate dashboard` on `db` and a free port, its log in `folder`; with `provider`,
-    secrets whose [auth] signs in there. `start()` waits for /_stcore/health (60 s at most)."""
+    secrets whose [auth] signs in there; `secrets`: more of the secrets file (TOML text, e.g.
+    `[termgate] signing_key`). `start()` waits for /_stcore/health (60 s at most)."""
 
     def __init__(self, db: str | Path, folder: str | Path, provider: str | None = None, port: int | None = None,
-                 env: dict | None = None, termgate: tuple[str, ...] = (sys.executable, "-m", "termgate")):
+                 env: dict | None = None, termgate: tuple[str, ...] = (sys.executable, "-m", "termgate"),
+                 secrets: str = ""):
         self.db, self.folder, self.provider, self.termgate = str(db), Path(folder), provider, termgate
+        self.secrets = secrets
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ if env is None else env, TERMGATE_DB=self.db)
@@ -75,15 +78,15 @@ class Dashboard:
         # the command a user runs: `termgate dashboard` starts the packaged app under Streamlit
         command = [*self.termgate, "dashboard", "--port", str(self.port), "--address", "127.0.0.1",
                    "--"]
-        if self.provider:
+        if self.provider or self.secrets:
             secrets_file = self.folder / "secrets.toml"
-            secrets_file.write_text(f"""[auth]
+            secrets_file.write_text((f"""[auth]
 redirect_uri = "{self.url}/oauth2callback"
 cookie_secret = "{secrets.token_hex(32)}"
 client_id = "termgate-dashboard"
 client_secret = "{secrets.token_hex(16)}"
 server_metadata_url = "{self.provider}/.well-known/openid-configuration"
-""", encoding="utf-8")
+""" if self.provider else "") + self.secrets, encoding="utf-8")
             command += ["--secrets.files", str(secrets_file)]
         with open(self.log_path, "w") as log:
             self.proc = subprocess.Popen(command, cwd=self.folder, env=self.env, stdout=log, stderr=subprocess.STDOUT)

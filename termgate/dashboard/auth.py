@@ -24,7 +24,7 @@ from ..governance import sso
 from ..governance.accounts import password_fingerprint
 from termgate.errors import StoreBusyError, UsageError
 
-from . import data, sessions
+from . import data, service_key, sessions
 from .ui import literal
 
 __all__ = ["sidebar", "account", "recheck", "run_refusal", "sign_out", "return_after_sign_in"]
@@ -106,7 +106,8 @@ def _read_sso_account() -> so.Account | None:
     if claims is None:
         return None
     try:
-        return sso.sign_in(data.db_path(), claims)
+        db = data.db_path()
+        return sso.sign_in(db, claims, signing=lambda identity: service_key.signed_for(db, identity))
     except so.SignoffRefused as exc:
         st.session_state[_SSO_ERROR] = str(exc)
         return None

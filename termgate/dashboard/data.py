@@ -379,3 +379,32 @@ def _chain_problem(db: str) -> str | None:
 def chain_problem() -> str | None:
     """Why the audit chain cannot be trusted (its first bad record), None when it is intact."""
     return _chain_problem(db_path()) if store_exists() else None
+
+
+# ---------------------------------------------------------------- the dashboard's service key (issue 33)
+
+
+def _keys_of(chain) -> tuple[str | None, str | None]:
+    from ..governance.signatures import authority_of, holder_of_service
+
+    if not chain.ok:  # nothing is recorded on a broken chain anyway, and the page says why
+        return None, None
+    authority = authority_of(chain.log)
+    key = authority.key_of(holder_of_service("dashboard"))
+    return authority.root, key["fingerprint"] if key else None
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _signing_keys(db: str) -> tuple[str | None, str | None]:
+    from ..governance.signoff import verify_chain
+
+    return _keys_of(verify_chain(db, runs=None))
+
+
+def signing_keys(chain=None) -> tuple[str | None, str | None]:
+    """(the store's trust root, the fingerprint of the key its chain registers for the
+    dashboard), each None when there is none: read from `chain` when the page verified it
+    already, else cached 5 s. Public fingerprints only: the key itself is service_key's."""
+    if chain is not None:
+        return _keys_of(chain)
+    return _signing_keys(db_path()) if store_exists() else (None, None)

@@ -109,12 +109,13 @@ def child_env(endpoint: Endpoint | None = None, settings=None, dashboard_url: st
     """The child's environment, naming the store in TERMGATE_DB (never on the command line:
     a URL's password would show in the process list). For the harness (an endpoint given):
     no secret but that endpoint's own key and libpq's PG* settings for the store. For
-    evaluate: as the dashboard's, without the endpoints' keys and TERMGATE_PASSWORD (its
-    drift judge may use the server's own [llm] endpoint; EVALCORE_PASSWORD, its old
-    name, neither). `dashboard_url` (server_url())
+    evaluate: as the dashboard's, without the endpoints' keys, TERMGATE_PASSWORD and the
+    dashboard's signing key TERMGATE_DASHBOARD_KEY (its drift judge may use the server's own
+    [llm] endpoint; their EVALCORE_ names, neither). `dashboard_url` (server_url())
     becomes the child's TERMGATE_DASHBOARD_URL, the base of the links it prints."""
     settings = settings or load_settings()
-    keys = {e.key_env for e in settings.endpoints.values() if e.key_env} | set(setting_names("PASSWORD"))
+    keys = ({e.key_env for e in settings.endpoints.values() if e.key_env} | set(setting_names("PASSWORD"))
+            | set(setting_names("DASHBOARD_KEY")))  # the dashboard's own signing key stays with the dashboard
     if endpoint is None:
         env = {k: v for k, v in os.environ.items() if k not in keys}
     else:

@@ -16,7 +16,7 @@ import streamlit as st
 from ..governance import verdicts as vd
 from termgate.errors import TermgateError
 
-from . import auth, busy, data
+from . import auth, busy, data, service_key
 from .ui import literal
 
 LABEL_WORDS = {"synonym": "synonym — correct, missing from the golden set",
@@ -66,6 +66,10 @@ def _form(run_id: str, query_id: str, generated: list, key: str) -> None:
     if not generated:
         st.caption("The candidate generated no terms for this query: nothing to record a verdict on.")
         return
+    refused = service_key.recording_refusal()
+    if refused:
+        st.error(f"Nothing can be recorded here: {literal(refused)}")
+        return
     said = {c.term: ("flagged drift" if c.kind == "drift" else "unjudged" if c.unjudged else c.kind)
             for c in generated}
     order = sorted(said, key=lambda t: (said[t] != "flagged drift", said[t] == "matched"))  # flagged first
@@ -95,8 +99,9 @@ def _record(run_id: str, query_id: str, term: str, label: str, forbid: bool, com
     # only at one): one form's token records once
     nonce = st.session_state.pop(nonce_key)
     try:
-        record = busy.patiently(vd.record_verdict, data.db_path(), current, run_id, query_id, term, label, forbid,
-                                comment)
+        with service_key.signed_as(data.db_path(), current):  # the dashboard's key, naming `current`
+            record = busy.patiently(vd.record_verdict, data.db_path(), current, run_id, query_id, term, label,
+                                    forbid, comment)
     except TermgateError as exc:
         st.session_state[nonce_key] = nonce  # nothing recorded: the same form may be sent again
         st.error(literal(str(exc)))

@@ -19,7 +19,8 @@ Accounts created with `users add --sso` have no password and sign in only this w
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 
 from .. import store
@@ -83,6 +84,10 @@ def _account_for(rows: list[dict], identity: SsoIdentity) -> tuple[dict, bool]:
     return row, bound is not None
 
 
+def _unsigned(identity: dict) -> AbstractContextManager:
+    return nullcontext()
+
+
 def _bind(db, row: dict, identity: SsoIdentity) -> None:
     from ..clock import utc_now
 
@@ -99,14 +104,17 @@ def _bind(db, row: dict, identity: SsoIdentity) -> None:
                              f"{identity.alias}`") from None
 
 
-def sign_in(db, claims: Mapping) -> Account:
+def sign_in(db, claims: Mapping, signing: Callable[[dict], AbstractContextManager] | None = None) -> Account:
     """The account these ID-token claims sign in as, with `via` set (its decisions store
-    the issuer and subject); binds the identity at the first sign-in. SignoffRefused (the
-    reason, for the person signing in) when the claims do not map to an enabled account."""
+    the issuer and subject); binds the identity at the first sign-in, inside
+    `signing({"account", "iss", "sub"})` when given (a context in which the binding is signed:
+    the dashboard's, with its service key). SignoffRefused (the reason, for the person signing
+    in) when the claims do not map to an enabled account, or `signing` refuses."""
     identity = identity_from_claims(claims)
     row, bound = _account_for(store.users_rows(db), identity)
     if row["disabled"]:
         raise SignoffRefused(f"account {row['name']!r} is disabled")
     if not bound:
-        _bind(db, row, identity)
+        with (signing or _unsigned)({"account": row["name"], **identity.claims()}):
+            _bind(db, row, identity)
     return replace(current_account(db, row["name"]), via=identity)

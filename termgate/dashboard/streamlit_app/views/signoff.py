@@ -8,6 +8,7 @@ st.title("Sign-off")
 signoff_view.recorded_notice()
 chain = data.chain_report()
 (st.success if chain.ok else st.error)(f"Audit chain: {ui.literal(chain.message)}")
+signoff_view.signatures(chain)
 runs = data.signoff_runs()
 if runs.empty:
     st.info("No run awaits sign-off: runs with gate review or a high-risk domain appear here.")
@@ -27,7 +28,8 @@ if st.query_params.get("run") != run_id:
     st.query_params["run"] = run_id
 run = data.run_row(run_id)
 state = data.release_state(run_id, chain)
-st.markdown(f"**{ui.literal(state.status)}** — {ui.literal('; '.join(state.reasons))} · "
+reasons = [r.removeprefix(f"{state.status}: ") for r in state.reasons]  # "unattested: …" once, not twice
+st.markdown(f"**{ui.literal(state.status)}** — {ui.literal('; '.join(reasons))} · "
             f"author {ui.literal(run['author'])} · content {ui.literal(run['content_hash'][:16])}")
 policy = data.policy()
 st.caption(f"Counted under the store's {ui.literal(policy.label())}: high-risk "
@@ -36,6 +38,9 @@ st.caption(f"Counted under the store's {ui.literal(policy.label())}: high-risk "
            "(`termgate policy show`).")
 if run["gate_decision"] == "fail":
     st.warning("This run failed its gate: it can be rejected but never approved.")
+if state.status == "unattested":
+    st.warning("This run is unattested: it is never releasable, whatever is approved. Evaluate it again in CI, "
+               "with the CI's key.")
 
 items = data.flagged_for_signoff(run_id)
 if any(i.kind in side_by_side.QUERY_ITEM_KINDS for i in items):
@@ -43,6 +48,6 @@ if any(i.kind in side_by_side.QUERY_ITEM_KINDS for i in items):
     side_by_side.flagged(run_id, run["baseline_id"], items, "so")
 acked = signoff_view.acknowledge(items, run_id, account)
 if account is not None:
-    signoff_view.decision_form(run, account, items, acked)
+    signoff_view.decision_form(run, account, items, acked, chain)
 st.subheader("Decisions on this run")
-signoff_view.history(run)
+signoff_view.history(run, chain)
