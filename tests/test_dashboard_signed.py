@@ -382,10 +382,10 @@ def test_a_verdict_recorded_in_the_dashboard_is_signed_for_its_engineer(demo_sto
 def test_the_evaluate_child_never_gets_the_dashboard_key(monkeypatch):
     from termgate.dashboard.importer import child_env
 
-    monkeypatch.setenv("TERMGATE_DASHBOARD_KEY", "/etc/termgate/dashboard.key")
-    monkeypatch.setenv("EVALCORE_DASHBOARD_KEY", "/etc/termgate/dashboard.key")
+    for name in ("TERMGATE_DASHBOARD_KEY", "EVALCORE_DASHBOARD_KEY", "TERMGATE_CI_KEY", "TERMGATE_KEY_FILE"):
+        monkeypatch.setenv(name, "/etc/termgate/some.key")
     env = child_env()
-    assert "TERMGATE_DASHBOARD_KEY" not in env and "EVALCORE_DASHBOARD_KEY" not in env
+    assert not {"TERMGATE_DASHBOARD_KEY", "EVALCORE_DASHBOARD_KEY", "TERMGATE_CI_KEY", "TERMGATE_KEY_FILE"} & set(env)
 
 
 # ---------------------------------------------------------------- a real browser, and a real identity provider

@@ -110,12 +110,13 @@ def child_env(endpoint: Endpoint | None = None, settings=None, dashboard_url: st
     a URL's password would show in the process list). For the harness (an endpoint given):
     no secret but that endpoint's own key and libpq's PG* settings for the store. For
     evaluate: as the dashboard's, without the endpoints' keys, TERMGATE_PASSWORD and the
-    dashboard's signing key TERMGATE_DASHBOARD_KEY (its drift judge may use the server's own
+    signing keys TERMGATE_DASHBOARD_KEY, TERMGATE_CI_KEY and TERMGATE_KEY_FILE (a run
+    imported here is never signed as the CI's or anyone's; its drift judge may use the server's own
     [llm] endpoint; their EVALCORE_ names, neither). `dashboard_url` (server_url())
     becomes the child's TERMGATE_DASHBOARD_URL, the base of the links it prints."""
     settings = settings or load_settings()
     keys = ({e.key_env for e in settings.endpoints.values() if e.key_env} | set(setting_names("PASSWORD"))
-            | set(setting_names("DASHBOARD_KEY")))  # the dashboard's own signing key stays with the dashboard
+            | {n for key in ("DASHBOARD_KEY", "CI_KEY", "KEY_FILE") for n in setting_names(key)})  # keys stay home
     if endpoint is None:
         env = {k: v for k, v in os.environ.items() if k not in keys}
     else:
