@@ -49,10 +49,10 @@ def create_command(run_id, out, trust_root, db):
         fail([f"error: no store at {db} (check --db or $TERMGATE_DB)"])
     if out.exists():
         fail([f"error: {out}: exists; an attestation is never overwritten (choose another --out)"])
-    try:
-        envelope, summary, notes = run_cli(attest.create_attestation, db, run_id, trust_root)
-    except ChainBroken as exc:
-        fail([f"error: {exc}"], EXIT_NOT_RELEASABLE)
+    made = run_cli(_create, db, run_id, trust_root)
+    if isinstance(made, ChainBroken):
+        fail([f"error: {made}"], EXIT_NOT_RELEASABLE)
+    envelope, summary, notes = made
     if summary["chain"]["trust_root"] is None:
         fail([f"error: {db}: the store has no trust root, so nothing in it is attested and an attestation of it "
               "would never verify (an admin runs `termgate trust init --admin NAME`; docs/signoff.md)"],
@@ -64,6 +64,16 @@ def create_command(run_id, out, trust_root, db):
     echo(f"attestation: {out} — run {run_id}, {summary['chain']['records']} records to head "
          f"{summary['chain']['head'][:24]}…, trust root {summary['chain']['trust_root']}")
     echo(terminal_safe(f"release as attested: {release['status']} — {'; '.join(release['reasons'][:1])}"))
+
+
+def _create(db, run_id: str, trust_root: str | None):
+    """create_attestation's result, or the ChainBroken it raised (exit 1, not run_cli's 2)."""
+    from ..governance import attest
+
+    try:
+        return attest.create_attestation(db, run_id, trust_root)
+    except ChainBroken as exc:
+        return exc
 
 
 @attest_group.command("verify")
