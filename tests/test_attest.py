@@ -21,6 +21,7 @@ from termgate.dsse import Envelope, decode_b64, pae, read_envelope, seal_envelop
 from termgate.governance import attest
 from termgate.governance import signoff as so
 from termgate.governance import trust
+from termgate.governance.audit_chain import verify_records
 from termgate.governance.attest_file import PREDICATE_TYPE, RECORD_TYPES, STATEMENT_TYPE
 from termgate.signing import PrivateKey, Signer, signing_as, write_key_file
 from termgate.store.records import AUDIT_COLUMNS, linked
@@ -216,7 +217,7 @@ def _resummarize(statement: dict) -> dict:
     """The predicate's summary made consistent with its (edited) records, as a forger would."""
     predicate = statement["predicate"]
     records = predicate["records"]
-    chain = attest.chain_of_records(records, None)
+    chain = verify_records(records)
     predicate.update(attest.summarize(records, predicate["run"]["id"], predicate["run_row"], chain))
     return statement
 

@@ -32,38 +32,21 @@ from pathlib import Path
 from .. import __version__, store
 from ..dsse import Envelope, seal_envelope
 from ..errors import ChainBroken, UsageError
-from ..store.records import AUDIT_COLUMNS, GENESIS
-from .audit_chain import ChainReport, _broken, _links, _replay, _signed, verify_chain
+from ..store.records import AUDIT_COLUMNS
+from .audit_chain import ChainReport, chained_runs, verify_chain, verify_records
 from .policy import effective_policy
 from .signatures import authority_of
 from .attest_file import PREDICATE_TYPE, STATEMENT_TYPE, SUMMARY_KEYS, read_statement
-from .signoff import ReleaseState, _approval_state, _latest_decisions, _state
+from .signoff import approval_state, latest_decisions, state_of
 
-__all__ = ["STATEMENT_TYPE", "PREDICATE_TYPE", "SUMMARY_KEYS", "Verification", "chain_of_records", "summarize",
+__all__ = ["STATEMENT_TYPE", "PREDICATE_TYPE", "SUMMARY_KEYS", "Verification", "summarize",
            "create_attestation", "write_attestation", "verify_attestation"]
 
 
 
-def chain_of_records(records: list[dict], pinned: str | None) -> ChainReport:
-    """The audit_chain verification of `records` alone (no store: no account table or run
-    rows to hold them to): links and hashes, one adoption, the trust root against `pinned`."""
-    broken = _links(records)
-    if broken:
-        return broken
-    try:
-        _replay(records)
-    except ValueError as exc:
-        seq = exc.args[0]
-        return _broken(records, seq, f"record {seq}: a second adoption of the store's contents")
-    n = len(records)
-    head = f"{n}:{records[-1]['record_hash']}" if records else "0:" + GENESIS
-    return _signed(ChainReport(True, n, None, f"audit chain intact: {n} records", head, tuple(records)),
-                   records, pinned)
-
-
 def _header(records, run_id: str) -> tuple[dict, int] | None:
     """The run's header as the chain states it (its `run` record, or the adoption) and its record."""
-    return _replay(records)[1].get(run_id)
+    return chained_runs(records).get(run_id)
 
 
 def _run_of(run_id: str, header: dict) -> dict:
@@ -71,12 +54,6 @@ def _run_of(run_id: str, header: dict) -> dict:
     return {"run_id": run_id, "content_hash": header.get("content_hash"), "author": header.get("author"),
             "gate_decision": header.get("gate"), "errored": header.get("errored") or 0,
             "domains": list(header.get("domains") or []), "high_risk_domains": list(header.get("high_risk_domains") or [])}
-
-
-def release_of(run: dict, chain: ChainReport, policy) -> ReleaseState:
-    """governance.signoff's state of `run` on `chain` under `policy` (what release_states does
-    with a store's rows)."""
-    return _state(run, chain) or _approval_state(run, chain, policy)
 
 
 def summarize(records: list[dict], run_id: str, row_text: str, chain: ChainReport) -> dict:
@@ -89,8 +66,8 @@ def summarize(records: list[dict], run_id: str, row_text: str, chain: ChainRepor
     authority = authority_of(records)
     policy = effective_policy(records)
     run = _run_of(run_id, header)
-    state = release_of(run, chain, policy)
-    latest, _ = _latest_decisions(run, chain)
+    state = state_of(run, chain, policy)
+    latest, _ = latest_decisions(run, chain)
     decisions = []
     for d in sorted(latest.values(), key=lambda d: d["seq"]):
         check = authority.checks.get(d["seq"])
@@ -211,7 +188,7 @@ def _required(run: dict, chain: ChainReport, policy, domains) -> tuple[list[str]
             reasons.append(f"--require {domain}: run {run['run_id']} has no {domain} queries (its domains: "
                            f"{', '.join(run['domains']) or 'none'})")
             continue
-        state = _approval_state(dict(run, domains=[domain], high_risk_domains=[domain]), chain, policy)
+        state = approval_state(dict(run, domains=[domain], high_risk_domains=[domain]), chain, policy)
         need = policy.approvals_for(domain)
         if state.exit_code != 0:
             reasons.append(f"--require {domain}: {state.reasons[0]}")
@@ -250,7 +227,7 @@ def verify_attestation(path: str | Path, trust_root: str, require=()) -> Verific
     envelope, statement = read_statement(path)
     predicate = statement["predicate"]
     records, run_id, out = predicate["records"], predicate["run"]["id"], Verification()
-    chain = chain_of_records(records, None)
+    chain = verify_records(records, None)
     if not chain.ok:
         out.reasons.append(f"audit chain broken: {chain.message}")
         return out
@@ -275,7 +252,7 @@ def verify_attestation(path: str | Path, trust_root: str, require=()) -> Verific
     policy = effective_policy(records)
     run = _run_of(run_id, header)
     run["high_risk_domains"] = policy.high_risk_of(run)
-    state = release_of(run, chain, policy)
+    state = state_of(run, chain, policy)
     if state.exit_code != 0:
         out.reasons += [f"{state.status}: {reason}" for reason in state.reasons]
     required, out.lines = _required(run, chain, policy, require)
