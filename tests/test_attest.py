@@ -420,3 +420,34 @@ def test_verify_needs_a_trust_root(tmp_path, monkeypatch):
     result = cli("attest", "verify", tmp_path / "x.json")
     assert result.exit_code == 2 and "--trust-root is required" in result.output
     assert cli("attest", "verify", tmp_path / "x.json", "--trust-root", "ed25519:short").exit_code == 2
+
+
+@pytest.mark.slow
+def test_an_unattested_run_never_verifies(signed, tmp_path):
+    """Evaluated without the CI's key: its header is unsigned, so even the approval already on
+    its content (the same terms as the approved run) makes it releasable nowhere."""
+    db, made = signed
+    from termgate import store
+
+    folder = Path(made["env"]["TERMGATE_CI_KEY"]).parent
+    result = cli("evaluate", "--golden", folder / "golden.jsonl", "--generated", folder / "gen.jsonl", "--db", db,
+                 "--drift-judge", "none", "--author", "erin", "-q")
+    assert result.exit_code == 1 and "unattested" in result.output
+    run_id = next(r for r in store.list_runs(db)["run_id"].tolist() if r != made["run_id"])
+    out = tmp_path / "unattested.json"
+    assert cli("attest", "create", run_id, "--out", out, "--db", db, env=made["env"]).exit_code == 0
+    result = verify(out, made["root"], "medical")
+    assert result.exit_code == 1
+    assert f"not releasable: unattested: run {run_id}'s header" in result.output
+
+
+@pytest.mark.slow
+def test_a_later_rejection_stands(signed, tmp_path):
+    db, made = signed
+    with signing_as(trust.personal_signer(db, "ada", P)):
+        so.decide_as(db, made["run_id"], so.authenticate(db, "ada", P), "reject", "wrong drug names", ack_all=True)
+    out = tmp_path / "rejected.json"
+    assert cli("attest", "create", made["run_id"], "--out", out, "--db", db, env=made["env"]).exit_code == 0
+    result = verify(out, made["root"], "medical")
+    assert result.exit_code == 1
+    assert "not releasable: rejected by ada: wrong drug names" in result.output.splitlines()

@@ -254,7 +254,10 @@ def verify_attestation(path: str | Path, trust_root: str, require=()) -> Verific
     run["high_risk_domains"] = policy.high_risk_of(run)
     state = state_of(run, chain, policy)
     if state.exit_code != 0:
-        out.reasons += [f"{state.status}: {reason}" for reason in state.reasons]
+        # the CLI says "not releasable: " before each reason; the status once, not twice
+        plain = state.status == "not releasable"
+        out.reasons += [reason if plain or reason.startswith(state.status) else f"{state.status}: {reason}"
+                        for reason in state.reasons]
     required, out.lines = _required(run, chain, policy, require)
     out.reasons += required
     content = {r["seq"] for r in records if r["content_hash"] == run["content_hash"]}
