@@ -33,15 +33,14 @@ from .. import __version__, store
 from ..dsse import Envelope, seal_envelope
 from ..errors import ChainBroken, UsageError
 from ..store.records import AUDIT_COLUMNS
+from .attest_file import PREDICATE_TYPE, STATEMENT_TYPE, SUMMARY_KEYS, read_statement
 from .audit_chain import ChainReport, chained_runs, verify_chain, verify_records
 from .policy import effective_policy
 from .signatures import authority_of
-from .attest_file import PREDICATE_TYPE, STATEMENT_TYPE, SUMMARY_KEYS, read_statement
 from .signoff import approval_state, latest_decisions, state_of
 
 __all__ = ["STATEMENT_TYPE", "PREDICATE_TYPE", "SUMMARY_KEYS", "Verification", "summarize",
            "create_attestation", "write_attestation", "verify_attestation"]
-
 
 
 def _header(records, run_id: str) -> tuple[dict, int] | None:
