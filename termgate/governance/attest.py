@@ -57,6 +57,11 @@ def _run_of(run_id: str, header: dict) -> dict:
 
 def summarize(records: list[dict], run_id: str, row_text: str, chain: ChainReport) -> dict:
     """The predicate's summary of `run_id` (SUMMARY_KEYS), from the records and the run's row."""
+    return _summary(records, run_id, row_text, chain)[0]
+
+
+def _summary(records: list[dict], run_id: str, row_text: str, chain: ChainReport) -> tuple[dict, object, object, dict]:
+    """(the summary, the run's release state, the policy, the run as signoff reads it)."""
     found = _header(records, run_id)
     if found is None:
         raise UsageError(f"run {run_id} has no header record in the audit chain")
@@ -86,7 +91,8 @@ def summarize(records: list[dict], run_id: str, row_text: str, chain: ChainRepor
         "release": {"status": state.status, "exit_code": state.exit_code, "reasons": list(state.reasons)},
         "chain": {"records": chain.records, "head": chain.head, "trust_root": authority.root},
     }
-    return json.loads(json.dumps(summary))  # as a reader of the file sees it (lists, not tuples)
+    run["high_risk_domains"] = summary["run"]["high_risk_domains"]
+    return json.loads(json.dumps(summary)), state, policy, run  # the summary as a reader of the file sees it
 
 
 def _as_stored(record: dict) -> dict:
@@ -248,10 +254,7 @@ def verify_attestation(path: str | Path, trust_root: str, require=()) -> Verific
     if hashlib.sha256(predicate["run_row"].encode()).hexdigest() != header.get("run_digest"):
         out.reasons.append(f"the predicate's run_row is not the row run {run_id}'s header (record {seq}) digests")
         return out
-    policy = effective_policy(records)
-    run = _run_of(run_id, header)
-    run["high_risk_domains"] = policy.high_risk_of(run)
-    state = state_of(run, chain, policy)
+    summary, state, policy, run = _summary(records, run_id, predicate["run_row"], chain)
     if state.exit_code != 0:
         # the CLI says "not releasable: " before each reason; the status once, not twice
         plain = state.status == "not releasable"
@@ -261,7 +264,6 @@ def verify_attestation(path: str | Path, trust_root: str, require=()) -> Verific
     out.reasons += required
     content = {r["seq"] for r in records if r["content_hash"] == run["content_hash"]}
     failing = [f"not counted: {c.line()}" for c in authority.failing if c.seq in content]  # as the store's gate
-    summary = summarize(records, run_id, predicate["run_row"], chain)
     for key in SUMMARY_KEYS:
         if predicate.get(key) != summary[key]:
             out.reasons.append(f"the predicate's {key} is not what its records state (edited after it was made)")
