@@ -451,3 +451,26 @@ def test_a_later_rejection_stands(signed, tmp_path):
     result = verify(out, made["root"], "medical")
     assert result.exit_code == 1
     assert "not releasable: rejected by ada: wrong drug names" in result.output.splitlines()
+
+
+@pytest.mark.slow
+def test_a_decision_written_with_only_the_store_s_access_never_verifies(signed, tmp_path):
+    """Whoever holds a database role's password (or the DuckDB file) writes carol's approval of
+    a new run as termgate would, but cannot sign it with carol's key: the attestation made
+    from that store does not verify, and says which record did not count."""
+    db, made = signed
+    from termgate import store
+
+    folder = Path(made["env"]["TERMGATE_CI_KEY"]).parent
+    generated = write_jsonl(tmp_path / "v8.jsonl", [{"query_id": "m1", "terms": ["myocardial infarction", "mi"]}])
+    assert cli("evaluate", "--golden", folder / "golden.jsonl", "--generated", generated, "--db", db,
+               "--drift-judge", "none", "--author", "erin", "--prompt-version", "v8", "-q",
+               env=made["env"]).exit_code == 3
+    run_id = next(r for r in store.list_runs(db)["run_id"].tolist() if r != made["run_id"])
+    so.decide_as(db, run_id, so.authenticate(db, "carol", P), "approve", "looks fine", ack_all=True)  # no key
+    out = tmp_path / "forged.json"
+    assert cli("attest", "create", run_id, "--out", out, "--db", db, env=made["env"]).exit_code == 0
+    result = verify(out, made["root"], "medical")
+    assert result.exit_code == 1
+    assert "not releasable: awaiting sign-off: medical: 0 of 1 approvals" in result.output
+    assert "approve by 'carol' does not count (unsigned then)" in result.output
