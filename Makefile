@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_stats.py
 	$(PY) bench/bench_install.py
 	$(PY) bench/bench_authority.py
+	$(PY) bench/bench_signing.py
 
 clean:
 	rm -rf $(VENV)

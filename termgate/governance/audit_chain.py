@@ -290,3 +290,31 @@ def verify_chain(db: str | Path, expect_head: str | None = None, runs="all", tru
     head_text = f"{len(records)}:{last}" if records else "0:" + store.GENESIS
     return _signed(ChainReport(True, len(records), None, f"audit chain intact: {len(records)} records", head_text,
                                tuple(records)), records, pinned_root(trust_root))
+
+
+def verify_records(records: list[dict], pinned: str | None = None) -> ChainReport:
+    """verify_chain's checks that need no store, on records held elsewhere (an attestation,
+    governance.attest): links and hashes, one adoption, the trust root against `pinned`.
+    There is no account table or run row to hold them to, and no recorded head: a chain cut
+    short at an earlier head verifies too."""
+    broken = _links(records)
+    if broken:
+        return broken
+    try:
+        _replay(records)
+    except ValueError as exc:
+        seq = exc.args[0]
+        return _broken(records, seq, f"record {seq}: a second adoption of the store's contents")
+    n = len(records)
+    head = f"{n}:{records[-1]['record_hash']}" if records else "0:" + store.GENESIS
+    return _signed(ChainReport(True, n, None, f"audit chain intact: {n} records", head, tuple(records)),
+                   records, pinned)
+
+
+def chained_runs(records: list[dict]) -> dict[str, tuple[dict, int]]:
+    """Each run's header as the chain states it (its `run` record, or the adoption), with
+    that record's seq; ValueError(seq) on a second adoption (see verify_records)."""
+    return _replay(records)[1]
+
+
+__all__ += ["verify_records", "chained_runs"]

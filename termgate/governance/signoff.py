@@ -520,3 +520,22 @@ def _approval_state(run: dict, chain: ChainReport, policy) -> ReleaseState:
         return ReleaseState("awaiting sign-off", 3, ["; ".join(missing)] + ignored, list(latest.values()), chain)
     return ReleaseState("releasable", 0, [f"approved by {', '.join(sorted(d['actor'] for d in approvals))}"] + ignored,
                         list(latest.values()), chain)
+
+
+def latest_decisions(run: dict, chain: ChainReport) -> tuple[dict[str, dict], list[str]]:
+    """_latest_decisions, for readers of a chain held outside a store (governance.attest)."""
+    return _latest_decisions(run, chain)
+
+
+def approval_state(run: dict, chain: ChainReport, policy) -> ReleaseState:
+    """_approval_state, for readers of a chain held outside a store (governance.attest)."""
+    return _approval_state(run, chain, policy)
+
+
+def state_of(run: dict, chain: ChainReport, policy) -> ReleaseState:
+    """What release_states gives `run` (a dict with run_id, content_hash, author,
+    gate_decision, errored, domains, high_risk_domains) on `chain` under `policy`."""
+    return _state(run, chain) or _approval_state(run, chain, policy)
+
+
+__all__ += ["latest_decisions", "approval_state", "state_of"]

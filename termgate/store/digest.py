@@ -19,7 +19,7 @@ import hashlib
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["DIGEST_VERSION", "RUN_COLUMNS", "QUERY_COLUMNS", "RUN_ADDED", "QUERY_ADDED", "TERM_COLUMNS", "rows_digest", "run_digest", "run_header"]
+__all__ = ["DIGEST_VERSION", "RUN_COLUMNS", "QUERY_COLUMNS", "RUN_ADDED", "QUERY_ADDED", "TERM_COLUMNS", "rows_digest", "run_digest", "run_row_text", "run_header"]
 
 DIGEST_VERSION = 1
 RUN_COLUMNS = (
@@ -89,12 +89,18 @@ def rows_digest(con, run_id: str, schema: str = "") -> dict:
     return {"digest": digest.hexdigest(), "query_rows": queries, "term_rows": terms}
 
 
+def run_row_text(con, run_id: str, schema: str = "") -> str | None:
+    """The run's `runs` row as the JSON text run_digest hashes; None when the run is not
+    stored. An attestation carries it (governance.attest), so what it says about the run
+    (prompt version, generated and golden hashes) is checked against the signed header."""
+    rows = con.execute(f"SELECT {_json(RUN_COLUMNS, _present(con, schema + 'runs', RUN_ADDED))} FROM {schema}runs WHERE run_id = ?", [run_id]).fetchall()
+    return rows[0][0] if rows else None
+
+
 def run_digest(con, run_id: str, schema: str = "") -> str | None:
     """SHA-256 of the run's `runs` row as JSON; None when the run is not stored."""
-    rows = con.execute(f"SELECT {_json(RUN_COLUMNS, _present(con, schema + 'runs', RUN_ADDED))} FROM {schema}runs WHERE run_id = ?", [run_id]).fetchall()
-    if not rows:
-        return None
-    return hashlib.sha256(rows[0][0].encode()).hexdigest()
+    text = run_row_text(con, run_id, schema)
+    return None if text is None else hashlib.sha256(text.encode()).hexdigest()
 
 
 def run_header(con, run_id: str, schema: str = "") -> dict:

@@ -282,6 +282,18 @@ def get_runs(db_path: str | Path, run_ids: list[str]) -> dict[str, dict]:
     return {row[0]: dict(zip(names, row)) for row in rows}
 
 
+def run_row(db_path: str | Path, run_id: str) -> str:
+    """The run's `runs` row as the JSON text its header's run_digest hashes (store.digest);
+    UnknownRunError when absent."""
+    from .digest import run_row_text
+
+    with connect(db_path, rows=of_runs([run_id], "runs")) as con:
+        text = run_row_text(con, run_id)
+    if text is None:
+        raise UnknownRunError(f"unknown run '{run_id}' in {shown_db(db_path)} (see `termgate runs`)")
+    return text
+
+
 def find_run_by_content(db_path: str | Path, content_hash: str) -> str | None:
     """The newest run with this content hash, if any."""
     if not exists(db_path):
