@@ -4,8 +4,9 @@ A key's *fingerprint* is `ed25519:` and the URL-safe base64 (no padding) of the 
 its 32-byte public key; the public key itself travels as standard base64 of those bytes.
 
 A private key is held three ways, never in the clear in the store and never printed:
-- *sealed* by an account's password (scrypt, then ChaCha20-Poly1305), inside the chained
-  record that registers it: whoever reads the store holds the sealed key and must guess the
+- *sealed* by an account's password (scrypt, then ChaCha20-Poly1305) in the store's
+  `sealed_keys` table, outside the chain (whose records, and the attestations carrying them,
+  hold only public keys): whoever reads the store holds the sealed key and must guess the
   password, at the same scrypt cost as guessing it from the account table;
 - a *key file* (`termgate keys new --out FILE`, mode 0600), for a service secret or an
   admin who keeps the key off the store;

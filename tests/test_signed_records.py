@@ -122,6 +122,9 @@ def test_the_whole_flow_signs_every_authority_record_and_releases(signed):
     assert authority.root == root
     assert [c.status for c in authority.checks.values()] == ["before trust root"] + ["signed"] * (len(records) - 1)
     assert {r["kind"] for r in records[1:]} >= {"trust_root", "user_add", "key_register", "run", "decision"}
+    # the chain holds public keys only: the sealed keys stay in the store's own table
+    sealed = store.sealed_keys(db)
+    assert len(sealed) == 2 and not any(json.loads(s)["sealed"] in json.dumps(records) for s in sealed.values())
     verify = cli("audit", "verify", "--db", db, "--trust-root", root)
     assert verify.exit_code == 0 and "1 unsigned record before it" in verify.output, verify.output
     assert "nothing is pinned" not in verify.output
@@ -170,7 +173,8 @@ def test_keys_rotate_and_revoke_and_a_pinned_root_must_match(signed, tmp_path):
     new = authority_of(store.audit_records(db)).key_of("carol")
     assert new["fingerprint"] != old["fingerprint"]
     # carol's old key, taken before the rotation, no longer counts
-    stale = Signer(unseal(old["sealed"], old["public"], PASSWORD), holder="carol")
+    stale = Signer(unseal(json.loads(store.sealed_keys(db)[old["fingerprint"]]), old["public"], PASSWORD),
+                   holder="carol")
     with signing_as(stale):
         so.decide_as(db, run_id, so.current_account(db, "carol"), "approve", "old key", ack_all=True)
     assert cli("gate", run_id, "--db", db).exit_code == 3

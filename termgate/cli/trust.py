@@ -116,8 +116,11 @@ def keys_list(db):
     if auth.root is None:
         echo("no keys: the store has no trust root (`termgate trust init --admin NAME`)")
         return
+    from .. import store
+
+    sealed = run_cli(store.sealed_keys, db)
     rows = [(info["holder"], fp, info["since"], "in force" if info["until"] is None else f"ended at {info['until']}",
-             "sealed by password" if info.get("sealed") else "key file or secret")
+             "sealed by password, in the store" if fp in sealed else "key file or secret")
             for fp, info in auth.keys.items()]
     echo(f"trust root: {auth.root}")
     echo(format_table(["holder", "fingerprint", "registered", "state", "private key"], rows, max_width=120))

@@ -73,7 +73,7 @@ class Authority:
     states: dict = field(repr=False)
     checks: dict = field(repr=False)
     final: dict = field(repr=False)
-    keys: dict = field(repr=False)  # fingerprint -> {"holder", "public", "since", "until", "sealed"?}
+    keys: dict = field(repr=False)  # fingerprint -> {"holder", "public", "since", "until"}
     root: str | None = None  # the trust root's fingerprint
     root_seq: int | None = None
 
@@ -207,11 +207,7 @@ def _replay(records) -> Authority:
             for other in keys.values():
                 if other["holder"] == holder and other["until"] is None:
                     other["until"] = seq  # a holder has one key in force: registering another replaces it
-            entry = {"holder": holder, "public": public, "since": seq, "until": None}
-            sealed = (payload.get("key") if kind != "key_register" else payload).get("sealed")
-            if isinstance(sealed, dict):
-                entry["sealed"] = sealed
-            keys.setdefault(fp, entry)
+            keys.setdefault(fp, {"holder": holder, "public": public, "since": seq, "until": None})
         if kind == "key_revoke" and payload.get("fingerprint") in keys and root is not None:
             info = keys[payload["fingerprint"]]
             info["until"] = info["until"] or seq

@@ -130,9 +130,10 @@ def _actor() -> str:
     return signer.holder if signer is not None and signer.holder else fold_name(getpass.getuser())
 
 
-def _key_payload(password: str | None) -> dict:
+def _key_payload(db, name: str, password: str | None) -> dict:
     """On a signed store (an admin's key is signing), a new key for the account, sealed by
-    its password (governance.trust): its chained state then holds the public key."""
+    its password and kept in the store (governance.trust): its account record states the
+    public key."""
     from ..signing import current_signer
 
     signer = current_signer({})
@@ -140,7 +141,7 @@ def _key_payload(password: str | None) -> dict:
         return {}
     from .trust import new_account_key
 
-    return {"key": new_account_key(password)}
+    return {"key": new_account_key(db, name, password)}
 
 
 def add_user(db, name: str, role: str, password: str | None, domains=None, aliases=None, sso: bool = False) -> Account:
@@ -159,7 +160,7 @@ def add_user(db, name: str, role: str, password: str | None, domains=None, alias
         raise UsageError(f"account '{name}' exists; use `termgate users set-role`, `alias` or `disable`")
     _check_free(db, [name, *alias_list])
     secret = SSO_PASSWORD_HASH if sso else hash_password(password)
-    payload = {} if sso else _key_payload(password)
+    payload = {} if sso else _key_payload(db, name, password)
     from .chain_guard import append_intact  # ChainBroken: nothing added to a broken chain (SPEC §4)
     row = append_intact(db, lambda extends: store.write_account(
         db, name, {"name": name, "role": role, "domains": scopes, "aliases": alias_list, "password_hash": secret,
@@ -205,7 +206,8 @@ def set_password(db, name: str, password: str) -> None:
                          "no password; `termgate users add NAME --role ROLE` makes a local account")
     _check_password(password)
     # on a signed store the account's key is sealed anew: the admin never learns the old password
-    _change(db, row["name"], "user_password", {"password_hash": hash_password(password)}, _key_payload(password))
+    _change(db, row["name"], "user_password", {"password_hash": hash_password(password)},
+            _key_payload(db, row["name"], password))
 
 
 def set_aliases(db, name: str, add=(), remove=()) -> Account:

@@ -5,8 +5,9 @@ new key it registers, extending the store's current head (so it signs every reco
 it: a store written before issue 33 is adopted by it). Its key's fingerprint is what the team
 pins (`[trust] root`, `--trust-root`). From then on every record that carries authority is
 signed (governance.signatures) by:
-- its actor's personal key: sealed by the account's password in the record registering it,
-  or kept in a key file (TERMGATE_KEY_FILE);
+- its actor's personal key: sealed by the account's password and kept in the store's
+  `sealed_keys` table (never in the chain, whose records hold only public keys), or kept
+  in a key file (TERMGATE_KEY_FILE);
 - or a service key the chain registered (`service:dashboard`, `service:ci`), for the
   identity that service authenticated.
 
@@ -17,6 +18,7 @@ chained records, each signed by that admin's own key.
 from __future__ import annotations
 
 import contextlib
+import json
 from pathlib import Path
 
 from .. import store
@@ -29,7 +31,7 @@ from ..signing import (SERVICES, PrivateKey, Signer, fingerprint_of, load_key_te
 from .signatures import TRUST_KIND, Authority, authority_of, holder_of_service
 
 __all__ = ["authority", "root_of", "personal_signer", "signing_for", "init_trust", "register_key", "revoke_key",
-           "new_account_key", "holder_name"]
+           "new_account_key", "keep_sealed", "holder_name"]
 
 
 def authority(db) -> tuple[object, Authority]:
@@ -68,10 +70,11 @@ def personal_signer(db, name: str, password: str | None, key_file: str | None = 
                              f"ADMIN` seals a new key with a new password, or `termgate keys register {name} "
                              "--key-file FILE --admin ADMIN`)")
     key_text = key_file or setting("KEY_FILE")
+    sealed = None if key_text else store.sealed_keys(db).get(entry["fingerprint"])
     if key_text:
         key = load_key_text(key_text, "--key-file" if key_file else "TERMGATE_KEY_FILE")
-    elif entry.get("sealed"):
-        key = unseal(entry["sealed"], entry["public"], password or "")
+    elif sealed:
+        key = unseal(json.loads(sealed), entry["public"], password or "")
     else:
         raise SignoffRefused(f"account {name!r} keeps its signing key in a key file: set TERMGATE_KEY_FILE")
     if key.fingerprint != entry["fingerprint"]:
@@ -92,10 +95,17 @@ def signing_for(db, name: str, password: str | None, key_file: str | None = None
         yield signer
 
 
-def new_account_key(password: str) -> dict:
-    """A new account's key, sealed by its password, as its account record states it."""
+def keep_sealed(db, holder: str, key: PrivateKey, password: str) -> None:
+    """Keep `key` sealed by `password` in the store, outside the chain (store.put_sealed_key)."""
+    store.put_sealed_key(db, key.fingerprint, holder, json.dumps(seal(key, password), sort_keys=True))
+
+
+def new_account_key(db, name: str, password: str) -> dict:
+    """A new key for account `name`, sealed by its password and kept in the store; what its
+    account record states (the public key only)."""
     key = PrivateKey.generate()
-    return {"public": key.public, "sealed": seal(key, password)}
+    keep_sealed(db, name, key, password)
+    return {"public": key.public}
 
 
 def _append(db, signer: Signer, kind: str, payload: dict, comment: str, extends: str | None = None) -> dict:
@@ -119,13 +129,13 @@ def init_trust(db, admin, password: str, key_file: Path | None = None) -> str:
     if key_file is not None:
         write_key_file(key_file, key)
     else:
-        info["sealed"] = seal(key, password)
+        keep_sealed(db, admin.name, key, password)
     _append(db, Signer(key, holder=admin.name), TRUST_KIND, {"key": info},
             f"trust root {key.fingerprint}: signs the {report.records} records before it", extends=report.head)
     return key.fingerprint
 
 
-def register_key(db, signer: Signer, holder: str, public: str, sealed: dict | None = None) -> str:
+def register_key(db, signer: Signer, holder: str, public: str) -> str:
     """Register `public` as `holder`'s key (replacing the one in force), signed by an admin."""
     holder = holder_name(holder)
     try:
@@ -140,7 +150,7 @@ def register_key(db, signer: Signer, holder: str, public: str, sealed: dict | No
     fp = fingerprint_of(public)
     if fp in auth.keys:
         raise UsageError(f"key {fp} is registered already (to {auth.keys[fp]['holder']}); a key is registered once")
-    payload = {"holder": holder, "public": public, "fingerprint": fp, **({"sealed": sealed} if sealed else {})}
+    payload = {"holder": holder, "public": public, "fingerprint": fp}
     _append(db, signer, "key_register", payload, f"key {fp} for {holder}")
     return fp
 

@@ -11,8 +11,8 @@ from .connection import MIGRATIONS, SCHEMA_VERSION, check_store_path, connect, e
 from .runs import (drift_terms, find_run_by_content, get_run, get_runs, golden_content, golden_entry, golden_names,
                    judge_log, list_runs, load_baseline, stored_golden_name, query_rows, repeat_runs,
                    run_row, term_rows)
-from .audit import get_user, list_users, signin_failures, users_rows
-from .backends import (append_audit, claim_signin, clear_signin_failures, save_run,
+from .audit import get_user, list_users, sealed_keys, signin_failures, users_rows
+from .backends import (append_audit, claim_signin, clear_signin_failures, put_sealed_key, save_run,
                        write_account)
 from .llm import StoredReplies, harness_output_rows, harness_outputs, load_llm_cache, query_replies, save_llm_cache
 from .prompts import (find_dataset_hash, list_prompt_evals, prompt_eval_datasets, prompt_eval_matrix,
@@ -22,7 +22,7 @@ from .vectors import StoredVectors, load_vectors, save_vectors
 from .views import (TERM_LISTS, StoredPair, comparison_rows, comparison_terms, pass_lists, errored_queries, find_query_ids,
                     flagged_items, metric_trend, query_history, runs_overview)
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensure_store", "exists", "drift_terms",
+__all__ = ["sealed_keys", "put_sealed_key", "MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensure_store", "exists", "drift_terms",
            "find_run_by_content", "get_run", "get_runs", "golden_content", "golden_entry", "golden_names", "judge_log", "list_runs", "load_baseline", "stored_golden_name", "query_rows",
            "save_run", "run_row", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredLexicon", "load_lexicon", "save_lexicon", "StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms", "pass_lists",
            "errored_queries", "find_query_ids", "flagged_items",

@@ -193,3 +193,19 @@ def decisions_for(db_path: str | Path, content_hash: str) -> list[dict]:
         rows = con.execute(f"SELECT {', '.join(AUDIT_COLUMNS)} FROM audit_log WHERE kind = 'decision' "
                            "AND content_hash = ? ORDER BY seq", [content_hash]).fetchall()
     return records_of(rows)
+
+
+def put_sealed_key(db_path: str | Path, fingerprint: str, holder: str, sealed: str) -> None:
+    """Keep an account's sealed signing key (store.backends.put_sealed_key)."""
+    from ..clock import utc_now
+
+    in_transaction(db_path, lambda con: con.execute("INSERT INTO sealed_keys VALUES (?, ?, ?, ?)",
+                                                    [fingerprint, holder, sealed, utc_now()]))
+
+
+def sealed_keys(db_path: str | Path) -> dict[str, str]:
+    """fingerprint -> sealed key text, every one the store keeps."""
+    if not exists(db_path):
+        return {}
+    with connect(db_path, rows=every("sealed_keys")) as con:
+        return dict(con.execute("SELECT fingerprint, sealed FROM sealed_keys").fetchall())

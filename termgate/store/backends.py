@@ -9,7 +9,7 @@ from pathlib import Path
 from . import audit, pg_runs, runs
 from .postgres import is_postgres
 
-__all__ = ["save_run", "write_account", "append_audit", "claim_signin", "clear_signin_failures"]
+__all__ = ["save_run", "write_account", "append_audit", "claim_signin", "clear_signin_failures", "put_sealed_key"]
 
 
 def save_run(db_path: str | Path, run, before_commit=None, extra_rows=None, usage=None, extends=None) -> None:
@@ -49,3 +49,18 @@ def clear_signin_failures(db_path: str | Path, name: str) -> None:
     if is_postgres(db_path):
         return pg_runs.clear_signin_failures_pg(str(db_path), name)
     return audit.clear_signin_failures(db_path, name)
+
+
+def put_sealed_key(db_path: str | Path, fingerprint: str, holder: str, sealed: str) -> None:
+    """Keep an account's signing key sealed by its password, outside the chain (the chain
+    registers its public key). Written before the record that registers it: a key whose
+    record never came is sealed and unused."""
+    if is_postgres(db_path):
+        from ..clock import utc_now
+        from .postgres import migrate_pg
+
+        migrate_pg(str(db_path))
+        return pg_runs.retrying(str(db_path), lambda cur: cur.execute(
+            "INSERT INTO sealed_keys VALUES (%s, %s, %s, %s)", [fingerprint, holder, sealed, utc_now()]),
+            "keep a sealed key (accounts stay with the store's owner)")
+    return audit.put_sealed_key(db_path, fingerprint, holder, sealed)

@@ -170,6 +170,13 @@ MIGRATIONS.append((15, [
     "ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS hash_version INTEGER",
     "ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS canonical VARCHAR",
 ]))
+MIGRATIONS.append((16, [
+    # accounts' signing keys sealed by their passwords (SPEC §4, termgate.signing.seal): kept
+    # outside the audit chain, whose records (and the attestations that carry them) hold only
+    # the public keys; a sealed key opens only as the public key the chain registered
+    "CREATE TABLE IF NOT EXISTS sealed_keys (fingerprint VARCHAR PRIMARY KEY, holder VARCHAR NOT NULL, "
+    "sealed VARCHAR NOT NULL, created_at VARCHAR)",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

@@ -440,6 +440,22 @@ PG_MIGRATIONS.append((15, [
     _CARRY_GRANTS,
     *(f"DROP FUNCTION IF EXISTS {old}({args})" for old, args in _DOORS),
 ]))
+PG_MIGRATIONS.append((16, [
+    "CREATE TABLE sealed_keys (fingerprint text PRIMARY KEY, holder text NOT NULL, sealed text NOT NULL, "
+    "created_at text)",
+    # whoever reads the account table reads the sealed keys (a reviewer signing from the CLI
+    # through the dashboard's role opens its own); nobody but the owner writes them
+    """DO $do$
+DECLARE g record;
+BEGIN
+    FOR g IN SELECT DISTINCT a.grantee::regrole AS grantee
+             FROM pg_class c, aclexplode(c.relacl) a
+             WHERE c.oid = 'users'::regclass AND a.privilege_type = 'SELECT' AND a.grantee <> 0
+                   AND a.grantee <> c.relowner LOOP
+        EXECUTE format('GRANT SELECT ON sealed_keys TO %s', g.grantee);
+    END LOOP;
+END $do$""",
+]))
 PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
 
 
