@@ -18,7 +18,7 @@ from ..text import counted
 from ..store.postgres import is_postgres, schema_version_pg, shown
 from ..report.record import render_record_html
 from ..text import terminal_safe
-from .common import EXIT_REFUSED, echo, expect_head_option, fail, format_table, run_cli, store_option
+from .common import EXIT_REFUSED, echo, expect_head_option, fail, format_table, run_cli, say_trust, store_option
 
 __all__ = ["users_group", "signoff_command", "audit_group"]
 
@@ -251,6 +251,7 @@ def audit_verify(expect_head, db):
     echo(terminal_safe(report.message))
     if report.ok:
         echo(f"audit head: {report.head}")
+    say_trust(report)  # the trust root, the pin, each record whose signature fails (SPEC §4)
     sys.exit(0 if report.ok else 1)
 
 
