@@ -455,3 +455,39 @@ def test_a_store_rewritten_whole_is_refused_when_pinned_and_warned_about_when_no
         assert f"the store is not the one pinned" in pinned.output and f"but {made['root']} is pinned" in pinned.output
     verify = cli("audit", "verify", "--db", forged, env={"TERMGATE_TRUST_ROOT": made["root"]})
     assert verify.exit_code == 1 and made["root"] in verify.output
+
+
+# ---------------------------------------------------------------- store copy keeps every signature
+
+
+@pytest.mark.postgres
+def test_store_copy_keeps_the_trust_root_and_the_runs_attested_both_ways(request, pg, tmp_path, monkeypatch,
+                                                                          store_templates):
+    """A signed DuckDB store → an empty PostgreSQL database → a new DuckDB file, and a signed
+    PostgreSQL store → a new DuckDB file: each copy verifies under the same pin, its runs
+    stay attested, carol's approval still counts, and a new one can be signed on it."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TERMGATE_CONFIG", str(tmp_path / "none.toml"))
+    (tmp_path / "none.toml").write_text("", encoding="utf-8")
+    for name in ("TERMGATE_CI_KEY", "TERMGATE_TRUST_ROOT", "TERMGATE_KEY_FILE", "GITHUB_ACTOR"):
+        monkeypatch.delenv(name, raising=False)
+    duck, made = store_templates.copy(request, str(tmp_path / "x.duckdb"), "signed-33", _signed_store, tmp_path)
+    team, team_made = store_templates.copy(request, "postgresql://template", "signed-33", _signed_store, tmp_path)
+    to_pg, back = pg.url(pg.create_database()), tmp_path / "back.duckdb"
+    hops = [(duck, to_pg, made), (to_pg, back, made), (team, tmp_path / "from-team.duckdb", team_made)]
+    for source, target, facts in hops:
+        copied = cli("store", "copy", "--from", source, "--to", target)
+        assert copied.exit_code == 0, copied.output
+        verify = cli("audit", "verify", "--db", target, "--expect-head",
+                     cli("audit", "verify", "--db", source).output.split("audit head: ")[1].split()[0],
+                     env={"TERMGATE_TRUST_ROOT": facts["root"]})
+        assert verify.exit_code == 0 and "carries no authority" not in verify.output, verify.output
+        assert f"signed records from trust root {facts['root']}" in verify.output
+        runs = facts["runs"]
+        assert gate(target, runs["other"], "--trust-root", facts["root"]).exit_code == 0  # carol's approval counts
+        awaiting = gate(target, runs["target"], "--trust-root", facts["root"])
+        assert awaiting.exit_code == 3 and "unattested" not in awaiting.output, awaiting.output
+    with signing_as(trust.personal_signer(str(back), "carol", PW)):
+        so.decide_as(str(back), made["runs"]["target"], so.authenticate(str(back), "carol", PW), "approve", "ok",
+                     ack_all=True)
+    assert gate(back, made["runs"]["target"], "--trust-root", made["root"]).exit_code == 0
