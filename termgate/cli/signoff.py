@@ -249,9 +249,9 @@ def audit_verify(expect_head, db):
         fail([f"error: --db {shown(db)}: not a termgate store: nothing to verify"])
     report = run_cli(so.verify_chain, db, expect_head)
     echo(terminal_safe(report.message))
-    if report.ok:
-        echo(f"audit head: {report.head}")
     say_trust(report)  # the trust root, the pin, each record whose signature fails (SPEC §4)
+    if report.ok:
+        echo(f"audit head: {report.head}")  # the last line, as scripts read it
     sys.exit(0 if report.ok else 1)
 
 
