@@ -325,6 +325,43 @@ def test_an_event_that_is_not_a_pull_request_makes_no_comment(runner):
     assert result.exit_code == 0
 
 
+@pytest.mark.slow
+def test_the_ci_key_signs_the_run_and_the_trust_root_pins_the_store(runner, ws):
+    """`ci-key` (a secret: a key file's text) reaches termgate as TERMGATE_CI_KEY and signs
+    the run's header for the actor; without it a run on a signed store is unattested (exit
+    1). `trust-root` pins the store: another root is exit 1 naming the pin. The key is never
+    in the log, the summary or the comment."""
+    from termgate import store
+    from termgate.governance import signoff as so, trust
+    from termgate.signing import PrivateKey, write_key_file
+
+    db, password = str(ws / "store.duckdb"), "correct-horse-battery"
+    root = trust.init_trust(db, so.add_user(db, "ada", "admin", password), password)
+    ci = PrivateKey.generate()
+    write_key_file(ws / "runner-temp-ci.key", ci)
+    key_text = (ws / "runner-temp-ci.key").read_text(encoding="utf-8")
+    (ws / "runner-temp-ci.key").unlink()  # the secret lives in the workflow's secrets, not the checkout
+    trust.register_key(db, trust.personal_signer(db, "ada", password), "service:ci", ci.public)
+
+    unsigned = runner.run(evaluate_inputs("good.jsonl", **{"trust-root": root}))
+    assert unsigned.outputs["exit_code"] == "1" and "unattested" in unsigned.step("Evaluate").output
+    signed = runner.run(evaluate_inputs("good.jsonl", **{"trust-root": root, "ci-key": key_text}))
+    assert signed.outputs["exit_code"] == "0" and signed.exit_code == 0, signed.step("Evaluate").output
+    header = [r for r in store.audit_records(db) if r["kind"] == "run"][-1]
+    assert header["run_id"] == signed.outputs["run_id"]
+    assert header["payload"]["signature"]["for"] == {"actor": "octo-actor"}  # GITHUB_ACTOR
+    summary = runner.summary.read_text(encoding="utf-8")
+    assert "signed records from trust root" in summary
+    elsewhere = PrivateKey.generate().fingerprint
+    wrong = runner.run(evaluate_inputs("good.jsonl", **{"trust-root": elsewhere, "ci-key": key_text}))
+    assert wrong.outputs["exit_code"] == "1" and f"but {elsewhere} is pinned" in wrong.step("Evaluate").output
+    private = json.loads(key_text)["private"]
+    logs = [s.output for run in (unsigned, signed, wrong) for s in run.steps]
+    logs += [json.dumps(c) for run in (unsigned, signed, wrong) for c in run.gh_calls]
+    logs += [summary] + [p.read_text(encoding="utf-8") for p in (ws / "termgate-reports").rglob("*") if p.is_file()]
+    assert not [text for text in logs if private in text]
+
+
 DOWN = '''
 def expand(query, context):
     raise RuntimeError("endpoint down")

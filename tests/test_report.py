@@ -154,3 +154,22 @@ def test_summary_comment_and_annotations_say_newly_failing_where_f1_did_not_fall
     assert "title=termgate%3A newly failing query q1" in first
     assert "newly failing against baseline base-9 (passed there, fails now): F1 0.400 → 0.500" in first
     assert "title=termgate%3A regressed query q2" in second
+
+
+def test_summary_and_comment_state_the_signatures_and_fold_failing_records_past_ten():
+    """Issue 33: the Sign-off section says what the chain's signatures say (the trust root,
+    the warning that nothing is pinned, each failing record), escaped as data, ten at most."""
+    from termgate.report.findings import Findings
+    from termgate.report.markdown import render_pr_comment, render_summary
+
+    trust = ["signatures: 5 signed records from trust root ed25519:AAAA",
+             "warning: no trust root is pinned, so a store rewritten whole would not be noticed",
+             *[f"record {n} (decision by <b>mallory</b>): unsigned — it carries no authority" for n in range(10, 22)]]
+    f = Findings("run-1", None, "golden.jsonl", "golden.jsonl", "review", [], [], 1, 1, 0, None, [], [],
+                 "unattested", ["unattested: run run-1's header (record 4) unsigned"], trust=trust)
+    for text in (render_summary(f), render_pr_comment(f)):
+        tail = text.split("### Sign-off", 1)[1]
+        assert "**unattested**" in tail and "- signatures\\: 5 signed records from trust root ed25519\\:AAAA" in tail
+        assert "- warning\\: no trust root is pinned" in tail
+        assert tail.count("carries no authority") == 8 and "<b>" not in tail  # 2 + 8 lines shown, data escaped
+        assert "- … and 4 more (`termgate audit verify` names them all)" in tail

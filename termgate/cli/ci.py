@@ -147,6 +147,13 @@ def relied_head(state) -> str | None:
     return chain.head if chain is not None and chain.ok else None
 
 
+def relied_trust(state) -> list[str]:
+    """What the chain the release state was counted on says about signatures (its trust
+    root, whether it is pinned, records whose signature fails; SPEC §4)."""
+    chain = getattr(state, "chain", None)
+    return chain.trust_lines() if chain is not None and chain.ok else []
+
+
 def _links(settings, run_id: str, baseline_id: str | None, awaiting: bool) -> list[tuple[str, str]]:
     base = settings.dashboard_url.rstrip("/")
     links = [("Compare with the baseline in the dashboard", f"{base}/compare?{urlencode({'run': run_id, 'baseline': baseline_id})}")
@@ -211,7 +218,7 @@ def run_findings(run, db: str | None, settings, state, baseline_value: str | Non
                         run.total, run.passed, run.errored, run.regression.baseline_id, flagged, drift,
                         state.status, list(state.reasons),
                         _links(settings, run.evaluation_id, run.regression.baseline_id,
-                               state.exit_code == 3) if db else [], audit_head=relied_head(state))
+                               state.exit_code == 3) if db else [], audit_head=relied_head(state), trust=relied_trust(state))
     if with_lines:
         try:
             findings.lines = golden_line_numbers(run.golden_path, {r["query_id"] for r in rows})
@@ -264,7 +271,7 @@ def stored_findings(db: str, run_id: str, settings, state, with_lines: bool = Fa
                         int(run["passed"]), int(run["errored"] or 0), run["baseline_id"], flagged, drift,
                         state.status, list(state.reasons),
                         _links(settings, run_id, run["baseline_id"], state.exit_code == 3),
-                        audit_head=relied_head(state))
+                        audit_head=relied_head(state), trust=relied_trust(state))
     if with_lines:
         findings.lines = _stored_lines(db, run["golden_hash"], findings)
     return findings

@@ -182,6 +182,23 @@ def expect_head_option(fn):
                              "`audit head` line: anchors the chain against a rewritten or truncated store.")(fn)
 
 
+def trust_root_option(fn):
+    return click.option("--trust-root", metavar="ed25519:FINGERPRINT", default=None,
+                        help="Fail (exit 1) unless the store's trust root is this key, as `termgate trust init` "
+                             "printed it [default: $TERMGATE_TRUST_ROOT, else [trust] root in termgate.toml]: a "
+                             "store rewritten whole, signatures and all, is refused.")(fn)
+
+
+def say_trust(chain, err: bool = False) -> None:
+    """The lines about the chain's signatures (SPEC §4): its trust root, records whose
+    signature fails (named, they carry no authority); the warning that nothing is pinned
+    goes to standard error."""
+    if chain is None:
+        return
+    for line in chain.trust_lines():
+        echo(terminal_safe(line), err=err or line.startswith("warning:"))
+
+
 def store_option(fn):
     """--db: a DuckDB file or a PostgreSQL URL (every command runs on either backend)."""
     return click.option("--db", "db", default=None, metavar="PATH|URL",

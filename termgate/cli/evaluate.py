@@ -19,6 +19,7 @@ from ..drift.resolve import resolve_judge
 from ..scoring.regression import Baseline
 from ..report import STDOUT, PendingFile, build_report, check_outputs, iter_report_json, render_html, render_junit
 from ..governance.chain_guard import append_intact, require_intact
+from ..governance.ci_key import check_ci_key
 from ..governance.signoff import ReleaseState, parse_head, release_state, unsigned_state
 from ..store.postgres import is_postgres
 from ..store import StoredVectors, check_store_path, exists, load_baseline, repeat_runs, save_run
@@ -70,11 +71,16 @@ class _ReportsFailed(Exception):
 
 def chain_refusal(db: str, expect_head: str | None = None) -> str | None:
     """SPEC §4: the line refusing to store a run on this store's audit chain (its records
-    and accounts verified, and `expect_head` still held), or None when it is intact."""
+    and accounts verified, and `expect_head` still held), or None when it is intact. On an
+    intact chain, TERMGATE_CI_KEY is checked against it (governance.ci_key): a key that
+    would not attest the run is UsageError (exit 2) before anything is scored or stored."""
     try:
-        require_intact(db, expect_head)
+        chain = require_intact(db, expect_head)
     except ChainBroken as exc:
         return refusal_line(exc)
+    warning = check_ci_key(chain)
+    if warning:
+        echo(warning, err=True)
     return None
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..config import default_db_path, load_settings, settings_files
 from ..demo import seed_demo
-from ..governance.signoff import release_state
+from ..governance.release import pinned_release_state
 from ..comparison import CompareFilter, compare_page, pair_notes
 from ..report import STDOUT, check_outputs
 from ..scoring.regression import regression_label
@@ -17,8 +17,9 @@ from ..store import drift_terms, get_run, list_runs, query_rows
 from ..store.connection import shown_db
 from ..store.postgres import is_postgres
 from ..text import terminal_safe as safe
+from ..signing import parse_fingerprint
 from .ci import PipelineFiles, ci_options, ci_paths, stored_findings, tell_pipeline
-from .common import echo, expect_head_option, format_table, run_cli, store_option
+from .common import echo, expect_head_option, format_table, run_cli, say_trust, store_option, trust_root_option
 from .waiting import final_line, wait_for_decision, wait_options, wait_plan
 
 __all__ = ["runs_command", "show_command", "compare_command", "gate_command", "demo_command"]
@@ -145,15 +146,18 @@ def compare_command(run_id, baseline_id, db, changed_only):
 @click.command("gate")
 @click.argument("run_id", metavar="RUN")
 @expect_head_option
+@trust_root_option
 @store_option
 @ci_options
 @wait_options
-def gate_command(run_id, expect_head, db, summary_out, comment_out, codequality_out, wait, timeout, interval):
+def gate_command(run_id, expect_head, trust_root, db, summary_out, comment_out, codequality_out, wait, timeout,
+                 interval):
     """Print a stored run's gate decision and sign-off state, after checking the audit
     chain (every record, the account table, this run's stored rows) and printing its head.
 
-    Exit codes: 0 releasable, 1 not releasable (failed, rejected, or a broken audit chain,
-    naming the first bad record), 2 unknown run or bad option, 3 awaiting sign-off (with
+    Exit codes: 0 releasable, 1 not releasable (failed, rejected, unattested, a broken audit
+    chain naming the first bad record, or a store whose trust root is not the pinned one),
+    2 unknown run or bad option, 3 awaiting sign-off (with
     --wait: still, at the timeout), 5 incomplete (errored items; rerun them), 130
     interrupted while waiting (Ctrl-C).
 
@@ -172,6 +176,8 @@ def gate_command(run_id, expect_head, db, summary_out, comment_out, codequality_
     \b
     Example:
       termgate gate 20261129-223000-1a2b3c --expect-head 12:3f5a9c0d1e2f4a6b && deploy
+      # CI holds the team store to the trust root committed in termgate.toml ([trust] root):
+      termgate gate 20261129-223000-1a2b3c --trust-root ed25519:2Zq1...
       # a deployment job waiting up to 2 hours for a reviewer, reading the store every 30 s:
       termgate gate 20261129-223000-1a2b3c --wait --timeout 7200 --interval 30 --summary summary.md
     """
@@ -182,6 +188,8 @@ def gate_command(run_id, expect_head, db, summary_out, comment_out, codequality_
     if expect_head is not None:
         from ..governance.signoff import parse_head
         run_cli(parse_head, expect_head)
+    if trust_root is not None:
+        trust_root = run_cli(parse_fingerprint, trust_root)
     run = run_cli(get_run, db, run_id)
     err = STDOUT in paths.values()  # a file on standard output: our lines go to standard error
     pipeline = run_cli(PipelineFiles, paths)
@@ -191,12 +199,13 @@ def gate_command(run_id, expect_head, db, summary_out, comment_out, codequality_
         for reason in run["gate_reasons"]:
             echo(f"  - {safe(reason)}", err=err)
         if plan is None:
-            state, last = run_cli(release_state, db, run_id, settings, expect_head=expect_head), None
+            state, last = run_cli(pinned_release_state, db, run_id, settings, expect_head, trust_root), None
         else:
-            waited = wait_for_decision(db, run_id, settings, plan, expect_head, err)
+            waited = wait_for_decision(db, run_id, settings, plan, expect_head, err, trust_root)
             state, last = waited.state, final_line(waited, plan)
         if state.chain.ok:
             echo(f"audit head: {state.chain.head}", err=err)
+        say_trust(state.chain, err)
         run_cli(tell_pipeline, pipeline,
                 lambda lines: stored_findings(db, run_id, settings, state, with_lines=lines), err)
         echo(last or f"{state.status}: {safe('; '.join(state.reasons))}", err=err)

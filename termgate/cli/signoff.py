@@ -18,7 +18,7 @@ from ..text import counted
 from ..store.postgres import is_postgres, schema_version_pg, shown
 from ..report.record import render_record_html
 from ..text import terminal_safe
-from .common import EXIT_REFUSED, echo, expect_head_option, fail, format_table, run_cli, store_option
+from .common import EXIT_REFUSED, echo, expect_head_option, fail, format_table, run_cli, say_trust, store_option, trust_root_option
 
 __all__ = ["users_group", "signoff_command", "audit_group"]
 
@@ -314,9 +314,7 @@ def audit_group() -> None:
 @click.option("--db", "db", default=None, metavar="PATH|URL",
               help="The store: a DuckDB file or a PostgreSQL URL (the team store) [default: $TERMGATE_DB, else "
                    "data/termgate.duckdb].")
-@click.option("--trust-root", default=None, metavar="ed25519:…",
-              help="The trust root the store must have (else TERMGATE_TRUST_ROOT, else [trust] root in "
-                   "termgate.toml): a store whose trust_root record another key signed is refused.")
+@trust_root_option
 def audit_verify(expect_head, db, trust_root):
     """Exit 0 when the chain is intact, 1 naming the first edited, removed or reordered
     record, or the first account or stored run that differs from what the chain recorded.
@@ -339,10 +337,9 @@ def audit_verify(expect_head, db, trust_root):
         fail([f"error: --db {shown(db)}: not a termgate store: nothing to verify"])
     report = run_cli(so.verify_chain, db, expect_head, "all", trust_root)
     echo(terminal_safe(report.message))
-    for line in report.trust_lines():  # before the head, which stays the last line
-        echo(terminal_safe(line), err=line.startswith("warning:"))
+    say_trust(report)  # the trust root, the pin, each record whose signature fails (SPEC §4)
     if report.ok:
-        echo(f"audit head: {report.head}")
+        echo(f"audit head: {report.head}")  # the last line, as scripts read it
     sys.exit(0 if report.ok else 1)
 
 

@@ -10,7 +10,7 @@ from ..config import default_db_path
 from ..errors import ChainBroken
 from ..governance import signoff as so
 from ..text import terminal_safe
-from .common import EXIT_REFUSED, echo, fail, format_table, run_cli, store_option
+from .common import EXIT_REFUSED, echo, fail, format_table, run_cli, say_trust, store_option, trust_root_option
 from .signoff import _as_admin, read_password, refuse_sso_account
 
 __all__ = ["trust_group", "keys_group", "print_root"]
@@ -65,7 +65,7 @@ def trust_init(admin, key_file, db):
 
 
 @trust_group.command("show")
-@click.option("--trust-root", default=None, help="The fingerprint to hold the store to (else [trust] root).")
+@trust_root_option
 @store_option
 def trust_show(trust_root, db):
     """The store's trust root, whether it is pinned here, and records whose signatures fail."""
@@ -74,8 +74,7 @@ def trust_show(trust_root, db):
     if not report.ok:
         fail([f"audit chain broken: {terminal_safe(report.message)}"], 1)
     echo(f"trust root: {report.root or 'none'}" + (" (pinned)" if report.pinned else ""))
-    for line in report.trust_lines():
-        echo(terminal_safe(line))
+    say_trust(report)
 
 
 @click.group("keys")

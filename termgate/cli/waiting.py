@@ -97,13 +97,14 @@ def decision_line(d: dict) -> str:
     return f"decision: {safe(d['actor'])} {safe(did)} at {safe(d['created_at'])}: {safe(d['comment'] or '')}"
 
 
-def wait_for_decision(db, run_id: str, settings, plan: WaitPlan, expect_head: str | None, err: bool) -> WaitResult:
+def wait_for_decision(db, run_id: str, settings, plan: WaitPlan, expect_head: str | None, err: bool,
+                      trust_root: str | None = None) -> WaitResult:
     """Poll until the run is decided or the timeout; Ctrl-C is exit 130 with one line (the
     caller's `finally` removes any pending output file)."""
     log = _Log(run_id, plan, err)
     try:
         result = run_cli(wait_for_release, db, run_id, settings, timeout=plan.timeout, interval=plan.interval,
-                         expect_head=expect_head, on_poll=log.poll, on_error=log.error)
+                         expect_head=expect_head, trust_root=trust_root, on_poll=log.poll, on_error=log.error)
     except KeyboardInterrupt:
         echo(f"interrupted: run {run_id} is still awaiting sign-off; nothing was written", err=True)
         sys.exit(EXIT_INTERRUPTED)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from ..errors import TermgateError, InputError, UnknownRunError, UsageError
 from .signoff import ReleaseState, release_state
 
-__all__ = ["WaitResult", "wait_for_release", "parse_wait_seconds", "AWAITING", "DEFAULT_TIMEOUT",
-           "DEFAULT_INTERVAL"]
+__all__ = ["WaitResult", "wait_for_release", "pinned_release_state", "parse_wait_seconds", "AWAITING",
+           "DEFAULT_TIMEOUT", "DEFAULT_INTERVAL"]
 
 AWAITING = 3
 """The exit code of a run that awaits sign-off (SPEC §3): the only one worth waiting on."""
@@ -63,8 +63,21 @@ def _transient(exc: TermgateError) -> bool:
         not isinstance(exc, UsageError) or "cannot connect" in str(exc))
 
 
+def pinned_release_state(db, run_id: str, settings, expect_head: str | None = None,
+                         trust_root: str | None = None) -> ReleaseState:
+    """release_state with the store held to `trust_root` (`gate --trust-root`; without it,
+    TERMGATE_TRUST_ROOT or `[trust] root`, as verify_chain reads them): a store whose trust
+    root is another key's is a broken chain, exit 1 naming the pin (SPEC §4)."""
+    if trust_root is None:
+        return release_state(db, run_id, settings, expect_head)
+    from .audit_chain import verify_chain
+
+    return release_state(db, run_id, settings, expect_head,
+                         verify_chain(db, expect_head, runs=[run_id], trust_root=trust_root))
+
+
 def wait_for_release(db, run_id: str, settings, *, timeout: float, interval: float,
-                     expect_head: str | None = None,
+                     expect_head: str | None = None, trust_root: str | None = None,
                      on_poll: Callable[[ReleaseState], None] | None = None,
                      on_error: Callable[[str], None] | None = None,
                      clock: Callable[[], float] = time.monotonic,
@@ -77,7 +90,7 @@ def wait_for_release(db, run_id: str, settings, *, timeout: float, interval: flo
     on the first poll raises: the run, the store or `expect_head` is wrong). KeyboardInterrupt
     passes through to the caller."""
     start = clock()
-    state = release_state(db, run_id, settings, expect_head)
+    state = pinned_release_state(db, run_id, settings, expect_head, trust_root)
     polls, last_error = 1, None
     if on_poll:
         on_poll(state)
@@ -88,7 +101,7 @@ def wait_for_release(db, run_id: str, settings, *, timeout: float, interval: flo
         sleep(min(interval, timeout - waited))
         polls += 1
         try:
-            state = release_state(db, run_id, settings, expect_head)
+            state = pinned_release_state(db, run_id, settings, expect_head, trust_root)
             last_error = None
         except TermgateError as exc:
             if not _transient(exc):

@@ -492,12 +492,12 @@ def unattested_reason(run_id: str, chain: ChainReport) -> str | None:
         return None
     header = next((r for r in reversed(chain.log) if r["kind"] == "run" and r["run_id"] == run_id), None)
     if header is None:
-        return f"unattested: run {run_id} has no header record in the audit chain"
+        return f"run {run_id} has no header record in the audit chain"
     check = authority.checks.get(header["seq"])
     if check is not None and check.status == "signed":
         return None
     why = check.problem if check is not None and check.problem else "written before the store's trust root"
-    return (f"unattested: run {run_id}'s header (record {header['seq']}) {why}; a run counts only when the CI's key "
+    return (f"run {run_id}'s header (record {header['seq']}) {why}; a run counts only when the CI's key "
             "(TERMGATE_CI_KEY) or its author's key signs it")
 
 

@@ -142,10 +142,18 @@ def _audit_head(head: str | None) -> str:
             "later whether the store was truncated or rewritten since\n")
 
 
+def _trust(lines: list[str]) -> str:
+    """The signatures' lines (trust root, pin, records whose signature fails), at most ten."""
+    if not lines:
+        return ""
+    more = f"- … and {len(lines) - 10} more (`termgate audit verify` names them all)\n" if len(lines) > 10 else ""
+    return "\n" + "".join(f"- {md(line, 400)}\n" for line in lines[:10]) + more
+
+
 def _tail(f: Findings) -> str:
     reasons = "; ".join(f.signoff_reasons[:10]) + (" …" if len(f.signoff_reasons) > 10 else "")
     out = f"\n### Sign-off\n\n**{md(f.signoff, 60)}**" + (f": {md(reasons, 1000)}" if reasons else "") + "\n"
-    out += _audit_head(f.audit_head)
+    out += _audit_head(f.audit_head) + _trust(f.trust)
     if f.links:
         out += "\n" + " · ".join(f"[{md(label)}]({_url(url)})" for label, url in f.links) + "\n"
     else:

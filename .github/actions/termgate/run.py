@@ -5,7 +5,9 @@ action's inputs, write every report into one folder and tell the later steps wha
 Inputs arrive only as environment variables (`INPUT_GOLDEN`, `INPUT_EXTRA_ARGS`, …; see
 action.yml), never spliced into a script, so a golden path or a run name cannot run a
 command. The store named by the `db` input reaches termgate as `TERMGATE_DB`, so a URL's
-password is never on a command line or in the log.
+password is never on a command line or in the log; so do `trust-root` (TERMGATE_TRUST_ROOT)
+and the CI's signing key `ci-key` (TERMGATE_CI_KEY, a secret: never printed). Each is set
+only when its input is given, so a job's own variables of those names stay in force.
 
 Outputs (`$GITHUB_OUTPUT`): run_id, gate, exit_code, reports_dir, artifact_name,
 comment_file, summary_file. This step itself always succeeds once it has run termgate;
@@ -143,8 +145,10 @@ def shown(argv: list[str]) -> str:
 
 def run_termgate(argv: list[str], retries: int, delay: float) -> int:
     env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}  # appended once, below
-    if value("db"):
-        env["TERMGATE_DB"] = value("db")
+    for name, variable in (("db", "TERMGATE_DB"), ("trust-root", "TERMGATE_TRUST_ROOT"), ("ci-key", "TERMGATE_CI_KEY")):
+        if value(name):
+            env[variable] = value(name)
+    env.pop("INPUT_CI_KEY", None)  # the key travels once, under its own name
     for attempt in range(retries + 1):
         print(f"termgate action: {shown(argv)}", flush=True)
         try:
