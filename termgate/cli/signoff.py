@@ -20,7 +20,8 @@ from ..report.record import render_record_html
 from ..text import terminal_safe
 from .common import EXIT_REFUSED, echo, expect_head_option, fail, format_table, run_cli, say_trust, store_option, trust_root_option
 
-__all__ = ["users_group", "signoff_command", "audit_group"]
+__all__ = ["users_group", "signoff_command", "audit_group", "signed_in", "as_admin", "print_root", "read_password",
+           "refuse_sso_account"]
 
 
 def read_password(prompt: str, confirm: bool = False, variable: str = "PASSWORD") -> str:
@@ -63,7 +64,7 @@ def signed_in(db, name: str, password: str):
     return account
 
 
-def _as_admin(db, admin: str | None, own_password: bool = False) -> None:
+def as_admin(db, admin: str | None, own_password: bool = False) -> None:
     """Account changes on a signed store need an admin's key: sign in as `admin` (password
     from TERMGATE_ADMIN_PASSWORD, else — when the command reads no other password —
     TERMGATE_PASSWORD, else a prompt) and sign with it. Refused (exit 4) on a signed store
@@ -135,7 +136,7 @@ def users_add(name, role, domains, aliases, sso, admin, root, db):
         raise click.UsageError("--root makes the trust root, sealed by the admin's password: give it with --role admin "
                                "and without --sso")
     password = None if sso else read_password("Password", confirm=True)
-    _as_admin(db, admin, own_password=True)
+    as_admin(db, admin, own_password=True)
     account = run_cli(_account_change, so.add_user, db, name, role, password, domains, aliases, sso)
     echo(f"added {account.name} ({account.role}{'; ' + ', '.join(account.domains) if account.domains else ''}"
          f"{'; aliases ' + ', '.join(account.aliases) if account.aliases else ''}{'; single sign-on' if sso else ''})")
@@ -161,7 +162,7 @@ def users_alias(name, added, removed, admin, db):
     if not added and not removed:
         raise click.UsageError("give --add or --remove")
     db = db or default_db_path()
-    _as_admin(db, admin)
+    as_admin(db, admin)
     account = run_cli(_account_change, so.set_aliases, db, name, added, removed)
     echo(f"{account.name}: aliases {', '.join(account.aliases) or '(none)'}")
 
@@ -177,7 +178,7 @@ def users_passwd(name, admin, db):
     """
     db = db or default_db_path()
     password = read_password("New password", confirm=True)
-    _as_admin(db, admin, own_password=True)
+    as_admin(db, admin, own_password=True)
     run_cli(_account_change, so.set_password, db, name, password)
     echo(f"password changed for {terminal_safe(name)}")
 
@@ -207,7 +208,7 @@ def users_disable(name, admin, db):
     Example: termgate users disable bob
     """
     db = db or default_db_path()
-    _as_admin(db, admin)
+    as_admin(db, admin)
     run_cli(_account_change, so.disable_user, db, name)
     echo(f"disabled {terminal_safe(name)}")
 
@@ -224,7 +225,7 @@ def users_set_role(name, role, domains, admin, db):
     Example: termgate users set-role bob --role admin --domains ""
     """
     db = db or default_db_path()
-    _as_admin(db, admin)
+    as_admin(db, admin)
     run_cli(_account_change, so.set_role, db, name, role, domains)
     echo(f"{terminal_safe(name)} is now {role}")
 
@@ -275,8 +276,6 @@ def signoff_command(run_id, decision, reviewer, comment, ack_all, db):
 
 
 def _make_root(db, account, password) -> None:
-    from .trust import print_root
-
     from ..governance import trust
 
     try:
@@ -284,6 +283,14 @@ def _make_root(db, account, password) -> None:
     except (so.SignoffRefused, ChainBroken) as exc:
         fail([f"refused: {exc}; {account.name} was added, the store has no new trust root"], EXIT_REFUSED)
     print_root(fingerprint)
+
+
+def print_root(fingerprint: str) -> None:
+    echo(f"trust root: {fingerprint}")
+    echo("pin it: commit these two lines to termgate.toml, and give CI the same (`termgate gate --trust-root ...`, "
+         "the Action's trust-root input); a store whose trust root is another is then refused:")
+    echo("  [trust]")
+    echo(f'  root = "{fingerprint}"')
 
 
 def refuse_sso_account(db, reviewer) -> None:

@@ -11,17 +11,9 @@ from ..errors import ChainBroken
 from ..governance import signoff as so
 from ..text import terminal_safe
 from .common import EXIT_REFUSED, echo, fail, format_table, run_cli, say_trust, store_option, trust_root_option
-from .signoff import _as_admin, read_password, refuse_sso_account
+from .signoff import as_admin, print_root, read_password, refuse_sso_account
 
-__all__ = ["trust_group", "keys_group", "print_root"]
-
-
-def print_root(fingerprint: str) -> None:
-    echo(f"trust root: {fingerprint}")
-    echo("pin it: commit these two lines to termgate.toml, and give CI the same (`termgate gate --trust-root ...`, "
-         "the Action's trust-root input); a store whose trust root is another is then refused:")
-    echo("  [trust]")
-    echo(f'  root = "{fingerprint}"')
+__all__ = ["trust_group", "keys_group"]
 
 
 def _refused(fn, *args):
@@ -157,7 +149,7 @@ def keys_register(account, service, key_file, public_key, admin, db):
         raise click.UsageError("give ACCOUNT or --service dashboard|ci")
     db = db or default_db_path()
     public = run_cli(_public_of, key_file, public_key)
-    _as_admin(db, admin)
+    as_admin(db, admin)
     signer = _current()
     fingerprint = run_cli(_refused, trust.register_key, db, signer, account or f"service:{service}", public)
     echo(f"registered {fingerprint} for {terminal_safe(account or 'service:' + service)}")
@@ -172,7 +164,7 @@ def keys_revoke(fingerprint, admin, db):
     from ..governance import trust
 
     db = db or default_db_path()
-    _as_admin(db, admin)
+    as_admin(db, admin)
     holder = run_cli(_refused, trust.revoke_key, db, _current(), fingerprint.strip())
     echo(f"revoked {terminal_safe(fingerprint.strip())} of {terminal_safe(holder)}")
 
