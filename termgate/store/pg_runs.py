@@ -153,9 +153,11 @@ def retrying(url: str, work, what: str):
                 return work(cur)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise _denied(url, what, exc) from None
-        except psycopg.errors.CheckViolation as exc:  # the server's check of a record (store.postgres, schema 15)
-            first = str(exc).strip().splitlines()[0]
-            raise TermgateError(f"--db {shown(url)}: {first}; nothing was stored") from None
+        except (psycopg.errors.CheckViolation, psycopg.errors.RaiseException) as exc:
+            # the server's check of a record (store.postgres, schema 15), or a door's refusal
+            # (an account that may not decide, a run header twice): one line, not a traceback
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise TermgateError(f"--db {shown(url)}: the store refused it: {first}; nothing was stored") from None
         except (psycopg.errors.SerializationFailure, psycopg.errors.UniqueViolation) as exc:
             if isinstance(exc, psycopg.errors.UniqueViolation) and "audit_log" not in str(exc):
                 raise TermgateError(f"--db {shown(url)}: {' '.join(str(exc).split())}") from None

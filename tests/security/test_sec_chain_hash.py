@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from termgate import store
+from termgate.clock import utc_now
 from termgate.cli import main
 from termgate.governance import signoff as so
 from termgate.store import pg_runs
@@ -425,3 +426,21 @@ def test_the_dashboard_role_cannot_bind_a_sign_on_with_a_false_account_state(tea
             conn.execute(bind, [seq, prev, "t", "carol", json.dumps(rec["payload"], sort_keys=True),
                                 rec["record_hash"], rec["canonical"], alias, oidc_issuer_prefix(issuer), aliases])
     assert cli("audit", "verify", "--db", owner).exit_code == 0
+
+
+@pytest.mark.slow
+def test_a_doors_refusal_reaches_the_caller_as_one_line_not_a_database_traceback(team):
+    """A decision the server refuses (an account that may not take it) is a TermgateError
+    naming the store and the server's reason, through termgate's own append path."""
+    from termgate.errors import TermgateError
+
+    _, _, dash, run_id = team
+    run = store.get_run(dash, run_id)
+    before = len(store.audit_records(dash))
+    with pytest.raises(TermgateError, match=r"the store refused it: termgate: mallory is not an enabled account "
+                                            r"that may approve a run; nothing was stored") as caught:
+        store.append_audit(dash, {"created_at": utc_now(), "kind": "decision", "actor": "mallory", "run_id": run_id,
+                                  "content_hash": run["content_hash"], "decision": "approve", "comment": "forged",
+                                  "payload": {}})
+    assert "\n" not in str(caught.value) and "psycopg" not in str(caught.value)
+    assert len(store.audit_records(dash)) == before
