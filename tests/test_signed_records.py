@@ -258,3 +258,19 @@ def test_four_eyes_and_counting_are_over_identities_never_keys(signed, tmp_path)
     actor_states(store.audit_records(db), final)
     assert final["dan"]["role"] == "approver"
     assert "the dashboard key may not sign user_set_role records" in cli("audit", "verify", "--db", db).output
+
+
+def test_on_an_unsigned_store_an_admin_given_is_signed_in_and_named_as_the_actor(tmp_path, monkeypatch):
+    monkeypatch.setenv("TERMGATE_PASSWORD", PASSWORD)
+    monkeypatch.setenv("TERMGATE_ADMIN_PASSWORD", PASSWORD)
+    monkeypatch.setenv("TERMGATE_CONFIG", str(tmp_path / "none.toml"))
+    (tmp_path / "none.toml").write_text("", encoding="utf-8")
+    db = str(tmp_path / "plain.duckdb")
+    so.add_user(db, "ada", "admin", PASSWORD)
+    so.add_user(db, "vic", "viewer", PASSWORD)
+    assert cli("users", "add", "bob", "--role", "viewer", "--admin", "vic", "--db", db).exit_code == 4
+    wrong = cli("users", "add", "bob", "--role", "viewer", "--admin", "ada", "--db", db,
+                env={"TERMGATE_ADMIN_PASSWORD": "not-her-password"})
+    assert wrong.exit_code == 4 and store.get_user(db, "bob") is None
+    assert cli("users", "add", "bob", "--role", "viewer", "--admin", "ada", "--db", db).exit_code == 0
+    assert store.audit_records(db)[-1]["actor"] == "ada"

@@ -89,6 +89,7 @@ def as_admin(db, admin: str | None, own_password: bool = False) -> None:
         fail([f"refused: {exc}"], EXIT_REFUSED)
     if account.role != "admin":
         fail([f"refused: '{account.name}' is {account.role}, not admin: only an admin changes accounts"], EXIT_REFUSED)
+    click.get_current_context().with_resource(so.acting_as(account.name))  # the records name the admin
 
 
 _ADMIN_HELP = ("Your admin account, whose key signs the change (required on a signed store; password from "

@@ -10,6 +10,8 @@ only as salted scrypt hashes; an account's signing key only sealed by its passwo
 from __future__ import annotations
 
 import base64
+import contextlib
+import contextvars
 import getpass
 import hashlib
 import hmac
@@ -122,12 +124,28 @@ def _check_free(db, identities, owner: str | None = None) -> None:
             raise UsageError(f"{identity!r} is already account {taken!r} or one of its aliases")
 
 
+_acting: contextvars.ContextVar[str | None] = contextvars.ContextVar("termgate_acting_admin", default=None)
+
+
+@contextlib.contextmanager
+def acting_as(name: str):
+    """Account changes inside are recorded as made by admin `name` (signed in by the caller)."""
+    token = _acting.set(name)
+    try:
+        yield name
+    finally:
+        _acting.reset(token)
+
+
 def _actor() -> str:
-    """Who changes an account: the admin whose key signs (a signed store), else the OS user."""
+    """Who changes an account: the admin whose key signs (a signed store), else the admin
+    signed in (acting_as), else the OS user."""
     from ..signing import current_signer
 
     signer = current_signer({})
-    return signer.holder if signer is not None and signer.holder else fold_name(getpass.getuser())
+    if signer is not None and signer.holder:
+        return signer.holder
+    return _acting.get() or fold_name(getpass.getuser())
 
 
 def _key_payload(db, name: str, password: str | None) -> dict:
