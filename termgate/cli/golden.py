@@ -18,7 +18,7 @@ from ..config import default_db_path
 from ..io import default_golden_name
 from ..text import json_escaped, terminal_safe, visible_controls
 from .common import EXIT_REFUSED, echo, fail, format_table, run_cli, store_option
-from .signoff import read_password, refuse_sso_account, signed_in, signed_in
+from .signoff import read_password, refuse_sso_account, signed_in
 
 __all__ = ["golden_group"]
 
