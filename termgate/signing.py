@@ -39,7 +39,7 @@ KEY_PREFIX = "ed25519:"
 SEAL_SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
 """The sealing key's scrypt cost: the same as a password hash's (governance.signoff), so a
 sealed key read from the store costs an offline guesser exactly what the account table's
-password hash already costs (16 MiB and about 50 ms a guess on one core here;
+password hash already costs (16 MiB and about 64 ms a guess on one core here;
 docs/security.md)."""
 SERVICES = ("dashboard", "ci")
 _KEY_FILE_KIND = "termgate-ed25519-key"

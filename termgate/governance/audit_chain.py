@@ -115,17 +115,6 @@ def _replay(records: list[dict]) -> tuple[dict[str, tuple[dict, int]], dict[str,
 
 
 def actor_states(records, final: dict | None = None) -> dict[int, dict | None]:
-    """See _actor_states; from the trust root on (governance.signatures), a record whose
-    signature fails has no actor state (it carries no authority) and changes no account."""
-    from .signatures import authority_of
-
-    authority = authority_of(records)
-    if final is not None:
-        final.update(authority.final)
-    return dict(authority.states)
-
-
-def _actor_states(records, final: dict | None = None) -> dict[int, dict | None]:
     """Authority from the chain (issue 32): for every record, its actor's account as the
     chain stated it just before that record — {"name", "role", "domains", "aliases",
     "disabled", ...} — or None when no account of that name existed then. Whether a
@@ -134,24 +123,17 @@ def _actor_states(records, final: dict | None = None) -> dict[int, dict | None]:
     `final`, when given, receives every account as the chain states it at its end.
 
     Records older than the chain's coverage of accounts (a store from before migration 8,
-    whose `adopt` record states every account once) take the account as adopted."""
-    adopted = next(({a["name"]: a for a in (rec["payload"] or {}).get("accounts", [])}
-                    for rec in records if rec["kind"] == "adopt"), {})
-    accounts: dict[str, dict] = {}
-    out: dict[int, dict | None] = {}
-    before_adopt = bool(adopted)
-    for rec in records:
-        payload = rec["payload"] or {}
-        out[rec["seq"]] = adopted.get(rec["actor"]) if before_adopt else accounts.get(rec["actor"])
-        if rec["kind"] == "adopt":
-            before_adopt = False
-        if rec["kind"] == "adopt":
-            accounts = {a["name"]: a for a in payload.get("accounts", [])}
-        elif rec["kind"].startswith("user_") and "account" in payload:
-            accounts[payload["account"]["name"]] = payload["account"]
+    whose `adopt` record states every account once) take the account as adopted.
+
+    From the trust root on (governance.signatures.authority_of, which replays it), a record
+    whose signature fails has no actor state (it carries no authority) and changes no
+    account."""
+    from .signatures import authority_of
+
+    authority = authority_of(records)
     if final is not None:
-        final.update(accounts)
-    return out
+        final.update(authority.final)
+    return dict(authority.states)
 
 
 def covers(state: dict | None, domain: str) -> bool:
