@@ -518,3 +518,20 @@ def test_single_sign_on_through_a_real_provider_signs_for_issuer_and_subject(sig
     for record in (bind, decision):
         assert record["payload"]["signature"]["for"] == identity and check_of(db, record).status == "signed"
     assert so.release_state(db, made["attested"]).status == "releasable"
+
+
+def test_the_import_page_says_an_imported_run_is_unattested_on_a_signed_store(signed, backend):
+    db, made = signed
+    at = page("import")
+    assert not at.exception
+    assert any("imported here is **unattested**" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_the_import_page_warns_of_nothing_on_a_store_with_no_trust_root(tmp_path, monkeypatch):
+    db = str(tmp_path / "plain.duckdb")
+    so.add_user(db, "erin", "engineer", PASSWORDS["carol"])
+    monkeypatch.setenv("TERMGATE_DB", db)
+    from termgate.dashboard import data
+    data.clear()
+    at = page("import")
+    assert not at.exception and not any("unattested" in w.value for w in at.warning)

@@ -13,6 +13,10 @@ account = auth.account()
 refusal = auth.run_refusal(account)
 if refusal:
     st.info(refusal, icon=":material/lock:")
+if data.signing_keys()[0] is not None:  # a signed store (SPEC §4): only the CI's key attests a run
+    st.warning("This store is signed, and the dashboard signs no runs: a run imported here is **unattested**, "
+               "never releasable. Use it to look; evaluate the run that ships in CI with its key (docs/ci.md).",
+               icon=":material/verified_user:")
 runs = data.runs()
 by_id = runs.set_index("run_id")
 baseline_label = lambda rid: ui.run_choice(by_id.loc[rid].to_dict() | {"run_id": rid}) if rid else "(none)"  # noqa: E731
