@@ -236,7 +236,7 @@ def verify_chain(db: str | Path, expect_head: str | None = None, runs="all", tru
     from ..store.chain import chain_snapshot
 
     expected = parse_head(expect_head) if expect_head else None
-    pinned_root(trust_root)  # a malformed pin is a usage error before anything is read
+    pinned = pinned_root(trust_root)  # read once; a malformed pin is a usage error before anything is read
     snapshot = chain_snapshot(db, runs)  # one connection: a concurrent append is all in or all out
     if snapshot.problems:
         return _broken([], None, f"the store's tables were altered: {snapshot.problems[0]}")
@@ -271,7 +271,7 @@ def verify_chain(db: str | Path, expect_head: str | None = None, runs="all", tru
         return broken
     head_text = f"{len(records)}:{last}" if records else "0:" + store.GENESIS
     return _signed(ChainReport(True, len(records), None, f"audit chain intact: {len(records)} records", head_text,
-                               tuple(records)), records, pinned_root(trust_root))
+                               tuple(records)), records, pinned)
 
 
 def verify_records(records: list[dict], pinned: str | None = None) -> ChainReport:

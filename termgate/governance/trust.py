@@ -28,7 +28,7 @@ from ..errors import SignoffRefused, UsageError
 from ..identity import fold_name
 from ..signing import (SERVICES, PrivateKey, Signer, fingerprint_of, load_key_text, public_bytes_of, seal,
                        signing_as, unseal, write_key_file)
-from .signatures import TRUST_KIND, Authority, authority_of, holder_of_service
+from .signatures import TRUST_KIND, Authority, authority_of
 
 __all__ = ["authority", "root_of", "personal_signer", "signing_for", "init_trust", "register_key", "revoke_key",
            "new_account_key", "keep_sealed", "holder_name"]
@@ -165,7 +165,3 @@ def revoke_key(db, signer: Signer, fingerprint: str) -> str:
         raise UsageError(f"key {fingerprint} was revoked or replaced at record {info['until']} already")
     _append(db, signer, "key_revoke", {"fingerprint": fingerprint}, f"revoked key {fingerprint} of {info['holder']}")
     return info["holder"]
-
-
-def service_holder(service: str) -> str:
-    return holder_of_service(service)
