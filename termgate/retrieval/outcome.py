@@ -1,0 +1,69 @@
+"""What a run carries of its retrieval effect (issue 34): the shapes the engines, the
+metrics, the store and the reports share.
+
+A *ranking* is one query's ranked document ids, best first, with strictly decreasing
+scores (trec_eval breaks ties by document id, so a tie would reorder the engine's
+ranking); a *run* maps query ids to rankings. The three *variants* of a query are the
+golden query alone (the floor), the baseline run's expansion and this run's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+__all__ = ["Ranking", "VARIANTS", "METRICS", "TOP_STORED", "ROWS_SCHEMA", "RetrievalOutcome", "strictly_decreasing"]
+
+VARIANTS = ("unexpanded", "baseline", "candidate")
+METRICS = ("ndcg", "recall", "mrr", "precision")
+"""nDCG@k (trec_eval's linear gain), recall@depth, reciprocal rank within depth, P@k."""
+TOP_STORED = 10
+"""Document ids a run stores per query and variant (the full run files are kept as hashes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """One query's result list: document ids best first, scores strictly decreasing."""
+
+    ids: list[str]
+    scores: list[float]
+
+
+def strictly_decreasing(scores: list[float]) -> list[float]:
+    """The scores in rank order, each tie or inversion nudged just below its predecessor
+    (one float step), so a TREC run file read by score keeps the engine's order."""
+    out: list[float] = []
+    for score in scores:
+        score = float(score)
+        if out and not score < out[-1]:
+            score = math.nextafter(out[-1], -math.inf)
+        out.append(score)
+    return out
+
+
+ROWS_SCHEMA = pa.schema([
+    ("query_id", pa.string()),
+    ("variant", pa.string()),
+    ("ndcg", pa.float64()),
+    ("recall", pa.float64()),
+    ("mrr", pa.float64()),
+    ("precision", pa.float64()),
+    ("top_ids", pa.list_(pa.string())),
+])
+"""One row per judged query and variant: its metrics and its top TOP_STORED ids."""
+
+
+@dataclass(slots=True)
+class RetrievalOutcome:
+    """A run's retrieval effect.
+
+    `summary` is JSON-ready (the report's `retrieval` object without its per-query part):
+    engine, corpus, qrels, k, depth, template, reference variant, means per variant,
+    statistics, regressed and improved query ids, and the SHA-256 of each variant's full
+    TREC run file. `rows` follows ROWS_SCHEMA.
+    """
+
+    summary: dict
+    rows: pa.Table = field(default_factory=lambda: ROWS_SCHEMA.empty_table())
