@@ -24,7 +24,8 @@ LEGACY_DEFAULT_DB = "data/evalcore.duckdb"
 CONFIG_FILE = "termgate.toml"
 LEGACY_CONFIG_FILE = "evalcore.toml"
 """evalcore's config file: read for one release when CONFIG_FILE is not there (with a warning)."""
-KNOWN_KEYS = {"high_risk_domains", "approvals_required", "dashboard_url", "drift", "llm", "drift_kappa_min", "trust"}
+KNOWN_KEYS = {"high_risk_domains", "approvals_required", "dashboard_url", "drift", "llm", "drift_kappa_min", "trust",
+              "retrieval"}
 
 
 ENDPOINT_KEYS = {"base_url", "model", "key_env"}
@@ -65,6 +66,10 @@ class Settings:
     """The policy keys (high_risk_domains, approvals_required, drift_kappa_min) this file or
     the environment states explicitly: they may tighten the store's policy for this process,
     never loosen it (termgate.governance.policy.effective_policy)."""
+
+    retrieval: dict = field(default_factory=dict)
+    """`[retrieval]`: the search engine and query template of the retrieval effect
+    (termgate.retrieval.configure; docs/retrieval.md)."""
 
     trust_root: str | None = None
     """`[trust] root`: the fingerprint of the store's trust root, which `gate`, `audit verify`
@@ -151,7 +156,7 @@ def load_settings() -> Settings:
         approvals = {canonical_domain(k, "approvals_required"): v for k, v in approvals.items()}
     except UsageError as exc:
         raise problem("approvals_required", str(exc)) from None
-    for table in ("drift", "llm"):
+    for table in ("drift", "llm", "retrieval"):
         if not isinstance(data.get(table, {}), dict):
             raise problem(table, f"must be a table: [{table}]")
     url = setting("DASHBOARD_URL", data.get("dashboard_url", Settings.dashboard_url))
@@ -186,7 +191,7 @@ def load_settings() -> Settings:
         high_risk_domains=tuple(domains), approvals_required=approvals, policy_overrides=overrides,
         dashboard_url=url, drift=drift, llm=llm, endpoints=endpoints,
         drift_kappa_min=None if kappa_min is None else float(kappa_min), source=str(path) if path else None,
-        trust_root=trust_root,
+        trust_root=trust_root, retrieval=dict(data.get("retrieval", {})),
     )
 
 

@@ -74,8 +74,9 @@ def _stat_notes(statistics: dict | None, decision: str) -> list[str]:
 
 
 def content_hash(golden_hash: str, generated_hash: str, thresholds: Thresholds, judge: DriftJudge,
-                 domains: list[str], baseline: Baseline | None) -> str:
-    """SPEC §4: SHA-256 of canonical JSON over everything that decides the results."""
+                 domains: list[str], baseline: Baseline | None, retrieval: dict | None = None) -> str:
+    """SPEC §4: SHA-256 of canonical JSON over everything that decides the results
+    (`retrieval`: retrieval_fingerprint's, present only for a run that measured retrieval)."""
     payload = {
         "baseline_content_hash": baseline.fingerprint() if baseline else None,
         "domains": sorted(domains),
@@ -85,6 +86,8 @@ def content_hash(golden_hash: str, generated_hash: str, thresholds: Thresholds, 
         "golden": golden_hash,
         "thresholds": thresholds.model_dump(),
     }
+    if retrieval is not None:
+        payload["retrieval"] = retrieval
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -119,6 +122,34 @@ def _compare(scored: ScoredQueries, baseline: Baseline | None, thresholds: Thres
     return regression, statistics
 
 
+def _retrieval(setup, scored: ScoredQueries, baseline: Baseline | None, thresholds: Thresholds,
+               high_risk: set[str]):
+    """The run's retrieval effect (termgate.retrieval.effect) over the scored rows: each
+    query's normalised terms and weights, errored items not searched."""
+    from .retrieval.effect import QueryInput, measure_effect
+
+    rows = scored.con.execute("SELECT query_id, query, domain, generated_terms, generated_weights, "
+                              "error IS NOT NULL FROM query_scores ORDER BY position").fetchall()
+    queries = [QueryInput(q, text, domain, tuple(zip(terms or [], weights or [])), errored)
+               for q, text, domain, terms, weights, errored in rows]
+    baseline_terms = None if baseline is None else \
+        {q: None if r.errored else r.terms for q, r in baseline.rows.items()}
+    return measure_effect(setup, queries, baseline_terms, k=thresholds.retrieval_k,
+                          depth=thresholds.retrieval_depth, delta=thresholds.retrieval_delta,
+                          high_risk_domains=high_risk)
+
+
+def retrieval_fingerprint(setup, outcome, thresholds: Thresholds, baseline: Baseline | None) -> dict:
+    """What decides a run's retrieval results besides its own terms: the corpus, the
+    judgments, the engine with its version and query template, k and depth, the baseline's
+    terms, and for an engine termgate does not embed the rankings it returned."""
+    out = setup.fingerprint(thresholds.retrieval_k, thresholds.retrieval_depth)
+    out["baseline_terms"] = baseline.terms_digest() if baseline is not None else None
+    if out["engine"].get("engine") != "tantivy":
+        out["run_files"] = outcome.summary["run_files"]
+    return out
+
+
 def _without(baseline: Baseline, query_ids: list[str]) -> Baseline:
     """The baseline without these queries: a golden_changed query is left out of the
     statistics (SPEC §2 rule 8)."""
@@ -134,7 +165,7 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
              name: str | None = None, prompt_version: str | None = None,
              domain_context: str | None = None, author: str | None = None,
              cache_db: str | Path | None = None, repeats_from=None, source: str | None = None,
-             golden_name: str | None = None, cache_use=None) -> EvaluationRun:
+             golden_name: str | None = None, cache_use=None, retrieval=None) -> EvaluationRun:
     """Validate and score the inputs, compare with the baseline and decide the gate.
 
     `generated` is a generated-expansions file, or a table of termgate.io.GENERATED_SCHEMA
@@ -149,6 +180,8 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
     set: their spread is the per-query noise floor. `cache_use` (termgate.store.cache_writers.CacheUse)
     records whose cache entries the given judge (and the harness's replies) used: the run
     keeps its record (run.cache_use); a judge made here from `cache_db` records its own.
+    `retrieval` (termgate.retrieval.effect.RetrievalSetup) measures the run's retrieval
+    effect against relevance judgments (docs/retrieval.md).
     """
     author = canonical_name(getpass.getuser() if author is None else author, "--author")  # SPEC §4: four-eyes
     settings = settings or load_settings()
@@ -181,7 +214,10 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         if floors:
             raise _below_floor(thresholds_file, floors[0], high_risk)
         ci_high = statistics["f1"]["ci_high"] if statistics else None
-        gate = decide_gate(scored.facts, agg, regression, thresholds, high_risk, ci_high)
+        effect = None if retrieval is None else _retrieval(retrieval, scored, baseline, thresholds,
+                                                           set(policy.high_risk_domains))
+        gate = decide_gate(scored.facts, agg, regression, thresholds, high_risk, ci_high,
+                           effect.summary if effect is not None else None)
         golden_revision = _golden_revision(cache_db, golden_name, scored, policy)
     except BaseException:
         scored.close()
@@ -194,13 +230,33 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         generated_hash=scored.generated_hash, thresholds=thresholds, judge=judge, queries=scored,
         aggregate=agg, regression=regression, gate=gate,
         recommendations=_recommendations(recommend(scored.facts, agg, regression, thresholds, gate, high_risk)
-                                         + _stat_notes(statistics, gate.decision), name_note),
+                                         + _stat_notes(statistics, gate.decision)
+                                         + _retrieval_notes(effect), name_note),
         domains=scored.domains, high_risk_domains=high_risk,
         content_hash=content_hash(scored.golden_hash, scored.generated_hash, thresholds, judge, scored.domains,
-                                  baseline),
+                                  baseline, None if effect is None else
+                                  retrieval_fingerprint(retrieval, effect, thresholds, baseline)),
+        retrieval=effect,
         name=name, prompt_version=prompt_version, domain_context=domain_context,
         author=author, statistics=statistics, golden_revision=golden_revision, golden_name_note=name_note,
         cache_use=cache_use.record() if cache_use is not None else None, policy=policy.recorded())
+
+
+def _retrieval_notes(effect) -> list[str]:
+    """Advice from the retrieval effect, computed from it (SPEC §2 rule 10)."""
+    if effect is None:
+        return []
+    summary = effect.summary
+    out = []
+    if summary["regressed_queries"]:
+        ids = summary["regressed_queries"]
+        out.append(f"{len(ids)} queries lost {summary['labels']['ndcg']} against the {summary['reference']} "
+                   f"({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}): read their rankings side by side "
+                   "(the JSON report's retrieval.per_query, or --trec-runs) before releasing.")
+    if summary["judged_queries"] == 0:
+        out.append("No golden query has a relevant document in the judgments: check that the qrels' query ids are "
+                   "the golden set's query_ids.")
+    return out
 
 
 def _below_floor(path: str | None, problem: str, high_risk: list[str]) -> InputError:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
     "Baseline",
@@ -93,6 +93,23 @@ class Thresholds(BaseModel):
     forbidden_fails: Literal["critical", "all", "none"] = "critical"
     """Per-query pass: which queries a generated forbidden term fails whatever their drift
     score (critical ones, all, or none: then only through drift_min)."""
+    retrieval_delta: float = Field(0.1, ge=0, le=1)
+    """Retrieval (with --qrels): a query regresses when its nDCG@retrieval_k falls by more
+    than this against the reference (the baseline's expansion, else the unexpanded query)."""
+    retrieval_regressed: Literal["review", "fail"] = "review"
+    """What a retrieval regression does to the gate outside high-risk domains (inside them it
+    fails): send the run to review, or fail it."""
+    retrieval_k: int = Field(10, ge=1, le=1000)
+    """Retrieval: the cutoff of nDCG and precision, and the top k that attribution reads."""
+    retrieval_depth: int = Field(100, ge=1, le=10_000)
+    """Retrieval: documents retrieved per query; the depth of recall and reciprocal rank."""
+
+    @model_validator(mode="after")
+    def _depth_covers_k(self) -> "Thresholds":
+        if self.retrieval_depth < self.retrieval_k:
+            raise ValueError(f"retrieval_depth ({self.retrieval_depth}) must be at least retrieval_k "
+                             f"({self.retrieval_k}): the top k is read from the retrieved documents")
+        return self
 
     @field_validator("ci_gate")
     @classmethod
@@ -132,6 +149,9 @@ class BaselineRow:
     errored: bool = False
     golden_entry_hash: str | None = None
     """The query's golden entry digest when the baseline recorded one."""
+    terms: tuple[tuple[str, float], ...] | None = None
+    """The baseline's generated terms and weights (normalised): the baseline variant of the
+    retrieval effect searches with them; None when not recorded."""
 
 
 @dataclass(slots=True)
@@ -153,6 +173,16 @@ class Baseline:
     def forbidden_fails(self) -> str | None:
         """The forbidden-term rule the baseline was scored under; None when unknown."""
         return None if self.thresholds is None else recorded_rule(self.thresholds, "forbidden_fails")
+
+    def terms_digest(self) -> str:
+        """SHA-256 over every query's stored terms and weights: what the baseline variant of
+        the retrieval effect searched with (it enters a run's content hash with retrieval)."""
+        import hashlib
+        import json
+
+        rows = [[q, [list(t) for t in r.terms] if r.terms is not None else None]
+                for q, r in sorted(self.rows.items())]
+        return hashlib.sha256(json.dumps(rows, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
 
     def fingerprint(self) -> str:
         """SHA-256 over the stated content hash and every stored value the comparison uses,
@@ -460,6 +490,81 @@ class Statistics(BaseModel):
     """Noise floor of repeated runs."""
 
 
+class RetrievalMetrics(BaseModel):
+    """One query's metrics under one variant, and its top documents."""
+
+    ndcg: float
+    """nDCG@k with trec_eval's linear gain (the grade is the gain)."""
+    recall: float
+    """Recall within the retrieval depth."""
+    mrr: float
+    """Reciprocal rank of the first relevant document within the depth (0 when none)."""
+    precision: float
+    """Precision at k."""
+    top: list[str]
+    """The first ten document ids, best first."""
+
+
+class RetrievalQuery(BaseModel):
+    """One judged golden query's retrieval, per variant."""
+
+    query_id: str
+    """Golden query id (the qrels' query id)."""
+    variants: dict[str, RetrievalMetrics]
+    """unexpanded, baseline (with a baseline) and candidate."""
+    ndcg_delta: float | None
+    """Candidate − reference nDCG@k; None when the query was not compared."""
+    status: Literal["regressed", "improved", "unchanged", "not compared"]
+    """regressed: the nDCG fell by more than retrieval_delta; improved: rose by more."""
+
+
+class Retrieval(BaseModel):
+    """The retrieval effect (docs/spec.md §2 rule 11): the golden queries searched unexpanded,
+    with the baseline's terms and with this run's, measured against relevance judgments."""
+
+    model_config = ConfigDict(extra="allow")
+    engine: dict
+    """The engine: its name, version, analyser, query template and index key (an external
+    engine's URL with any credential masked)."""
+    corpus: dict | None
+    """{path, hash, documents}: the indexed documents (None for an external engine)."""
+    qrels: dict
+    """{path, hash, queries}: the relevance judgments."""
+    k: int
+    """Cutoff of nDCG and precision."""
+    depth: int
+    """Documents retrieved per query: the depth of recall and reciprocal rank."""
+    delta: float
+    """retrieval_delta: a larger nDCG loss is a regression."""
+    labels: dict[str, str]
+    """Display names of the metrics, such as nDCG@10."""
+    reference: Literal["baseline", "unexpanded"]
+    """What the candidate is compared with: the baseline's expansion, else no expansion."""
+    judged_queries: int
+    """Golden queries with a relevant document in the judgments."""
+    compared_queries: int
+    """Judged queries compared with the reference (errored items left out)."""
+    unjudged_queries: list[str]
+    """Golden queries without a relevant document in the judgments: not measured."""
+    means: dict[str, dict[str, float | None]]
+    """Per variant, each metric's mean over the compared queries."""
+    mean_ndcg_delta: float | None
+    """Mean candidate − reference nDCG@k."""
+    statistics: dict | None
+    """Per metric the paired bootstrap interval and permutation p-value of the mean change,
+    with Holm's adjustment across the four metrics."""
+    regressed_queries: list[str]
+    """Queries whose nDCG fell by more than retrieval_delta."""
+    regressed_high_risk: list[str]
+    """Those of them in a high-risk domain: each fails the gate."""
+    improved_queries: list[str]
+    """Queries whose nDCG rose by more than retrieval_delta."""
+    run_files: dict[str, str]
+    """SHA-256 of each variant's full TREC run file (--trec-runs writes them)."""
+    per_query: list[RetrievalQuery]
+    """The judged queries, in golden order."""
+
+
 class Report(BaseModel):
     """The JSON report of one evaluation run (SPEC §3)."""
 
@@ -486,3 +591,5 @@ class Report(BaseModel):
     """Provenance."""
     statistics: Statistics | None = None
     """Present when a baseline was given."""
+    retrieval: Retrieval | None = None
+    """Present when the run measured its retrieval effect (--qrels)."""

@@ -301,7 +301,8 @@ def test_thresholds_json_valid_and_defaults(tmp_path):
     assert Thresholds().model_dump() == {
         "precision_min": 0.6, "recall_min": 0.6, "drift_min": 0.8, "regression_delta": 0.1,
         "mean_precision_min": 0.8, "mean_recall_min": 0.85, "recall_floor": 0.6, "ci_gate": 0,
-        "forbidden_fails": "critical"}
+        "forbidden_fails": "critical", "retrieval_delta": 0.1, "retrieval_regressed": "review", "retrieval_k": 10,
+        "retrieval_depth": 100}
 
 
 # ---------------------------------------------------------------- good edge cases

@@ -218,7 +218,8 @@ def run_findings(run, db: str | None, settings, state, baseline_value: str | Non
                         run.total, run.passed, run.errored, run.regression.baseline_id, flagged, drift,
                         state.status, list(state.reasons),
                         _links(settings, run.evaluation_id, run.regression.baseline_id,
-                               state.exit_code == 3) if db else [], audit_head=relied_head(state), trust=relied_trust(state))
+                               state.exit_code == 3) if db else [], audit_head=relied_head(state), trust=relied_trust(state),
+                        retrieval=lost_retrieval(run.retrieval))
     if with_lines:
         try:
             findings.lines = golden_line_numbers(run.golden_path, {r["query_id"] for r in rows})
@@ -275,6 +276,16 @@ def stored_findings(db: str, run_id: str, settings, state, with_lines: bool = Fa
     if with_lines:
         findings.lines = _stored_lines(db, run["golden_hash"], findings)
     return findings
+
+
+def lost_retrieval(outcome) -> dict | None:
+    """The report's retrieval object for the CI outputs: its per-query part cut to the
+    regressed queries, the largest loss first, each naming its reference."""
+    if outcome is None:
+        return None
+    report = outcome.report()
+    lost = [{**q, "reference": report["reference"]} for q in report["per_query"] if q["status"] == "regressed"]
+    return {**report, "per_query": sorted(lost, key=lambda q: q["ndcg_delta"])}
 
 
 def tell_pipeline(files: PipelineFiles, build, err: bool) -> None:

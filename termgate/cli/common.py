@@ -8,6 +8,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from functools import wraps
+from pathlib import Path
 
 import click
 
@@ -216,3 +217,48 @@ def report_options(fn):
         fn = click.option(flag, dest, type=click.Path(dir_okay=False, allow_dash=True),
                           help=f"Write {what} here (- for standard output).")(fn)
     return fn
+
+
+def retrieval_options(fn):
+    """--corpus, --qrels, --search-engine and --trec-runs: the run's retrieval effect
+    (docs/retrieval.md)."""
+    options = (
+        click.option("--corpus", type=click.Path(dir_okay=False),
+                     help="Documents the embedded engine indexes (JSONL of id, title, text): with --qrels, the "
+                          "golden queries are searched unexpanded, with the baseline's terms and with this run's."),
+        click.option("--qrels", type=click.Path(dir_okay=False),
+                     help="Relevance judgments (TREC qrels, or JSONL of query_id, doc_id, grade): measures nDCG, "
+                          "recall, MRR and P per query and gates on lost nDCG (docs/retrieval.md)."),
+        click.option("--search-engine", type=click.Choice(["tantivy", "http"]),
+                     help="tantivy: the embedded index of --corpus; http: your engine, as [retrieval.http] in "
+                          "termgate.toml says [default: [retrieval] engine, else tantivy]."),
+        click.option("--trec-runs", type=click.Path(file_okay=False),
+                     help="Write the TREC run files here: unexpanded.trec, baseline.trec, candidate.trec."),
+    )
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def retrieval_setup(corpus: str | None, qrels: str | None, engine: str | None, trec_runs: str | None, settings):
+    """The retrieval setup the options ask for (None without --qrels), its inputs read and
+    validated before any scoring: exit 2 on a problem."""
+    if qrels is None:
+        given = next((flag for flag, value in (("--corpus", corpus), ("--search-engine", engine),
+                                               ("--trec-runs", trec_runs)) if value is not None), None)
+        if given:
+            raise click.UsageError(f"{given} measures retrieval against relevance judgments: give --qrels too")
+        return None
+    from ..retrieval.configure import open_setup
+
+    return run_cli(open_setup, corpus, qrels, settings.retrieval, settings.source, engine)
+
+
+def trec_run_paths(trec_runs: str | None) -> dict[str, str | None]:
+    """The report paths of the three TREC run files (refused like every output when they
+    would replace an input)."""
+    from ..retrieval.outcome import VARIANTS
+
+    if trec_runs is None:
+        return {}
+    return {f"trec_{variant}": str(Path(trec_runs) / f"{variant}.trec") for variant in VARIANTS}

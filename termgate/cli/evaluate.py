@@ -27,7 +27,8 @@ from ..store.connection import shown_db
 from ..text import terminal_safe
 from .ci import PipelineFiles, ci_options, ci_paths, run_findings, tell_pipeline
 from .common import (EXIT_NOT_RELEASABLE, echo, exits_130_when_interrupted, expect_head_option, fail, judge_endpoint,
-                     report_options, run_cli, say_endpoints, store_option)
+                     report_options, retrieval_options, retrieval_setup, run_cli, say_endpoints, store_option,
+                     trec_run_paths)
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
            "warn_ignored_environment", "note_default_judge", "check_paths", "chain_refusal", "refuse_broken_chain"]
@@ -125,15 +126,16 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
             errors.append(exc)
 
     pending: list[PendingFile] = []
+    kinds = [k for k in ("json", "html", "junit", *TREC_KEYS) if paths.get(k)
+             and (not k.startswith("trec_") or run.retrieval is not None and k[5:] in run.retrieval.runs)]
     try:  # create every output file first: an unwritable path stops us before anything is stored
-        for key in ("json", "html", "junit"):
-            if paths.get(key):
-                pending.append(PendingFile(paths[key], "json" if key == "json" else "markup"))
+        for key in kinds:
+            pending.append(PendingFile(paths[key], "json" if key == "json" else "markup"))
     except OSError as exc:
         for item in pending:
             item.discard()
-        raise UsageError(f"cannot write --{key} {paths[key]}: {exc.strerror or exc}") from None
-    files = dict(zip([k for k in ("json", "html", "junit") if paths.get(k)], pending))
+        raise UsageError(f"cannot write {_flag(key)} {paths[key]}: {exc.strerror or exc}") from None
+    files = dict(zip(kinds, pending))
     writer = threading.Thread(target=store, name="termgate-store") if db else None
     if writer:
         writer.start()
@@ -143,13 +145,17 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
         for key, item in files.items():
             if key == "json":
                 item.write(iter_report_json(run))
+            elif key.startswith("trec_"):
+                from ..retrieval.effect import run_tag
+                from ..retrieval.inputs import write_run
+                write_run(item, run.retrieval.runs[key[5:]], run_tag(key[5:]))
             else:
                 report = report or build_report(run)
                 item.write((render_html if key == "html" else render_junit)(report))
             item.close()  # flushes: a full disk shows here, before the store commits
     except OSError as exc:
         failed.append(True)
-        raise UsageError(f"cannot write --{key} {paths[key]}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {_flag(key)} {paths[key]}: {exc.strerror or exc}") from None
     except BaseException:
         failed.append(True)
         raise
@@ -167,6 +173,13 @@ def write_outputs(run: EvaluationRun, db: str | None, paths: dict[str, str | Non
     return [str(paths[key]) for key in files]  # as the user gave them
 
 
+TREC_KEYS = ("trec_unexpanded", "trec_baseline", "trec_candidate")
+
+
+def _flag(key: str) -> str:
+    return "--trec-runs" if key.startswith("trec_") else f"--{key}"
+
+
 def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) -> None:
     """The human summary (on standard error when a report goes to standard output)."""
     agg = run.aggregate
@@ -175,7 +188,8 @@ def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) 
              f"  macro P {agg.macro_precision:.3f}  R {agg.macro_recall:.3f}  F1 {agg.macro_f1:.3f}  "
              f"drift {agg.macro_drift:.3f}   micro F1 {agg.micro_f1:.3f}",
              f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}",
-             f"  {terminal_safe(run.regression.summary)}", f"gate: {run.gate.decision.upper()}"]
+             f"  {terminal_safe(run.regression.summary)}", *retrieval_lines(run),
+             f"gate: {run.gate.decision.upper()}"]
     lines += [f"  - {terminal_safe(reason)}" for reason in run.gate.reasons]
     policy = run.policy or {}
     if policy.get("tightened"):  # a local file or variable asked for more than the store's policy
@@ -190,6 +204,28 @@ def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) 
         lines.append(f"stored in {shown_db(stored_in)}")
     for line in lines:
         echo(line, err=err)
+
+
+def retrieval_lines(run: EvaluationRun) -> list[str]:
+    """The summary's retrieval lines: each variant's means, and what the candidate changed."""
+    if run.retrieval is None:
+        return []
+    summary = run.retrieval.summary
+    labels = summary["labels"]
+    lines = [f"  retrieval ({summary['engine'].get('engine')}, {summary['compared_queries']} of "
+             f"{summary['judged_queries']} judged queries compared against the {summary['reference']})"]
+    for variant, means in summary["means"].items():
+        figures = "  ".join(f"{labels[m]} {v:.3f}" for m, v in means.items() if v is not None)
+        lines.append(f"    {variant:<11} {figures or 'no judged query'}")
+    stats = (summary.get("statistics") or {}).get("ndcg")
+    if stats and stats.get("mean_delta") is not None:
+        lines.append(f"    {labels['ndcg']} change {stats['mean_delta']:+.4f} (95% CI {stats['ci_low']:+.4f} to "
+                     f"{stats['ci_high']:+.4f}, p = {stats['p_value']:.3f}, Holm {stats['p_value_holm']:.3f})")
+    lost = summary["regressed_queries"]
+    lines.append(f"    {len(lost)} queries lost more than {summary['delta']:g} {labels['ndcg']}, "
+                 f"{len(summary['improved_queries'])} gained"
+                 + (f": {terminal_safe(', '.join(lost[:5]))}{' ...' if len(lost) > 5 else ''}" if lost else ""))
+    return lines
 
 
 def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], db: str | None,
@@ -225,6 +261,7 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @click.option("--name", help="A name for the run, shown in the dashboard.")
 @click.option("--prompt-version", help="Version label of the prompt under test.")
 @click.option("--author", help="Who created the run [default: the OS user]; may not approve it.")
+@retrieval_options
 @report_options
 @ci_options
 @store_option
@@ -235,8 +272,8 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
                             "was left half-written, so rerun it")
 @without_gc_pauses  # a short-lived command building millions of objects; cycles are rare
 def evaluate_command(golden, generated, thresholds, domain_context, baseline, drift_judge, golden_name, name,
-                     prompt_version, author, json_out, html_out, junit_out, summary_out, comment_out, codequality_out,
-                     db, no_store, expect_head, quiet):
+                     prompt_version, author, corpus, qrels, search_engine, trec_runs, json_out, html_out, junit_out,
+                     summary_out, comment_out, codequality_out, db, no_store, expect_head, quiet):
     """Score generated expansions against a golden set and decide the gate.
 
     Exit codes: 0 releasable, 1 not releasable (gate fail, a rejection, or a broken audit
@@ -259,13 +296,15 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     if db is not None and no_store:
         raise click.UsageError("--db and --no-store exclude each other")
     db = db or default_db_path()
-    outputs = {"json": json_out, "html": html_out, "junit": junit_out,
+    outputs = {"json": json_out, "html": html_out, "junit": junit_out, **trec_run_paths(trec_runs),
                **ci_paths(summary_out, comment_out, codequality_out)}
     settings = check_paths(outputs,
                            {"golden": golden, "generated": generated, "thresholds": thresholds,
-                            "baseline": baseline if baseline and Path(baseline).exists() else None},
+                            "baseline": baseline if baseline and Path(baseline).exists() else None,
+                            "corpus": corpus, "qrels": qrels},
                            None if no_store else db, expect_head)
     warn_ignored_environment()
+    retrieval = retrieval_setup(corpus, qrels, search_engine, trec_runs, settings)
     # a broken chain refuses the run (exit 1), after the inputs are read (exit 2 comes first) and
     # with the store's caches left alone: nothing is stored
     broken = None if no_store else run_cli(chain_refusal, db, expect_head)
@@ -278,7 +317,7 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     run = run_cli(evaluate, golden, generated, thresholds=thresholds, drift_judge=judge,
                   baseline=base, settings=settings, name=name, prompt_version=prompt_version,
                   domain_context=domain_context, author=author, cache_db=None if no_store or broken else db,
-                  golden_name=golden_name, cache_use=vectors.use if vectors else None,
+                  golden_name=golden_name, cache_use=vectors.use if vectors else None, retrieval=retrieval,
                   repeats_from=None if not exists(db) else
                   (lambda name, version: repeat_runs(db, name, version)))
     if broken:

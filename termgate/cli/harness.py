@@ -28,7 +28,8 @@ from ..report import STDOUT
 from ..io import load_golden_set, load_thresholds
 from ..llm.client import AsyncLLMClient, LLMConfig
 from .ci import ci_options, ci_paths
-from .common import (EXIT_NOT_RELEASABLE, echo, fail, judge_endpoint, report_options, run_cli, say_endpoints,
+from .common import (EXIT_NOT_RELEASABLE, echo, fail, judge_endpoint, report_options, retrieval_options,
+                     retrieval_setup, run_cli, say_endpoints, trec_run_paths,
                      store_option)
 from .evaluate import (chain_refusal, check_paths, finish, note_default_judge, refuse_broken_chain, resolve_baseline,
                        warn_ignored_environment, write_outputs)
@@ -115,6 +116,7 @@ def _use_endpoint(settings, name: str, model: str | None):
 @click.option("--name", help="A name for the run.")
 @click.option("--prompt-version", help="Version label [default: hash of prompt, model and parameters].")
 @click.option("--author", help="Who created the run [default: the OS user].")
+@retrieval_options
 @report_options
 @ci_options
 @store_option
@@ -124,7 +126,7 @@ def _use_endpoint(settings, name: str, model: str | None):
 def harness_command(golden, prompt_file, model, base_url, endpoint_name, callable_spec, parser_spec, response_format,
                     repeat, concurrency, temperature, timeout,
                     max_tries, thresholds, domain_context, baseline, drift_judge, golden_name, name, prompt_version,
-                    author,
+                    author, corpus, qrels, search_engine, trec_runs,
                     json_out, html_out, junit_out, summary_out, comment_out, codequality_out, db, no_store, quiet):
     """Run the system under test on every golden query, then score it like `evaluate`.
 
@@ -167,17 +169,19 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         raise click.UsageError("--parser reads the replies itself: leave out --response-format")
     db = db or default_db_path()
     cache_db = None if no_store else db
-    report_paths = {"json": json_out, "html": html_out, "junit": junit_out,
+    report_paths = {"json": json_out, "html": html_out, "junit": junit_out, **trec_run_paths(trec_runs),
                     **ci_paths(summary_out, comment_out, codequality_out)}
     settings = check_paths(report_paths,
                            {"golden": golden, "prompt": prompt_file, "thresholds": thresholds,
                             "callable": callable_source(callable_spec) if callable_spec else None,
                             "parser": callable_source(parser_spec) if parser_spec else None,
-                            "baseline": baseline if baseline and Path(baseline).exists() else None}, cache_db)
+                            "baseline": baseline if baseline and Path(baseline).exists() else None,
+                            "corpus": corpus, "qrels": qrels}, cache_db)
     if endpoint_name is not None:
         settings, base_url, model = _use_endpoint(settings, endpoint_name, model)
     warn_ignored_environment()
     thresholds_model = run_cli(load_thresholds, thresholds)
+    retrieval = retrieval_setup(corpus, qrels, search_engine, trec_runs, settings)  # before any call
     golden_set = run_cli(load_golden_set, golden, domain_context)
     base = run_cli(resolve_baseline, baseline, db)
     vectors = store.StoredVectors(cache_db) if cache_db else None  # its `use`: whose cache entries the run used
@@ -245,7 +249,7 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
                        baseline=base, settings=settings, name=name, prompt_version=version,
                        domain_context=domain_context, author=author, cache_db=cache_db, source=source,
                        repeats_from=repeats_from, golden_name=golden_name,
-                       cache_use=vectors.use if vectors else None), len(errors)
+                       cache_use=vectors.use if vectors else None, retrieval=retrieval), len(errors)
 
     def stored_with(run_id, outputs, run_usage):
         replies = store.harness_output_rows(run_id, [

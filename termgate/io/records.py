@@ -41,7 +41,8 @@ def load_thresholds(path: str | Path | None) -> Thresholds:
         thresholds = Thresholds.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors(include_url=False):
-            key = str(err["loc"][0]) if err["loc"] else "thresholds"
+            key = str(err["loc"][0]) if err["loc"] else "retrieval_depth" if "retrieval_depth" in err["msg"] \
+                else "thresholds"
             line = line_of(text, f'"{key}"') if path.suffix.lower() != ".toml" else line_of(text, key)
             if err["type"] == "extra_forbidden":
                 known = ", ".join(Thresholds.model_fields)
@@ -50,6 +51,13 @@ def load_thresholds(path: str | Path | None) -> Thresholds:
                 sink.add(line, key, f"must be 0 or 1 (got {json.dumps(err.get('input'))})")
             elif key == "forbidden_fails":
                 sink.add(line, key, f"must be \"critical\", \"all\" or \"none\" (got {json.dumps(err.get('input'))})")
+            elif key == "retrieval_regressed":
+                sink.add(line, key, f"must be \"review\" or \"fail\" (got {json.dumps(err.get('input'))})")
+            elif key in ("retrieval_k", "retrieval_depth") and err["loc"]:
+                top = Thresholds.model_fields[key].metadata[-1].le
+                sink.add(line, key, f"must be a whole number in [1, {top}] (got {json.dumps(err.get('input'))})")
+            elif not err["loc"]:
+                sink.add(line, key, err["msg"].removeprefix("Value error, "))
             else:
                 sink.add(line, key, f"must be a number in [0, 1] (got {json.dumps(err.get('input'))})")
     sink.raise_if_any()
@@ -117,7 +125,7 @@ def load_baseline_report(path: str | Path) -> Baseline:
         entry = row.get("golden_entry_hash")
         out[qid] = BaselineRow(float(f1), passed, float(row.get("precision", 0.0)),
                                float(row.get("recall", 0.0)), bool(row.get("error")),
-                               entry if isinstance(entry, str) else None)
+                               entry if isinstance(entry, str) else None, _terms(row))
     sink.raise_if_any()
     run = report.get("run") if isinstance(report.get("run"), dict) else {}
     name = run.get("golden_name")
@@ -129,3 +137,16 @@ def load_baseline_report(path: str | Path) -> Baseline:
     return Baseline(str(report.get("evaluation_id") or path), f"report {path}", out,
                     run.get("golden_hash"), run.get("content_hash"), name if isinstance(name, str) else None,
                     thresholds if isinstance(thresholds, dict) else None)
+
+
+def _terms(row: dict) -> tuple[tuple[str, float], ...] | None:
+    """A report row's generated terms with their weights (1.0 where the report has none);
+    None when the row's lists are missing or malformed: the retrieval effect then has no
+    baseline variant for that query."""
+    terms, weights = row.get("generated_terms"), row.get("weights")
+    if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms) or row.get("error"):
+        return None
+    if not isinstance(weights, list) or len(weights) != len(terms) \
+            or not all(type(w) in (int, float) and 0 <= w <= 1 for w in weights):
+        weights = [1.0] * len(terms)
+    return tuple((t, float(w)) for t, w in zip(terms, weights))

@@ -100,6 +100,9 @@ class Findings:
     """COUNT:HASH of the audit chain the sign-off state relied on (verified intact); None
     for a run not stored or a broken chain. Kept by whoever reads the summary, it shows a
     later truncation or rewrite of the store (`audit verify --expect-head`, SPEC §4)."""
+    retrieval: dict | None = None
+    """The run's retrieval effect (the JSON report's `retrieval` object, its per_query cut
+    to the regressed queries); None when the run measured none."""
     trust: list[str] = field(default_factory=list)
     """What the chain's signatures say (ChainReport.trust_lines: its trust root and whether
     it is pinned, or that nothing is attested; each record whose signature fails); empty

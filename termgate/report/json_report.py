@@ -54,6 +54,7 @@ def build_report(run: EvaluationRun, rows: bool = True) -> dict:
         },
         "recommendations": run.recommendations,
         **({"statistics": run.statistics} if run.statistics is not None else {}),
+        **({"retrieval": run.retrieval.report()} if run.retrieval is not None else {}),
         "gate": run.gate.model_dump(),
         "thresholds": run.thresholds.model_dump(),
         "micro": {

@@ -166,15 +166,50 @@ def _url(url: str) -> str:
     return "".join(f"%{ord(c):02X}" if c in " ()<>[]\\\"'`" or ord(c) < 0x21 else c for c in url)
 
 
+def _retrieval(r: dict | None) -> str:
+    """The retrieval table: each variant's means, the candidate's change against the
+    reference with its interval and Holm-adjusted p-value."""
+    if not r:
+        return ""
+    labels = r["labels"]
+    stats = r.get("statistics") or {}
+    variants = list(r["means"])
+    out = [f"\n### Retrieval ({r['compared_queries']} of {r['judged_queries']} judged queries, "
+           f"against the {md(r['reference'])})\n\n",
+           _cells(["metric", *variants, "Δ", "95% interval of Δ", "p (Holm)"]),
+           "|---|" + "---:|" * len(variants) + "---:|---|---:|\n"]
+    for metric, label in labels.items():
+        s = stats.get(metric) or {}
+        interval = (f"{_num(s['ci_low'], '+.4f')} … {_num(s['ci_high'], '+.4f')}"
+                    if s.get("ci_low") is not None else "—")
+        out.append(_cells([md(label), *(_num(r["means"][v].get(metric)) for v in variants),
+                           _num(s.get("mean_delta"), "+.4f"), interval, _num(s.get("p_value_holm"))]))
+    lost = r["regressed_queries"]
+    out.append(f"\n{len(lost)} queries lost more than {r['delta']:g} {md(labels['ndcg'])}, "
+               f"{len(r['improved_queries'])} gained\n")
+    return "".join(out)
+
+
+_LOST_HEAD = "| query | nDCG (reference → now) | Δ |\n|---|---:|---:|\n"
+
+
+def _lost_row(q: dict) -> str:
+    ours, reference = q["variants"].get("candidate", {}), q["variants"].get(q.get("reference", ""), {})
+    return _cells([md(q["query_id"], 80), f"{_num(reference.get('ndcg'))} → {_num(ours.get('ndcg'))}",
+                   _num(q["ndcg_delta"], "+.4f")])
+
+
 def _markdown(f: Findings, limit: int) -> str:
-    head, tail = _head(f), _tail(f)
+    head, tail = _head(f) + _retrieval(f.retrieval), _tail(f)
     rest = limit - _size(head) - _size(tail) - 64
     drift_size = sum(_size(_drift_row(d)) for d in f.drift[:200]) + 400 if f.drift else 0
     flag_budget = max(rest // 2, rest - drift_size)
     flagged = _table("Regressed and failed critical queries", _FLAG_HEAD, f.flagged, _flag_row, flag_budget,
                      "regressed or failed critical queries")
     drift = _table("Drift terms", _DRIFT_HEAD, f.drift, _drift_row, rest - _size(flagged), "drift terms")
-    return head + flagged + drift + tail
+    lost = _table("Queries that lost retrieval", _LOST_HEAD, (f.retrieval or {}).get("per_query", []), _lost_row,
+                  rest - _size(flagged) - _size(drift), "queries that lost retrieval")
+    return head + flagged + lost + drift + tail
 
 
 def render_summary(f: Findings, limit: int = SUMMARY_LIMIT) -> str:

@@ -39,6 +39,8 @@ def _keys(path: str) -> set[object]:
 def _label(flag: str) -> str:
     """`--json`; `$GITHUB_STEP_SUMMARY` for an output named by the environment, and a file
     named by the settings ('the config file', '[drift] coefficients') as it is."""
+    if flag.startswith("trec_"):  # the three run files of --trec-runs DIR
+        return "--trec-runs"
     return flag if flag.startswith("$") or " " in flag else f"--{flag}"
 
 

@@ -62,8 +62,31 @@ class RetrievalOutcome:
     `summary` is JSON-ready (the report's `retrieval` object without its per-query part):
     engine, corpus, qrels, k, depth, template, reference variant, means per variant,
     statistics, regressed and improved query ids, and the SHA-256 of each variant's full
-    TREC run file. `rows` follows ROWS_SCHEMA.
+    TREC run file (`run_files`). `rows` follows ROWS_SCHEMA.
     """
 
     summary: dict
     rows: pa.Table = field(default_factory=lambda: ROWS_SCHEMA.empty_table())
+    runs: dict[str, dict[str, Ranking]] = field(default_factory=dict)
+    """Each variant's full run (query id -> ranking), for the TREC run files and the
+    attribution; not stored (the summary keeps each file's SHA-256)."""
+
+    def per_query(self) -> list[dict]:
+        """The report's per-query entries, in golden order: each variant's metrics and top
+        ids, the candidate's nDCG change against the reference, and its status."""
+        reference = self.summary["reference"]
+        regressed, improved = set(self.summary["regressed_queries"]), set(self.summary["improved_queries"])
+        out: dict[str, dict] = {}
+        for row in self.rows.to_pylist():
+            entry = out.setdefault(row["query_id"], {"query_id": row["query_id"], "variants": {}})
+            entry["variants"][row["variant"]] = {m: row[m] for m in METRICS} | {"top": row["top_ids"]}
+        for qid, entry in out.items():
+            ours, theirs = entry["variants"].get("candidate"), entry["variants"].get(reference)
+            entry["ndcg_delta"] = ours["ndcg"] - theirs["ndcg"] if ours and theirs else None
+            entry["status"] = ("regressed" if qid in regressed else "improved" if qid in improved
+                               else "unchanged" if entry["ndcg_delta"] is not None else "not compared")
+        return list(out.values())
+
+    def report(self) -> dict:
+        """The JSON report's `retrieval` object: the summary and the per-query entries."""
+        return {**self.summary, "per_query": self.per_query()}

@@ -40,8 +40,9 @@ def _below(values: np.ndarray, minimum: float) -> np.ndarray:
 
 def decide_gate(facts: ScoreFacts, agg: MacroMicro, regression: RegressionResult,
                 thresholds: Thresholds, high_risk_domains: Sequence[str],
-                ci_high: float | None = None) -> Gate:
-    """Apply rule 9 in order; every reason that applies is listed."""
+                ci_high: float | None = None, retrieval: dict | None = None) -> Gate:
+    """Apply rule 9 in order; every reason that applies is listed. `retrieval` is the
+    run's retrieval summary (termgate.retrieval.effect), None when it measured none."""
     fail: list[str] = []
     if not meets(agg.macro_precision, thresholds.mean_precision_min):
         fail.append(f"macro precision {agg.macro_precision:.4f} < {thresholds.mean_precision_min:g}")
@@ -64,9 +65,11 @@ def decide_gate(facts: ScoreFacts, agg: MacroMicro, regression: RegressionResult
         fail.append(f"{_n(int(errored.sum()), 'item')} errored, the evaluation is incomplete: {_ids(facts, errored)}")
     if thresholds.ci_gate == 1 and ci_high is not None and ci_high < 0:
         fail.append(f"95% interval of the mean F1 delta lies wholly below zero (upper {ci_high:+.4f})")
+    lost = _retrieval_reasons(retrieval, thresholds) if retrieval is not None else ([], [])
+    fail += lost[0]
     if fail:
         return Gate(decision="fail", reasons=fail)
-    review: list[str] = []
+    review: list[str] = lost[1]
     drifting = (facts.n_drift > 0) & _below(facts.term_drift_score, thresholds.drift_min)
     if drifting.any():
         review.append(f"{_n(int(drifting.sum()), 'query')} failed the drift check: {_ids(facts, drifting)}")
@@ -79,6 +82,35 @@ def decide_gate(facts: ScoreFacts, agg: MacroMicro, regression: RegressionResult
     if review:
         return Gate(decision="review", reasons=review)
     return Gate(decision="pass", reasons=["every gate check passed"])
+
+
+def _retrieval_reasons(summary: dict, thresholds: Thresholds) -> tuple[list[str], list[str]]:
+    """(fail, review) reasons of the retrieval rules (docs/spec.md §2 rule 11): a query whose
+    nDCG fell by more than retrieval_delta fails the gate in a high-risk domain or under
+    retrieval_regressed = "fail", else sends the run to review; with ci_gate = 1 an interval
+    of the mean nDCG change wholly below zero fails it, as for F1."""
+    fail: list[str] = []
+    review: list[str] = []
+    label, against = summary["labels"]["ndcg"], summary["reference"]
+    regressed = summary["regressed_queries"]
+    risky = set(summary["regressed_high_risk"])
+    failing = regressed if thresholds.retrieval_regressed == "fail" else [q for q in regressed if q in risky]
+    others = [q for q in regressed if q not in set(failing)]
+
+    def line(ids: list[str], where: str) -> str:
+        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        return (f"{_n(len(ids), 'query')}{where} lost more than {thresholds.retrieval_delta:g} {label} against the "
+                f"{against}: {shown}")
+
+    if failing:
+        fail.append(line(failing, " in a high-risk domain" if thresholds.retrieval_regressed != "fail" else ""))
+    if others:
+        review.append(line(others, ""))
+    stats = summary.get("statistics") or {}
+    ndcg = stats.get("ndcg") or {}
+    if thresholds.ci_gate == 1 and ndcg.get("ci_high") is not None and ndcg["ci_high"] < 0:
+        fail.append(f"95% interval of the mean {label} delta lies wholly below zero (upper {ndcg['ci_high']:+.4f})")
+    return fail, review
 
 
 def recommend(facts: ScoreFacts, agg: MacroMicro, regression: RegressionResult,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..drift.judge import DriftJudge
 from ..models import Gate, Thresholds
+from ..retrieval.outcome import RetrievalOutcome
 from .metrics import MacroMicro
 from .regression import RegressionResult
 from .scorer import ScoredQueries, ScoreFacts
@@ -62,6 +63,9 @@ class EvaluationRun:
     (termgate.governance.policy)."""
     """{"writer", "used"}: this run's cache writer and the writers whose cache entries it used,
     itself included when it stored its own (termgate.store.cache_writers); None when it used none."""
+
+    retrieval: RetrievalOutcome | None = None
+    """The retrieval effect (issue 34; docs/retrieval.md): None when the run measured none."""
 
     def close(self) -> None:
         """Free the per-query rows; store and report the run before closing it."""

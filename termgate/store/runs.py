@@ -362,11 +362,14 @@ def load_baseline(db_path: str | Path, run_id: str) -> Baseline:
     run = get_run(db_path, run_id)
     with connect(db_path, rows={"query_results": Rows("run_id = %s", (run_id,), (
             "run_id", "query_id", "position", "f1", "passed", "precision", "recall", "error",
-            "golden_entry_hash"))}) as con:
-        rows = con.execute("SELECT query_id, f1, passed, precision, recall, error IS NOT NULL, golden_entry_hash "
+            "golden_entry_hash", "generated_terms", "generated_weights"))}) as con:
+        rows = con.execute("SELECT query_id, f1, passed, precision, recall, error IS NOT NULL, golden_entry_hash, "
+                           "generated_terms, generated_weights "
                            "FROM query_results WHERE run_id = ? ORDER BY position", [run_id]).fetchall()
     return Baseline(run_id, f"store {shown_db(db_path)}",
-                    {q: BaselineRow(f1, passed, p, r, err, entry) for q, f1, passed, p, r, err, entry in rows},
+                    {q: BaselineRow(f1, passed, p, r, err, entry,
+                                    None if err else tuple(zip(terms or [], weights or [1.0] * len(terms or []))))
+                     for q, f1, passed, p, r, err, entry, terms, weights in rows},
                     run["golden_hash"], run["content_hash"], stored_golden_name(run), _thresholds(run))
 
 

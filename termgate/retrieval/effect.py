@@ -1,0 +1,153 @@
+"""The retrieval effect of one run: run the golden queries unexpanded, with the baseline's
+terms and with this run's, measure each against the relevance judgments, and compare
+(docs/spec.md §2 "Retrieval"; docs/retrieval.md).
+
+The reference a query's change is measured against is the baseline's expansion when the
+run has a baseline, else the unexpanded query: without a baseline the question is
+whether expanding helps at all. A query enters the comparison when the judgments name a
+relevant document for it and its item (and the baseline's) did not error.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+import pyarrow as pa
+
+from ..scoring.metrics import EPSILON
+from .outcome import METRICS, ROWS_SCHEMA, TOP_STORED, VARIANTS, Ranking, RetrievalOutcome
+
+if TYPE_CHECKING:
+    from .inputs import Corpus, Qrels
+
+__all__ = ["Engine", "QueryInput", "RetrievalSetup", "measure_effect", "Request", "run_tag"]
+
+Request = tuple[str, Sequence[tuple[str, float]]]
+"""(query text, [(term, weight), ...]): one search; terms of weight 0 are left out."""
+
+
+class Engine(Protocol):
+    """What ranks documents: the embedded Tantivy index or a team's engine over HTTP."""
+
+    def search(self, requests: Sequence[Request], depth: int) -> list[Ranking]: ...
+
+    def describe(self) -> dict: ...
+
+
+@dataclass(frozen=True, slots=True)
+class QueryInput:
+    """One golden query as the retrieval run reads it: its text, domain and the terms
+    this run generated (normalised, with weights); errored items are not searched."""
+
+    query_id: str
+    query: str
+    domain: str | None
+    terms: tuple[tuple[str, float], ...]
+    errored: bool = False
+
+
+@dataclass(frozen=True)
+class RetrievalSetup:
+    """What a run's retrieval effect is measured with: read before any scoring, so bad
+    input stops the run at once (exit 2)."""
+
+    corpus: Corpus | None
+    """The documents of the embedded engine (None: an external engine has its own)."""
+    qrels: Qrels
+    engine: Engine
+    def fingerprint(self, k: int, depth: int) -> dict:
+        """What decides the results besides the terms, for the run's content hash."""
+        return {"corpus": self.corpus.hash if self.corpus is not None else None, "qrels": self.qrels.hash,
+                "engine": self.engine.describe(),
+                "k": k, "depth": depth}
+
+
+def _relevant(judgments: dict[str, int]) -> bool:
+    return any(grade > 0 for grade in judgments.values())
+
+
+def measure_effect(setup: RetrievalSetup, queries: Sequence[QueryInput],
+                   baseline_terms: dict[str, tuple[tuple[str, float], ...] | None] | None,
+                   *, k: int, depth: int, delta: float, high_risk_domains: Iterable[str] = ()) -> RetrievalOutcome:
+    """Search, measure and compare; `baseline_terms` maps a baseline query to its stored
+    terms (None: errored there), and is None for a run without a baseline."""
+    from .inputs import write_run  # ir-measures and the readers load only when retrieval is asked for
+    from .measures import compare, labels, measure
+
+    judgments = setup.qrels.judgments
+    searched = [q for q in queries if not q.errored]
+    requests: dict[str, list[Request]] = {
+        "unexpanded": [(q.query, ()) for q in searched],
+        "candidate": [(q.query, q.terms) for q in searched],
+    }
+    base_ids: list[QueryInput] = []
+    if baseline_terms is not None:
+        base_ids = [q for q in searched if baseline_terms.get(q.query_id) is not None]
+        requests["baseline"] = [(q.query, baseline_terms[q.query_id]) for q in base_ids]
+    runs: dict[str, dict[str, Ranking]] = {}
+    for variant in VARIANTS:
+        if variant not in requests:
+            continue
+        asked = base_ids if variant == "baseline" else searched
+        rankings = setup.engine.search(requests[variant], depth)
+        runs[variant] = {q.query_id: r for q, r in zip(asked, rankings)}
+    scores = {variant: measure(judgments, run, k=k, depth=depth) for variant, run in runs.items()}
+    reference = "baseline" if baseline_terms is not None else "unexpanded"
+    judged = [q for q in searched if _relevant(judgments.get(q.query_id, {}))]
+    paired = [q.query_id for q in judged if q.query_id in scores[reference] and q.query_id in scores["candidate"]]
+    deltas = {qid: scores["candidate"][qid]["ndcg"] - scores[reference][qid]["ndcg"] for qid in paired}
+    regressed = [qid for qid in paired if deltas[qid] < -delta - EPSILON]
+    improved = [qid for qid in paired if deltas[qid] > delta + EPSILON]
+    risky = set(high_risk_domains)
+    domain_of = {q.query_id: q.domain for q in queries}
+    hashes = {variant: write_run(None, run, run_tag(variant)) for variant, run in runs.items()}
+    means = {variant: {m: _mean(s[qid][m] for qid in paired if qid in s) for m in METRICS}
+             for variant, s in scores.items()}
+    summary = {
+        "engine": setup.engine.describe(),
+        "corpus": None if setup.corpus is None else
+        {"path": setup.corpus.path, "hash": setup.corpus.hash, "documents": len(setup.corpus.ids)},
+        "qrels": {"path": setup.qrels.path, "hash": setup.qrels.hash, "queries": len(judgments)},
+        "k": k, "depth": depth, "delta": delta, "labels": labels(k, depth),
+        "reference": reference,
+        "judged_queries": len(judged), "compared_queries": len(paired),
+        "unjudged_queries": [q.query_id for q in queries if not _relevant(judgments.get(q.query_id, {}))],
+        "means": means,
+        "mean_ndcg_delta": _mean(deltas.values()),
+        "statistics": compare(scores[reference], scores["candidate"], paired) if paired else None,
+        "regressed_queries": regressed,
+        "regressed_high_risk": [qid for qid in regressed if domain_of.get(qid) in risky],
+        "improved_queries": improved,
+        "run_files": hashes,
+    }
+    return RetrievalOutcome(summary, _rows(runs, scores, [q.query_id for q in judged]), runs)
+
+
+def run_tag(variant: str) -> str:
+    """The TREC run tag (sixth column) of a variant's run file."""
+    return f"termgate-{variant}"
+
+
+def _mean(values: Iterable[float]) -> float | None:
+    values = list(values)
+    return math.fsum(values) / len(values) if values else None
+
+
+def _rows(runs: dict[str, dict[str, Ranking]], scores: dict[str, dict[str, dict[str, float]]],
+          judged: list[str]) -> pa.Table:
+    """One row per judged query and variant searched, in golden order."""
+    columns: dict[str, list] = {name: [] for name in ROWS_SCHEMA.names}
+    for qid in judged:
+        for variant in VARIANTS:
+            if variant not in runs or qid not in runs[variant]:
+                continue
+            metrics = scores[variant].get(qid) or dict.fromkeys(METRICS, 0.0)
+            columns["query_id"].append(qid)
+            columns["variant"].append(variant)
+            for m in METRICS:
+                columns[m].append(metrics[m])
+            columns["top_ids"].append(runs[variant][qid].ids[:TOP_STORED])
+    return pa.table(columns, schema=ROWS_SCHEMA)
