@@ -123,7 +123,7 @@ def _compare(scored: ScoredQueries, baseline: Baseline | None, thresholds: Thres
 
 
 def _retrieval(setup, scored: ScoredQueries, baseline: Baseline | None, thresholds: Thresholds,
-               high_risk: set[str]):
+               high_risk: set[str], first: dict[str, str]):
     """The run's retrieval effect (termgate.retrieval.effect) over the scored rows: each
     query's normalised terms and weights, errored items not searched."""
     from .retrieval.effect import QueryInput, measure_effect
@@ -136,15 +136,24 @@ def _retrieval(setup, scored: ScoredQueries, baseline: Baseline | None, threshol
         {q: None if r.errored else r.terms for q, r in baseline.rows.items()}
     return measure_effect(setup, queries, baseline_terms, k=thresholds.retrieval_k,
                           depth=thresholds.retrieval_depth, delta=thresholds.retrieval_delta,
-                          high_risk_domains=high_risk)
+                          high_risk_domains=high_risk, first=first)
 
 
-def retrieval_fingerprint(setup, outcome, thresholds: Thresholds, baseline: Baseline | None) -> dict:
+def first_documents(golden_path) -> dict[str, str]:
+    """The golden entries' `must_find_first` documents (termgate.retrieval.identifiers)."""
+    from .retrieval.identifiers import first_documents as read
+
+    return read(golden_path)
+
+
+def retrieval_fingerprint(setup, outcome, thresholds: Thresholds, baseline: Baseline | None,
+                          first: dict[str, str]) -> dict:
     """What decides a run's retrieval results besides its own terms: the corpus, the
     judgments, the engine with its version and query template, k and depth, the baseline's
     terms, and for an engine termgate does not embed the rankings it returned."""
     out = setup.fingerprint(thresholds.retrieval_k, thresholds.retrieval_depth)
     out["baseline_terms"] = baseline.terms_digest() if baseline is not None else None
+    out["must_find_first"] = dict(sorted(first.items()))
     if out["engine"].get("engine") != "tantivy":
         out["run_files"] = outcome.summary["run_files"]
     return out
@@ -214,8 +223,9 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         if floors:
             raise _below_floor(thresholds_file, floors[0], high_risk)
         ci_high = statistics["f1"]["ci_high"] if statistics else None
+        first = None if retrieval is None else first_documents(golden_path)
         effect = None if retrieval is None else _retrieval(retrieval, scored, baseline, thresholds,
-                                                           set(policy.high_risk_domains))
+                                                           set(policy.high_risk_domains), first)
         gate = decide_gate(scored.facts, agg, regression, thresholds, high_risk, ci_high,
                            effect.summary if effect is not None else None)
         golden_revision = _golden_revision(cache_db, golden_name, scored, policy)
@@ -235,7 +245,7 @@ def evaluate(golden_path: str | Path, generated: str | Path | pa.Table, *,
         domains=scored.domains, high_risk_domains=high_risk,
         content_hash=content_hash(scored.golden_hash, scored.generated_hash, thresholds, judge, scored.domains,
                                   baseline, None if effect is None else
-                                  retrieval_fingerprint(retrieval, effect, thresholds, baseline)),
+                                  retrieval_fingerprint(retrieval, effect, thresholds, baseline, first)),
         retrieval=effect,
         name=name, prompt_version=prompt_version, domain_context=domain_context,
         author=author, statistics=statistics, golden_revision=golden_revision, golden_name_note=name_note,

@@ -71,9 +71,15 @@ def _relevant(judgments: dict[str, int]) -> bool:
 
 def measure_effect(setup: RetrievalSetup, queries: Sequence[QueryInput],
                    baseline_terms: dict[str, tuple[tuple[str, float], ...] | None] | None,
-                   *, k: int, depth: int, delta: float, high_risk_domains: Iterable[str] = ()) -> RetrievalOutcome:
+                   *, k: int, depth: int, delta: float, high_risk_domains: Iterable[str] = (),
+                   first: dict[str, str] | None = None) -> RetrievalOutcome:
     """Search, measure and compare; `baseline_terms` maps a baseline query to its stored
-    terms (None: errored there), and is None for a run without a baseline."""
+    terms (None: errored there), and is None for a run without a baseline. `first` maps a
+    query to the document it must find at rank 1 (termgate.retrieval.identifiers). For
+    each regressed query, the terms are attributed (termgate.retrieval.attribution)."""
+    from .attribution import attribute
+    from .identifiers import moved_identifiers
+
     from .inputs import write_run  # ir-measures and the readers load only when retrieval is asked for
     from .measures import compare, labels, measure
 
@@ -106,6 +112,12 @@ def measure_effect(setup: RetrievalSetup, queries: Sequence[QueryInput],
     hashes = {variant: write_run(None, run, run_tag(variant)) for variant, run in runs.items()}
     means = {variant: {m: _mean(s[qid][m] for qid in paired if qid in s) for m in METRICS}
              for variant, s in scores.items()}
+    by_id = {q.query_id: q for q in searched}
+    attribution = attribute(setup.engine, judgments, [(qid, by_id[qid].query, by_id[qid].terms) for qid in regressed],
+                            runs["candidate"], runs["unexpanded"],
+                            {qid: scores["candidate"][qid]["ndcg"] for qid in regressed}, k=k, depth=depth)
+    moved = [{**m, "high_risk": domain_of.get(m["query_id"]) in risky}
+             for m in moved_identifiers(first or {}, runs)]
     summary = {
         "engine": setup.engine.describe(),
         "corpus": None if setup.corpus is None else
@@ -121,6 +133,8 @@ def measure_effect(setup: RetrievalSetup, queries: Sequence[QueryInput],
         "regressed_queries": regressed,
         "regressed_high_risk": [qid for qid in regressed if domain_of.get(qid) in risky],
         "improved_queries": improved,
+        "attribution": attribution,
+        "identifiers": moved,
         "run_files": hashes,
     }
     return RetrievalOutcome(summary, _rows(runs, scores, [q.query_id for q in judged]), runs)

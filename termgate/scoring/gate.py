@@ -106,6 +106,12 @@ def _retrieval_reasons(summary: dict, thresholds: Thresholds) -> tuple[list[str]
         fail.append(line(failing, " in a high-risk domain" if thresholds.retrieval_regressed != "fail" else ""))
     if others:
         review.append(line(others, ""))
+    moved = [m for m in summary.get("identifiers", []) if m["moved_by"] == "expansion"]
+    for m in moved:
+        where = f"at rank {m['candidate_rank']}" if m["candidate_rank"] else f"out of the top {summary['depth']}"
+        line = (f"query {m['query_id']}: the expansion moved {m['document']!r}, which it must find first, "
+                f"{where}")
+        (fail if m["high_risk"] or thresholds.retrieval_regressed == "fail" else review).append(line)
     stats = summary.get("statistics") or {}
     ndcg = stats.get("ndcg") or {}
     if thresholds.ci_gate == 1 and ndcg.get("ci_high") is not None and ndcg["ci_high"] < 0:
