@@ -9,9 +9,9 @@ golden query alone (the floor), the baseline run's expansion and this run's.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyarrow as pa
 
 __all__ = ["Ranking", "VARIANTS", "METRICS", "TOP_STORED", "ROWS_SCHEMA", "RetrievalOutcome", "strictly_decreasing"]
@@ -32,15 +32,18 @@ class Ranking:
 
 
 def strictly_decreasing(scores: list[float]) -> list[float]:
-    """The scores in rank order, each tie or inversion nudged just below its predecessor
-    (one float step), so a TREC run file read by score keeps the engine's order."""
-    out: list[float] = []
-    for score in scores:
-        score = float(score)
-        if out and not score < out[-1]:
-            score = math.nextafter(out[-1], -math.inf)
-        out.append(score)
-    return out
+    """The scores in rank order, each rounded to single precision and each tie or
+    inversion nudged just below its predecessor (one single-precision step), so a TREC
+    run file read by score keeps the engine's order. Single precision, because
+    pytrec_eval and trec_eval up to 9.0.8 compare scores as 32-bit floats: two scores one
+    double step apart tie there, and the tie is broken by document id."""
+    single = np.asarray(scores, dtype=np.float64).astype(np.float32)
+    if len(single) < 2 or bool(np.all(single[1:] < single[:-1])):
+        return single.astype(np.float64).tolist()
+    for i in range(1, len(single)):
+        if not single[i] < single[i - 1]:
+            single[i] = np.nextafter(single[i - 1], np.float32(-np.inf))
+    return single.astype(np.float64).tolist()
 
 
 ROWS_SCHEMA = pa.schema([
