@@ -505,6 +505,40 @@ class RetrievalMetrics(BaseModel):
     """The first ten document ids, best first."""
 
 
+class TermEffect(BaseModel):
+    """One expansion term of a regressed query, left out (docs/retrieval.md)."""
+
+    term: str
+    """The term (normalised)."""
+    weight: float
+    """Its generated weight: the boost of its phrase clause."""
+    recovers: float
+    """nDCG@k without this term − nDCG@k with every term: positive when the query does better without it."""
+    brought_in: list[str]
+    """Documents in the candidate's top k, not in the unexpanded query's, that match this term's clause."""
+    relevant: int
+    """Of those, judged relevant (grade > 0)."""
+    non_relevant: int
+    """Of those, not relevant (grade ≤ 0 or not judged)."""
+
+
+class MovedIdentifier(BaseModel):
+    """A golden entry's must_find_first document that the candidate does not find first."""
+
+    query_id: str
+    """The golden query."""
+    document: str
+    """The document it must find at rank 1."""
+    unexpanded_rank: int | None
+    """Its rank for the unexpanded query (None: not retrieved within the depth)."""
+    candidate_rank: int | None
+    """Its rank for the candidate's expansion (None: not retrieved within the depth)."""
+    moved_by: Literal["expansion", "engine"]
+    """expansion: the unexpanded query found it first (a gate finding); engine: it did not either."""
+    high_risk: bool
+    """The query's domain is high-risk: a move by the expansion fails the gate."""
+
+
 class RetrievalQuery(BaseModel):
     """One judged golden query's retrieval, per variant."""
 
@@ -516,6 +550,8 @@ class RetrievalQuery(BaseModel):
     """Candidate − reference nDCG@k; None when the query was not compared."""
     status: Literal["regressed", "improved", "unchanged", "not compared"]
     """regressed: the nDCG fell by more than retrieval_delta; improved: rose by more."""
+    attribution: list[TermEffect] | None = None
+    """For a regressed query: its terms, the one whose removal recovers most first."""
 
 
 class Retrieval(BaseModel):
@@ -559,6 +595,10 @@ class Retrieval(BaseModel):
     """Those of them in a high-risk domain: each fails the gate."""
     improved_queries: list[str]
     """Queries whose nDCG rose by more than retrieval_delta."""
+    attribution: dict[str, list[TermEffect]]
+    """Per regressed query, its terms left out one at a time."""
+    identifiers: list[MovedIdentifier]
+    """Golden entries' must_find_first documents the candidate does not find first."""
     run_files: dict[str, str]
     """SHA-256 of each variant's full TREC run file (--trec-runs writes them)."""
     per_query: list[RetrievalQuery]

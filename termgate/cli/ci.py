@@ -284,7 +284,8 @@ def lost_retrieval(outcome) -> dict | None:
     if outcome is None:
         return None
     report = outcome.report()
-    lost = [{**q, "reference": report["reference"]} for q in report["per_query"] if q["status"] == "regressed"]
+    lost = [{**q, "reference": report["reference"], "k": report["k"]} for q in report["per_query"]
+            if q["status"] == "regressed"]
     return {**report, "per_query": sorted(lost, key=lambda q: q["ndcg_delta"])}
 
 

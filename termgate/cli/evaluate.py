@@ -225,6 +225,17 @@ def retrieval_lines(run: EvaluationRun) -> list[str]:
     lines.append(f"    {len(lost)} queries lost more than {summary['delta']:g} {labels['ndcg']}, "
                  f"{len(summary['improved_queries'])} gained"
                  + (f": {terminal_safe(', '.join(lost[:5]))}{' ...' if len(lost) > 5 else ''}" if lost else ""))
+    from ..retrieval.attribution import brought_in_line
+
+    for qid in lost[:5]:
+        terms = summary["attribution"].get(qid) or []
+        if terms:
+            lines.append(f"    {terminal_safe(qid)}: {terminal_safe(brought_in_line(terms[0], summary['k']))}")
+    for moved in summary["identifiers"]:
+        where = f"rank {moved['candidate_rank']}" if moved["candidate_rank"] else f"not in the top {summary['depth']}"
+        lines.append(f"    {terminal_safe(moved['query_id'])}: must find {terminal_safe(moved['document'])!s} first; "
+                     f"the {'expansion moved it to' if moved['moved_by'] == 'expansion' else 'engine has it at'} "
+                     f"{where}")
     return lines
 
 

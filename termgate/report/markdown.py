@@ -190,13 +190,16 @@ def _retrieval(r: dict | None) -> str:
     return "".join(out)
 
 
-_LOST_HEAD = "| query | nDCG (reference → now) | Δ |\n|---|---:|---:|\n"
+_LOST_HEAD = "| query | nDCG (reference → now) | Δ | which term |\n|---|---:|---:|---|\n"
 
 
 def _lost_row(q: dict) -> str:
+    from ..retrieval.attribution import brought_in_line
+
     ours, reference = q["variants"].get("candidate", {}), q["variants"].get(q.get("reference", ""), {})
+    terms = q.get("attribution") or []
     return _cells([md(q["query_id"], 80), f"{_num(reference.get('ndcg'))} → {_num(ours.get('ndcg'))}",
-                   _num(q["ndcg_delta"], "+.4f")])
+                   _num(q["ndcg_delta"], "+.4f"), md(brought_in_line(terms[0], q.get("k", 10)), 300) if terms else "—"])
 
 
 def _markdown(f: Findings, limit: int) -> str:

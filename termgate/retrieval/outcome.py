@@ -88,6 +88,8 @@ class RetrievalOutcome:
             entry["ndcg_delta"] = ours["ndcg"] - theirs["ndcg"] if ours and theirs else None
             entry["status"] = ("regressed" if qid in regressed else "improved" if qid in improved
                                else "unchanged" if entry["ndcg_delta"] is not None else "not compared")
+            if qid in self.summary.get("attribution", {}):
+                entry["attribution"] = self.summary["attribution"][qid]
         return list(out.values())
 
     def report(self) -> dict:
