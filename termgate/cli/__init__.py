@@ -22,6 +22,7 @@ COMMANDS = {
     "verdict": ("verdict", "verdict_command"),
     "golden": ("golden", "golden_group"), "policy": ("policy", "policy_group"),
     "trust": ("trust", "trust_group"), "keys": ("trust", "keys_group"), "attest": ("attest", "attest_group"),
+    "retrieval": ("retrieval", "retrieval_group"),
     "dashboard": ("dashboard", "dashboard_command"), "doctor": ("doctor", "doctor_command"),
 }
 
