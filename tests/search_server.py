@@ -200,8 +200,9 @@ class SearchServer:
                 if action and action[0] == "json":
                     return self._send(200, json.dumps(action[1]))
                 if action and action[0] == "echo":
-                    return self._send(action[1], json.dumps({"error": "upstream failed", "request_headers":
-                                                             dict(self.headers.items())}))
+                    return self._send(action[1], json.dumps({
+                        "error": f"upstream failed for {self.headers.get('authorization')}",
+                        "request_headers": dict(self.headers.items())}))
                 path = self.path.partition("?")[0]
                 if path != "/_search" and not (path.endswith("/_search") and path.count("/") == 2):
                     return self._send(404, json.dumps({"error": f"no handler found for uri [{path}] and method [POST]",

@@ -29,7 +29,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 
@@ -184,6 +184,16 @@ def _check_url(url: str) -> None:
                                 '(Authorization = "SEARCH_AUTH", the environment variable that holds it)')
 
 
+def _search_url(url: str) -> str:
+    """`https://es:9200/products` -> `https://es:9200/products/_search` (the query kept)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url  # _check_url names the problem
+    path = parts.path.rstrip("/")
+    return urlunsplit(parts._replace(path=path if path.endswith("/_search") else f"{path}/_search"))
+
+
 def _secret_forms(value: str) -> list[str]:
     """A header's value and the parts an error body might echo: the token after its
     scheme, and a Basic credential decoded."""
@@ -265,8 +275,7 @@ class HttpEngine:
                 raise EngineConfigError("fields: a list of the index's field names, such as title and text")
             template = preset_template(fields)
             response_path, score_path = "hits.hits[*]._id", "hits.hits[*]._score"
-            base = str(url).rstrip("/")
-            url = base if base.endswith("/_search") else f"{base}/_search"
+            url = _search_url(str(url))
         elif template is None or response_path is None:
             raise EngineConfigError("an HTTP engine needs a preset (elasticsearch, opensearch) "
                                     "or a request template and a response path")
