@@ -5,15 +5,18 @@ from the environment and show nowhere, and every failure is one clear SearchEngi
 from __future__ import annotations
 
 import json
+import re
 import socket
+import tomllib
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from search_server import SearchServer
 from termgate.errors import TermgateError
-from termgate.retrieval.http_engine import (EngineConfigError, HttpEngine, SearchEngineError, render_template,
-                                            select_path)
+from termgate.retrieval.http_engine import EngineConfigError, HttpEngine, SearchEngineError
+from termgate.retrieval.request_template import render_template, select_path
 
 DOCS = [
     {"id": "doc 1", "title": "Panic attacks", "text": "a panic attack comes on fast with a racing heart"},
@@ -59,7 +62,7 @@ def test_preset_rankings_are_the_servers_tantivy_rankings(server, preset):
     engine = HttpEngine(f"{server.url}/docs", preset=preset)
     requests = [("panic", []),
                 ("panic", [("racing heart", 1.0), ("anxiety", 0.5)]),
-                ("worry", [("slow breathing", 0.3), ("unused", 0.0)])]
+                ("worry", [("slow breathing", 0.3), ("unused", 0.0), (" ", 1.0)])]
     got = engine.search(requests, depth=10)
     for ranking, query in zip(got, ['panic', 'panic "racing heart" anxiety^0.5', 'worry "slow breathing"^0.3']):
         ids, scores = expected(server, query)
@@ -68,7 +71,7 @@ def test_preset_rankings_are_the_servers_tantivy_rankings(server, preset):
     assert all(r["path"] == "/docs/_search" for r in server.requests)
     bodies = [sent(server, i) for i in range(len(server.requests))]
     (body,) = [b for b in bodies if b["query"]["bool"]["should"][0]["multi_match"]["query"] == "worry"]
-    # the weight-0 term is left out; size is the depth; no _source
+    # the weight-0 and the blank term are left out; size is the depth; no _source
     assert body["size"] == 10 and body["_source"] is False
     assert [c for c in body["query"]["bool"]["should"] if "match_phrase" in c] == [
         {"match_phrase": {"title": {"query": "slow breathing", "boost": 0.3}}},
@@ -193,13 +196,13 @@ def test_credentials_come_from_the_environment(server, monkeypatch):
 
 def test_a_missing_credential_names_its_variable(monkeypatch):
     monkeypatch.delenv("SEARCH_AUTH", raising=False)
-    with pytest.raises(EngineConfigError, match="header Authorization: the environment variable SEARCH_AUTH is not set"):
+    with pytest.raises(EngineConfigError, match="header Authorization: the environment variable SEARCH_AUTH is not"):
         HttpEngine("http://127.0.0.1:9", preset="elasticsearch", header_env={"Authorization": "SEARCH_AUTH"})
 
 
 def test_a_refused_credential_says_so(server):
     server.require_auth = SECRET
-    with pytest.raises(SearchEngineError, match=r"HTTP 401 \(check the credentials in header_env\): .*security_exception"):
+    with pytest.raises(SearchEngineError, match=r"HTTP 401 \(check the credentials in header_env\): .*security_exc"):
         HttpEngine(server.url, preset="elasticsearch").search([("panic", [])], depth=5)
 
 
@@ -320,3 +323,26 @@ def test_the_preset_ranks_as_the_embedded_engine_does(server, tmp_path):
     for theirs, ours in zip(embedded.search(requests, depth=10), over_http, strict=True):
         assert ours.ids == theirs.ids
         assert ours.scores == pytest.approx(theirs.scores, rel=1e-6)
+
+
+# --- docs/search-engines.md stays true -------------------------------------------------------
+
+def _blocks(language: str) -> list[str]:
+    text = (Path(__file__).parent.parent / "docs" / "search-engines.md").read_text(encoding="utf-8")
+    return re.findall(rf"```{language}\n(.*?)```", text, re.S)
+
+
+def test_the_documented_configurations_work():
+    elastic, solr = (tomllib.loads(block)["retrieval"]["http"] for block in _blocks("toml"))
+    environ = {"SEARCH_AUTH": "ApiKey x", "SOLR_AUTH": "Basic dXNlcjpwYXNz"}
+    assert HttpEngine(**elastic, environ=environ).describe()["url"] == "https://search.internal:9200/products/_search"
+    engine = HttpEngine(**solr, environ=environ)
+    body = json.loads(engine.body("panic", [("racing heart", 1.0), ("anxiety", 0.0)], 100))
+    assert body["limit"] == 100 and body["query"]["bool"]["should"][1:] == [
+        {"boost": {"b": 1.0, "query": {"field": {"f": field, "query": "racing heart"}}}} for field in ("title", "text")]
+
+
+def test_the_documented_elasticsearch_request_is_the_presets():
+    documented = json.loads(_blocks("json")[0])
+    engine = HttpEngine("https://search.internal:9200/products", preset="elasticsearch")
+    assert json.loads(engine.body("panic", [("racing heart", 1.0), ("anxiety", 0.5)], 100)) == documented

@@ -1,14 +1,10 @@
 """A team's own search engine over HTTP (docs/search-engines.md): the same expanded query
 as the embedded engine, sent as a JSON request, with the ranked ids read from the answer.
 
-- The request body is a *template*: a JSON document whose string values `"{{query}}"` and
-  `"{{depth}}"` are replaced by the query text and the depth (as JSON values, never spliced
-  into text, so a query holding quotes or braces stays one string); a list element
-  `{"{{each term}}": SUB}` becomes one copy of SUB per term of weight > 0, with `"{{term}}"`
-  and `"{{weight}}"` inside. Anything else in `{{ }}` is an EngineConfigError naming its key.
-- A *response path* (`hits.hits[*]._id`) selects the ids; an optional score path the
-  scores. Without scores, the rank gives them (n, n-1, ... 1). Scores are made strictly
-  decreasing (outcome.strictly_decreasing).
+- The request body is a template with the query, the depth and the weighted terms as
+  variables; a response path selects the ids, an optional score path the scores
+  (request_template). Without scores the rank gives them (n, n-1, ... 1); scores are made
+  strictly decreasing (outcome.strictly_decreasing).
 - Presets `elasticsearch` and `opensearch`: POST `{url}/_search`, a bool query whose
   should clauses are the query over the fields and each term as a phrase boosted by its weight.
 - Credentials come only from the environment (`header_env`: header name -> variable) and
@@ -33,32 +29,20 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 
-from ..errors import TermgateError, UsageError
 from ..redact import is_secret_parameter, redact_text, redact_url, url_secrets
 from .outcome import Ranking, strictly_decreasing
+from .request_template import (EACH, EngineConfigError, SearchEngineError, check_path, load_template, render_template,
+                               select_path)
 
-__all__ = ["HttpEngine", "PRESETS", "EngineConfigError", "SearchEngineError", "render_template", "select_path"]
+__all__ = ["HttpEngine", "PRESETS", "EngineConfigError", "SearchEngineError", "preset_template"]
 
 PRESETS = ("elasticsearch", "opensearch")
-EACH = "{{each term}}"
-_VARIABLE = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-_TOP_VARIABLES = ("query", "depth")
-_TERM_VARIABLES = ("term", "weight")
-_STEP = re.compile(r"\.?([^.\[\]]+)|\[(\*|\d+)\]")
 _HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CREDENTIAL_HEADER = re.compile(r"auth|key|token|secret|password|cookie|session|credential", re.IGNORECASE)
 _RETRIED = (429, 503)
 _MAX_WAIT = 10.0  # seconds of Retry-After honoured at most
 _SNIPPET = 200  # characters of an error body shown
-
-
-class EngineConfigError(UsageError, ValueError):
-    """The engine's configuration cannot work (a bad template, URL, header or preset): exit 2."""
-
-
-class SearchEngineError(TermgateError):
-    """The engine failed during a search or answered what cannot be read; nothing is ranked."""
 
 
 def preset_template(fields: Sequence[str]) -> dict:
@@ -68,106 +52,6 @@ def preset_template(fields: Sequence[str]) -> dict:
     should: list = [{"multi_match": {"query": "{{query}}", "fields": list(fields), "type": "most_fields"}}]
     should += [{EACH: {"match_phrase": {f: {"query": "{{term}}", "boost": "{{weight}}"}}}} for f in fields]
     return {"size": "{{depth}}", "_source": False, "query": {"bool": {"should": should}}}
-
-
-def _variable(text: str, where: str, known: tuple[str, ...]) -> str | None:
-    """The variable a template string stands for, or None for a plain string."""
-    if "{{" not in text and "}}" not in text:
-        return None
-    match = _VARIABLE.fullmatch(text)
-    if not match:
-        raise EngineConfigError(f"request template: {where}: a variable stands for a whole value "
-                                f'(write "{{{{query}}}}" alone, not inside other text)')
-    if match.group(1) not in known:
-        raise EngineConfigError(f"request template: {where}: unknown variable {text} "
-                                f"(known here: {', '.join('{{' + k + '}}' for k in known)})")
-    return match.group(1)
-
-
-def _check(node, where: str, in_each: bool) -> None:
-    """Every variable of the template known in its place, EACH only as a list element."""
-    known = _TOP_VARIABLES + (_TERM_VARIABLES if in_each else ())
-    if isinstance(node, str):
-        _variable(node, where, known)
-    elif isinstance(node, dict):
-        for key, value in node.items():
-            if "{{" in key or "}}" in key:
-                raise EngineConfigError(f"request template: {where}.{key}: variables go in values, not keys"
-                                        + (f" ({EACH} is a list element of its own)" if key == EACH else ""))
-            _check(value, f"{where}.{key}" if where else key, in_each)
-    elif isinstance(node, list):
-        for i, item in enumerate(node):
-            if isinstance(item, dict) and EACH in item:
-                if len(item) != 1 or in_each:
-                    raise EngineConfigError(f"request template: {where}[{i}]: {EACH} is alone in its object "
-                                            "and not inside another")
-                _check(item[EACH], f"{where}[{i}].{EACH}", True)
-            else:
-                _check(item, f"{where}[{i}]", in_each)
-
-
-def render_template(node, values: Mapping[str, object], terms: Sequence[tuple[str, float]]):
-    """The template with its variables replaced by `values` and each EACH element expanded
-    per term (the template is checked beforehand)."""
-    if isinstance(node, str):
-        match = _VARIABLE.fullmatch(node)
-        return values[match.group(1)] if match else node
-    if isinstance(node, dict):
-        return {key: render_template(value, values, terms) for key, value in node.items()}
-    if isinstance(node, list):
-        out = []
-        for item in node:
-            if isinstance(item, dict) and EACH in item:
-                out += [render_template(item[EACH], {**values, "term": term, "weight": weight}, terms)
-                        for term, weight in terms]
-            else:
-                out.append(render_template(item, values, terms))
-        return out
-    return node
-
-
-def _steps(path: str) -> list[str | int | None]:
-    """`hits.hits[*]._id` -> ["hits", "hits", None, "_id"] (None: every element)."""
-    steps, at = [], 0
-    for match in _STEP.finditer(path):
-        if match.start() != at or (match.group(0).startswith(".") and at == 0):
-            break
-        name, index = match.groups()
-        steps.append(name if name is not None else None if index == "*" else int(index))
-        at = match.end()
-    if not path or at != len(path):
-        raise EngineConfigError(f"response path {path!r}: write keys with dots and lists as [*] or [N], "
-                                "as in hits.hits[*]._id")
-    return steps
-
-
-def _shown(step: str | int | None) -> str:
-    return "[*]" if step is None else f"[{step}]" if isinstance(step, int) else f".{step}"
-
-
-def select_path(document, path: str) -> list:
-    """The values `path` selects: each `[*]` spreads a list; a path without one must end at
-    a list. SearchEngineError names the first step the document lacks."""
-    steps = _steps(path)
-    values, seen = [document], ""
-    for step in steps:
-        seen = (seen + _shown(step)).lstrip(".")
-        out = []
-        for value in values:
-            if step is None and isinstance(value, list):
-                out += value
-            elif isinstance(step, int) and isinstance(value, list) and -len(value) <= step < len(value):
-                out.append(value[step])
-            elif isinstance(step, str) and isinstance(value, dict) and step in value:
-                out.append(value[step])
-            else:
-                raise SearchEngineError(f"the response has no {path}: nothing at {seen}")
-        values = out
-    if None not in steps:
-        if len(values) != 1 or not isinstance(values[0], list):
-            raise SearchEngineError(f"the response's {path} is not a list")
-        values = values[0]
-    return values
 
 
 def _check_url(url: str) -> None:
@@ -240,16 +124,6 @@ def _headers(headers: Mapping[str, str] | None, header_env: Mapping[str, str] | 
     return out, secrets
 
 
-def _load_template(template) -> object:
-    if isinstance(template, str):
-        try:
-            return json.loads(template)
-        except json.JSONDecodeError as exc:
-            raise EngineConfigError(f"request template: not JSON ({exc.msg} at line {exc.lineno}, "
-                                    f"column {exc.colno})") from None
-    return json.loads(json.dumps(template))  # a private copy; raises on what JSON cannot hold
-
-
 class HttpEngine:
     """A search engine behind an HTTP JSON API, with TantivyEngine's interface: search()
     ranks a batch of requests, describe() says what ranked them (JSON-ready, no secret)."""
@@ -290,12 +164,11 @@ class HttpEngine:
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise EngineConfigError(f"{name}: a whole number from {least}")
         self.preset, self.url, self.fields = preset, url, tuple(fields) if fields else None
-        self.template = _load_template(template)
-        _check(self.template, "", False)
+        self.template = load_template(template)
         self.response_path, self.score_path = response_path, score_path
         for path in (response_path, score_path):
             if path is not None:
-                _steps(path)
+                check_path(path)
         self.timeout, self.workers, self.retries, self.backoff = float(timeout), workers, retries, float(backoff)
         self._headers, self._secrets = _headers(headers, header_env, os.environ if environ is None else environ)
 
@@ -327,8 +200,9 @@ class HttpEngine:
                     future.cancel()
 
     def body(self, query: str, terms: Sequence[tuple[str, float]], depth: int) -> bytes:
-        """The request body for one query: the template rendered, terms of weight 0 left out."""
-        kept = [(str(term), float(weight)) for term, weight in terms if weight > 0]
+        """The request body for one query: the template rendered, terms of weight 0 (or blank)
+        left out, as the embedded engine leaves them out."""
+        kept = [(str(term), float(weight)) for term, weight in terms if weight > 0 and str(term).strip()]
         rendered = render_template(self.template, {"query": str(query), "depth": depth}, kept)
         return json.dumps(rendered, ensure_ascii=False, allow_nan=False).encode()
 
