@@ -335,8 +335,9 @@ def _blocks(language: str) -> list[str]:
 def test_the_documented_configurations_work():
     elastic, solr = (tomllib.loads(block)["retrieval"]["http"] for block in _blocks("toml"))
     environ = {"SEARCH_AUTH": "ApiKey x", "SOLR_AUTH": "Basic dXNlcjpwYXNz"}
-    assert HttpEngine(**elastic, environ=environ).describe()["url"] == "https://search.internal:9200/products/_search"
-    engine = HttpEngine(**solr, environ=environ)
+    shown = HttpEngine.from_table(elastic, environ=environ).describe()["url"]
+    assert shown == "https://search.internal:9200/products/_search"
+    engine = HttpEngine.from_table(solr, environ=environ)
     body = json.loads(engine.body("panic", [("racing heart", 1.0), ("anxiety", 0.0)], 100))
     assert body["limit"] == 100 and body["query"]["bool"]["should"][1:] == [
         {"boost": {"b": 1.0, "query": {"field": {"f": field, "query": "racing heart"}}}} for field in ("title", "text")]
@@ -346,3 +347,14 @@ def test_the_documented_elasticsearch_request_is_the_presets():
     documented = json.loads(_blocks("json")[0])
     engine = HttpEngine("https://search.internal:9200/products", preset="elasticsearch")
     assert json.loads(engine.body("panic", [("racing heart", 1.0), ("anxiety", 0.5)], 100)) == documented
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    ({"url": "http://127.0.0.1:9", "preset": "elasticsearch", "size": 10}, r"retrieval\.http\.size: unknown key"),
+    ({"preset": "elasticsearch"}, r"retrieval\.http\.url: required"),
+    ({"url": "http://127.0.0.1:9", "template": {"q": "{{x}}"}, "response_path": "ids"},
+     r"retrieval\.http: request template: q: unknown variable"),
+])
+def test_a_configuration_table_names_the_key_at_fault(table, message):
+    with pytest.raises(EngineConfigError, match=message):
+        HttpEngine.from_table(table)

@@ -34,9 +34,12 @@ from .outcome import Ranking, strictly_decreasing
 from .request_template import (EACH, EngineConfigError, SearchEngineError, check_path, load_template, render_template,
                                select_path)
 
-__all__ = ["HttpEngine", "PRESETS", "EngineConfigError", "SearchEngineError", "preset_template"]
+__all__ = ["HttpEngine", "PRESETS", "TABLE_KEYS", "EngineConfigError", "SearchEngineError", "preset_template"]
 
 PRESETS = ("elasticsearch", "opensearch")
+TABLE_KEYS = ("url", "preset", "template", "response_path", "score_path", "fields", "headers", "header_env",
+              "timeout", "workers", "retries", "backoff")
+"""The keys of a `[retrieval.http]` table: HttpEngine's arguments."""
 _HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CREDENTIAL_HEADER = re.compile(r"auth|key|token|secret|password|cookie|session|credential", re.IGNORECASE)
@@ -171,6 +174,23 @@ class HttpEngine:
                 check_path(path)
         self.timeout, self.workers, self.retries, self.backoff = float(timeout), workers, retries, float(backoff)
         self._headers, self._secrets = _headers(headers, header_env, os.environ if environ is None else environ)
+
+    @classmethod
+    def from_table(cls, table: Mapping, where: str = "retrieval.http",
+                   environ: Mapping[str, str] | None = None) -> HttpEngine:
+        """The engine a configuration table describes (its keys are __init__'s arguments);
+        EngineConfigError names `where.KEY` for a key that is unknown or missing."""
+        if not isinstance(table, Mapping):
+            raise EngineConfigError(f"{where}: must be a table of {', '.join(TABLE_KEYS)}")
+        unknown = sorted(set(table) - set(TABLE_KEYS))
+        if unknown:
+            raise EngineConfigError(f"{where}.{unknown[0]}: unknown key (known: {', '.join(TABLE_KEYS)})")
+        if "url" not in table:
+            raise EngineConfigError(f"{where}.url: required (the engine's index or endpoint)")
+        try:
+            return cls(**table, environ=environ)
+        except EngineConfigError as exc:
+            raise EngineConfigError(f"{where}: {exc}") from None
 
     def __repr__(self) -> str:
         return f"HttpEngine({redact_url(self.url)!r}, preset={self.preset!r}, headers={sorted(self._headers)!r})"
