@@ -102,6 +102,8 @@ def _http(table: dict, source: str | None):
     if not isinstance(config, dict):
         raise _problem(source, "http", "engine = \"http\" needs a [retrieval.http] table (docs/search-engines.md)")
     try:
-        return HttpEngine.from_settings(config)
-    except ValueError as exc:
-        raise _problem(source, "http", str(exc)) from None
+        return HttpEngine.from_table(config)
+    except ValueError as exc:  # EngineConfigError: "retrieval.http.KEY: message"
+        where, _, message = str(exc).partition(": ")
+        key = where.removeprefix("retrieval.") if where.startswith("retrieval.http") else "http"
+        raise _problem(source, key, message or str(exc)) from None
