@@ -144,7 +144,9 @@ def _id_problem(field: str, value: str) -> str | None:
 
 def _json_objects(text: str, sink: ProblemCollector) -> Iterator[tuple[int, dict]]:
     """(line number, object) for each JSONL line that is a JSON object; problems for the rest."""
-    for lineno, raw in enumerate(jsonl_lines(text), start=1):
+    lines = jsonl_lines(text)
+    del text  # the caller passes the only reference: a corpus's text is freed, its lines kept
+    for lineno, raw in enumerate(lines, start=1):
         if sink.full:
             return
         if not raw or raw.isspace():
