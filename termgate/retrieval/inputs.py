@@ -29,7 +29,8 @@ These two files hold the same judgments:
 **Run files**: TREC, `query_id Q0 doc_id rank score tag`, six fields; Q0 and the tag are
 ignored on reading, the rank must be an integer but is ignored too: as trec_eval does,
 read_run orders each query's documents by score, descending, and equal scores by doc id,
-descending. write_run writes scores strictly decreasing (outcome.Ranking), with repr, so
+descending (by code point, as strcmp orders UTF-8), then moves each tied score one float
+step below the one before it, so the ranking keeps that order. write_run writes scores strictly decreasing (outcome.Ranking), with repr, so
 they read back exactly and the file's order is the ranking's order.
 
 **Ids in TREC files** (qrels and runs) are percent-encoded, since fields are separated by
