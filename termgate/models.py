@@ -582,6 +582,11 @@ class Retrieval(BaseModel):
     """Judged queries compared with the reference (errored items left out)."""
     unjudged_queries: list[str]
     """Golden queries without a relevant document in the judgments: not measured."""
+    qrels_other_queries: int
+    """Queries in the judgments that the golden set does not hold (ignored)."""
+    relevant_not_in_corpus: int | None
+    """Relevant judged documents of the golden queries missing from the corpus (None for an
+    engine with its own index)."""
     means: dict[str, dict[str, float | None]]
     """Per variant, each metric's mean over the compared queries."""
     mean_ndcg_delta: float | None

@@ -127,6 +127,8 @@ def measure_effect(setup: RetrievalSetup, queries: Sequence[QueryInput],
         "reference": reference,
         "judged_queries": len(judged), "compared_queries": len(paired),
         "unjudged_queries": [q.query_id for q in queries if not _relevant(judgments.get(q.query_id, {}))],
+        "qrels_other_queries": len(set(judgments) - {q.query_id for q in queries}),
+        "relevant_not_in_corpus": _missing_documents(judgments, setup.corpus, domain_of),
         "means": means,
         "mean_ndcg_delta": _mean(deltas.values()),
         "statistics": compare(scores[reference], scores["candidate"], paired) if paired else None,
@@ -143,6 +145,15 @@ def measure_effect(setup: RetrievalSetup, queries: Sequence[QueryInput],
 def run_tag(variant: str) -> str:
     """The TREC run tag (sixth column) of a variant's run file."""
     return f"termgate-{variant}"
+
+
+def _missing_documents(judgments: dict[str, dict[str, int]], corpus, queries: dict) -> int | None:
+    """Relevant judged documents of the golden queries that the corpus does not hold (None
+    for an engine with its own index): a high count means the ids do not meet."""
+    if corpus is None:
+        return None
+    ids = set(corpus.ids)
+    return sum(1 for qid in queries for doc, grade in judgments.get(qid, {}).items() if grade > 0 and doc not in ids)
 
 
 def _mean(values: Iterable[float]) -> float | None:
