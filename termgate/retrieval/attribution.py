@@ -44,7 +44,7 @@ def attribute(engine, judgments: dict[str, dict[str, int]],
         new = [d for d in candidate[qid].ids[:k] if d not in before] if qid in candidate else []
         entries = []
         for i, (term, weight) in enumerate(used):
-            matched = _matching(engine, term, new, depth) if new else set()
+            matched = _matching(engine, term, weight, new, depth) if new else set()
             docs = [d for d in new if d in matched]
             ndcg = scores.get((qid, i), {}).get("ndcg", 0.0)
             entries.append({"term": term, "weight": weight, "recovers": ndcg - candidate_ndcg.get(qid, 0.0),
@@ -55,12 +55,12 @@ def attribute(engine, judgments: dict[str, dict[str, int]],
     return out
 
 
-def _matching(engine, term: str, docs: list[str], depth: int) -> set[str]:
+def _matching(engine, term: str, weight: float, docs: list[str], depth: int) -> set[str]:
     """Which of `docs` match the term's clause: the engine says so where it can (the
     embedded index); an engine over HTTP is asked for the term alone, to the depth."""
     if hasattr(engine, "matches"):
-        return set(engine.matches(term, docs))
-    found = engine.search([("", [(term, 1.0)])], depth)[0]
+        return set(engine.matches(term, weight, docs))
+    found = engine.search([("", [(term, weight)])], depth)[0]
     return set(found.ids) & set(docs)
 
 

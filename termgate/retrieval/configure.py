@@ -89,10 +89,9 @@ def _tantivy(corpus, table: dict, source: str | None):
         template = QueryTemplate(**{k: v for k, v in pieces.items() if k != "analyzer"}, fields=tuple(fields))
         return TantivyEngine(corpus, index_root(table), analyzer=pieces.get("analyzer", "en_stem"),
                              template=template)
-    except ValueError as exc:
-        message = str(exc)
-        key = next((k for k in ("query", "term", "fields", "analyzer") if message.startswith(k)), "query")
-        raise _problem(source, key, message) from None
+    except ValueError as exc:  # TemplateError names its key; an unknown analyser is the analyser's
+        key = getattr(exc, "key", "analyzer")
+        raise _problem(source, key, str(exc).split(": ", 1)[-1]) from None
 
 
 def _http(table: dict, source: str | None):
