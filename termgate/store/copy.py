@@ -20,9 +20,9 @@ from .transfer import copy_in, copy_out
 
 __all__ = ["TABLES", "copy_store", "fetch_pg", "in_memory", "pg_snapshot", "store_schemas"]
 
-TABLES = ("runs", "query_results", "term_rows", "harness_outputs", "judge_log", "golden_files", "users", "audit_log",
-          "audit_head", "signin_failures", "llm_cache", "embedding_cache", "lexicon_cache", "prompt_eval_runs", "prompt_eval_results",
-          "sealed_keys")
+TABLES = ("runs", "query_results", "term_rows", "retrieval_results", "harness_outputs", "judge_log", "golden_files",
+          "users", "audit_log", "audit_head", "signin_failures", "llm_cache", "embedding_cache", "lexicon_cache",
+          "prompt_eval_runs", "prompt_eval_results", "sealed_keys")
 """Every table with data (schema_migrations is each store's own)."""
 
 
