@@ -170,6 +170,14 @@ def test_retrieval_added_to_a_run_stored_without_it_is_caught(score, backend):
     assert broken.exit_code == 1 and "runs row" in broken.output
 
 
+def test_a_view_in_place_of_the_retrieval_rows_is_refused(run, db):
+    store.save_run(db, run)
+    run_sql(db, "ALTER TABLE retrieval_results RENAME TO retrieval_real",
+            "CREATE VIEW retrieval_results AS SELECT * FROM retrieval_real")
+    broken = verify(db)
+    assert broken.exit_code == 1 and "retrieval_results is a view" in broken.output, broken.output
+
+
 # ---------------------------------------------------------------- schema 17 onto an older store
 
 
@@ -185,10 +193,10 @@ def test_a_schema_16_store_migrates_and_its_runs_verify(score, backend):
     store.save_run(backend, old)
     head = verify(backend).output.split("audit head: ")[1].strip()
     _as_schema_16(backend)
-    assert store.get_run(backend, old.evaluation_id)["retrieval"] is None  # a read migrates it
-    assert store.retrieval_rows(backend, old.evaluation_id).empty
-    again = verify(backend)
+    again = verify(backend)  # migrates it first, as every read does, then finds the chain as it was
     assert again.exit_code == 0 and head in again.output, again.output
+    assert store.get_run(backend, old.evaluation_id)["retrieval"] is None
+    assert store.retrieval_rows(backend, old.evaluation_id).empty
     new = scored(score, outcome())
     store.save_run(backend, new)
     assert len(store.retrieval_rows(backend, new.evaluation_id)) == 6
@@ -283,3 +291,17 @@ def test_store_copy_carries_retrieval_both_ways_and_the_copies_verify(pg, pgdb, 
         assert checked.exit_code == 0 and head in checked.output, checked.output
     run_sql(back, "UPDATE retrieval_results SET top_ids = ['forged'] WHERE variant = 'candidate' AND query_id = 'q1'")
     assert verify(back).exit_code == 1
+
+
+def test_store_copy_from_an_older_postgresql_store_asks_for_its_migration(pgdb, tmp_path):
+    from termgate.store import postgres
+
+    postgres.PG_MIGRATIONS, every = postgres.PG_MIGRATIONS[:-1], postgres.PG_MIGRATIONS
+    try:
+        postgres.migrate_pg(pgdb)
+    finally:
+        postgres.PG_MIGRATIONS = every
+    copied = CliRunner().invoke(main, ["store", "copy", "--from", pgdb, "--to", str(tmp_path / "t.duckdb")])
+    assert copied.exit_code == 2 and "schema is version 16, this termgate copies version 17" in copied.stderr
+    assert "run `termgate store migrate` on it as its owner first" in copied.stderr
+    assert not (tmp_path / "t.duckdb").exists()
