@@ -35,12 +35,12 @@ def chain_snapshot(db_path: str | Path, runs="all") -> ChainSnapshot:
     from .postgres import is_postgres
 
     if is_postgres(str(db_path)):
-        problems = table_kind_problems_pg(str(db_path))
+        problems = _table_kinds_pg(str(db_path))
         if problems:
             return ChainSnapshot(problems)
         wanted = Rows() if runs == "all" else Rows("FALSE") if runs is None else Rows("run_id = ANY(%s)", (list(runs),))
         with connect(db_path, rows=every("runs", "users", "audit_log", "audit_head")
-                     | {"query_results": wanted, "term_rows": wanted}) as con:
+                     | {"query_results": wanted, "term_rows": wanted, "retrieval_results": wanted}) as con:
             # a key constraint dropped by hand could let a name or run id be stored twice
             problems = integrity_problems_on(con)
             return ChainSnapshot(problems) if problems else _snapshot_on(con, runs)
@@ -51,6 +51,20 @@ def chain_snapshot(db_path: str | Path, runs="all") -> ChainSnapshot:
         if problems:
             return ChainSnapshot(problems)
         return _snapshot_on(con, runs)
+
+
+def _table_kinds_pg(url: str) -> list[str]:
+    """table_kind_problems_pg, after migrating a store whose schema is older than this
+    termgate's (a table it reads, such as retrieval_results at schema 17, is added then), as
+    every read does first; a role that may not migrate it is told to ask the owner."""
+    from .postgres import PG_SCHEMA_VERSION, migrate_pg, schema_version_pg
+
+    problems = table_kind_problems_pg(url)
+    version = schema_version_pg(url)[0] if problems else None
+    if version is not None and version < PG_SCHEMA_VERSION:
+        migrate_pg(url)
+        problems = table_kind_problems_pg(url)
+    return problems
 
 
 def _snapshot_on(con, runs) -> ChainSnapshot:

@@ -177,6 +177,17 @@ MIGRATIONS.append((16, [
     "CREATE TABLE IF NOT EXISTS sealed_keys (fingerprint VARCHAR PRIMARY KEY, holder VARCHAR NOT NULL, "
     "sealed VARCHAR NOT NULL, created_at VARCHAR)",
 ]))
+MIGRATIONS.append((17, [
+    # the retrieval effect (issue 34): the run's summary (engine, corpus, qrels, means,
+    # statistics, each variant's run-file SHA-256) as canonical JSON, and per judged query and
+    # variant its metrics and top ids (termgate.retrieval.outcome.ROWS_SCHEMA); both under the
+    # chain's digests only when a run has them (store.digest). Like 15 and 16, it tolerates a
+    # re-run (a schema_migrations row deleted by hand); the PostgreSQL twin is typed the same
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS retrieval VARCHAR",
+    """CREATE TABLE IF NOT EXISTS retrieval_results (
+        run_id VARCHAR NOT NULL, query_id VARCHAR NOT NULL, variant VARCHAR NOT NULL, ndcg DOUBLE, recall DOUBLE,
+        mrr DOUBLE, precision DOUBLE, top_ids VARCHAR[], PRIMARY KEY (run_id, query_id, variant))""",
+]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

@@ -20,9 +20,9 @@ from .transfer import copy_in, copy_out
 
 __all__ = ["TABLES", "copy_store", "fetch_pg", "in_memory", "pg_snapshot", "store_schemas"]
 
-TABLES = ("runs", "query_results", "term_rows", "harness_outputs", "judge_log", "golden_files", "users", "audit_log",
-          "audit_head", "signin_failures", "llm_cache", "embedding_cache", "lexicon_cache", "prompt_eval_runs", "prompt_eval_results",
-          "sealed_keys")
+TABLES = ("runs", "query_results", "term_rows", "retrieval_results", "harness_outputs", "judge_log", "golden_files",
+          "users", "audit_log", "audit_head", "signin_failures", "llm_cache", "embedding_cache", "lexicon_cache",
+          "prompt_eval_runs", "prompt_eval_results", "sealed_keys")
 """Every table with data (schema_migrations is each store's own)."""
 
 
@@ -85,10 +85,15 @@ def pg_snapshot(url: str, tables: tuple[str, ...]):
 
 def _read(db: str, schemas: dict[str, pa.Schema]) -> dict[str, pa.Table]:
     if is_postgres(db):
-        from .postgres import schema_version_pg
+        from .postgres import PG_SCHEMA_VERSION, schema_version_pg
 
-        if schema_version_pg(db)[0] is None:
+        version = schema_version_pg(db)[0]
+        if version is None:
             raise UsageError(f"--from {_where(db)}: not a termgate store")
+        if version < PG_SCHEMA_VERSION:  # it lacks tables or columns this termgate copies
+            raise UsageError(f"--from {_where(db)}: the store's schema is version {version}, this termgate copies "
+                             f"version {PG_SCHEMA_VERSION}: run `termgate store migrate` on it as its owner first; "
+                             "nothing was written")
         with connect_pg(db) as conn, conn.cursor() as cur:
             return fetch_pg(cur, schemas)
     from .connection import connect

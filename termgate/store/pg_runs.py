@@ -81,7 +81,7 @@ def _header(parent, run_id: str) -> dict:
         con.close()
 
 
-_RUN_TABLES = ("runs", "query_results", "term_rows", "harness_outputs", "judge_log", "golden_files")
+_RUN_TABLES = ("runs", "query_results", "term_rows", "retrieval_results", "harness_outputs", "judge_log", "golden_files")
 """What stage_run writes (the chain, the accounts and the caches are never staged)."""
 
 

@@ -456,6 +456,27 @@ BEGIN
     END LOOP;
 END $do$""",
 ]))
+PG_MIGRATIONS.append((17, [
+    # the retrieval effect (issue 34), as the DuckDB store's migration 17
+    "ALTER TABLE runs ADD COLUMN retrieval text",
+    """CREATE TABLE retrieval_results (
+        run_id text NOT NULL, query_id text NOT NULL, variant text NOT NULL, ndcg double precision,
+        recall double precision, mrr double precision, precision double precision, top_ids text[],
+        PRIMARY KEY (run_id, query_id, variant))""",
+    # a run's retrieval rows are its per-query rows: whoever may read or add those (the roles
+    # of `termgate store roles`, granted before this table was) may do the same here, and no
+    # more (the dashboard role reads, the CI role reads and adds; neither changes a stored row)
+    """DO $do$
+DECLARE g record;
+BEGIN
+    FOR g IN SELECT DISTINCT a.privilege_type AS privilege, a.grantee::regrole AS grantee, a.is_grantable
+             FROM pg_class c, aclexplode(c.relacl) a
+             WHERE c.oid = 'query_results'::regclass AND a.grantee <> 0 AND a.grantee <> c.relowner LOOP
+        EXECUTE format('GRANT %s ON retrieval_results TO %s%s', g.privilege, g.grantee,
+                       CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+    END LOOP;
+END $do$""",
+]))
 PG_SCHEMA_VERSION = PG_MIGRATIONS[-1][0]
 
 
@@ -589,7 +610,8 @@ CREATE ROLE {dashboard} LOGIN;
 -- as the database's owner (`termgate store roles --grants` prints this part only)
 GRANT USAGE ON SCHEMA public TO {ci}, {dashboard};
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO {ci}, {dashboard};
-GRANT INSERT ON runs, query_results, term_rows, harness_outputs, judge_log, golden_files TO {ci};
+GRANT INSERT ON runs, query_results, term_rows, retrieval_results, harness_outputs, judge_log, golden_files
+    TO {ci};
 GRANT INSERT, UPDATE ON llm_cache, embedding_cache, lexicon_cache TO {ci};
 GRANT INSERT ON prompt_eval_runs, prompt_eval_results TO {ci};
 GRANT EXECUTE ON FUNCTION termgate_append_run_header(bigint, text, text, text, text, text, text, text, text) TO {ci};

@@ -40,7 +40,7 @@ USER_COLUMNS = ("name", "role", "domains", "aliases", "password_hash", "disabled
 SSO_PASSWORD_HASH = "sso:"
 """password_hash of an account that signs in only through the identity provider: no scrypt
 hash has this form, so no password verifies against it (and no schema change was needed)."""
-CHAINED_TABLES = ("audit_log", "audit_head", "users", "runs", "query_results", "term_rows")
+CHAINED_TABLES = ("audit_log", "audit_head", "users", "runs", "query_results", "term_rows", "retrieval_results")
 """The tables the gate reads: each must be a plain table (a view could show verify and the gate different rows)."""
 
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 from .. import __version__
 from ..errors import UnknownRunError
 from ..models import QUERY_COLUMNS, Baseline, BaselineRow
-from .digest import RUN_ADDED
+from .digest import RETRIEVAL_COLUMNS, RUN_ADDED, RUN_RETRIEVAL
 from .digest import RUN_COLUMNS as RUN_COLUMNS_DIGESTED
 from .records import append_on, head_on, header_record
 from .connection import attach, exists, make_folder, migrate, shown_db, store_write_error
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------- writing
 
 
-RUN_INSERT_COLUMNS = tuple(c for c in RUN_COLUMNS_DIGESTED if c != "usage") + RUN_ADDED
+RUN_INSERT_COLUMNS = tuple(c for c in RUN_COLUMNS_DIGESTED if c != "usage") + RUN_ADDED + RUN_RETRIEVAL
 """Every column of `runs` (the digest's list is held to the table by a test) but the LLM
 usage, which save_run sets once the rows are in."""
 
@@ -51,7 +51,33 @@ def _run_row(run: EvaluationRun) -> list:
         reg.golden_set_changed, reg.mean_f1_delta, run.thresholds.model_dump_json(),
         run.recommendations, None if run.statistics is None else json.dumps(run.statistics),
         run.golden_name, reg.golden_changed,
+        None if getattr(run, "retrieval", None) is None else summary_text(run.retrieval.summary),
     ]
+
+
+def summary_text(summary: dict) -> str:
+    """A retrieval summary as the store keeps it (runs.retrieval, under the run's digest):
+    canonical JSON, its keys sorted, no spaces, ASCII (so any text, NUL included, is stored
+    as escapes on either backend). A non-finite number is written as Python writes it (NaN),
+    which json.loads reads back."""
+    return json.dumps(summary, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _retrieval_table(run: EvaluationRun) -> pa.Table | None:
+    """The run's retrieval rows as retrieval_results holds them; None when it has none."""
+    from ..errors import TermgateError
+    from ..retrieval.outcome import ROWS_SCHEMA
+
+    outcome = getattr(run, "retrieval", None)
+    rows = outcome.rows if outcome is not None else None
+    if rows is None or rows.num_rows == 0:
+        return None
+    missing = [name for name in ROWS_SCHEMA.names if name not in rows.column_names]
+    if missing:
+        raise TermgateError(f"internal: the run's retrieval rows lack {', '.join(missing)} (ROWS_SCHEMA)")
+    rows = rows.select(ROWS_SCHEMA.names).cast(ROWS_SCHEMA)
+    return rows.add_column(0, "run_id", pa.array([run.evaluation_id] * rows.num_rows, pa.string())).select(
+        list(RETRIEVAL_COLUMNS))
 
 
 def _insert_table(con, target: str, table: pa.Table) -> None:
@@ -172,6 +198,9 @@ def stage_run(con, run: EvaluationRun, extra_rows: dict[str, pa.Table] | None = 
                 + (" LEFT JOIN comparison USING (query_id)" if run.queries.comparison_columns else ""),
                 {"run": run.evaluation_id})
     con.execute(_TERM_ROWS, {"run": run.evaluation_id})
+    retrieval = _retrieval_table(run)
+    if retrieval is not None:
+        _insert_table(con, "store.retrieval_results", retrieval)
     _store_golden_file(con, run)
     extra = dict(extra_rows or {})
     log = _judge_log(run)
@@ -279,7 +308,23 @@ def get_runs(db_path: str | Path, run_ids: list[str]) -> dict[str, dict]:
         cur = con.execute("SELECT * FROM runs WHERE list_contains(?::VARCHAR[], run_id)", [list(run_ids)])
         rows = cur.fetchall()  # always drain a result: DuckDB 2 refuses new work otherwise
         names = [d[0] for d in cur.description]
-    return {row[0]: dict(zip(names, row)) for row in rows}
+    found = {row[0]: dict(zip(names, row)) for row in rows}
+    for run in found.values():
+        run["retrieval"] = _retrieval_summary(run)
+    return found
+
+
+def _retrieval_summary(run: dict) -> dict | None:
+    """A stored run's retrieval summary, parsed (schema 17); None when it has none."""
+    from ..errors import TermgateError
+
+    if not run.get("retrieval"):
+        return None
+    try:
+        return json.loads(run["retrieval"])
+    except ValueError:
+        raise TermgateError(f"run {run['run_id']}: its stored retrieval summary is not JSON (edited by hand? "
+                            "`termgate audit verify` names what was edited)") from None
 
 
 def run_row(db_path: str | Path, run_id: str) -> str:
@@ -311,6 +356,26 @@ def query_rows(db_path: str | Path, run_id: str) -> pd.DataFrame:
     with connect(db_path, rows=of_runs([run_id], "query_results")) as con:
         return con.execute("SELECT * EXCLUDE (run_id) FROM query_results WHERE run_id = ? ORDER BY position",
                            [run_id]).df()
+
+
+def retrieval_rows(db_path: str | Path, run_id: str) -> pd.DataFrame:
+    """A run's retrieval rows (query_id, variant, ndcg, recall, mrr, precision, top_ids: its
+    top ids per variant, best first) in golden-set order, each query's variants in the
+    order unexpanded, baseline, candidate; empty for a run stored without retrieval.
+    UnknownRunError when the run is not stored."""
+    from ..retrieval.outcome import VARIANTS
+
+    wanted = {"runs": Rows("run_id = %s", (run_id,), ("run_id",)),
+              "query_results": Rows("run_id = %s", (run_id,), ("run_id", "query_id", "position")),
+              "retrieval_results": Rows("run_id = %s", (run_id,))}
+    with connect(db_path, rows=wanted) as con:
+        if not con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]:
+            raise UnknownRunError(f"unknown run '{run_id}' in {shown_db(db_path)} (see `termgate runs`)")
+        columns = ", ".join(f"r.{c}" for c in RETRIEVAL_COLUMNS[1:])
+        return con.execute(f"SELECT {columns} FROM retrieval_results r LEFT JOIN query_results q "
+                           "ON q.run_id = r.run_id AND q.query_id = r.query_id WHERE r.run_id = ? "
+                           "ORDER BY q.position NULLS LAST, r.query_id, list_position(?::VARCHAR[], r.variant) "
+                           "NULLS LAST, r.variant", [run_id, list(VARIANTS)]).df()
 
 
 def drift_terms(db_path: str | Path, run_id: str, limit: int | None = None) -> pd.DataFrame:

@@ -417,16 +417,17 @@ def test_a_full_disk_under_the_store_is_exit_2_and_nothing_half_written(tmp_path
 
 
 def test_the_run_digests_cover_every_stored_column(tmp_path):
-    """A column added to runs, query_results or term_rows must be added to a new digest
-    version on purpose (termgate/store/digest.py), or edits to it would go unnoticed."""
+    """A column added to runs, query_results, term_rows or retrieval_results must be added
+    to the digests on purpose (termgate/store/digest.py), or edits to it would go unnoticed."""
     from termgate.store import digest
 
     db = tmp_path / "s.duckdb"
     store.ensure_store(db)
     with duckdb.connect(str(db), read_only=True) as con:
-        for table, covered in (("runs", digest.RUN_COLUMNS + digest.RUN_ADDED),
+        for table, covered in (("runs", digest.RUN_COLUMNS + digest.RUN_ADDED + digest.RUN_RETRIEVAL),
                                ("query_results", digest.QUERY_COLUMNS + digest.QUERY_ADDED),
-                               ("term_rows", digest.TERM_COLUMNS)):
+                               ("term_rows", digest.TERM_COLUMNS),
+                               ("retrieval_results", digest.RETRIEVAL_COLUMNS)):
             columns = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE "
                                                  "table_name = ? ORDER BY ordinal_position", [table]).fetchall()]
             assert tuple(columns) == covered, table
