@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from ..drift.judge import DriftJudge
 from ..models import Gate, Thresholds
-from ..retrieval.outcome import RetrievalOutcome
 from .metrics import MacroMicro
 from .regression import RegressionResult
 from .scorer import ScoredQueries, ScoreFacts
@@ -67,8 +66,6 @@ class EvaluationRun:
     (termgate.governance.policy)."""
     """{"writer", "used"}: this run's cache writer and the writers whose cache entries it used,
     itself included when it stored its own (termgate.store.cache_writers); None when it used none."""
-    retrieval: RetrievalOutcome | None = None
-    """The retrieval effect (issue 34, termgate.retrieval): summary and per-query rows; None without a corpus."""
 
     retrieval: RetrievalOutcome | None = None
     """The retrieval effect (issue 34; docs/retrieval.md): None when the run measured none."""
