@@ -272,10 +272,26 @@ def stored_findings(db: str, run_id: str, settings, state, with_lines: bool = Fa
                         int(run["passed"]), int(run["errored"] or 0), run["baseline_id"], flagged, drift,
                         state.status, list(state.reasons),
                         _links(settings, run_id, run["baseline_id"], state.exit_code == 3),
-                        audit_head=relied_head(state), trust=relied_trust(state))
+                        audit_head=relied_head(state), trust=relied_trust(state),
+                        retrieval=lost_retrieval(stored_outcome(db, run)))
     if with_lines:
         findings.lines = _stored_lines(db, run["golden_hash"], findings)
     return findings
+
+
+def stored_outcome(db: str, run: dict):
+    """A stored run's retrieval effect (its summary and per-query rows); None when the run
+    measured none."""
+    if not run.get("retrieval"):
+        return None
+    import pyarrow as pa
+
+    from ..retrieval.outcome import ROWS_SCHEMA, RetrievalOutcome
+    from ..store import retrieval_rows
+
+    df = retrieval_rows(db, run["run_id"])
+    columns = {name: (list(map(list, df[name])) if name == "top_ids" else list(df[name])) for name in ROWS_SCHEMA.names}
+    return RetrievalOutcome(run["retrieval"], pa.table(columns, schema=ROWS_SCHEMA))
 
 
 def lost_retrieval(outcome) -> dict | None:
