@@ -68,6 +68,7 @@ class TemplateError(ValueError):
         super().__init__(f"query template `{key}`: {message}")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a query is rendered once per variant, terms recur
 def escape(value: str) -> str:
     """`value` as literal text in Tantivy's query grammar, inside a phrase or out of one."""
     value = _SURROGATE.sub("\ufffd", _OTHER_SPACE.sub(" ", value))
