@@ -503,6 +503,13 @@ class RetrievalMetrics(BaseModel):
     """Precision at k."""
     top: list[str]
     """The first ten document ids, best first."""
+    grades: list[int | None]
+    """Each top document's grade in the judgments (None: not judged)."""
+    titles: list[str | None] | None
+    """Each top document's title, cut to 160 characters (None for an engine with its own index)."""
+    brought_by: list[str | None] | None = None
+    """The candidate only: per top document the expansion term that brought it into the top k
+    (None: the unexpanded query had it, or no single term's clause matches it)."""
 
 
 class TermEffect(BaseModel):

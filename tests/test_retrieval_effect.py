@@ -111,6 +111,12 @@ def test_a_flooding_term_sends_the_run_to_review_and_names_the_term(world):
     assert top["non_relevant"] >= 1 and all(d.startswith("racket-") for d in top["brought_in"])
     assert q1["attribution"][1]["term"] == "myocardial infarction" and not q1["attribution"][1]["brought_in"]
     assert "'tennis racket' brought" in result.output and "non-relevant" in result.output
+    ours = q1["variants"]["candidate"]  # each top document's grade, title and the term that brought it in
+    for doc, grade, title, term in zip(ours["top"], ours["grades"], ours["titles"], ours["brought_by"]):
+        if doc.startswith("racket-"):
+            assert (grade, title, term) == (0 if doc == "racket-0" else None, "Tennis racket", "tennis racket")
+        else:
+            assert grade in (1, 2) and title.startswith("Cardiology note") and term is None
 
 
 @pytest.mark.parametrize("thresholds, domain", [({"retrieval_regressed": "fail"}, "cardio"), ({}, "medical")])

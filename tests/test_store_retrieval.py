@@ -41,6 +41,9 @@ def outcome() -> RetrievalOutcome:
         "mrr": [0.0, 0.5, 1 / 3, 1.0, 0.5, 0.2],
         "precision": [0.0, 0.1, 0.1, 0.2, 0.1, 0.1],
         "top_ids": [["d9", "d8"], ["d2", "d1"], ["d3"], ["d1", ODD, "d2"], [], ["d5", "d1"]],
+        "top_grades": [[0, None], [2, 1], [None], [1, 2, None], [], [None, 1]],
+        "top_titles": [["t9", "t8"], ["t2", "t1"], ["t3"], ["t1", "odd\ttitle", None], [], ["t5", "t1"]],
+        "brought_by": [["mi", None], None, None, [None, "brain attack", None], None, None],
     }, schema=ROWS_SCHEMA)
     return RetrievalOutcome(dict(SUMMARY), rows)
 
@@ -67,13 +70,17 @@ def test_a_run_stores_its_retrieval_summary_and_rows(run, backend):
     stored = store.get_run(backend, run.evaluation_id)
     assert stored["retrieval"] == SUMMARY  # parsed back, the run-file hashes with it
     rows = store.retrieval_rows(backend, run.evaluation_id)
-    assert list(rows.columns) == ["query_id", "variant", "ndcg", "recall", "mrr", "precision", "top_ids"]
+    assert list(rows.columns) == ["query_id", "variant", "ndcg", "recall", "mrr", "precision", "top_ids", "top_grades",
+                                  "top_titles", "brought_by"]
     assert list(zip(rows["query_id"], rows["variant"])) == [
         ("q1", "unexpanded"), ("q1", "baseline"), ("q1", "candidate"),
         ("q2", "unexpanded"), ("q2", "baseline"), ("q2", "candidate")]
     candidate = rows.iloc[2]
     assert (candidate["ndcg"], candidate["recall"], candidate["mrr"], candidate["precision"]) == (1.0, 1.0, 1.0, 0.2)
     assert list(candidate["top_ids"]) == ["d1", ODD, "d2"] and list(rows.iloc[4]["top_ids"]) == []
+    assert [None if g is None or g != g else int(g) for g in candidate["top_grades"]] == [1, 2, None]
+    assert list(candidate["top_titles"]) == ["t1", "odd\ttitle", None]
+    assert list(candidate["brought_by"]) == [None, "brain attack", None] and rows.iloc[1]["brought_by"] is None
     assert rows.iloc[3]["mrr"] == 1 / 3  # every double exactly, on either backend
     header = chain_snapshot(backend).headers[run.evaluation_id]
     assert header["rows"]["retrieval_rows"] == 6
@@ -162,7 +169,7 @@ def test_an_edit_to_stored_retrieval_makes_verify_fail(run, backend, case):
 def test_retrieval_added_to_a_run_stored_without_it_is_caught(score, backend):
     run = scored(score, None)
     store.save_run(backend, run)
-    run_sql(backend, ("INSERT INTO retrieval_results VALUES (?, 'q1', 'candidate', 1.0, 1.0, 1.0, 1.0, NULL)",
+    run_sql(backend, ("INSERT INTO retrieval_results VALUES (?, 'q1', 'candidate', 1.0, 1.0, 1.0, 1.0, NULL, NULL, NULL, NULL)",
                       [run.evaluation_id]))
     assert verify(backend).exit_code == 1
     run_sql(backend, "DELETE FROM retrieval_results", ("UPDATE runs SET retrieval = '{}'", ()))

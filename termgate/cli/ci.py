@@ -284,14 +284,10 @@ def stored_outcome(db: str, run: dict):
     measured none."""
     if not run.get("retrieval"):
         return None
-    import pyarrow as pa
-
     from ..retrieval.outcome import ROWS_SCHEMA, RetrievalOutcome
-    from ..store import retrieval_rows
+    from ..store import retrieval_table
 
-    df = retrieval_rows(db, run["run_id"])
-    columns = {name: (list(map(list, df[name])) if name == "top_ids" else list(df[name])) for name in ROWS_SCHEMA.names}
-    return RetrievalOutcome(run["retrieval"], pa.table(columns, schema=ROWS_SCHEMA))
+    return RetrievalOutcome(run["retrieval"], retrieval_table(db, run["run_id"]).cast(ROWS_SCHEMA))
 
 
 def lost_retrieval(outcome) -> dict | None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from .outcome import Ranking
 
-__all__ = ["attribute", "brought_in_line"]
+__all__ = ["attribute", "brought_in_line", "matching"]
 
 
 def attribute(engine, judgments: dict[str, dict[str, int]],
@@ -44,7 +44,7 @@ def attribute(engine, judgments: dict[str, dict[str, int]],
         new = [d for d in candidate[qid].ids[:k] if d not in before] if qid in candidate else []
         entries = []
         for i, (term, weight) in enumerate(used):
-            matched = _matching(engine, term, weight, new, depth) if new else set()
+            matched = matching(engine, term, weight, new, depth) if new else set()
             docs = [d for d in new if d in matched]
             ndcg = scores.get((qid, i), {}).get("ndcg", 0.0)
             entries.append({"term": term, "weight": weight, "recovers": ndcg - candidate_ndcg.get(qid, 0.0),
@@ -55,7 +55,7 @@ def attribute(engine, judgments: dict[str, dict[str, int]],
     return out
 
 
-def _matching(engine, term: str, weight: float, docs: list[str], depth: int) -> set[str]:
+def matching(engine, term: str, weight: float, docs: list[str], depth: int) -> set[str]:
     """Which of `docs` match the term's clause: the engine says so where it can (the
     embedded index); an engine over HTTP is asked for the term alone, to the depth."""
     if hasattr(engine, "matches"):

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Protocol
 import pyarrow as pa
 
 from ..scoring.metrics import EPSILON
-from .outcome import METRICS, ROWS_SCHEMA, TOP_STORED, VARIANTS, Ranking, RetrievalOutcome
+from .outcome import METRICS, ROWS_SCHEMA, TITLE_STORED, TOP_STORED, VARIANTS, Ranking, RetrievalOutcome
 
 if TYPE_CHECKING:
     from .inputs import Corpus, Qrels
 
-__all__ = ["Engine", "QueryInput", "RetrievalSetup", "measure_effect", "Request", "run_tag"]
+__all__ = ["Engine", "QueryInput", "RetrievalSetup", "brought_by", "measure_effect", "Request", "run_tag"]
 
 Request = tuple[str, Sequence[tuple[str, float]]]
 """(query text, [(term, weight), ...]): one search; terms of weight 0 are left out."""
@@ -139,7 +139,9 @@ def measure_effect(setup: RetrievalSetup, queries: Sequence[QueryInput],
         "identifiers": moved,
         "run_files": hashes,
     }
-    return RetrievalOutcome(summary, _rows(runs, scores, [q.query_id for q in judged]), runs)
+    judged_ids = [q.query_id for q in judged]
+    brought = brought_by(setup.engine, runs, by_id, judged_ids, k)
+    return RetrievalOutcome(summary, _rows(runs, scores, judged_ids, judgments, setup.corpus, brought), runs)
 
 
 def run_tag(variant: str) -> str:
@@ -161,10 +163,36 @@ def _mean(values: Iterable[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
+def brought_by(engine, runs: dict[str, dict[str, Ranking]], queries: dict[str, QueryInput], judged: list[str],
+               k: int) -> dict[str, list[str | None]]:
+    """Per judged query, aligned with the candidate's top TOP_STORED ids: the expansion
+    term that brought each document in (in the candidate's top k, not in the unexpanded
+    query's, matching the term's clause; of several such terms the heaviest), else None."""
+    from .attribution import matching
+
+    out: dict[str, list[str | None]] = {}
+    for qid in judged:
+        ranking = runs["candidate"].get(qid)
+        if ranking is None:
+            continue
+        top = ranking.ids[:TOP_STORED]
+        before = set(runs["unexpanded"][qid].ids[:k]) if qid in runs["unexpanded"] else set()
+        new = [d for d in top[:k] if d not in before]
+        found: dict[str, str] = {}
+        for term, weight in sorted(queries[qid].terms, key=lambda t: -t[1]):
+            if weight <= 0 or len(found) == len(new):
+                continue
+            for doc in matching(engine, term, weight, [d for d in new if d not in found], len(ranking.ids)):
+                found[doc] = term
+        out[qid] = [found.get(d) for d in top]
+    return out
+
+
 def _rows(runs: dict[str, dict[str, Ranking]], scores: dict[str, dict[str, dict[str, float]]],
-          judged: list[str]) -> pa.Table:
+          judged: list[str], judgments: dict[str, dict[str, int]], corpus, brought: dict[str, list]) -> pa.Table:
     """One row per judged query and variant searched, in golden order."""
     columns: dict[str, list] = {name: [] for name in ROWS_SCHEMA.names}
+    titles = dict(zip(corpus.ids, corpus.titles)) if corpus is not None else None
     for qid in judged:
         for variant in VARIANTS:
             if variant not in runs or qid not in runs[variant]:
@@ -174,5 +202,10 @@ def _rows(runs: dict[str, dict[str, Ranking]], scores: dict[str, dict[str, dict[
             columns["variant"].append(variant)
             for m in METRICS:
                 columns[m].append(metrics[m])
-            columns["top_ids"].append(runs[variant][qid].ids[:TOP_STORED])
+            top = runs[variant][qid].ids[:TOP_STORED]
+            grades = judgments.get(qid, {})
+            columns["top_ids"].append(top)
+            columns["top_grades"].append([grades.get(d) for d in top])
+            columns["top_titles"].append([titles.get(d, "")[:TITLE_STORED] for d in top] if titles is not None else None)
+            columns["brought_by"].append(brought.get(qid) if variant == "candidate" else None)
     return pa.table(columns, schema=ROWS_SCHEMA)

@@ -54,8 +54,16 @@ ROWS_SCHEMA = pa.schema([
     ("mrr", pa.float64()),
     ("precision", pa.float64()),
     ("top_ids", pa.list_(pa.string())),
+    ("top_grades", pa.list_(pa.int32())),
+    ("top_titles", pa.list_(pa.string())),
+    ("brought_by", pa.list_(pa.string())),
 ])
-"""One row per judged query and variant: its metrics and its top TOP_STORED ids."""
+"""One row per judged query and variant: its metrics and its top TOP_STORED ids, each id's
+grade in the judgments (None: not judged), its title (cut to TITLE_STORED characters; None
+for an engine with its own index), and for the candidate the expansion term that brought it
+into the top k (None: the unexpanded query had it, or no single term's clause matches it;
+None throughout for the other variants)."""
+TITLE_STORED = 160
 
 
 @dataclass(slots=True)
@@ -82,7 +90,9 @@ class RetrievalOutcome:
         out: dict[str, dict] = {}
         for row in self.rows.to_pylist():
             entry = out.setdefault(row["query_id"], {"query_id": row["query_id"], "variants": {}})
-            entry["variants"][row["variant"]] = {m: row[m] for m in METRICS} | {"top": row["top_ids"]}
+            entry["variants"][row["variant"]] = {m: row[m] for m in METRICS} | {
+                "top": row["top_ids"], "grades": row["top_grades"], "titles": row["top_titles"],
+                **({"brought_by": row["brought_by"]} if row["brought_by"] is not None else {})}
         for qid, entry in out.items():
             ours, theirs = entry["variants"].get("candidate"), entry["variants"].get(reference)
             entry["ndcg_delta"] = ours["ndcg"] - theirs["ndcg"] if ours and theirs else None

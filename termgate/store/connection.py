@@ -186,7 +186,8 @@ MIGRATIONS.append((17, [
     "ALTER TABLE runs ADD COLUMN IF NOT EXISTS retrieval VARCHAR",
     """CREATE TABLE IF NOT EXISTS retrieval_results (
         run_id VARCHAR NOT NULL, query_id VARCHAR NOT NULL, variant VARCHAR NOT NULL, ndcg DOUBLE, recall DOUBLE,
-        mrr DOUBLE, precision DOUBLE, top_ids VARCHAR[], PRIMARY KEY (run_id, query_id, variant))""",
+        mrr DOUBLE, precision DOUBLE, top_ids VARCHAR[], top_grades INTEGER[], top_titles VARCHAR[],
+        brought_by VARCHAR[], PRIMARY KEY (run_id, query_id, variant))""",
 ]))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

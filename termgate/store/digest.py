@@ -49,7 +49,8 @@ QUERY_ADDED = ("golden_entry_hash",)
 """query_results columns added after DIGEST_VERSION 1 (schema 12): in the JSON when set."""
 TERM_COLUMNS = ("run_id", "query_id", "term", "kind", "weight", "min_weight", "drift", "unjudged", "reason",
                 "gen_pos", "exp_pos")
-RETRIEVAL_COLUMNS = ("run_id", "query_id", "variant", "ndcg", "recall", "mrr", "precision", "top_ids")
+RETRIEVAL_COLUMNS = ("run_id", "query_id", "variant", "ndcg", "recall", "mrr", "precision", "top_ids", "top_grades",
+                     "top_titles", "brought_by")
 """retrieval_results (schema 17), ordered by its key (query_id, variant) within a run."""
 
 

@@ -462,7 +462,7 @@ PG_MIGRATIONS.append((17, [
     """CREATE TABLE retrieval_results (
         run_id text NOT NULL, query_id text NOT NULL, variant text NOT NULL, ndcg double precision,
         recall double precision, mrr double precision, precision double precision, top_ids text[],
-        PRIMARY KEY (run_id, query_id, variant))""",
+        top_grades integer[], top_titles text[], brought_by text[], PRIMARY KEY (run_id, query_id, variant))""",
     # a run's retrieval rows are its per-query rows: whoever may read or add those (the roles
     # of `termgate store roles`, granted before this table was) may do the same here, and no
     # more (the dashboard role reads, the CI role reads and adds; neither changes a stored row)

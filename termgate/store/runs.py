@@ -359,6 +359,11 @@ def query_rows(db_path: str | Path, run_id: str) -> pd.DataFrame:
 
 
 def retrieval_rows(db_path: str | Path, run_id: str) -> pd.DataFrame:
+    """retrieval_table's rows as a DataFrame."""
+    return retrieval_table(db_path, run_id).to_pandas()
+
+
+def retrieval_table(db_path: str | Path, run_id: str) -> pa.Table:
     """A run's retrieval rows (query_id, variant, ndcg, recall, mrr, precision, top_ids: its
     top ids per variant, best first) in golden-set order, each query's variants in the
     order unexpanded, baseline, candidate; empty for a run stored without retrieval.
@@ -375,7 +380,7 @@ def retrieval_rows(db_path: str | Path, run_id: str) -> pd.DataFrame:
         return con.execute(f"SELECT {columns} FROM retrieval_results r LEFT JOIN query_results q "
                            "ON q.run_id = r.run_id AND q.query_id = r.query_id WHERE r.run_id = ? "
                            "ORDER BY q.position NULLS LAST, r.query_id, list_position(?::VARCHAR[], r.variant) "
-                           "NULLS LAST, r.variant", [run_id, list(VARIANTS)]).df()
+                           "NULLS LAST, r.variant", [run_id, list(VARIANTS)]).to_arrow_table()
 
 
 def drift_terms(db_path: str | Path, run_id: str, limit: int | None = None) -> pd.DataFrame:
