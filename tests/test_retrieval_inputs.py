@@ -29,7 +29,7 @@ from termgate.io import query_id_problem
 from termgate.retrieval import inputs
 from termgate.retrieval.inputs import (decode_id, encode_id, load_corpus, load_qrels, read_run, run_file_hash,
                                        write_run)
-from termgate.retrieval.outcome import Ranking
+from termgate.retrieval.outcome import Ranking, strictly_decreasing
 
 from helpers_io import PROBLEM_LINE
 
@@ -371,7 +371,8 @@ def _runs(draw):
         ids = draw(st.lists(_doc_ids, min_size=1, max_size=6, unique=True))
         scores = draw(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=len(ids),
                                max_size=len(ids), unique=True))
-        run[qid] = Ranking(ids, sorted(scores, reverse=True))
+        # as every engine's ranking: strictly decreasing in single precision (outcome.strictly_decreasing)
+        run[qid] = Ranking(ids, strictly_decreasing(sorted(scores, reverse=True)))
     return run
 
 
@@ -407,7 +408,7 @@ def test_read_run_orders_as_trec_eval_does(tmp_path):
                                                    "x": -0.0, "y": 0.0})
     # made strictly decreasing, in that order: the tied b is one step below c
     assert all(b < a for a, b in zip(ranking.scores, ranking.scores[1:]))
-    assert ranking.scores[:3] == [3.0, 1.0, math.nextafter(1.0, -math.inf)]
+    assert ranking.scores[:3] == [3.0, 1.0, float(np.nextafter(np.float32(1.0), np.float32(-np.inf)))]
     # P@1 as pytrec_eval scores the file is P@1 of the ranking read: c, tied with b and B, is first
     p1 = pytrec_eval.RelevanceEvaluator({"q1": {"c": 1}}, {"P_1"}).evaluate({"q1": {"c": 1.0, "b": 1.0, "B": 1.0}})
     assert p1["q1"]["P_1"] == 1.0

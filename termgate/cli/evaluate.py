@@ -188,7 +188,8 @@ def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) 
              f"  macro P {agg.macro_precision:.3f}  R {agg.macro_recall:.3f}  F1 {agg.macro_f1:.3f}  "
              f"drift {agg.macro_drift:.3f}   micro F1 {agg.micro_f1:.3f}",
              f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}",
-             f"  {terminal_safe(run.regression.summary)}", *retrieval_lines(run),
+             f"  {terminal_safe(run.regression.summary)}",
+             *(retrieval_lines(run.retrieval.summary) if run.retrieval is not None else []),
              f"gate: {run.gate.decision.upper()}"]
     lines += [f"  - {terminal_safe(reason)}" for reason in run.gate.reasons]
     policy = run.policy or {}
@@ -206,16 +207,17 @@ def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) 
         echo(line, err=err)
 
 
-def retrieval_lines(run: EvaluationRun) -> list[str]:
-    """The summary's retrieval lines: each variant's means, and what the candidate changed."""
-    if run.retrieval is None:
-        return []
-    summary = run.retrieval.summary
+def retrieval_lines(summary: dict) -> list[str]:
+    """The retrieval lines of a run's summary (`evaluate`, `harness`, `show`): each
+    variant's means, what the candidate changed, which term did it, moved identifiers."""
     labels = summary["labels"]
     lines = [f"  retrieval ({summary['engine'].get('engine')}, {summary['compared_queries']} of "
              f"{summary['judged_queries']} judged queries compared against the {summary['reference']})"]
-    for variant, means in summary["means"].items():
-        figures = "  ".join(f"{labels[m]} {v:.3f}" for m, v in means.items() if v is not None)
+    from ..retrieval.outcome import METRICS, VARIANTS  # a stored summary's keys come back sorted
+
+    for variant in [v for v in VARIANTS if v in summary["means"]]:
+        means = summary["means"][variant]
+        figures = "  ".join(f"{labels[m]} {means[m]:.3f}" for m in METRICS if means.get(m) is not None)
         lines.append(f"    {variant:<11} {figures or 'no judged query'}")
     stats = (summary.get("statistics") or {}).get("ndcg")
     if stats and stats.get("mean_delta") is not None:

@@ -20,6 +20,10 @@ def retrieval_group():
 
     `evaluate --corpus --qrels` and `harness` measure a run's retrieval effect
     themselves; this measures run files you have, with the same code and rules.
+
+    \b
+    Example:
+      termgate retrieval measure --qrels qrels.txt out/runs/candidate.trec
     """
 
 

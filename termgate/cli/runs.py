@@ -72,6 +72,10 @@ def show_command(run_id, db, failed_only):
                f"F1 {run['aggregate_f1']:.3f}  drift {run['mean_term_drift_score']:.3f}  "
                f"passed {run['passed']}/{run['total_queries']}  errored {run['errored']}")
     echo(f"  {safe(run['delta_summary'])}")
+    if run.get("retrieval"):
+        from .evaluate import retrieval_lines
+        for line in retrieval_lines(run["retrieval"]):
+            echo(line)
     echo(f"gate: {run['gate_decision'].upper()}")
     for reason in run["gate_reasons"]:
         echo(f"  - {safe(reason)}")

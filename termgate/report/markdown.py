@@ -173,12 +173,14 @@ def _retrieval(r: dict | None) -> str:
         return ""
     labels = r["labels"]
     stats = r.get("statistics") or {}
-    variants = list(r["means"])
+    from ..retrieval.outcome import METRICS, VARIANTS  # a stored summary's keys come back sorted
+
+    variants = [v for v in VARIANTS if v in r["means"]]
     out = [f"\n### Retrieval ({r['compared_queries']} of {r['judged_queries']} judged queries, "
            f"against the {md(r['reference'])})\n\n",
            _cells(["metric", *variants, "Δ", "95% interval of Δ", "p (Holm)"]),
            "|---|" + "---:|" * len(variants) + "---:|---|---:|\n"]
-    for metric, label in labels.items():
+    for metric, label in ((m, labels[m]) for m in METRICS):
         s = stats.get(metric) or {}
         interval = (f"{_num(s['ci_low'], '+.4f')} … {_num(s['ci_high'], '+.4f')}"
                     if s.get("ci_low") is not None else "—")

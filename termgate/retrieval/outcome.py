@@ -37,7 +37,8 @@ def strictly_decreasing(scores: list[float]) -> list[float]:
     run file read by score keeps the engine's order. Single precision, because
     pytrec_eval and trec_eval up to 9.0.8 compare scores as 32-bit floats: two scores one
     double step apart tie there, and the tie is broken by document id."""
-    single = np.asarray(scores, dtype=np.float64).astype(np.float32)
+    top = float(np.finfo(np.float32).max) / 2  # beyond, clipped (room below for the nudges to stay finite)
+    single = np.clip(np.asarray(scores, dtype=np.float64), -top, top).astype(np.float32)
     if len(single) < 2 or bool(np.all(single[1:] < single[:-1])):
         return single.astype(np.float64).tolist()
     for i in range(1, len(single)):
