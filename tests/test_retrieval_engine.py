@@ -421,14 +421,18 @@ def test_two_builds_of_one_key_at_once_both_succeed(root, monkeypatch):
     assert engines[0].search([("tart", [])], 1) == engines[1].search([("tart", [])], 1)
 
 
+def racer_corpus() -> Corpus:
+    return make_corpus([(f"d{i}", f"title {i}", f"text {i} " * 50) for i in range(3000)])
+
+
 _RACER = """
 import sys, time
 from pathlib import Path
 sys.path.insert(0, {tests!r})
-from test_retrieval_engine import make_corpus
+from test_retrieval_engine import racer_corpus
 from termgate.retrieval.engine import TantivyEngine
 root, me = Path(sys.argv[1]), sys.argv[2]
-corpus = make_corpus([(f"d{{i}}", f"title {{i}}", f"text {{i}} " * 50) for i in range(3000)])
+corpus = racer_corpus()
 real = TantivyEngine._build
 def build(self, folder, corpus):
     facts = real(self, folder, corpus)
@@ -454,11 +458,7 @@ def test_two_processes_building_one_key_both_succeed(root, tmp_path):
     assert [r.returncode for r in racers] == [0, 0], results
     assert sorted(out for out, _ in results) == ["False ['d7']\n", "True ['d7']\n"]
     assert len(list(tmp_path.glob("built-*"))) == 2  # both really built a copy
-    assert [p.name for p in root.iterdir()] == [index_key(make_corpus_for_racer().hash, "en_stem")]
-
-
-def make_corpus_for_racer() -> Corpus:
-    return make_corpus([(f"d{i}", f"title {i}", f"text {i} " * 50) for i in range(3000)])
+    assert [p.name for p in root.iterdir()] == [index_key(racer_corpus().hash, "en_stem")]
 
 
 def test_the_marker_records_the_build(desserts):
