@@ -84,6 +84,14 @@ def index_key(corpus_hash: str, analyzer: str) -> str:
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
+def _cores() -> int:
+    """The cores this process may run on (a container's CPU set, not the host's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _schema(analyzer: str) -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
@@ -98,6 +106,9 @@ class TantivyEngine:
 
     def __init__(self, corpus: CorpusLike, index_root: Path, analyzer: str = "en_stem",
                  template: QueryTemplate | None = None, threads: int | None = None):
+        """Open the index of `corpus` under `index_root`, building it first when its key
+        has no complete folder there (`built` says which). `threads`: search threads, by
+        default one per core."""
         if analyzer not in ANALYZERS:
             raise ValueError(f"unknown analyzer {analyzer!r}; use one of {', '.join(ANALYZERS)}")
         self.template = template or QueryTemplate()
@@ -113,7 +124,7 @@ class TantivyEngine:
             raise ValueError(f"index {self.folder} holds {self._searcher.num_docs} documents, the corpus "
                              f"{len(self._ids)}: remove the folder and run again")
         self._fields = list(self.template.fields)
-        self.threads = max(1, threads if threads is not None else os.cpu_count() or 1)
+        self.threads = max(1, threads if threads is not None else _cores())
         self.problems: list[QueryProblem] = []
 
     @property
@@ -123,7 +134,7 @@ class TantivyEngine:
 
     def _build(self, folder: Path, corpus: CorpusLike) -> dict:
         index = tantivy.Index(_schema(self.analyzer), path=str(folder), reuse=False)
-        writer = index.writer(heap_size=_HEAP, num_threads=min(4, os.cpu_count() or 1))
+        writer = index.writer(heap_size=_HEAP, num_threads=min(4, _cores()))
         document = tantivy.Document
         for position, (doc_id, title, text) in enumerate(zip(corpus.ids, corpus.titles, corpus.texts)):
             writer.add_document(document(id=doc_id, ord=position, title=title, text=text))
