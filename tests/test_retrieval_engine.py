@@ -356,9 +356,14 @@ def test_a_killed_builds_temporary_folder_is_never_used(root):
     leftover = root / f".build-{key[:16]}-killed"
     leftover.mkdir(parents=True)
     (leftover / "meta.json").write_text("{}")  # what a killed build leaves: no marker, no rename
+    abandoned = root / ".build-0123456789abcdef-long-ago"
+    abandoned.mkdir()
+    long_ago = time.time() - STALE_AFTER - 60
+    os.utime(abandoned, (long_ago, long_ago))
     engine = TantivyEngine(DESSERTS, root)
     assert engine.built and engine.folder == root / key
     assert leftover.exists()  # young: it might be a build in progress elsewhere
+    assert not abandoned.exists()  # the build cleared what nothing had touched for long
     assert engine.search([("cherry", [])], 1)[0].ids == ["d-cherry"]
 
 
