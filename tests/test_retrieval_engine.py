@@ -244,10 +244,39 @@ def test_tied_scores_become_strictly_decreasing_in_the_engines_order(root):
     twins = make_corpus([(f"twin-{i}", "same", "identical words here") for i in range(6)] + [("odd", "x", "y")])
     engine = TantivyEngine(twins, root)
     [ranking] = engine.search([("identical words", [])], depth=10)
-    assert sorted(ranking.ids) == [f"twin-{i}" for i in range(6)]
+    assert ranking.ids == [f"twin-{i}" for i in range(6)]  # equal scores: corpus order
     assert all(a > b for a, b in zip(ranking.scores, ranking.scores[1:]))
     assert ranking.scores[0] - ranking.scores[-1] < 1e-12  # one float step each, no more
     assert ranking.scores[1] == math.nextafter(ranking.scores[0], -math.inf)
+
+
+def _build_in_batches(self, folder, corpus):
+    """A build that commits every 7 documents: an index of several segments, as a corpus
+    beyond the writer's memory budget makes."""
+    index = tantivy.Index(engine_module._schema(self.analyzer), path=str(folder), reuse=False)
+    writer = index.writer(heap_size=50_000_000, num_threads=1)
+    for position, (doc_id, title, text) in enumerate(zip(corpus.ids, corpus.titles, corpus.texts)):
+        writer.add_document(tantivy.Document(id=doc_id, ord=position, title=title, text=text))
+        if position % 7 == 6:
+            writer.commit()
+    writer.commit()
+    writer.wait_merging_threads()
+    return {"documents": len(corpus.ids)}
+
+
+def test_several_segments_rank_as_one_does(tmp_path, monkeypatch):
+    # three kinds of document, each many times: most scores tie, also across the depth cut
+    kinds = ["red fox jumps", "red fox sleeps under the old tree", "blue fox"]
+    corpus = make_corpus([(f"d{i:02d}", "", kinds[i % 3]) for i in range(45)])
+    requests = [("red fox", []), ("fox", []), ("blue red", [("old tree", 0.5)]), ("sleeps", [])]
+    one = TantivyEngine(corpus, tmp_path / "one")
+    monkeypatch.setattr(TantivyEngine, "_build", _build_in_batches)
+    several = TantivyEngine(corpus, tmp_path / "several")
+    assert one.index.searcher().num_segments == 1 and several.index.searcher().num_segments > 3
+    for depth in (1, 4, 10, 16, 100):
+        assert several.search(requests, depth) == one.search(requests, depth), depth
+    ranking = one.search([("red fox", [])], 4)[0]
+    assert ranking.ids == ["d00", "d03", "d06", "d09"]  # the shortest documents, then corpus order
 
 
 @pytest.mark.parametrize("depth", [1, 2, 5])
@@ -469,6 +498,6 @@ def test_two_processes_building_one_key_both_succeed(root, tmp_path):
 
 def test_the_marker_records_the_build(desserts):
     marker = json.loads((desserts.folder / MARKER).read_text())
-    assert marker == {"key": desserts.key, "documents": 6, "analyzer": "en_stem", "tantivy": tantivy.__version__,
-                      "layout": engine_module.LAYOUT}
+    assert marker == {"key": desserts.key, "documents": 6, "segments": 1, "analyzer": "en_stem",
+                      "tantivy": tantivy.__version__, "layout": engine_module.LAYOUT}
     assert index_folder.is_complete(desserts.folder, desserts.key)
