@@ -173,7 +173,7 @@ class TantivyEngine:
 
     def _search_block(self, requests: Sequence, block: range,
                       depth: int) -> tuple[list[Ranking], list[QueryProblem]]:
-        render, search, ids = self.template.render, self._searcher.search, self._ids
+        render, ids = self.template.render, self._ids
         rankings, problems = [], []
         for position in block:
             rendered = render(*requests[position])
