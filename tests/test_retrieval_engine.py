@@ -89,10 +89,11 @@ def test_no_terms_or_only_weight_zero_terms_render_the_query_clause_alone():
 
 
 @pytest.mark.parametrize(("weight", "text"), [
-    (1.0, "1"), (0.5, "0.5"), (0.1234567, "0.123457"), (0.000125, "0.000125"), (2e-7, "0"), (1e-4, "0.0001"),
+    (1.0, "1"), (0.5, "0.5"), (0.1234567, "0.123457"), (0.000125, "0.000125"), (2e-7, "0"), (1e-5, "0.00001"),
 ])
 def test_weights_are_written_in_fixed_point(weight, text):
-    assert format_weight(weight) == text  # Tantivy's boost grammar has no exponent (".6g" gives 1e-04)
+    assert format_weight(weight) == text  # Tantivy's boost grammar has no exponent (".6g" gives 1e-05)
+    _parser().parse_query(QueryTemplate().render("q", [("t", weight)]), ["title", "text"])  # Tantivy reads it
 
 
 def test_a_custom_template_places_the_pieces():
@@ -243,11 +244,40 @@ def test_tied_scores_become_strictly_decreasing_in_the_engines_order(root):
     twins = make_corpus([(f"twin-{i}", "same", "identical words here") for i in range(6)] + [("odd", "x", "y")])
     engine = TantivyEngine(twins, root)
     [ranking] = engine.search([("identical words", [])], depth=10)
-    assert sorted(ranking.ids) == [f"twin-{i}" for i in range(6)]
+    assert ranking.ids == [f"twin-{i}" for i in range(6)]  # equal scores: corpus order
     assert all(a > b for a, b in zip(ranking.scores, ranking.scores[1:]))
     # one single-precision step each, no more (pytrec_eval compares 32-bit floats: outcome.strictly_decreasing)
     assert ranking.scores[1] == float(np.nextafter(np.float32(ranking.scores[0]), np.float32(-np.inf)))
     assert ranking.scores[0] - ranking.scores[-1] < 6 * 2 * float(np.spacing(np.float32(ranking.scores[0])))
+
+
+def _build_in_batches(self, folder, corpus):
+    """A build that commits every 7 documents: an index of several segments, as a corpus
+    beyond the writer's memory budget makes."""
+    index = tantivy.Index(engine_module._schema(self.analyzer), path=str(folder), reuse=False)
+    writer = index.writer(heap_size=50_000_000, num_threads=1)
+    for position, (doc_id, title, text) in enumerate(zip(corpus.ids, corpus.titles, corpus.texts)):
+        writer.add_document(tantivy.Document(id=doc_id, ord=position, title=title, text=text))
+        if position % 7 == 6:
+            writer.commit()
+    writer.commit()
+    writer.wait_merging_threads()
+    return {"documents": len(corpus.ids)}
+
+
+def test_several_segments_rank_as_one_does(tmp_path, monkeypatch):
+    # three kinds of document, each many times: most scores tie, also across the depth cut
+    kinds = ["red fox jumps", "red fox sleeps under the old tree", "blue fox"]
+    corpus = make_corpus([(f"d{i:02d}", "", kinds[i % 3]) for i in range(45)])
+    requests = [("red fox", []), ("fox", []), ("blue red", [("old tree", 0.5)]), ("sleeps", [])]
+    one = TantivyEngine(corpus, tmp_path / "one")
+    monkeypatch.setattr(TantivyEngine, "_build", _build_in_batches)
+    several = TantivyEngine(corpus, tmp_path / "several")
+    assert one.index.searcher().num_segments == 1 and several.index.searcher().num_segments > 3
+    for depth in (1, 4, 10, 16, 100):
+        assert several.search(requests, depth) == one.search(requests, depth), depth
+    ranking = one.search([("red fox", [])], 4)[0]
+    assert ranking.ids == ["d00", "d03", "d06", "d09"]  # the shortest documents, then corpus order
 
 
 @pytest.mark.parametrize("depth", [1, 2, 5])
@@ -356,9 +386,14 @@ def test_a_killed_builds_temporary_folder_is_never_used(root):
     leftover = root / f".build-{key[:16]}-killed"
     leftover.mkdir(parents=True)
     (leftover / "meta.json").write_text("{}")  # what a killed build leaves: no marker, no rename
+    abandoned = root / ".build-0123456789abcdef-long-ago"
+    abandoned.mkdir()
+    long_ago = time.time() - STALE_AFTER - 60
+    os.utime(abandoned, (long_ago, long_ago))
     engine = TantivyEngine(DESSERTS, root)
     assert engine.built and engine.folder == root / key
     assert leftover.exists()  # young: it might be a build in progress elsewhere
+    assert not abandoned.exists()  # the build cleared what nothing had touched for long
     assert engine.search([("cherry", [])], 1)[0].ids == ["d-cherry"]
 
 
@@ -422,14 +457,18 @@ def test_two_builds_of_one_key_at_once_both_succeed(root, monkeypatch):
     assert engines[0].search([("tart", [])], 1) == engines[1].search([("tart", [])], 1)
 
 
+def racer_corpus() -> Corpus:
+    return make_corpus([(f"d{i}", f"title {i}", f"text {i} " * 50) for i in range(3000)])
+
+
 _RACER = """
 import sys, time
 from pathlib import Path
 sys.path.insert(0, {tests!r})
-from test_retrieval_engine import make_corpus
+from test_retrieval_engine import racer_corpus
 from termgate.retrieval.engine import TantivyEngine
 root, me = Path(sys.argv[1]), sys.argv[2]
-corpus = make_corpus([(f"d{{i}}", f"title {{i}}", f"text {{i}} " * 50) for i in range(3000)])
+corpus = racer_corpus()
 real = TantivyEngine._build
 def build(self, folder, corpus):
     facts = real(self, folder, corpus)
@@ -455,15 +494,11 @@ def test_two_processes_building_one_key_both_succeed(root, tmp_path):
     assert [r.returncode for r in racers] == [0, 0], results
     assert sorted(out for out, _ in results) == ["False ['d7']\n", "True ['d7']\n"]
     assert len(list(tmp_path.glob("built-*"))) == 2  # both really built a copy
-    assert [p.name for p in root.iterdir()] == [index_key(make_corpus_for_racer().hash, "en_stem")]
-
-
-def make_corpus_for_racer() -> Corpus:
-    return make_corpus([(f"d{i}", f"title {i}", f"text {i} " * 50) for i in range(3000)])
+    assert [p.name for p in root.iterdir()] == [index_key(racer_corpus().hash, "en_stem")]
 
 
 def test_the_marker_records_the_build(desserts):
     marker = json.loads((desserts.folder / MARKER).read_text())
-    assert marker == {"key": desserts.key, "documents": 6, "analyzer": "en_stem", "tantivy": tantivy.__version__,
-                      "layout": engine_module.LAYOUT}
+    assert marker == {"key": desserts.key, "documents": 6, "segments": 1, "analyzer": "en_stem",
+                      "tantivy": tantivy.__version__, "layout": engine_module.LAYOUT}
     assert index_folder.is_complete(desserts.folder, desserts.key)

@@ -12,6 +12,12 @@ analyser, neither stored: a search needs ids only), and `ord` (the document's po
 the corpus, a fast field: a hit's id is read from it in one call per query, instead of one
 stored-document read per hit; the key covers the corpus hash, so positions never go stale).
 
+Rankings are reproducible: equal scores rank the earlier document of the corpus first (and
+are then nudged strictly decreasing, `outcome.strictly_decreasing`), so two builds of one
+index give the same rankings. One writer thread builds the index as one segment, in corpus
+order, where Tantivy's own order (document number) is that rule; an index of several
+segments (a corpus beyond the writer's memory budget) is ranked by the rule explicitly.
+
 The index folder, its key and its atomic build: `index_folder`. The query syntax and
 escaping: `query_template`.
 
@@ -28,10 +34,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Protocol
 
@@ -53,8 +61,10 @@ and punctuation kept). Tantivy's `raw` (the whole field one token) matches no qu
 words, so it is not offered."""
 _BLOCK = 256
 """Requests a search thread takes at a time."""
-_HEAP = 256_000_000
-"""The index writer's memory budget in bytes, shared by its threads."""
+_HEAP = 1_000_000_000
+"""The index writer's memory budget in bytes (a ceiling: it takes what the corpus needs).
+One writer thread within it writes one segment, in corpus order: about 600k documents of
+100 words. A larger corpus spills into more segments."""
 
 
 class CorpusLike(Protocol):
@@ -84,6 +94,14 @@ def index_key(corpus_hash: str, analyzer: str) -> str:
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
+def _cores() -> int:
+    """The cores this process may run on (a container's CPU set, not the host's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _schema(analyzer: str) -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
@@ -98,6 +116,9 @@ class TantivyEngine:
 
     def __init__(self, corpus: CorpusLike, index_root: Path, analyzer: str = "en_stem",
                  template: QueryTemplate | None = None, threads: int | None = None):
+        """Open the index of `corpus` under `index_root`, building it first when its key
+        has no complete folder there (`built` says which). `threads`: search threads, by
+        default one per core."""
         if analyzer not in ANALYZERS:
             raise ValueError(f"unknown analyzer {analyzer!r}; use one of {', '.join(ANALYZERS)}")
         self.template = template or QueryTemplate()
@@ -112,8 +133,9 @@ class TantivyEngine:
         if self._searcher.num_docs != len(self._ids):
             raise ValueError(f"index {self.folder} holds {self._searcher.num_docs} documents, the corpus "
                              f"{len(self._ids)}: remove the folder and run again")
+        self._segments = self._searcher.num_segments
         self._fields = list(self.template.fields)
-        self.threads = max(1, threads if threads is not None else os.cpu_count() or 1)
+        self.threads = max(1, threads if threads is not None else _cores())
         self.problems: list[QueryProblem] = []
 
     @property
@@ -123,14 +145,15 @@ class TantivyEngine:
 
     def _build(self, folder: Path, corpus: CorpusLike) -> dict:
         index = tantivy.Index(_schema(self.analyzer), path=str(folder), reuse=False)
-        writer = index.writer(heap_size=_HEAP, num_threads=min(4, os.cpu_count() or 1))
+        writer = index.writer(heap_size=_HEAP, num_threads=1)
         document = tantivy.Document
         for position, (doc_id, title, text) in enumerate(zip(corpus.ids, corpus.titles, corpus.texts)):
             writer.add_document(document(id=doc_id, ord=position, title=title, text=text))
         writer.commit()
         writer.wait_merging_threads()
-        return {"documents": len(corpus.ids), "analyzer": self.analyzer, "tantivy": tantivy.__version__,
-                "layout": LAYOUT}
+        index.reload()
+        return {"documents": len(corpus.ids), "segments": index.searcher().num_segments,
+                "analyzer": self.analyzer, "tantivy": tantivy.__version__, "layout": LAYOUT}
 
     def search(self, requests: Sequence[tuple[str, Sequence[tuple[str, float]]]], depth: int) -> list[Ranking]:
         """One ranking per request, in order: at most `depth` corpus ids, best first,
@@ -150,17 +173,43 @@ class TantivyEngine:
 
     def _search_block(self, requests: Sequence, block: range,
                       depth: int) -> tuple[list[Ranking], list[QueryProblem]]:
-        render, search, ords, ids = self.template.render, self._searcher.search, self._ords, self._ids
+        render, ids = self.template.render, self._ids
         rankings, problems = [], []
         for position in block:
             rendered = render(*requests[position])
             query, problem = self._parse(rendered)
             if problem:
                 problems.append(QueryProblem(position, rendered, problem))
-            hits = search(query, depth, count=False).hits if query is not None else []
-            rankings.append(Ranking(ids=[ids[o] for o in ords(hits)],
-                                    scores=strictly_decreasing([score for score, _ in hits])))
+            if query is None:
+                rankings.append(Ranking(ids=[], scores=[]))
+                continue
+            scores, ords = self._top(query, depth) if self._segments > 1 else self._top_of_one(query, depth)
+            if not all(map(operator.gt, scores, islice(scores, 1, None))):  # a tie, or worse
+                scores = strictly_decreasing(scores)
+            rankings.append(Ranking(ids=list(map(ids.__getitem__, ords)), scores=scores))
         return rankings, problems
+
+    def _top_of_one(self, query: tantivy.Query, depth: int) -> tuple[list[float], list[int]]:
+        """Scores and corpus positions of the best `depth` hits in a one-segment index:
+        Tantivy ranks equal scores by document number, which is the corpus position."""
+        hits = self._searcher.search(query, depth, count=False).hits
+        if not hits:
+            return [], []
+        scores, addresses = zip(*hits)
+        return list(scores), self._searcher.fast_field_values("ord", list(addresses))
+
+    def _top(self, query: tantivy.Query, depth: int) -> tuple[list[float], list[int]]:
+        """The same over several segments, whose order Tantivy takes from random segment
+        ids: hits are fetched until every one tied with the last kept is in, then ranked by
+        score and corpus position."""
+        limit = depth + 1
+        while True:
+            scores, ords = self._top_of_one(query, limit)
+            if len(scores) < limit or scores[-1] < scores[depth - 1]:
+                break
+            limit *= 2
+        best = sorted(zip(scores, ords), key=lambda hit: (-hit[0], hit[1]))[:depth]
+        return [score for score, _ in best], [position for _, position in best]
 
     def _ords(self, hits: list) -> list[int]:
         if not hits:

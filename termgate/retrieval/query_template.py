@@ -10,19 +10,20 @@ renders
 
     (what is a 401\(k\)\?) OR ("say \"hi\""^0.5) OR ("roth ira"^1)
 
-The pieces are configurable (`[retrieval.template]`):
+The pieces are configurable (the fields of `QueryTemplate`):
 
 - `query`: the query clause, `{query}` (the query's words, each one a should-clause);
 - `term`: one expansion term's clause, `'"{term}"^{weight}'` (a phrase boosted by its weight);
 - `fields`: the fields a clause searches, `("title", "text")`.
 
-Substituted values are escaped for Tantivy's query grammar: every ASCII punctuation
-character gets a backslash (Tantivy reads `\c` as the character `c`, inside a phrase or
-out of one), and the words AND, OR, NOT, IN and TO one before their first letter, so a
-query or a term is always text, never syntax. Whitespace is left as it is: outside quotes
-it separates words (other whitespace, such as a no-break space, becomes a space, which
-Tantivy's grammar would not read). `{weight}` is written in fixed point with at most six decimals
-(`0.5`, `1`, `0.000125`): Tantivy's boost takes no exponent.
+Substituted values are escaped for Tantivy's query grammar, so a query or a term is always
+text, never syntax: every ASCII punctuation character gets a backslash (Tantivy reads `\c`
+as the character `c`, inside a phrase or out of one), and so do the words AND, OR, NOT, IN
+and TO, which Tantivy would read as operators (`\AND`). Spaces are left as they are:
+outside quotes they separate words. Other whitespace (a no-break space, an em space) becomes
+a space: Tantivy's grammar reads it neither as a separator nor as part of a word.
+`{weight}` is written in fixed point with at most six decimals (`0.5`, `1`, `0.000125`):
+Tantivy's boost takes no exponent, which `format(w, ".6g")` writes below 0.0001 (`1e-05`).
 
 A term whose weight is 0 (or rounds to 0 at six decimals) is left out: it is not part of
 the query. With no term left, the query is the query clause alone (the unexpanded query).
