@@ -140,6 +140,56 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def judgments_for(rows, rankings, seed: int = 36) -> dict[str, dict[str, int]]:
+    """Synthetic relevance judgments: per query three documents from the baseline's top 20
+    and two from the candidate's (graded 1-3), and one judged not relevant, so that the
+    candidate wins on some queries and loses on others, as a real change does."""
+    rng = np.random.default_rng(seed)
+    out: dict[str, dict[str, int]] = {}
+    for i in range(len(rows)):
+        base, cand = rankings[3 * i + 1].ids[:20], rankings[3 * i + 2].ids[:20]
+        picked = {}
+        for pool, count in ((base, 3), (cand, 2)):
+            for doc in rng.choice(pool, min(count, len(pool)), replace=False) if pool else []:
+                picked[str(doc)] = int(rng.integers(1, 4))
+        if base:
+            picked.setdefault(str(base[-1]), 0)
+        if picked:
+            out[f"q{i}"] = picked
+    return out
+
+
+def end_to_end(engine, corpus, rows, rankings, depth: int) -> None:
+    """The three variants through termgate's orchestration (searches, ir-measures, paired
+    statistics, run-file hashes, which term brought each top document in, attribution of
+    the regressed queries), then leave-one-term-out alone for 1,000 queries."""
+    from termgate.retrieval.attribution import attribute
+    from termgate.retrieval.effect import QueryInput, RetrievalSetup, measure_effect
+    from termgate.retrieval.inputs import Qrels
+
+    qrels = Qrels("(synthetic)", judgments_for(rows, rankings), "synthetic")
+    queries = [QueryInput(f"q{i}", q, "general", tuple(cand)) for i, (q, _, cand) in enumerate(rows)]
+    baseline = {f"q{i}": tuple(base) for i, (_, base, _) in enumerate(rows)}
+    setup = RetrievalSetup(corpus, qrels, engine)
+    start, cpu = time.perf_counter(), time.process_time()
+    outcome = measure_effect(setup, queries, baseline, k=10, depth=depth, delta=0.1)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    s = outcome.summary
+    print(f"end to end, {len(queries):,} queries x 3 variants with metrics, statistics, run-file hashes and "
+          f"attribution: {wall:.1f} s wall, {cpu:.1f} s CPU [goal ≤ {SEARCH_GOAL:.0f} s] "
+          f"({s['compared_queries']:,} compared, {len(s['regressed_queries']):,} regressed, "
+          f"{len(s['improved_queries']):,} improved; mean nDCG@10 change {s['mean_ndcg_delta']:+.4f})")
+    picked = [q for q in queries if q.terms][:1000]
+    candidate = outcome.runs["candidate"]
+    scores = {r["query_id"]: r["ndcg"] for r in outcome.rows.to_pylist() if r["variant"] == "candidate"}
+    start = time.perf_counter()
+    found = attribute(engine, qrels.judgments, [(q.query_id, q.query, q.terms) for q in picked], candidate,
+                      outcome.runs["unexpanded"], scores, k=10, depth=depth)
+    took = time.perf_counter() - start
+    terms = sum(len(v) for v in found.values())
+    print(f"leave-one-term-out for {len(picked):,} queries ({terms:,} terms left out in turn): {took:.1f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=100_000)
@@ -189,12 +239,7 @@ def main() -> None:
             print("  best of " + f"{args.repeat}; all (wall/CPU s): " + "; ".join(
                 f"{k} " + ", ".join(f"{w:.1f}/{c:.1f}" for w, c in v) for k, v in runs.items()))
 
-        # --- For the lead (issue 34, later sessions): add here, timed the same way ----------
-        # * "end to end with metrics": the three variants through the orchestration
-        #   (termgate.retrieval.effect) with ir-measures, run files and statistics.
-        # * "leave-one-term-out for 1,000 regressed queries": attribution over 1,000 queries
-        #   whose nDCG fell (engine.search without each term in turn, engine.matches).
-        # ------------------------------------------------------------------------------------
+        end_to_end(engine, corpus, rows, rankings, args.depth)
 
         print(f"peak memory (ru_maxrss): {peak_mb():,.0f} MB")
     finally:
