@@ -38,7 +38,8 @@ COMMANDS = ("evaluate", "harness")
 FLAGS = (("generated", "--generated", "evaluate"), ("prompt", "--prompt", "harness"),
          ("model", "--model", "harness"), ("base-url", "--base-url", "harness"),
          ("callable", "--callable", "harness"), ("baseline", "--baseline", None),
-         ("thresholds", "--thresholds", None), ("drift-judge", "--drift-judge", None), ("domain", "--domain", None),
+         ("thresholds", "--thresholds", None), ("corpus", "--corpus", None), ("qrels", "--qrels", None),
+         ("drift-judge", "--drift-judge", None), ("domain", "--domain", None),
          ("name", "--name", None), ("prompt-version", "--prompt-version", None))
 REPORTS = {"--json": "report.json", "--html": "report.html", "--junit": "junit.xml", "--summary": "summary.md",
            "--pr-comment": "comment.md"}
