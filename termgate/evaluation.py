@@ -266,6 +266,11 @@ def _retrieval_notes(effect) -> list[str]:
     if summary["judged_queries"] == 0:
         out.append("No golden query has a relevant document in the judgments: check that the qrels' query ids are "
                    "the golden set's query_ids.")
+    if summary.get("query_problem_count"):
+        first = summary["query_problems"][0]
+        out.append(f"{summary['query_problem_count']} searches did not parse as written (e.g. {first['query_id']}, "
+                   f"{first['variant']}: {first['message']}): see the report's retrieval.query_problems, and the "
+                   "query template in [retrieval] (docs/retrieval.md).")
     if summary.get("relevant_not_in_corpus"):
         out.append(f"{summary['relevant_not_in_corpus']} relevant judged documents are not in the corpus: no engine "
                    "can find them, so recall cannot reach 1; check that the qrels' doc ids are the corpus's ids.")

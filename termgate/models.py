@@ -609,6 +609,11 @@ class Retrieval(BaseModel):
     """Queries whose nDCG rose by more than retrieval_delta."""
     attribution: dict[str, list[TermEffect]]
     """Per regressed query, its terms left out one at a time."""
+    query_problems: list[dict] = []
+    """The first 100 searches whose query did not parse as written ({query_id, variant,
+    message}: what was searched instead)."""
+    query_problem_count: int = 0
+    """All such searches."""
     identifiers: list[MovedIdentifier]
     """Golden entries' must_find_first documents the candidate does not find first."""
     run_files: dict[str, str]

@@ -218,3 +218,29 @@ def test_a_document_that_must_come_first_and_is_moved_is_a_finding(world):
     _jsonl(world["golden"], golden)
     bad = evaluate(world, "right")
     assert bad.exit_code == 2 and f"{world['golden']}:2: must_find_first" in bad.output
+
+
+def test_searches_that_did_not_parse_are_named_in_the_summary():
+    """An engine's parse problems (Tantivy's lenient fallback) reach the report, by query and variant."""
+    from termgate.retrieval.effect import QueryInput, RetrievalSetup, measure_effect
+    from termgate.retrieval.engine import QueryProblem
+    from termgate.retrieval.inputs import Qrels
+    from termgate.retrieval.outcome import Ranking
+
+    class Engine:
+        problems: list = []
+
+        def search(self, requests, depth):
+            self.problems = [QueryProblem(i, "x", "unbalanced quote; searched what the lenient parser read")
+                             for i, (query, _terms) in enumerate(requests) if '"' in query]
+            return [Ranking(["d1"], [1.0]) for _ in requests]
+
+        def describe(self):
+            return {"engine": "fake"}
+
+    queries = [QueryInput("q1", "fine", None, (("a", 1.0),)), QueryInput("q2", 'odd "quote', None, (("b", 1.0),))]
+    outcome = measure_effect(RetrievalSetup(None, Qrels("q", {"q1": {"d1": 1}, "q2": {"d1": 1}}, "h"), Engine()),
+                             queries, None, k=10, depth=10, delta=0.1)
+    assert outcome.summary["query_problem_count"] == 2
+    assert [(p["query_id"], p["variant"]) for p in outcome.summary["query_problems"]] == [
+        ("q2", "unexpanded"), ("q2", "candidate")]

@@ -94,12 +94,15 @@ def measure_effect(setup: RetrievalSetup, queries: Sequence[QueryInput],
         base_ids = [q for q in searched if baseline_terms.get(q.query_id) is not None]
         requests["baseline"] = [(q.query, baseline_terms[q.query_id]) for q in base_ids]
     runs: dict[str, dict[str, Ranking]] = {}
+    problems: list[dict] = []
     for variant in VARIANTS:
         if variant not in requests:
             continue
         asked = base_ids if variant == "baseline" else searched
         rankings = setup.engine.search(requests[variant], depth)
         runs[variant] = {q.query_id: r for q, r in zip(asked, rankings)}
+        problems += [{"query_id": asked[p.request].query_id, "variant": variant, "message": p.message}
+                     for p in getattr(setup.engine, "problems", [])]
     scores = {variant: measure(judgments, run, k=k, depth=depth) for variant, run in runs.items()}
     reference = "baseline" if baseline_terms is not None else "unexpanded"
     judged = [q for q in searched if _relevant(judgments.get(q.query_id, {}))]
@@ -136,6 +139,8 @@ def measure_effect(setup: RetrievalSetup, queries: Sequence[QueryInput],
         "regressed_high_risk": [qid for qid in regressed if domain_of.get(qid) in risky],
         "improved_queries": improved,
         "attribution": attribution,
+        "query_problems": problems[:100],
+        "query_problem_count": len(problems),
         "identifiers": moved,
         "run_files": hashes,
     }
