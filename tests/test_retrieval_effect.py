@@ -244,3 +244,13 @@ def test_searches_that_did_not_parse_are_named_in_the_summary():
     assert outcome.summary["query_problem_count"] == 2
     assert [(p["query_id"], p["variant"]) for p in outcome.summary["query_problems"]] == [
         ("q2", "unexpanded"), ("q2", "candidate")]
+
+
+def test_an_index_folder_that_cannot_be_made_is_one_line(world, monkeypatch):
+    blocker = world["dir"] / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("TERMGATE_INDEX_DIR", str(blocker / "indexes"))
+    result = evaluate(world, "right")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [result.output.strip()]
+    assert "cannot keep the search index in" in result.output and "TERMGATE_INDEX_DIR" in result.output

@@ -85,10 +85,15 @@ def _tantivy(corpus, table: dict, source: str | None):
             if not isinstance(table[key], str) or not table[key].strip():
                 raise _problem(source, key, "must be a non-empty string")
             pieces[key] = table[key]
+    root = index_root(table)
     try:
         template = QueryTemplate(**{k: v for k, v in pieces.items() if k != "analyzer"}, fields=tuple(fields))
-        return TantivyEngine(corpus, index_root(table), analyzer=pieces.get("analyzer", "en_stem"),
-                             template=template)
+        return TantivyEngine(corpus, root, analyzer=pieces.get("analyzer", "en_stem"), template=template)
+    except OSError as exc:
+        where = "[retrieval] index_dir" if table.get("index_dir") else \
+            "TERMGATE_INDEX_DIR" if os.environ.get("TERMGATE_INDEX_DIR") else "the default cache folder"
+        raise UsageError(f"cannot keep the search index in {root} ({where}): {exc.strerror or exc}; point "
+                         "[retrieval] index_dir or TERMGATE_INDEX_DIR at a writable folder") from None
     except ValueError as exc:  # TemplateError names its key; an unknown analyser is the analyser's
         key = getattr(exc, "key", "analyzer")
         raise _problem(source, key, str(exc).split(": ", 1)[-1]) from None
