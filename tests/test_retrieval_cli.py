@@ -16,6 +16,7 @@ import duckdb
 import pytest
 
 import termgate.store as store
+from termgate.retrieval.configure import index_root
 from termgate.retrieval.outcome import METRICS
 from search_server import SearchServer
 from test_retrieval_effect import PERMISSIVE, _jsonl, cli, report_of, world  # noqa: F401 (world: the fixture)
@@ -44,6 +45,14 @@ def harness(world, expander, *extra):
 def expander(world, monkeypatch):
     (world["dir"] / "retrieval_expander.py").write_text(EXPANDER, encoding="utf-8")
     monkeypatch.chdir(world["dir"])  # --callable imports from the working folder
+
+
+def test_the_index_folder_in_the_environment_wins_over_the_config_file(tmp_path, monkeypatch):
+    """As every setting: a test's (or the dashboard's) TERMGATE_INDEX_DIR beats a user's index_dir."""
+    monkeypatch.setenv("TERMGATE_INDEX_DIR", str(tmp_path / "env"))
+    assert index_root({"index_dir": str(tmp_path / "file")}) == tmp_path / "env"
+    monkeypatch.delenv("TERMGATE_INDEX_DIR")
+    assert index_root({"index_dir": str(tmp_path / "file")}) == tmp_path / "file"
 
 
 # --- harness -------------------------------------------------------------------------------
