@@ -215,3 +215,18 @@ def test_measure_names_the_bad_line_of_a_run_file(world):
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"{run}:2: score"), lines
+
+
+def test_one_judged_query_has_no_interval_and_says_so_without_one(world):
+    """One paired query: the statistics have a mean change but no interval (None), which
+    the summary lines leave out rather than fail on."""
+    world["qrels"].write_text("q2 0 stone-1 2\nq2 0 stone-2 1\n", encoding="utf-8")
+    result, report = report_of(world, "right", "--trec-runs", world["dir"] / "runs")
+    assert result.exit_code == 0, result.output
+    assert report["retrieval"]["statistics"]["ndcg"]["ci_low"] is None
+    (line,) = [line for line in result.output.splitlines() if "nDCG@10 change" in line]
+    assert "CI" not in line and "p = " in line
+    runs = [world["dir"] / "runs" / f"{v}.trec" for v in ("unexpanded", "candidate")]
+    measured = cli("retrieval", "measure", "--qrels", world["qrels"], *runs)
+    assert measured.exit_code == 0 and "1 paired queries" in measured.output, measured.output
+
