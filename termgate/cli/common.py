@@ -166,6 +166,18 @@ def _fmt(value: object) -> str:
     return terminal_safe(value)
 
 
+def delta_line(stats: dict, p_spec: str = ".4f") -> str:
+    """`+0.1234 (95% CI … to …, p = …, Holm …)` of one metric's paired statistics; a part
+    that is None (one query has no interval) is left out, never formatted."""
+    parts = []
+    if stats.get("ci_low") is not None and stats.get("ci_high") is not None:
+        parts.append(f"95% CI {stats['ci_low']:+.4f} to {stats['ci_high']:+.4f}")
+    for label, key in (("p =", "p_value"), ("Holm", "p_value_holm")):
+        if stats.get(key) is not None:
+            parts.append(f"{label} {stats[key]:{p_spec}}")
+    return f"{stats['mean_delta']:+.4f}" + (f" ({', '.join(parts)})" if parts else "")
+
+
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], max_width: int = 48) -> str:
     """A plain aligned text table; long cells are cut with an ellipsis."""
     cells = [[_fmt(v) for v in row] for row in rows]

@@ -26,9 +26,9 @@ from ..store import StoredVectors, check_store_path, exists, load_baseline, repe
 from ..store.connection import shown_db
 from ..text import terminal_safe
 from .ci import PipelineFiles, ci_options, ci_paths, run_findings, tell_pipeline
-from .common import (EXIT_NOT_RELEASABLE, echo, exits_130_when_interrupted, expect_head_option, fail, judge_endpoint,
-                     report_options, retrieval_options, retrieval_setup, run_cli, say_endpoints, store_option,
-                     trec_run_paths)
+from .common import (EXIT_NOT_RELEASABLE, delta_line, echo, exits_130_when_interrupted, expect_head_option, fail,
+                     judge_endpoint, report_options, retrieval_options, retrieval_setup, run_cli, say_endpoints,
+                     store_option, trec_run_paths)
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
            "warn_ignored_environment", "note_default_judge", "check_paths", "chain_refusal", "refuse_broken_chain"]
@@ -221,8 +221,7 @@ def retrieval_lines(summary: dict) -> list[str]:
         lines.append(f"    {variant:<11} {figures or 'no judged query'}")
     stats = (summary.get("statistics") or {}).get("ndcg")
     if stats and stats.get("mean_delta") is not None:
-        lines.append(f"    {labels['ndcg']} change {stats['mean_delta']:+.4f} (95% CI {stats['ci_low']:+.4f} to "
-                     f"{stats['ci_high']:+.4f}, p = {stats['p_value']:.3f}, Holm {stats['p_value_holm']:.3f})")
+        lines.append(f"    {labels['ndcg']} change {delta_line(stats, '.3f')}")
     lost = summary["regressed_queries"]
     lines.append(f"    {len(lost)} queries lost more than {summary['delta']:g} {labels['ndcg']}, "
                  f"{len(summary['improved_queries'])} gained"

@@ -9,7 +9,7 @@ import click
 
 from ..report import STDOUT, PendingFile, check_outputs
 from ..text import terminal_safe
-from .common import echo, run_cli
+from .common import delta_line, echo, run_cli
 
 __all__ = ["retrieval_group"]
 
@@ -84,8 +84,7 @@ def measure_command(qrels, runs, k, depth, per_query, json_out):
             s = stats[m]
             if s["mean_delta"] is None:
                 continue
-            echo(f"  {names[m]:<8} {s['mean_delta']:+.4f}  95% CI {s['ci_low']:+.4f} to {s['ci_high']:+.4f}  "
-                 f"p = {s['p_value']:.4f}  Holm {s['p_value_holm']:.4f}", err=err)
+            echo(f"  {names[m]:<8} {delta_line(s)}", err=err)
     if json_out:
         target = PendingFile(json_out, "json")
         try:

@@ -9,6 +9,13 @@ Secrets stay home (SPEC §5): the harness child calls one configured endpoint by
 (`--endpoint NAME`), and its environment carries that endpoint's key only: every other
 variable that looks like a secret (OPENAI_*, *KEY*, *TOKEN*, *SECRET*, *PASSWORD*, ...) and
 every other endpoint's key_env are left out.
+
+Retrieval (docs/retrieval.md): an uploaded corpus and relevance judgments become the
+child's --corpus and --qrels. The embedded engine's index of the corpus goes in the
+private folder too (TERMGATE_INDEX_DIR): it holds the uploaded documents' words, so it is
+removed with them, never left in a shared cache or the repository. A harness child that
+measures retrieval with the team's engine ([retrieval.http]) gets that engine's
+header_env variables, which it sends to that engine only.
 """
 
 from __future__ import annotations
@@ -105,6 +112,12 @@ def server_url(page_path: str = "") -> str:
             + (f"/{base}" if base else ""))
 
 
+def _kept_home(settings) -> set[str]:
+    """Variables no child gets: every endpoint's key, the store's password, the signing keys."""
+    return ({e.key_env for e in settings.endpoints.values() if e.key_env} | set(setting_names("PASSWORD"))
+            | {n for key in ("DASHBOARD_KEY", "CI_KEY", "KEY_FILE") for n in setting_names(key)})
+
+
 def child_env(endpoint: Endpoint | None = None, settings=None, dashboard_url: str | None = None) -> dict[str, str]:
     """The child's environment, naming the store in TERMGATE_DB (never on the command line:
     a URL's password would show in the process list). For the harness (an endpoint given):
@@ -115,8 +128,7 @@ def child_env(endpoint: Endpoint | None = None, settings=None, dashboard_url: st
     [llm] endpoint; their EVALCORE_ names, neither). `dashboard_url` (server_url())
     becomes the child's TERMGATE_DASHBOARD_URL, the base of the links it prints."""
     settings = settings or load_settings()
-    keys = ({e.key_env for e in settings.endpoints.values() if e.key_env} | set(setting_names("PASSWORD"))
-            | {n for key in ("DASHBOARD_KEY", "CI_KEY", "KEY_FILE") for n in setting_names(key)})  # keys stay home
+    keys = _kept_home(settings)
     if endpoint is None:
         env = {k: v for k, v in os.environ.items() if k not in keys}
     else:
@@ -130,6 +142,37 @@ def child_env(endpoint: Endpoint | None = None, settings=None, dashboard_url: st
     if dashboard_url:
         env["TERMGATE_DASHBOARD_URL"] = dashboard_url
     return env
+
+
+def _retrieval(corpus, qrels, folder: Path, names: dict[str, str]) -> list[str]:
+    """--corpus and --qrels for the uploads given (the child says what is missing)."""
+    return [part for flag, role, upload in (("--corpus", "corpus", corpus), ("--qrels", "qrels", qrels))
+            if upload is not None for part in (flag, str(_save(upload, folder, role, names)))]
+
+
+def _alone(corpus, qrels) -> ImportResult | None:
+    """A corpus without judgments measures nothing: said before any work."""
+    if corpus is not None and qrels is None:
+        return ImportResult(problems=["a corpus is searched to measure retrieval against relevance judgments: "
+                                      "upload those too"])
+    return None
+
+
+def _index_env(folder: Path) -> dict[str, str]:
+    """The embedded engine's index folder: inside the private folder, removed with the uploads."""
+    return {"TERMGATE_INDEX_DIR": str(folder / "indexes")}
+
+
+def _engine_keys(settings) -> dict[str, str]:
+    """The team's search engine's credentials ([retrieval.http] header_env) from the environment;
+    never a variable that stays home (_kept_home), whatever the table names."""
+    http = settings.retrieval.get("http")
+    names = http.get("header_env") if isinstance(http, dict) else None
+    if not isinstance(names, dict):
+        return {}
+    home = _kept_home(settings)
+    return {name: os.environ[name] for name in names.values()
+            if isinstance(name, str) and name not in home and os.environ.get(name)}
 
 
 def _result(report: Path, code: int, problems: list[str], output: str, what: str,
@@ -155,10 +198,13 @@ def _golden_name(upload, given: str) -> str:
 
 def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int = 8, name: str = "",
                 golden_name: str = "", judge: str | None = None, baseline: str | None = None,
-                response_format: str = "text",
-                repeat: int = 1, progress=None, dashboard_url: str | None = None) -> ImportResult:
+                response_format: str = "text", repeat: int = 1, corpus=None, qrels=None,
+                progress=None, dashboard_url: str | None = None) -> ImportResult:
     """`python -m termgate harness --endpoint NAME` in a child; `progress(done, total)` follows it
-    (over every repeat's calls); `dashboard_url` is the base of the link it prints (see child_env)."""
+    (over every repeat's calls); `dashboard_url` is the base of the link it prints (see child_env);
+    `corpus` and `qrels` measure the retrieval effect (module docstring)."""
+    if refused := _alone(corpus, qrels):
+        return refused
     settings = load_settings()
     chosen = settings.endpoints.get(endpoint)
     if chosen is None:
@@ -172,7 +218,9 @@ def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int 
                "--response-format", response_format, "--repeat", str(int(repeat)),
                "--golden-name", _golden_name(golden, golden_name)]
         cmd += _flags((("--name", name), ("--drift-judge", judge), ("--baseline", baseline)))
-        env = child_env(chosen, settings, dashboard_url) | {"TERMGATE_PROGRESS": "lines"}
+        cmd += _retrieval(corpus, qrels, folder, names)
+        env = (child_env(chosen, settings, dashboard_url) | {"TERMGATE_PROGRESS": "lines"} | _index_env(folder)
+               | (_engine_keys(settings) if qrels is not None else {}))
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         output: list[str] = []
         reader = threading.Thread(target=lambda: output.append(proc.stdout.read()), daemon=True)
@@ -193,9 +241,12 @@ def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int 
 
 def run_import(golden, generated, thresholds=None, *, author: str, name: str = "", prompt_version: str = "",
                golden_name: str = "", judge: str | None = None, baseline: str | None = None,
-               dashboard_url: str | None = None) -> ImportResult:
+               corpus=None, qrels=None, dashboard_url: str | None = None) -> ImportResult:
     """`python -m termgate evaluate` on the uploads, in a child process; `dashboard_url` is the
-    base of the link it prints (see child_env)."""
+    base of the link it prints (see child_env); `corpus` and `qrels` measure the retrieval
+    effect (module docstring)."""
+    if refused := _alone(corpus, qrels):
+        return refused
     with private_folder() as folder:
         report, names = folder / "report.json", {}
         cmd = [sys.executable, "-m", "termgate", "evaluate", "--golden", str(_save(golden, folder, "golden", names)),
@@ -205,7 +256,8 @@ def run_import(golden, generated, thresholds=None, *, author: str, name: str = "
             cmd += ["--thresholds", str(_save(thresholds, folder, "thresholds", names))]
         cmd += _flags((("--name", name), ("--prompt-version", prompt_version), ("--drift-judge", judge),
                        ("--baseline", baseline)))
+        cmd += _retrieval(corpus, qrels, folder, names)
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600,
-                              env=child_env(dashboard_url=dashboard_url))
+                              env=child_env(dashboard_url=dashboard_url) | _index_env(folder))
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         return _result(report, proc.returncode, lines, proc.stdout, "evaluate", names)

@@ -25,9 +25,10 @@ KEYS = {"engine", "analyzer", "fields", "query", "term", "index_dir", "http"}
 
 
 def index_root(table: dict) -> Path:
-    """Where the embedded engine keeps its indexes: `[retrieval] index_dir`, else
-    $TERMGATE_INDEX_DIR, else $XDG_CACHE_HOME/termgate/indexes (~/.cache when unset)."""
-    chosen = table.get("index_dir") or os.environ.get("TERMGATE_INDEX_DIR")
+    """Where the embedded engine keeps its indexes: $TERMGATE_INDEX_DIR (the environment
+    overrides the file, as for every setting), else `[retrieval] index_dir`, else
+    $XDG_CACHE_HOME/termgate/indexes (~/.cache when unset)."""
+    chosen = os.environ.get("TERMGATE_INDEX_DIR") or table.get("index_dir")
     if chosen:
         return Path(chosen).expanduser()
     cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"

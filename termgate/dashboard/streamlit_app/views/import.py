@@ -21,11 +21,27 @@ runs = data.runs()
 by_id = runs.set_index("run_id")
 baseline_label = lambda rid: ui.run_choice(by_id.loc[rid].to_dict() | {"run_id": rid}) if rid else "(none)"  # noqa: E731
 endpoints = load_settings().endpoints
+RETRIEVAL_HELP = ("With relevance judgments, the golden queries are searched unexpanded, with the baseline's terms "
+                  "and with this run's, and the run measures nDCG, recall, MRR and P and gates on lost nDCG "
+                  "(docs/retrieval.md). The corpus is what the embedded engine indexes; leave it out when the "
+                  "server's termgate.toml names your own engine ([retrieval] engine = \"http\").")
+
+
+def retrieval_uploads(prefix: str) -> tuple:
+    """The optional corpus and judgments of a run that measures its retrieval effect."""
+    cols = st.columns(2)
+    return (cols[0].file_uploader("Corpus (optional, JSONL of id, title, text)", type=["jsonl", "json"],
+                                  key=f"{prefix}_corpus", help=RETRIEVAL_HELP),
+            cols[1].file_uploader("Relevance judgments (optional, TREC qrels or JSONL)", key=f"{prefix}_qrels",
+                                  help=RETRIEVAL_HELP))
+
+
 evaluate_tab, harness_tab = st.tabs(["Evaluate generated expansions", "Run a prompt (harness)"])
 with evaluate_tab, st.form("import_form"):
     golden = st.file_uploader("Golden set (JSONL)", type=["jsonl", "json"], key="imp_golden")
     generated = st.file_uploader("Generated expansions (JSONL or JSON object)", type=["jsonl", "json"], key="imp_gen")
     thresholds = st.file_uploader("Thresholds (optional, JSON or TOML)", type=["json", "toml"], key="imp_thr")
+    corpus, qrels = retrieval_uploads("imp")
     cols = st.columns(3)
     name = cols[0].text_input("Run name", key="imp_name")
     version = cols[1].text_input("Prompt version", key="imp_version")
@@ -50,6 +66,7 @@ with harness_tab:
             h_golden = st.file_uploader("Golden set (JSONL)", type=["jsonl", "json"], key="har_golden")
             h_prompt = st.file_uploader("Prompt file with {query}, {domain}, {intent}", type=["txt", "md"],
                                         key="har_prompt")
+            h_corpus, h_qrels = retrieval_uploads("har")
             cols = st.columns(3)
             endpoint = cols[0].selectbox("Endpoint (configured on the server)", sorted(endpoints), key="har_endpoint",
                                          format_func=lambda n: f"{n} · {endpoints[n].model}")
@@ -101,6 +118,7 @@ if submitted and (who := runner()):
             show(run_import(golden, generated, thresholds, author=who.name, name=name, prompt_version=version,
                             golden_name=golden_name,
                             judge=None if judge == "default" else judge, baseline=baseline or None,
+                            corpus=corpus, qrels=qrels,
                             dashboard_url=server_url("import")), baseline)
 if launched and (who := runner()):
     if h_golden is None or h_prompt is None:
@@ -109,7 +127,7 @@ if launched and (who := runner()):
         bar = st.progress(0.0, text="Starting…")
         show(run_harness(h_golden, h_prompt, endpoint=endpoint, author=who.name, concurrency=int(concurrency),
                          name=h_name, golden_name=h_golden_name, baseline=h_base or None, response_format=h_format,
-                         repeat=int(h_repeat),
+                         repeat=int(h_repeat), corpus=h_corpus, qrels=h_qrels,
                          dashboard_url=server_url("import"),
                          progress=lambda done, total: bar.progress(done / total, text=f"{done}/{total} queries")),
              h_base)
