@@ -98,8 +98,12 @@ def test_a_right_term_helps_and_without_a_baseline_the_reference_is_the_unexpand
 def test_a_flooding_term_sends_the_run_to_review_and_names_the_term(world):
     report_of(world, "right")
     baseline = store.list_runs(world["db"])["run_id"].iloc[0]
-    result, report = report_of(world, "flooded", "--baseline", baseline)
+    summary = world["dir"] / "summary.md"
+    result, report = report_of(world, "flooded", "--baseline", baseline, "--pr-comment", summary)
     assert result.exit_code == 3, result.output  # review: awaiting sign-off
+    comment = summary.read_text()
+    assert "### Retrieval (2 of 2 judged queries, against the baseline)" in comment
+    assert "### Queries that lost retrieval (1)" in comment and "tennis racket" in comment
     r = report["retrieval"]
     assert r["reference"] == "baseline" and r["regressed_queries"] == ["q1"]
     assert any("lost more than 0.1 nDCG@10 against the baseline: q1" in reason for reason in report["gate"]["reasons"])
