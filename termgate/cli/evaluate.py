@@ -210,11 +210,11 @@ def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) 
 def retrieval_lines(summary: dict) -> list[str]:
     """The retrieval lines of a run's summary (`evaluate`, `harness`, `show`): each
     variant's means, what the candidate changed, which term did it, moved identifiers."""
+    from ..retrieval.outcome import METRICS, VARIANTS, reference_name  # a stored summary's keys come back sorted
+
     labels = summary["labels"]
     lines = [f"  retrieval ({summary['engine'].get('engine')}, {summary['compared_queries']} of "
-             f"{summary['judged_queries']} judged queries compared against the {summary['reference']})"]
-    from ..retrieval.outcome import METRICS, VARIANTS  # a stored summary's keys come back sorted
-
+             f"{summary['judged_queries']} judged queries compared against {reference_name(summary['reference'])})"]
     for variant in [v for v in VARIANTS if v in summary["means"]]:
         means = summary["means"][variant]
         figures = "  ".join(f"{labels[m]} {means[m]:.3f}" for m in METRICS if means.get(m) is not None)

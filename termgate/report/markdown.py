@@ -173,11 +173,11 @@ def _retrieval(r: dict | None) -> str:
         return ""
     labels = r["labels"]
     stats = r.get("statistics") or {}
-    from ..retrieval.outcome import METRICS, VARIANTS  # a stored summary's keys come back sorted
+    from ..retrieval.outcome import METRICS, VARIANTS, reference_name  # a stored summary's keys come back sorted
 
     variants = [v for v in VARIANTS if v in r["means"]]
     out = [f"\n### Retrieval ({r['compared_queries']} of {r['judged_queries']} judged queries, "
-           f"against the {md(r['reference'])})\n\n",
+           f"against {md(reference_name(r['reference']))})\n\n",
            _cells(["metric", *variants, "Δ", "95% interval of Δ", "p (Holm)"]),
            "|---|" + "---:|" * len(variants) + "---:|---|---:|\n"]
     for metric, label in ((m, labels[m]) for m in METRICS):

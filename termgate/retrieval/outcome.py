@@ -14,13 +14,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["Ranking", "VARIANTS", "METRICS", "TOP_STORED", "ROWS_SCHEMA", "RetrievalOutcome", "strictly_decreasing"]
+__all__ = ["reference_name", "Ranking", "VARIANTS", "METRICS", "TOP_STORED", "ROWS_SCHEMA", "RetrievalOutcome", "strictly_decreasing"]
 
 VARIANTS = ("unexpanded", "baseline", "candidate")
 METRICS = ("ndcg", "recall", "mrr", "precision")
 """nDCG@k (trec_eval's linear gain), recall@depth, reciprocal rank within depth, P@k."""
 TOP_STORED = 10
 """Document ids a run stores per query and variant (the full run files are kept as hashes)."""
+
+
+def reference_name(reference: str) -> str:
+    """How a sentence names the reference variant: "the baseline", "the unexpanded query"."""
+    return "the unexpanded query" if reference == "unexpanded" else f"the {reference}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,7 +91,8 @@ def _retrieval_reasons(summary: dict, thresholds: Thresholds) -> tuple[list[str]
     of the mean nDCG change wholly below zero fails it, as for F1."""
     fail: list[str] = []
     review: list[str] = []
-    label, against = summary["labels"]["ndcg"], summary["reference"]
+    label = summary["labels"]["ndcg"]
+    against = "the unexpanded query" if summary["reference"] == "unexpanded" else "the baseline"
     regressed = summary["regressed_queries"]
     risky = set(summary["regressed_high_risk"])
     failing = regressed if thresholds.retrieval_regressed == "fail" else [q for q in regressed if q in risky]
@@ -99,7 +100,7 @@ def _retrieval_reasons(summary: dict, thresholds: Thresholds) -> tuple[list[str]
 
     def line(ids: list[str], where: str) -> str:
         shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-        return (f"{_n(len(ids), 'query')}{where} lost more than {thresholds.retrieval_delta:g} {label} against the "
+        return (f"{_n(len(ids), 'query')}{where} lost more than {thresholds.retrieval_delta:g} {label} against "
                 f"{against}: {shown}")
 
     if failing:
