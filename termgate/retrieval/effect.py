@@ -58,11 +58,11 @@ class RetrievalSetup:
     """The documents of the embedded engine (None: an external engine has its own)."""
     qrels: Qrels
     engine: Engine
+
     def fingerprint(self, k: int, depth: int) -> dict:
         """What decides the results besides the terms, for the run's content hash."""
         return {"corpus": self.corpus.hash if self.corpus is not None else None, "qrels": self.qrels.hash,
-                "engine": self.engine.describe(),
-                "k": k, "depth": depth}
+                "engine": self.engine.describe(), "k": k, "depth": depth}
 
 
 def _relevant(judgments: dict[str, int]) -> bool:
@@ -77,10 +77,9 @@ def measure_effect(setup: RetrievalSetup, queries: Sequence[QueryInput],
     terms (None: errored there), and is None for a run without a baseline. `first` maps a
     query to the document it must find at rank 1 (termgate.retrieval.identifiers). For
     each regressed query, the terms are attributed (termgate.retrieval.attribution)."""
-    from .attribution import attribute
+    from .attribution import attribute  # ir-measures and the readers load only when retrieval is asked for
     from .identifiers import moved_identifiers
-
-    from .inputs import write_run  # ir-measures and the readers load only when retrieval is asked for
+    from .inputs import write_run
     from .measures import compare, labels, measure
 
     judgments = setup.qrels.judgments
