@@ -76,6 +76,7 @@ def escape(value: str) -> str:
     return _KEYWORD.sub(r"\\\1", _SPECIAL.sub(r"\\\1", value))
 
 
+@functools.lru_cache(maxsize=1 << 12)  # weights recur (two decimals, as models write them)
 def format_weight(weight: float) -> str:
     """A boost Tantivy's grammar reads: fixed point, at most six decimals, no exponent."""
     text = f"{float(weight):.6f}".rstrip("0").rstrip(".")
