@@ -46,10 +46,21 @@ def strictly_decreasing(scores: list[float]) -> list[float]:
     single = np.clip(np.asarray(scores, dtype=np.float64), -top, top).astype(np.float32)
     if len(single) < 2 or bool(np.all(single[1:] < single[:-1])):
         return single.astype(np.float64).tolist()
-    for i in range(1, len(single)):
-        if not single[i] < single[i - 1]:
-            single[i] = np.nextafter(single[i - 1], np.float32(-np.inf))
-    return single.astype(np.float64).tolist()
+    # runs of equal scores (an engine's ties), at once: the j-th of a run steps j units in
+    # the last place down, by its bits (a positive float's bits fall as it falls, a
+    # negative one's rise)
+    index = np.arange(len(single))
+    starts = np.r_[True, single[1:] != single[:-1]]
+    step = (index - np.maximum.accumulate(np.where(starts, index, 0))).astype(np.int32)
+    bits = single.view(np.int32)
+    nudged = np.where(single > 0, bits - step, bits + step).view(np.float32)
+    if not (np.all(nudged[1:] < nudged[:-1]) and np.all(np.isfinite(nudged))):
+        nudged = single  # an inversion, a zero, or a run reaching the next score: one by one
+        down = np.float32(-np.inf)
+        for i in range(1, len(nudged)):
+            if not nudged[i] < nudged[i - 1]:
+                nudged[i] = np.nextafter(nudged[i - 1], down)
+    return nudged.astype(np.float64).tolist()
 
 
 ROWS_SCHEMA = pa.schema([
