@@ -51,6 +51,7 @@ def test_the_wheel_carries_schemas_drift_model_demo_data_and_dashboard(installed
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("termgate/schema/report.schema.json", "termgate/drift/drift_model.json",
                    "termgate/demo_data/medical/golden.jsonl", "termgate/demo_data/prompts/v2.json",
+                   "termgate/demo_data/medical/corpus.jsonl", "termgate/demo_data/medical/qrels.txt",
                    "termgate/dashboard/streamlit_app/app.py", "termgate/dashboard/streamlit_app/views/signoff.py"):
         assert needed in names, needed
     assert not [n for n in names if n.split("/")[0] not in ("termgate",) and ".dist-info/" not in n]
