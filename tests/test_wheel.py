@@ -41,6 +41,7 @@ def installed(tmp_path_factory):
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "VIRTUAL_ENV") and not k.startswith(("TERMGATE_", "EVALCORE_"))}
     env["PATH"] = f"{base / 'venv' / 'bin'}:{env.get('PATH', '')}"
+    env["XDG_CACHE_HOME"] = str(base / "cache")  # the demo's search indexes: a user's cache, not the developer's
     pip = run(base / "venv/bin/pip", "install", "--disable-pip-version-check", "-q", wheel, cwd=base, env=env)
     assert pip.returncode == 0, pip.stderr
     return wheel, base / "venv" / "bin", env
