@@ -9,8 +9,9 @@ For each golden query (golden.jsonl) it writes relevant documents that use the q
 words and its expected terms, graded 3 (on the topic, most of its names), 2 (some names) and
 1 (one name, in passing), and about a third of them never use the query's own words, as
 real documents often do not (what expansion is for); judged non-relevant documents (grade 0)
-that use the query's forbidden terms and its other senses ("panic attack" for "heart
-attack"); documents for the candidates' drift terms; and background documents of the domain.
+that use the query's forbidden terms and other senses of its words, some of them the
+candidates' drift terms ("panic attack" for "heart attack", "free will" for "will"); and
+background documents of the domain.
 
 One change is built to look better on term metrics and worse on search: e-commerce v3 adds
 the golden term "wearable" to "smartwatch" (ecom-045), and the catalogue holds many
@@ -209,13 +210,13 @@ def _query_docs(rng: random.Random, domain: str, entry: dict) -> list[tuple[dict
         out.append((_doc(_title(term), f"{_title(term)} is a different topic. {rng.choice(FILLER[domain])}"), 0))
     out += [(_doc(title, text), 0) for title, text in OTHER_SENSES.get(qid, [])]
     if qid == FLOOD[0]:
-        for x in FLOOD[1]:
-            text = " ".join(line.format(x=x.removeprefix("wearable ")) for line in FLOOD_LINES)
-            out.append((_doc(_title(x), text), 0))
+        out += [(_doc(_title(x), " ".join(line.format(x=x.removeprefix("wearable ")) for line in FLOOD_LINES)), 0)
+                for x in FLOOD[1]]
     return out
 
 
 def _background(rng: random.Random, domain: str) -> list[dict]:
+    """Documents on the domain's other topics, which no golden query asks for."""
     docs = []
     for n in range(BACKGROUND):
         topic = TOPICS[domain][n % len(TOPICS[domain])]
@@ -245,11 +246,9 @@ def build(domain: str, golden: list[dict]) -> tuple[list[dict], list[tuple[str, 
     docs = [doc for _, doc, _ in made] + _background(rng, domain)
     judged = [(qid, i, grade) for i, (qid, _, grade) in enumerate(made)] + _related(golden, made)
     order = list(range(len(docs)))
-    rng.shuffle(order)
-    ids = {}
-    for position, index in enumerate(order, start=1):
-        ids[index] = f"demo-{PREFIX[domain]}-{position:04d}"
-    corpus = [{"id": ids[i], **docs[i]} for i in sorted(order, key=lambda i: ids[i])]
+    rng.shuffle(order)  # ids say nothing about a document's query or grade
+    ids = {index: f"demo-{PREFIX[domain]}-{position:04d}" for position, index in enumerate(order, start=1)}
+    corpus = [{"id": ids[i], **docs[i]} for i in order]
     qrels = sorted((qid, ids[i], grade) for qid, i, grade in judged)
     return corpus, qrels
 
