@@ -68,9 +68,11 @@ RELEVANT = {
 
 # Other senses of a query's words, judged not relevant (grade 0): (title, text).
 OTHER_SENSES = {
-    "med-001": [("Panic attack: sudden fear and a racing heart", "A panic attack is an anxiety attack, not a heart attack: "
+    "med-001": [("Panic attack: sudden fear and a racing heart",
+                 "A panic attack is an anxiety attack, not a heart attack: "
                  "sudden fear, a racing heart and trembling that pass within minutes.")],
-    "med-002": [("Heat stroke in hot weather", "Heat stroke and sunstroke follow hours in the sun; cool the person down."),
+    "med-002": [("Heat stroke in hot weather",
+                 "Heat stroke and sunstroke follow hours in the sun; cool the person down."),
                 ("Swimming: improve your breast stroke", "Coaching notes on the breast stroke and stroke rate.")],
     "med-019": [("Syncope after standing up", "Syncope is a brief faint from low blood flow, not a seizure.")],
     "med-038": [("Golfer's elbow", "Golfer's elbow (medial epicondylitis) hurts on the inner side of the elbow."),
@@ -78,7 +80,8 @@ OTHER_SENSES = {
     "leg-010": [("Moral responsibility in criminal law", "Criminal law assumes that people choose their acts. "
                  "Philosophers ask whether free will is compatible with punishment, and courts rarely engage with "
                  "the question; they look at intent, recklessness and capacity instead.")],
-    "leg-014": [("Bailment of goods", "A bailment arises when goods are left with another, such as a coat at a cloakroom.")],
+    "leg-014": [("Bailment of goods",
+                 "A bailment arises when goods are left with another, such as a coat at a cloakroom.")],
     "leg-040": [("Search warrant basics", "A search warrant lets police search a place, not arrest a person.")],
     "ecom-008": [("Underpants multipack", "Cotton underpants in a pack of five.")],
     "ecom-009": [("Jumper cables for cars", "Heavy-duty jumper cables to start a flat car battery.")],
@@ -113,7 +116,8 @@ TOPICS = {
                 "hearing aids", "head lice", "chickenpox", "tetanus boosters", "lyme disease", "coeliac disease",
                 "irritable bowel syndrome", "haemorrhoids", "varicella vaccine", "prostate checks", "breast screening",
                 "bowel cancer screening", "smoking cessation", "alcohol and liver health", "healthy weight",
-                "vitamin D", "pregnancy nutrition", "newborn jaundice", "teething", "dementia care", "parkinson's disease",
+                "vitamin D", "pregnancy nutrition", "newborn jaundice", "teething", "dementia care",
+                "parkinson's disease",
                 "multiple sclerosis", "rheumatoid arthritis", "osteoarthritis of the hand", "fibromyalgia",
                 "chronic fatigue", "depression", "generalised anxiety", "burns first aid", "sprained ankle",
                 "wound dressings", "blood donation", "hand hygiene", "antibiotic resistance"],
@@ -157,13 +161,15 @@ OPENINGS = {
 }
 FILLER = {
     "medical": ["Most people recover with simple measures.", "Bring a list of your medicines to the appointment.",
-                "Call the emergency number if symptoms are sudden or severe.", "Results usually come back within a week.",
-                "Children and older adults may need closer follow-up.", "A pharmacist can advise on over-the-counter options."],
+                "Call the emergency number if symptoms are sudden or severe.",
+                "Results usually come back within a week.", "Children and older adults may need closer follow-up.",
+                "A pharmacist can advise on over-the-counter options."],
     "legal": ["This is general information, not legal advice.", "Time limits can be short, so act promptly.",
               "Keep a written record of every conversation.", "Fees vary; ask for an estimate in writing.",
               "Some cases settle before a hearing.", "The court's website has the current forms."],
-    "ecommerce": ["Free delivery on orders over 50.", "Order by 2pm for next-day dispatch.", "Rated 4.6 by 1,200 shoppers.",
-                  "Available in several colours.", "Easy returns within 30 days.", "Members earn points on every order."],
+    "ecommerce": ["Free delivery on orders over 50.", "Order by 2pm for next-day dispatch.",
+                  "Rated 4.6 by 1,200 shoppers.", "Available in several colours.", "Easy returns within 30 days.",
+                  "Members earn points on every order."],
 }
 
 
@@ -205,7 +211,8 @@ def _query_docs(rng: random.Random, domain: str, entry: dict) -> list[tuple[dict
     for i, grade in enumerate((3, 3, 3, 2, 2, 2, 2, 1, 1, 1)):
         out.append((_relevant(rng, domain, query, terms, grade, with_query=i % 3 != 2), grade))
     if qid == FLOOD[0]:
-        out[3:7] = [(_doc(title, " ".join([text, *rng.sample(FILLER[domain], 5)])), 2) for title, text in FLOOD_RELEVANT]
+        out[3:7] = [(_doc(title, " ".join([text, *rng.sample(FILLER[domain], 5)])), 2)
+                    for title, text in FLOOD_RELEVANT]
     for term in entry.get("forbidden_terms", []):
         out.append((_doc(_title(term), f"{_title(term)} is a different topic. {rng.choice(FILLER[domain])}"), 0))
     out += [(_doc(title, text), 0) for title, text in OTHER_SENSES.get(qid, [])]

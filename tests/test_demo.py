@@ -60,7 +60,8 @@ def check_demo_retrieval(db, seeded):
     v1, v3 = runs["ecommerce", "v1"], runs["ecommerce", "v3"]
     assert v3["aggregate_f1"] > v1["aggregate_f1"]
     summary = v3["retrieval"]
-    assert summary["mean_ndcg_delta"] < 0 and summary["means"]["candidate"]["ndcg"] < summary["means"]["baseline"]["ndcg"]
+    means = summary["means"]
+    assert summary["mean_ndcg_delta"] < 0 and means["candidate"]["ndcg"] < means["baseline"]["ndcg"]
     assert summary["regressed_queries"] == ["ecom-045"]
     worst = summary["attribution"]["ecom-045"][0]
     assert worst["term"] == "wearable" and worst["non_relevant"] >= 5
