@@ -1,5 +1,6 @@
 """Seed the bundled demo data into a store, idempotently (SPEC §8): the runs of three
-domains (data/demo/DOMAIN/) and the recorded prompt evaluations (data/demo/prompts/,
+domains (data/demo/DOMAIN/), each with its retrieval effect measured over the domain's demo
+corpus and judgments, and the recorded prompt evaluations (data/demo/prompts/,
 termgate.demo_prompts)."""
 
 from __future__ import annotations
@@ -61,23 +62,37 @@ def seed_demo(db_path: str | Path, data_dir: str | Path | None = None) -> DemoSe
 
 
 def _seed_runs(db_path: str | Path, data_dir: Path) -> list[DemoRun]:
-    """The runs of every domain folder under data_dir, v2 and v3 against that domain's v1."""
+    """The runs of every domain folder under data_dir, v2 and v3 against that domain's v1;
+    with a corpus.jsonl and qrels.txt there, each run measures its retrieval effect."""
     out: list[DemoRun] = []
     for domain in DEMO_DOMAINS:
         folder = data_dir / domain
         if not (folder / "golden.jsonl").exists():
             continue
         baseline: Baseline | None = None
+        retrieval = _retrieval_setup(folder)
         for stem, version in VERSIONS:
             generated = folder / f"{stem}.jsonl"
             if not generated.exists():
                 continue
             run = evaluate(folder / "golden.jsonl", generated, baseline=baseline,
                            drift_judge=None, name=f"{domain} demo", prompt_version=version,
-                           author=DEMO_AUTHOR, cache_db=db_path, golden_name=f"demo/{domain}")
+                           author=DEMO_AUTHOR, cache_db=db_path, golden_name=f"demo/{domain}",
+                           retrieval=retrieval)
             run_id, created = _store_once(db_path, run)
             run.close()
             out.append(DemoRun(domain, version, run_id, run.gate.decision, created))
             if baseline is None:
                 baseline = load_baseline(db_path, run_id)
     return out
+
+
+def _retrieval_setup(folder: Path):
+    """The domain's demo corpus and judgments with the embedded engine (its index in
+    $TERMGATE_INDEX_DIR, else the user's cache), or None when the folder has none."""
+    corpus, qrels = folder / "corpus.jsonl", folder / "qrels.txt"
+    if not (corpus.exists() and qrels.exists()):
+        return None
+    from .retrieval.configure import open_setup
+
+    return open_setup(str(corpus), str(qrels), {}, None)

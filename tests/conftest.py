@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -36,9 +35,17 @@ def golden_row(qid: str, query: str, expected: list, *, domain: str = "ecommerce
     return row
 
 
+@pytest.fixture(scope="session")
+def index_root(tmp_path_factory) -> Path:
+    """Where every test's search indexes go (one folder a session: an index is reused while
+    its corpus is unchanged), never the developer's cache."""
+    return tmp_path_factory.mktemp("indexes")
+
+
 @pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    """No test reads the developer's termgate.toml or store."""
+def isolated(tmp_path, monkeypatch, index_root):
+    """No test reads the developer's termgate.toml or store, or writes to their cache."""
+    monkeypatch.setenv("TERMGATE_INDEX_DIR", str(index_root))
     monkeypatch.delenv("TERMGATE_CONFIG", raising=False)
     monkeypatch.delenv("TERMGATE_HIGH_RISK_DOMAINS", raising=False)
     monkeypatch.setenv("TERMGATE_DB", str(tmp_path / "default.duckdb"))
@@ -96,19 +103,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="session")
-def demo_store(tmp_path_factory) -> Path:
+def demo_store(tmp_path_factory, index_root) -> Path:
     folder = tmp_path_factory.mktemp("demo")
     config = folder / "termgate.toml"
     config.write_text('[drift]\njudge = "none"\n', encoding="utf-8")
-    old = os.environ.get("TERMGATE_CONFIG")
-    os.environ["TERMGATE_CONFIG"] = str(config)
-    try:
+    with pytest.MonkeyPatch.context() as env:  # a session fixture: the autouse `isolated` has not run yet
+        env.setenv("TERMGATE_CONFIG", str(config))
+        env.setenv("TERMGATE_INDEX_DIR", str(index_root))
         seed_demo(folder / "demo.duckdb", ROOT / "data" / "demo")
-    finally:
-        if old is None:
-            os.environ.pop("TERMGATE_CONFIG")
-        else:
-            os.environ["TERMGATE_CONFIG"] = old
     return folder / "demo.duckdb"
 
 

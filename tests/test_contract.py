@@ -62,9 +62,11 @@ def demo_ids(db: str) -> dict[tuple[str, str], str]:
 
 GATES = {"v1": {"medical": "review", "legal": "review", "ecommerce": "pass"},
          "v2": {"medical": "fail", "legal": "fail", "ecommerce": "fail"},
-         "v3": {"medical": "review", "legal": "review", "ecommerce": "pass"}}
+         "v3": {"medical": "review", "legal": "review", "ecommerce": "review"}}
 """SPEC §8: per domain a baseline that meets every threshold (high-risk ones await sign-off),
-a candidate that regresses (fail), one that regresses nothing (review, or pass)."""
+a candidate that regresses (fail), one that regresses nothing on the terms (review, or pass).
+E-commerce v3 goes to review on retrieval: its 'wearable' for 'smartwatch' floods ecom-045's
+top ten in the demo corpus (issue 34: better terms, worse search)."""
 
 
 @pytest.mark.slow

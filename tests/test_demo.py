@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,8 @@ DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
 
 
 @pytest.mark.slow
-def test_demo_outcomes_and_idempotency(db):
+def test_demo_outcomes_and_idempotency(db, tmp_path, monkeypatch):
+    monkeypatch.setenv("TERMGATE_INDEX_DIR", str(tmp_path / "indexes"))
     seeded = seed_demo(db, DEMO).runs
     gates = {(r.domain, r.prompt_version): r.gate for r in seeded}
     assert gates == {
@@ -35,6 +38,61 @@ def test_demo_outcomes_and_idempotency(db):
             row = store.get_run(db, r.run_id)
             assert row["regressed_queries"] == []  # v3 regresses nothing
             assert row["aggregate_precision"] >= 0.80 and row["aggregate_recall"] >= 0.85
+    assert {p.name for p in (tmp_path / "indexes").iterdir()}  # the demo's indexes went where it was told
+    check_demo_retrieval(db, seeded)
+
+
+def check_demo_retrieval(db, seeded):
+    """Every demo run measured its retrieval effect over its domain's demo corpus (issue 34)."""
+    runs = {(r.domain, r.prompt_version): store.get_run(db, r.run_id) for r in seeded}
+    for (domain, version), row in runs.items():
+        summary = row["retrieval"]
+        assert summary["corpus"]["documents"] >= 2000 and summary["judged_queries"] == 48, (domain, version)
+        assert summary["reference"] == ("unexpanded" if version == "v1" else "baseline")
+        rows = store.retrieval_rows(db, row["run_id"])
+        assert len(rows) == 48 * (2 if version == "v1" else 3)  # v1 has no baseline to search with
+    # high-risk: no expansion the sign-off walkthrough approves loses search quality
+    for domain in ("medical", "legal"):
+        for version in ("v1", "v3"):
+            assert runs[domain, version]["retrieval"]["regressed_queries"] == [], (domain, version)
+    assert runs["medical", "v2"]["retrieval"]["regressed_high_risk"]  # v2's drift hurts search too
+    # e-commerce v3: better terms, worse search ('wearable' for 'smartwatch' floods the top ten)
+    v1, v3 = runs["ecommerce", "v1"], runs["ecommerce", "v3"]
+    assert v3["aggregate_f1"] > v1["aggregate_f1"]
+    summary = v3["retrieval"]
+    means = summary["means"]
+    assert summary["mean_ndcg_delta"] < 0 and means["candidate"]["ndcg"] < means["baseline"]["ndcg"]
+    assert summary["regressed_queries"] == ["ecom-045"]
+    worst = summary["attribution"]["ecom-045"][0]
+    assert worst["term"] == "wearable" and worst["non_relevant"] >= 5
+
+
+def test_demo_corpus_is_regenerated_byte_for_byte(tmp_path):
+    """scripts/make_demo_corpus.py wrote the committed corpora and judgments, and writes them
+    again identically; every document says it is demo data."""
+    script = Path(__file__).resolve().parent.parent / "scripts" / "make_demo_corpus.py"
+    made = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    for domain in ("medical", "legal", "ecommerce"):
+        for name in ("corpus.jsonl", "qrels.txt"):
+            committed = (DEMO / domain / name).read_bytes()
+            assert (tmp_path / domain / name).read_bytes() == committed, f"{domain}/{name}: run the script again"
+            assert len(committed) < 1_000_000
+
+
+def test_demo_corpus_is_marked_and_judged():
+    from termgate.io import load_golden_set
+    from termgate.retrieval.inputs import load_corpus, load_qrels
+
+    for domain, prefix in (("medical", "med"), ("legal", "leg"), ("ecommerce", "ecom")):
+        corpus = load_corpus(DEMO / domain / "corpus.jsonl")
+        assert 2000 <= len(corpus.ids) <= 5000
+        assert all(i.startswith(f"demo-{prefix}-") for i in corpus.ids) and all(
+            t.endswith("(demo)") for t in corpus.titles)
+        judgments = load_qrels(DEMO / domain / "qrels.txt").judgments
+        assert set(judgments) == set(load_golden_set(DEMO / domain / "golden.jsonl").query_ids())
+        for qid, grades in judgments.items():
+            assert set(grades) <= set(corpus.ids) and sorted(set(grades.values()) - {0}) == [1, 2, 3], qid
 
 
 def test_demo_sets_are_large_and_realistic():

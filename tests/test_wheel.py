@@ -41,6 +41,7 @@ def installed(tmp_path_factory):
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "VIRTUAL_ENV") and not k.startswith(("TERMGATE_", "EVALCORE_"))}
     env["PATH"] = f"{base / 'venv' / 'bin'}:{env.get('PATH', '')}"
+    env["XDG_CACHE_HOME"] = str(base / "cache")  # the demo's search indexes: a user's cache, not the developer's
     pip = run(base / "venv/bin/pip", "install", "--disable-pip-version-check", "-q", wheel, cwd=base, env=env)
     assert pip.returncode == 0, pip.stderr
     return wheel, base / "venv" / "bin", env
@@ -51,6 +52,7 @@ def test_the_wheel_carries_schemas_drift_model_demo_data_and_dashboard(installed
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("termgate/schema/report.schema.json", "termgate/drift/drift_model.json",
                    "termgate/demo_data/medical/golden.jsonl", "termgate/demo_data/prompts/v2.json",
+                   "termgate/demo_data/medical/corpus.jsonl", "termgate/demo_data/medical/qrels.txt",
                    "termgate/dashboard/streamlit_app/app.py", "termgate/dashboard/streamlit_app/views/signoff.py"):
         assert needed in names, needed
     assert not [n for n in names if n.split("/")[0] not in ("termgate",) and ".dist-info/" not in n]
