@@ -12,6 +12,8 @@ import subprocess
 import ir_measures
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import retrieval_oracle as oracle
 from termgate.retrieval.measures import compare, labels, measure
@@ -237,3 +239,17 @@ def test_compare_pairs_only_the_listed_queries_on_both_sides():
     empty = compare(reference, candidate, ["c"])
     assert empty["ndcg"] == {"mean_delta": None, "ci_low": None, "ci_high": None, "p_value": None,
                              "p_value_holm": None, "n": 0}
+
+
+@given(st.lists(st.sampled_from([7.5, 5.0, 3.0, 1.0, 1.0 - 2 ** -24, 0.0, -0.0, -1.0, -2.5, 1e39, -1e39]),
+                min_size=1, max_size=40))
+def test_strictly_decreasing_equals_the_plain_loop(values):
+    """The vectorised nudge (runs of ties stepped by their bits) equals nudging one by one."""
+    top = float(np.finfo(np.float32).max) / 2
+    expected = np.clip(np.asarray(values, dtype=np.float64), -top, top).astype(np.float32)
+    for i in range(1, len(expected)):
+        if not expected[i] < expected[i - 1]:
+            expected[i] = np.nextafter(expected[i - 1], np.float32(-np.inf))
+    got = strictly_decreasing(values)
+    assert got == expected.astype(np.float64).tolist()
+    assert all(b < a for a, b in zip(got, got[1:]))
