@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from termgate import store
 from termgate.dashboard import APP
-from termgate.dashboard.retrieval_view import gained_and_lost, mark
+from termgate.dashboard.retrieval_view import gained_and_lost, mark, top_documents
 from termgate.retrieval.attribution import brought_in_line
 
 from retrieval_world import record
@@ -67,6 +67,14 @@ def test_gained_and_lost_are_relevant_documents_in_one_top_k_only():
     # k = 3: a is in the reference's top 3 only (the candidate has it 4th): lost;
     # d is relevant and new: gained; e is unjudged, b not relevant, c in both
     assert gained_and_lost(reference, candidate, 3) == (["d"], ["a"])
+
+
+def test_an_external_engines_documents_have_no_title_column_and_the_reference_no_term():
+    # an engine over HTTP returns ids only (top_titles None); the reference has no brought_by
+    row = {"top_ids": ["a", "b", "c"], "top_grades": [1, None, 0], "top_titles": None, "brought_by": None}
+    table = top_documents(row, 2)
+    assert list(table.columns) == ["rank", "document", "relevance"]
+    assert table.to_dict("list") == {"rank": [1, 2], "document": ["a", "b"], "relevance": ["● 1 relevant", "· unjudged"]}
 
 
 @pytest.mark.slow
