@@ -30,7 +30,7 @@ from .scoring.stats import describe_pairs
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["STATUSES", "SORTS", "CompareFilter", "PairedRuns", "Walk", "BaselineChoice", "pair_runs",
+__all__ = ["STATUSES", "SORTS", "RETRIEVAL_SORTS", "CompareFilter", "PairedRuns", "Walk", "BaselineChoice", "pair_runs",
            "compare_page", "default_baseline", "golden_sets_differ", "golden_note", "pair_notes"]
 
 STATUSES = ("regressed", "improved", "unchanged", "added", "removed", "golden_changed")
@@ -39,14 +39,18 @@ SORTS = {
     "largest F1 drop": "delta_f1 NULLS LAST, pos",
     "largest F1 gain": "delta_f1 DESC NULLS LAST, pos",
     "golden order": "pos",
+    "largest nDCG drop": "ndcg_delta NULLS LAST, pos",
+    "largest nDCG gain": "ndcg_delta DESC NULLS LAST, pos",
 }
+RETRIEVAL_SORTS = ("largest nDCG drop", "largest nDCG gain")
+"""The sorts by the candidate's retrieval change: offered for a run that measured one."""
 
 # The scalar keys every filter, sort, count and plot reads, over `pairs` (pair_queries'
 # output, the baseline's columns prefixed base_, plus pair_row). No rule here: status is given.
 _KEYS = """SELECT pair_row, query_id, coalesce(query, base_query) AS query, coalesce(domain, base_domain) AS domain,
        coalesce(critical, base_critical, false) AS critical, status, delta_f1, f1, base_f1, passed, base_passed,
        precision, base_precision, recall, base_recall, term_drift_score, base_term_drift_score,
-       coalesce(n_drift, 0) AS n_drift, coalesce(position, 1000000000 + base_position) AS pos,
+       coalesce(n_drift, 0) AS n_drift, ndcg_delta, coalesce(position, 1000000000 + base_position) AS pos,
        CASE status WHEN 'regressed' THEN 0 WHEN 'improved' THEN 1 WHEN 'golden_changed' THEN 2
                    WHEN 'added' THEN 3 WHEN 'removed' THEN 4 ELSE 5 END AS status_rank
 FROM pairs"""
@@ -60,7 +64,7 @@ _SIDE_BY_SIDE = f"""
 SELECT query_id, coalesce(query, base_query) AS query, coalesce(domain, base_domain) AS domain,
        coalesce(critical, base_critical, false) AS critical,
        base_precision, precision, base_recall, recall, base_f1, f1, delta_f1, base_passed, passed, status,
-       true_positives AS tp,
+       ndcg_delta, retrieval_status, true_positives AS tp,
        list_filter(generated_terms, lambda t: NOT list_contains(true_positives, t)) AS fp,
        list_filter(expected_terms, lambda t: NOT list_contains(true_positives, t)) AS fn,
        base_true_positives AS base_tp,
@@ -381,9 +385,30 @@ def pair_runs(db_path: str | Path, run_id: str, baseline_id: str) -> PairedRuns:
                          "drift_reasons": lists.column("drift_reasons")})
         as_baseline = passed_under(side, recorded_rule(base, "forbidden_fails"))
     paired = pair_queries(stored.current, stored.baseline, delta, revisions_of_one_set(*stored.golden), as_baseline)
+    paired = _with_retrieval(db_path, run_id, paired)
     return PairedRuns(str(db_path), run_id, baseline_id, delta,
                       paired.append_column("pair_row", pa.array(range(paired.num_rows), pa.int64())),
                       rules_note(current or {}, base) if stored.thresholds is not None else None)
+
+
+def _with_retrieval(db_path: str | Path, run_id: str, paired: pa.Table) -> pa.Table:
+    """The pair with the candidate's retrieval change per query, as its report has it
+    (RetrievalOutcome.per_query): `ndcg_delta`, its nDCG@k minus its reference's (the
+    baseline it was evaluated against, else the unexpanded query), and `retrieval_status`;
+    null for a query not measured and throughout for a run without retrieval."""
+    from .errors import UnknownRunError
+    from .retrieval.outcome import RetrievalOutcome
+
+    try:
+        rows = store.retrieval_table(db_path, run_id)
+        summary = store.get_run(db_path, run_id)["retrieval"] if rows.num_rows else None
+    except UnknownRunError:  # an unknown id reads as a run with no queries
+        summary = None
+    found = {e["query_id"]: e for e in RetrievalOutcome(summary, rows).per_query()} if summary else {}
+    entries = [found.get(qid) if position is not None else None for qid, position in
+               zip(paired.column("query_id").to_pylist(), paired.column("position").to_pylist())]
+    return (paired.append_column("ndcg_delta", pa.array([e and e["ndcg_delta"] for e in entries], pa.float64()))
+            .append_column("retrieval_status", pa.array([e and e["status"] for e in entries], pa.string())))
 
 
 def compare_page(db_path: str | Path, run_id: str, baseline_id: str, flt: CompareFilter,

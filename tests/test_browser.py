@@ -265,3 +265,42 @@ def test_a_double_click_on_record_verdict_records_the_choice_once(server):
     assert len(records) == 1, records
     [v] = verdicts.list_verdicts(db, [run])
     assert (v.term, v.label, v.comment) == (chosen, "related", "a sibling concept, not drift")
+
+
+def test_a_query_side_by_side_shows_its_retrieved_documents_in_a_real_browser(tmp_path):
+    """Issue 34 item 7: a regressed query's top documents, the baseline's beside the
+    candidate's, with relevance marks, the relevant documents lost and the term that
+    brought the others in (screenshots: side_by_side_retrieval.png, and Compare's overview
+    with the retrieval deltas, compare_retrieval.png)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from retrieval_world import record
+
+    db, ids = record(tmp_path)
+    dashboard = Dashboard(db, tmp_path).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page.goto(f"{dashboard.url}/compare?run={ids['flooded']}&baseline={ids['right']}&query=q1")
+            heading = page.get_by_text("Retrieval · top 10 documents against the baseline")
+            expect(heading).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("Relevant lost (10)")).to_be_visible()
+            expect(page.get_by_text("'tennis racket' brought")).to_be_visible()
+            grids = page.locator('[data-testid="stDataFrame"]')
+            expect(grids).to_have_count(2)
+            for grid in (grids.nth(0), grids.nth(1)):  # the canvas paints after its accessible table
+                grid.locator("[role=gridcell]").first.wait_for(state="attached", timeout=30_000)
+            candidate = grids.nth(1).locator("[role=columnheader]")
+            assert "brought in by" in [candidate.nth(i).text_content() for i in range(candidate.count())]
+            heading.scroll_into_view_if_needed()
+            page.wait_for_timeout(500)
+            page.mouse.move(1270, 990)  # no tooltip over the picture
+            page.screenshot(path=str(_screens() / "side_by_side_retrieval.png"))
+            page.goto(f"{dashboard.url}/compare?run={ids['flooded']}&baseline={ids['right']}")
+            expect(page.get_by_text("the candidate against the baseline")).to_be_visible(timeout=60_000)
+            page.wait_for_selector(".js-plotly-plot")
+            page.screenshot(path=str(_screens() / "compare_retrieval.png"), full_page=True)
+            browser.close()
+    finally:
+        dashboard.stop()

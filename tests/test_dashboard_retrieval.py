@@ -1,111 +1,196 @@
-"""Import with a corpus and relevance judgments (issue 34): the imported run measures its
-retrieval effect in the child, bad judgments are one line naming the uploaded file, and
-the index of the uploaded documents goes with the uploads."""
+"""The retrieval effect on the dashboard (issue 34 item 7): Compare's retrieval deltas beside
+the term metrics, and one query's top documents side by side, through AppTest on a store of
+runs that `evaluate --corpus --qrels` recorded. What a reviewer should read is worked out
+from the store's own rows and summary, never typed in by hand.
+
+The world: tests/retrieval_world.py (runs `right`, `flooded` against it, and `plain`).
+"""
 
 from __future__ import annotations
 
-import json
+import re
+import shutil
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from termgate import store
-from termgate.governance import signoff as so
+from termgate.dashboard import APP
+from termgate.dashboard.retrieval_view import gained_and_lost, mark, top_documents
+from termgate.retrieval.attribution import brought_in_line
 
-from test_dashboard import Upload, db, endpoints_config, page, sign_in  # noqa: F401 (db: the fixture)
+from retrieval_world import record
 
-GOLDEN = (b'{"query_id": "q1", "query": "sneakers", "context": {"domain": "ecommerce"}, '
-          b'"expected_expansions": [{"term": "trainers"}]}\n')
-GENERATED = b'{"query_id": "q1", "terms": ["trainers"]}\n'
-DOCS = [{"id": "d1", "title": "Trainers", "text": "running trainers for the road"},
-        {"id": "d2", "title": "Sneakers", "text": "sneakers for every day"},
-        {"id": "d3", "title": "Boots", "text": "hiking boots for the hills"}]
-CORPUS = "".join(json.dumps(d) + "\n" for d in DOCS).encode()
-QRELS = b"q1 0 d1 2\nq1 0 d2 1\n"  # the term finds d1, the query alone d2
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    return record(tmp_path_factory.mktemp("retrieval-dashboard"))
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """The default index folder, which an import must leave alone."""
-    monkeypatch.delenv("TERMGATE_INDEX_DIR", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return tmp_path / "cache"
+def world(recorded, tmp_path, monkeypatch):
+    db, ids = recorded
+    copy = tmp_path / "store.duckdb"
+    shutil.copy(db, copy)
+    monkeypatch.setenv("TERMGATE_DB", str(copy))
+    from termgate.dashboard import data
+    data.clear()
+    return copy, ids
 
 
-def imported(db, qrels: bytes):
-    """Evaluate the uploads with a corpus and judgments on the Import page, as an engineer."""
-    so.add_user(db, "erin", "engineer", "erin-password")
-    at = sign_in(page("import"), "erin", "erin-password")
-    at.file_uploader(key="imp_golden").upload("golden.jsonl", GOLDEN)
-    at.file_uploader(key="imp_gen").upload("gen.jsonl", GENERATED)
-    at.file_uploader(key="imp_corpus").upload("docs.jsonl", CORPUS)
-    at.file_uploader(key="imp_qrels").upload("judged.txt", qrels)
-    at.selectbox(key="imp_judge").set_value("none")
-    next(b for b in at.button if b.label == "Evaluate").click().run()
+def page(name: str, **params) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.switch_page(f"views/{name}.py")
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def shown(markdown: str) -> str:
+    """What a visitor reads from Markdown the dashboard escaped with ui.literal."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+
+
+def rows_of(db, run_id: str) -> dict[tuple[str, str], dict]:
+    return {(r["query_id"], r["variant"]): r for r in store.retrieval_table(db, run_id).to_pylist()}
+
+
+@pytest.mark.parametrize("grade, text", [(2, "● 2 relevant"), (1, "● 1 relevant"), (0, "○ 0 not relevant"),
+                                         (None, "· unjudged")])
+def test_a_relevance_mark_names_the_grade_in_words(grade, text):
+    assert mark(grade) == text
+
+
+def test_gained_and_lost_are_relevant_documents_in_one_top_k_only():
+    reference = {"top_ids": ["a", "b", "c", "x"], "top_grades": [2, 0, 1, 1]}
+    candidate = {"top_ids": ["c", "d", "e", "a"], "top_grades": [1, 1, None, 2]}
+    # k = 3: a is in the reference's top 3 only (the candidate has it 4th): lost;
+    # d is relevant and new: gained; e is unjudged, b not relevant, c in both
+    assert gained_and_lost(reference, candidate, 3) == (["d"], ["a"])
+
+
+def test_an_external_engines_documents_have_no_title_column_and_the_reference_no_term():
+    # an engine over HTTP returns ids only (top_titles None); the reference has no brought_by
+    row = {"top_ids": ["a", "b", "c"], "top_grades": [1, None, 0], "top_titles": None, "brought_by": None}
+    table = top_documents(row, 2)
+    assert list(table.columns) == ["rank", "document", "relevance"]
+    assert table.to_dict("list") == {"rank": [1, 2], "document": ["a", "b"], "relevance": ["● 1 relevant", "· unjudged"]}
+
+
+@pytest.mark.slow
+def test_compare_shows_the_retrieval_deltas_beside_the_term_metrics(world):
+    db, ids = world
+    summary = store.get_run(db, ids["flooded"])["retrieval"]
+    at = page("compare", run=ids["flooded"], baseline=ids["right"])
     assert not at.exception
-    return at
+    metrics = {shown(m.label): (m.value, m.delta) for m in at.metric}
+    for metric, label in summary["labels"].items():
+        value = summary["means"]["candidate"][metric]
+        assert metrics[label] == (f"{value:.3f}", f"{value - summary['means']['baseline'][metric]:+.3f}")
+    assert "F1" in metrics  # beside the term metrics
+    text = [shown(m.value) for m in at.markdown]
+    s = summary["statistics"]["ndcg"]
+    assert (f"**nDCG@10** change {s['mean_delta']:+.4f} [{s['ci_low']:+.4f}, {s['ci_high']:+.4f}], "
+            f"p = {s['p_value']:.4f} (Holm {s['p_value_holm']:.4f}), n = 2") in "\n".join(text)
+    assert any("2 regressed (lost more than 0.1 nDCG@10), 0 of them high-risk · 0 improved" in t for t in text)
+    means = next(d.value for d in at.dataframe if "variant" in d.value.columns)
+    assert list(means["variant"]) == ["unexpanded", "baseline", "candidate"]
+    assert means.set_index("variant").loc["baseline", "nDCG@10"] == pytest.approx(summary["means"]["baseline"]["ndcg"])
+
+    table = at.dataframe[-1].value.set_index("query_id")
+    rows = rows_of(db, ids["flooded"])
+    for qid in ("q1", "q2"):
+        delta = rows[(qid, "candidate")]["ndcg"] - rows[(qid, "baseline")]["ndcg"]
+        assert table.loc[qid, "ndcg_delta"] == pytest.approx(delta)
+        assert table.loc[qid, "retrieval_status"] == "regressed"
+    assert list(table.columns[table.columns.get_loc("delta_f1"):][:3]) == ["delta_f1", "ndcg_delta",
+                                                                          "retrieval_status"]
 
 
 @pytest.mark.slow
-def test_an_import_with_a_corpus_and_judgments_measures_retrieval(db, cache):
-    at = imported(db, QRELS)
-    assert any("Recorded run" in s.value for s in at.success), [e.value for e in at.error]
-    summary = store.get_run(db, store.list_runs(db)["run_id"].iloc[0])["retrieval"]
-    assert summary["engine"]["engine"] == "tantivy" and summary["judged_queries"] == 1
-    assert summary["means"]["candidate"]["ndcg"] > summary["means"]["unexpanded"]["ndcg"]
-    assert summary["corpus"]["documents"] == 3
-    assert "retrieval (tantivy" in "\n".join(c.value for c in at.code)  # the child's summary
-    assert not cache.exists()  # the index of the uploaded documents went with them
+def test_the_queries_sort_by_their_ndcg_change(world):
+    db, ids = world
+    rows = rows_of(db, ids["flooded"])
+    deltas = {q: rows[(q, "candidate")]["ndcg"] - rows[(q, "baseline")]["ndcg"] for q in ("q1", "q2")}
+    at = page("compare", run=ids["flooded"], baseline=ids["right"])
+    at.selectbox(key="cmp_sort").select("largest nDCG drop").run()
+    assert list(at.dataframe[-1].value["query_id"]) == sorted(deltas, key=deltas.get)
+    at.selectbox(key="cmp_sort").select("largest nDCG gain").run()
+    assert list(at.dataframe[-1].value["query_id"]) == sorted(deltas, key=deltas.get, reverse=True)
 
 
 @pytest.mark.slow
-def test_bad_judgments_are_one_line_naming_the_uploaded_file(db, cache):
-    before = len(store.list_runs(db))
-    at = imported(db, b"q1 0 d1 2\nq1 0 d2 high\n")
-    assert any("Nothing was recorded" in e.value for e in at.error)
-    [problem] = [c.value for c in at.code if not c.value.startswith("[llm.")]  # not the harness tab's example
-    assert problem.startswith("judged.txt:2: grade") and "\n" not in problem
-    assert len(store.list_runs(db)) == before
-
-
-def test_a_corpus_without_judgments_is_refused_before_any_work(db):
-    from termgate.dashboard.importer import run_import
-
-    result = run_import(Upload("golden.jsonl", GOLDEN), Upload("gen.jsonl", GENERATED), judge="none",
-                        author="carol", corpus=Upload("docs.jsonl", CORPUS))
-    assert result.run_id is None and "relevance judgments" in result.problems[0]
-
-
-def test_the_page_offers_a_corpus_and_judgments_in_both_forms(db, tmp_path, monkeypatch):
-    endpoints_config(tmp_path, monkeypatch, loop=("http://127.0.0.1:9/v1", None))
-    at = page("import")
-    keys = {u.key for u in at.get("file_uploader")}
-    assert {"imp_corpus", "imp_qrels", "har_corpus", "har_qrels"} <= keys
+def test_a_regressed_query_side_by_side_shows_documents_marks_losses_and_the_term(world):
+    db, ids = world
+    summary = store.get_run(db, ids["flooded"])["retrieval"]
+    rows = rows_of(db, ids["flooded"])
+    at = page("compare", run=ids["flooded"], baseline=ids["right"], query="q1")
+    assert not at.exception
+    reference, candidate = (next(d.value for d in at.dataframe if "rank" in d.value.columns and
+                                 ("brought in by" in d.value.columns) == ours) for ours in (False, True))
+    for table, row in ((reference, rows[("q1", "baseline")]), (candidate, rows[("q1", "candidate")])):
+        assert list(table["rank"]) == list(range(1, 11)) and list(table["document"]) == row["top_ids"]
+        assert list(table["title"]) == row["top_titles"]  # a title as given: a table cell is plain text
+        assert list(table["relevance"]) == [mark(g) for g in row["top_grades"]]
+    assert set(reference["relevance"]) == {"● 2 relevant", "● 1 relevant"}
+    assert set(candidate["relevance"]) == {"○ 0 not relevant", "· unjudged"} and "**Tennis** racket" in set(
+        candidate["title"])
+    assert set(candidate["brought in by"]) == {"tennis racket"}
+    text = [shown(m.value) for m in at.markdown]
+    assert f"**Relevant gained** (0): none\n**Relevant lost** (10): {' · '.join(rows[('q1', 'baseline')]['top_ids'])}" \
+        in [t.replace("  \n", "\n") for t in text]
+    assert any("mi \\*0\\*" in m.value for m in at.markdown)  # an id is text, never emphasis
+    top = summary["attribution"]["q1"][0]
+    assert top["term"] == "tennis racket"
+    assert f"↳ {brought_in_line(top, 10)}" in text
+    delta = rows[("q1", "candidate")]["ndcg"] - rows[("q1", "baseline")]["ndcg"]
+    assert any(m.value == f":red-badge[retrieval regressed]" for m in at.markdown)
+    assert any(shown(m.value) == f":gray-badge[ΔnDCG@10 {delta:+.3f}]" for m in at.markdown)
 
 
 @pytest.mark.slow
-def test_the_harness_measures_retrieval_with_the_teams_engine(db, cache, tmp_path, monkeypatch):
-    """Judgments alone with [retrieval] engine = "http": the harness child gets the search
-    engine's credential (its header_env variable), which it sends to that engine only."""
-    from llm_server import LoopbackLLM
-    from search_server import SearchServer
-    from termgate.dashboard.importer import run_harness
+def test_a_moved_exact_identifier_is_a_warning_on_its_query(world):
+    db, ids = world
+    [moved] = store.get_run(db, ids["flooded"])["retrieval"]["identifiers"]
+    assert moved["query_id"] == "q2" and moved["moved_by"] == "expansion"
+    at = page("compare", run=ids["flooded"], baseline=ids["right"], query="q2")
+    assert [shown(w.value) for w in at.warning] == [
+        f"Must find stone-1 first: the expansion moved it to rank {moved['candidate_rank']}."]
 
-    llm, search = LoopbackLLM(), SearchServer(DOCS, require_auth="ApiKey s3arch")
-    llm.default = ("json", ["trainers"])
-    config = endpoints_config(tmp_path, monkeypatch, loop=(llm.url, "LOOP_KEY"))
-    config.write_text(config.read_text() + '\n[retrieval]\nengine = "http"\n\n[retrieval.http]\n'
-                      f'preset = "elasticsearch"\nurl = "{search.url}/docs"\n'
-                      'header_env = { Authorization = "SEARCH_AUTH" }\n', encoding="utf-8")
-    monkeypatch.setenv("LOOP_KEY", "sk-loop-1")
-    monkeypatch.setenv("SEARCH_AUTH", "ApiKey s3arch")
-    try:
-        result = run_harness(Upload("golden.jsonl", GOLDEN), Upload("prompt.txt", b"Synonyms for {query}"),
-                             endpoint="loop", author="carol", judge="none", qrels=Upload("judged.txt", QRELS))
-    finally:
-        llm.close()
-        search.close()
-    assert result.problems == [], result.output
-    summary = store.get_run(db, result.run_id)["retrieval"]
-    assert summary["engine"]["engine"] == "http" and summary["judged_queries"] == 1
-    assert {r["authorization"] for r in search.requests} == {"ApiKey s3arch"}
-    assert {r.get("authorization") for r in llm.requests} == {"Bearer sk-loop-1"}  # each key to its own host
+
+@pytest.mark.slow
+def test_without_a_baseline_the_reference_is_the_unexpanded_query_and_the_gains_show(world):
+    db, ids = world
+    rows = rows_of(db, ids["right"])
+    at = page("compare", run=ids["right"], baseline=ids["plain"], query="q1")
+    assert not at.exception
+    text = [shown(m.value) for m in at.markdown]
+    assert "##### Retrieval · top 10 documents against the unexpanded query" in text
+    assert any(t.startswith("**Unexpanded query** · nDCG@10") for t in text)
+    gained = [d for d, g in zip(rows[("q1", "candidate")]["top_ids"], rows[("q1", "candidate")]["top_grades"]) if g]
+    assert len(gained) == 10
+    assert any(t.startswith(f"**Relevant gained** (10): {' · '.join(gained)}") for t in text)
+
+
+@pytest.mark.slow
+def test_a_run_without_retrieval_shows_nothing_of_it(world):
+    _, ids = world
+    at = page("compare", run=ids["plain"], baseline=ids["right"])
+    assert not at.exception
+    assert not any("Retrieval" in m.value for m in at.markdown)
+    assert "nDCG@10" not in {shown(m.label) for m in at.metric}
+    assert "ndcg_delta" not in at.dataframe[-1].value.columns
+    assert "largest nDCG drop" not in at.selectbox(key="cmp_sort").options
+    opened = page("compare", run=ids["plain"], baseline=ids["right"], query="q1")
+    assert not opened.exception and not any("Retrieval" in m.value for m in opened.markdown)
+    assert not any("relevance" in d.value.columns for d in opened.dataframe)
+
+
+@pytest.mark.slow
+def test_against_another_baseline_the_page_names_the_one_retrieval_was_measured_against(world):
+    _, ids = world
+    at = page("compare", run=ids["flooded"], baseline=ids["plain"], query="q1")
+    assert not at.exception
+    note = (f"Retrieval was measured against the baseline the run was evaluated with, {ids['right']}, "
+            "not the one shown here.")
+    assert note in [shown(c.value) for c in at.caption]

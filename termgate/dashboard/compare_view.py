@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from termgate.comparison import SORTS, STATUSES, CompareFilter, default_baseline, golden_sets_differ
+from termgate.comparison import RETRIEVAL_SORTS, SORTS, STATUSES, CompareFilter, default_baseline, golden_sets_differ
 from termgate.scoring.regression import regression_label
 
-from . import data, side_by_side, ui
+from . import data, retrieval_view, side_by_side, ui
 
 PAGE_SIZE = 50
 LIST_COLUMNS = ["gained_correct", "lost_correct", "new_wrong", "new_drift", "tp", "fp", "fn",
@@ -78,6 +78,7 @@ def render_overview(run_id: str, baseline_id: str) -> None:
         + f" · {head['failed']} failed · {head['critical_failed']} critical failed · "
           f"<span style='color:{ui.DRIFT_COLOR};font-weight:600'>{head['drift_terms'] or 0} drift terms</span>",
         unsafe_allow_html=True)
+    retrieval_view.overview(run_id, baseline_id)
 
     render_intervals(data.pair_statistics(run_id, baseline_id))
 
@@ -132,12 +133,16 @@ def render_intervals(stats: dict) -> None:
         cols[1].caption(f"Minimum detectable F1 change at this size: {stats['mde_f1']:.3f} (80% power).")
 
 
-def filters_from_widgets(domains: list[str]) -> CompareFilter:
+def filters_from_widgets(domains: list[str], retrieval: bool = False) -> CompareFilter:
+    """The filter bar; `retrieval`: the candidate measured retrieval, so its nDCG change sorts too."""
     st.subheader("Queries")
     row = st.columns([3, 2, 2, 3])
     statuses = row[0].multiselect("Status", STATUSES, key="cmp_status", placeholder="all statuses")
     domain = row[1].selectbox("Domain", ["all"] + domains, key="cmp_domain")
-    sort = row[2].selectbox("Sort", list(SORTS), key="cmp_sort")
+    sorts = [s for s in SORTS if retrieval or s not in RETRIEVAL_SORTS]
+    if st.session_state.get("cmp_sort") not in sorts:  # an nDCG sort kept from a run that had retrieval
+        st.session_state.pop("cmp_sort", None)
+    sort = row[2].selectbox("Sort", sorts, key="cmp_sort")
     text = row[3].text_input("Search query text or id", key="cmp_text")
     flags = st.columns(4)
     failed = flags[0].checkbox("Failed only", key="cmp_failed")
@@ -146,14 +151,16 @@ def filters_from_widgets(domains: list[str]) -> CompareFilter:
     return CompareFilter(tuple(statuses), failed, critical, drift, None if domain == "all" else domain, text, sort)
 
 
-def _table(df: pd.DataFrame) -> pd.DataFrame:
+def _table(df: pd.DataFrame, retrieval: bool = False) -> pd.DataFrame:
+    """The rows as shown; with `retrieval`, the candidate's nDCG change and retrieval status beside ΔF1."""
     out = df.copy()
     for col in LIST_COLUMNS:
         out[col] = out[col].map(ui.terms)
     out["critical"] = out["critical"].map(lambda c: "⚑" if c else "")
     out["status"] = [regression_label(*v) for v in zip(out["status"], out["f1"], out["base_f1"])]
     # what a reviewer reads first fits in 1280 px: the F1 change and the term diff
-    return out[["status", "query_id", "query", "critical", "base_f1", "f1", "delta_f1", "lost_correct",
+    beside = ["ndcg_delta", "retrieval_status"] if retrieval else []
+    return out[["status", "query_id", "query", "critical", "base_f1", "f1", "delta_f1", *beside, "lost_correct",
                 "new_wrong", "new_drift", "gained_correct", "base_precision", "precision", "base_recall", "recall",
                 "tp", "fp", "fn", "base_tp", "base_fp", "base_fn", "drift_terms", "failure_reasons", "domain"]]
 
@@ -181,12 +188,16 @@ def render_rows(run_id: str, baseline_id: str, flt: CompareFilter) -> None:
     if df.empty:
         st.info("No query matches these filters.")
         return
-    styled = _table(df).style.map(ui.color_status, subset=["status"]).map(
+    summary = data.retrieval(run_id)
+    styled = _table(df, summary is not None).style.map(
+        ui.color_status, subset=["status", "retrieval_status"] if summary is not None else ["status"]).map(
         lambda v: f"color: {ui.DRIFT_COLOR}; font-weight: 600" if v else "", subset=["new_drift", "drift_terms"])
     number = lambda label: st.column_config.NumberColumn(label, format="%.3f", width=62)  # noqa: E731
     st.dataframe(styled, hide_index=True, width="stretch", height=min(38 + 35 * len(df), 740),
                  **side_by_side.selectable("cmp_table", list(df["query_id"])),
                  column_config={"base_f1": number("F1 base"), "f1": number("F1"), "delta_f1": number("ΔF1"),
+                                "ndcg_delta": number(f"Δ{summary['labels']['ndcg']}" if summary else "ΔnDCG"),
+                                "retrieval_status": st.column_config.TextColumn("retrieval", width=85),
                                 "base_precision": number("P base"), "precision": number("P"),
                                 "base_recall": number("R base"), "recall": number("R"),
                                 "critical": st.column_config.TextColumn("crit", width=40),

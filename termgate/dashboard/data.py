@@ -182,6 +182,36 @@ def golden_line(golden_hash: str | None, query_id: str) -> tuple[int, str] | Non
     return None if golden_hash is None else _finished("golden_entry", golden_hash, query_id)
 
 
+# ---------------------------------------------------------------- the retrieval effect (issue 34)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _retrieval(db: str, run_id: str) -> dict | None:
+    return store.get_run(db, run_id)["retrieval"]
+
+
+def retrieval(run_id: str) -> dict | None:
+    """The run's retrieval summary (store.get_run's `retrieval`: means, statistics, counts,
+    attribution, labels, reference); None for a run that measured none."""
+    return _retrieval(db_path(), run_id)
+
+
+@st.cache_resource(ttl=TTL, max_entries=2, show_spinner=False)
+def _retrieval_table(db: str, run_id: str):
+    """store.retrieval_table, kept as the Arrow table itself (immutable; a copy per
+    rerun would cost more than the filter), two runs at most."""
+    return store.retrieval_table(db, run_id)
+
+
+def retrieval_query(run_id: str, query_id: str) -> dict[str, dict]:
+    """One query's retrieval rows in a run by variant (ROWS_SCHEMA's values as Python: a
+    grade or title that is missing is None); empty when the query was not measured."""
+    import pyarrow.compute as pc
+
+    table = _retrieval_table(db_path(), run_id)
+    return {r["variant"]: r for r in table.filter(pc.equal(table["query_id"], query_id)).to_pylist()}
+
+
 def domains(run_id: str, baseline_id: str | None) -> list[str]:
     """The domain filter's choices: the domains of the pair's queries (either side)."""
     return pair(run_id, baseline_id).domains
@@ -222,6 +252,7 @@ def clear() -> None:
     st.cache_data.clear()
     _pair.clear()
     _started.clear()
+    _retrieval_table.clear()
 
 
 # ---------------------------------------------------------------- verdicts (cleared when one is recorded)

@@ -4,7 +4,7 @@ Previous/Next through the page's list. Compare, Regressions and Sign-off all sho
 
 The open query is the URL's `query` parameter, so a link opens it. Chips are st.badge,
 whose label and tooltip are Markdown: every value from data goes through ui.literal
-(`_badge` undoes its bracket escapes, which st.badge adds itself). Colour is never the
+(ui.badge undoes its bracket escapes, which st.badge adds itself). Colour is never the
 only signal: each chip starts with its symbol, the legend names them, the tooltip says
 the kind in words.
 """
@@ -22,7 +22,7 @@ from termgate.comparison import Walk
 from ..scoring.metrics import format_pair
 from ..scoring.regression import regression_label
 
-from . import data, ui, verdict_view
+from . import data, retrieval_view, ui, verdict_view
 
 QUERY_PARAM = "query"
 
@@ -84,16 +84,10 @@ def chips(terms: pd.DataFrame) -> list[Chip]:
     return out
 
 
-def _badge(text: str) -> str:
-    """ui.literal for an st.badge label: st.badge escapes [ and ] itself, so theirs are undone
-    (every other backslash literal writes is doubled, so only these pairs match)."""
-    return ui.literal(text).replace("\\[", "[").replace("\\]", "]")
-
-
 def chip_label(chip: Chip) -> str:
     """The chip's Markdown label: symbol, term (struck when missed), and what makes it so."""
     kind = KINDS[chip.kind]
-    term = _badge(chip.term)
+    term = ui.badge(chip.term)
     if chip.kind == "missed":
         term = f"~~{term}~~"
     elif chip.kind == "underweight" and chip.weight is not None and chip.min_weight is not None:
@@ -191,6 +185,7 @@ def panel(run_id: str, baseline_id: str | None, query_id: str, walk: Walk, key: 
         _side("Candidate", runs, run_id, query_id, row, "")
     st.caption("  ·  ".join(f"{k.symbol} {k.word}" for k in KINDS.values())
                + "  ·  hover a term for its weight and, for drift, why it was flagged")
+    retrieval_view.query_section(run_id, baseline_id, query_id)
     if row["f1"] is not None:  # the candidate holds the query: its terms may get verdicts
         generated = [c for c in chips(data.query_terms(run_id, query_id)) if c.kind != "missed"]
         verdict_view.section(run_id, query_id, generated, key, partial(_open, extra=extra or {}))
@@ -225,7 +220,7 @@ def _heading(row: dict) -> None:
             st.badge("⚑ critical", color="red")
         domain = row["domain"] if row["domain"] is not None else row["base_domain"]
         if domain:
-            st.badge(_badge(f"domain {domain}"), color="gray")
+            st.badge(ui.badge(f"domain {domain}"), color="gray")
         st.page_link("views/query.py", label="Query history", icon=":material/history:",
                      query_params={"query_id": row["query_id"]})
 

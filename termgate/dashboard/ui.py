@@ -41,6 +41,12 @@ def literal(value) -> str:
     return _PUNCTUATION.sub(r"\\\1", text)
 
 
+def badge(value) -> str:
+    """literal for an st.badge label: st.badge escapes [ and ] itself, so theirs are undone
+    (every other backslash literal writes is doubled, so only these pairs match)."""
+    return literal(value).replace("\\[", "[").replace("\\]", "]")
+
+
 def chart_text(value) -> str:
     """A value from data for Plotly text (ticks, legends, hover): Plotly renders <a>, <b>,
     <br> and friends and decodes only &amp; &lt; &gt; (and numeric references), so escape

@@ -29,5 +29,5 @@ if st.session_state.setdefault("cmp_landed", True):
 else:
     render_overview(run_id, baseline_id)
 
-flt = filters_from_widgets(data.domains(run_id, baseline_id))
+flt = filters_from_widgets(data.domains(run_id, baseline_id), data.retrieval(run_id) is not None)
 render_queries(run_id, baseline_id, flt)
