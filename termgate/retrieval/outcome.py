@@ -36,31 +36,39 @@ class Ranking:
     scores: list[float]
 
 
+_TOP = float(np.finfo(np.float32).max) / 2
+
+
 def strictly_decreasing(scores: list[float]) -> list[float]:
     """The scores in rank order, each rounded to single precision and each tie or
     inversion nudged just below its predecessor (one single-precision step), so a TREC
     run file read by score keeps the engine's order. Single precision, because
     pytrec_eval and trec_eval up to 9.0.8 compare scores as 32-bit floats: two scores one
     double step apart tie there, and the tie is broken by document id."""
-    top = float(np.finfo(np.float32).max) / 2  # beyond, clipped (room below for the nudges to stay finite)
-    single = np.clip(np.asarray(scores, dtype=np.float64), -top, top).astype(np.float32)
-    if len(single) < 2 or bool(np.all(single[1:] < single[:-1])):
-        return single.astype(np.float64).tolist()
+    wide = np.asarray(scores, dtype=np.float64)
+    if len(wide) and not -_TOP <= wide.min() <= wide.max() <= _TOP:  # beyond: clipped, with room below
+        wide = np.clip(wide, -_TOP, _TOP)                              # for the nudges to stay finite
+    single = wide.astype(np.float32)
+    n = len(single)
+    if n < 2 or (single[1:] < single[:-1]).all():
+        return single.tolist()
     # runs of equal scores (an engine's ties), at once: the j-th of a run steps j units in
     # the last place down, by its bits (a positive float's bits fall as it falls, a
     # negative one's rise)
-    index = np.arange(len(single))
-    starts = np.r_[True, single[1:] != single[:-1]]
-    step = (index - np.maximum.accumulate(np.where(starts, index, 0))).astype(np.int32)
+    index = np.arange(n, dtype=np.int32)
+    starts = np.empty(n, dtype=bool)
+    starts[0] = True
+    np.not_equal(single[1:], single[:-1], out=starts[1:])
+    step = index - np.maximum.accumulate(np.where(starts, index, 0))
     bits = single.view(np.int32)
     nudged = np.where(single > 0, bits - step, bits + step).view(np.float32)
-    if not (np.all(nudged[1:] < nudged[:-1]) and np.all(np.isfinite(nudged))):
+    if not ((nudged[1:] < nudged[:-1]).all() and np.isfinite(nudged).all()):
         nudged = single  # an inversion, a zero, or a run reaching the next score: one by one
         down = np.float32(-np.inf)
         for i in range(1, len(nudged)):
             if not nudged[i] < nudged[i - 1]:
                 nudged[i] = np.nextafter(nudged[i - 1], down)
-    return nudged.astype(np.float64).tolist()
+    return nudged.tolist()
 
 
 ROWS_SCHEMA = pa.schema([
