@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_install.py
 	$(PY) bench/bench_authority.py
 	$(PY) bench/bench_signing.py
+	$(PY) bench/bench_retrieval.py
 
 clean:
 	rm -rf $(VENV)

@@ -33,7 +33,8 @@ def cli(*args):
 
 
 DUCKDB_TO_PG = {"VARCHAR": "text", "VARCHAR[]": "text[]", "DOUBLE": "double precision",
-                "DOUBLE[]": "double precision[]", "FLOAT[]": "real[]", "INTEGER": "integer", "BIGINT": "bigint",
+                "DOUBLE[]": "double precision[]", "FLOAT[]": "real[]", "INTEGER": "integer", "INTEGER[]": "integer[]",
+                "BIGINT": "bigint",
                 "BOOLEAN": "boolean"}
 
 
@@ -53,7 +54,7 @@ def test_init_creates_the_duckdb_stores_schema_column_for_column(pgdb, tmp_path)
     with psycopg.connect(pgdb) as conn:
         rows = conn.execute("SELECT table_name, column_name, data_type, udt_name FROM information_schema.columns "
                             "WHERE table_schema = 'public'").fetchall()
-    arrays = {"_text": "text[]", "_float8": "double precision[]", "_float4": "real[]"}
+    arrays = {"_text": "text[]", "_float8": "double precision[]", "_float4": "real[]", "_int4": "integer[]"}
     have = {(t, c, arrays[udt] if ty == "ARRAY" else ty) for t, c, ty, udt in rows}
     assert have == want
 

@@ -74,9 +74,9 @@ def overview(run_id: str, baseline_id: str) -> None:
         value, base = means["candidate"].get(metric), means.get(reference, {}).get(metric)
         col.metric(ui.literal(labels[metric]), "—" if value is None else f"{value:.3f}",
                    None if value is None or base is None else f"{value - base:+.3f}")
-    rows = [{"variant": v} | {labels[m]: means[v].get(m) for m in METRICS} for v in VARIANTS if v in means]
-    st.dataframe(pd.DataFrame(rows), hide_index=True,
-                 column_config={labels[m]: st.column_config.NumberColumn(format="%.3f") for m in METRICS})
+    rows = [{"variant": v} | {labels[m]: "—" if means[v].get(m) is None else f"{means[v][m]:.3f}" for m in METRICS}
+            for v in VARIANTS if v in means]
+    st.table(pd.DataFrame(rows).set_index("variant"))  # a small static table: the page's dataframes stay the queries
     stats = summary.get("statistics") or {}
     lines = [f"**{ui.literal(labels[m])}** change {_signed(s['mean_delta'], 4)} "
              f"[{_signed(s['ci_low'], 4)}, {_signed(s['ci_high'], 4)}], p = {s['p_value']:.4f} "
@@ -119,7 +119,7 @@ def query_section(run_id: str, baseline_id: str | None, query_id: str) -> None:
     for column, title, row, base in ((left, against.capitalize(), theirs, None), (right, "Candidate", ours, theirs)):
         with column:
             change = "" if base is None else f" ({_signed(row['ndcg'] - base['ndcg'])})"
-            st.markdown(f"**{title}** · {ui.literal(labels['ndcg'])} **{row['ndcg']:.3f}**{change}")
+            st.markdown(f"**{title}'s top {k}** · {ui.literal(labels['ndcg'])} **{row['ndcg']:.3f}**{change}")
             _documents(row, k)
     st.caption("● relevant (grade)  ·  ○ judged not relevant  ·  · unjudged  ·  brought in by: the expansion term "
                "whose clause matches a document the unexpanded query did not have in its top "
