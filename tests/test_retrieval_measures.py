@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import retrieval_oracle as oracle
 from termgate.retrieval.measures import compare, labels, measure
-from termgate.retrieval.outcome import METRICS, Ranking, strictly_decreasing
+from termgate.retrieval.outcome import METRICS, Ranking, strictly_decreasing, strictly_decreasing_each
 from termgate.scoring.stats import holm
 
 
@@ -253,3 +253,10 @@ def test_strictly_decreasing_equals_the_plain_loop(values):
     got = strictly_decreasing(values)
     assert got == expected.astype(np.float64).tolist()
     assert all(b < a for a, b in zip(got, got[1:]))
+
+
+@given(st.lists(st.lists(st.sampled_from([7.5, 5.0, 3.0, 1.0, 1.0 - 2 ** -24, 0.0, -1.0, -2.5, 1e39]), max_size=12),
+                max_size=8))
+def test_a_block_of_rankings_is_nudged_as_each_alone(rankings):
+    """An engine's block at once (runs of ties never cross from one ranking into the next)."""
+    assert strictly_decreasing_each(rankings) == [strictly_decreasing(scores) for scores in rankings]

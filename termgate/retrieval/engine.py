@@ -44,7 +44,7 @@ from typing import Protocol
 import tantivy
 
 from termgate.retrieval.index_folder import publish
-from termgate.retrieval.outcome import Ranking, strictly_decreasing
+from termgate.retrieval.outcome import Ranking, strictly_decreasing_each
 from termgate.retrieval.query_template import SEARCHABLE_FIELDS, QueryTemplate, TemplateError
 
 __all__ = ["ANALYZERS", "LAYOUT", "CorpusLike", "QueryProblem", "QueryTemplate", "TantivyEngine",
@@ -179,12 +179,13 @@ class TantivyEngine:
             if problem:
                 problems.append(QueryProblem(position, rendered, problem))
             if query is None:
-                rankings.append(Ranking(ids=[], scores=[]))
+                rankings.append(([], []))
                 continue
             scores, ords = self._top(query, depth) if self._segments > 1 else self._top_of_one(query, depth)
-            # BM25 over quantised document lengths ties often: most rankings need the nudge
-            rankings.append(Ranking(ids=list(map(ids.__getitem__, ords)), scores=strictly_decreasing(scores)))
-        return rankings, problems
+            rankings.append((list(map(ids.__getitem__, ords)), scores))
+        # BM25 over quantised document lengths ties often: most rankings need the nudge, done for the block at once
+        nudged = strictly_decreasing_each([scores for _, scores in rankings])
+        return [Ranking(ids=found, scores=scores) for (found, _), scores in zip(rankings, nudged)], problems
 
     def _top_of_one(self, query: tantivy.Query, depth: int) -> tuple[list[float], list[int]]:
         """Scores and corpus positions of the best `depth` hits in a one-segment index:
