@@ -110,9 +110,9 @@ def _retrieval_reasons(summary: dict, thresholds: Thresholds) -> tuple[list[str]
     moved = [m for m in summary.get("identifiers", []) if m["moved_by"] == "expansion"]
     for m in moved:
         where = f"at rank {m['candidate_rank']}" if m["candidate_rank"] else f"out of the top {summary['depth']}"
-        line = (f"query {m['query_id']}: the expansion moved {m['document']!r}, which it must find first, "
-                f"{where}")
-        (fail if m["high_risk"] or thresholds.retrieval_regressed == "fail" else review).append(line)
+        reason = (f"query {m['query_id']}: the expansion moved {m['document']!r}, which it must find first, "
+                  f"{where}")
+        (fail if m["high_risk"] or thresholds.retrieval_regressed == "fail" else review).append(reason)
     stats = summary.get("statistics") or {}
     ndcg = stats.get("ndcg") or {}
     if thresholds.ci_gate == 1 and ndcg.get("ci_high") is not None and ndcg["ci_high"] < 0:
