@@ -261,7 +261,7 @@ def _retrieval_notes(effect) -> list[str]:
     if summary["regressed_queries"]:
         ids = summary["regressed_queries"]
         from .retrieval.outcome import reference_name
-        out.append(f"{len(ids)} queries lost {summary['labels']['ndcg']} against {reference_name(summary['reference'])} "
+        out.append(f"{len(ids)} {'query' if len(ids) == 1 else 'queries'} lost {summary['labels']['ndcg']} against {reference_name(summary['reference'])} "
                    f"({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}): read their rankings side by side "
                    "(the JSON report's retrieval.per_query, or --trec-runs) before releasing.")
     if summary["judged_queries"] == 0:

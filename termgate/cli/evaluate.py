@@ -223,7 +223,7 @@ def retrieval_lines(summary: dict) -> list[str]:
     if stats and stats.get("mean_delta") is not None:
         lines.append(f"    {labels['ndcg']} change {delta_line(stats, '.3f')}")
     lost = summary["regressed_queries"]
-    lines.append(f"    {len(lost)} queries lost more than {summary['delta']:g} {labels['ndcg']}, "
+    lines.append(f"    {len(lost)} {'query' if len(lost) == 1 else 'queries'} lost more than {summary['delta']:g} {labels['ndcg']}, "
                  f"{len(summary['improved_queries'])} gained"
                  + (f": {terminal_safe(', '.join(lost[:5]))}{' ...' if len(lost) > 5 else ''}" if lost else ""))
     from ..retrieval.attribution import brought_in_line

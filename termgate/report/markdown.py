@@ -187,7 +187,7 @@ def _retrieval(r: dict | None) -> str:
         out.append(_cells([md(label), *(_num(r["means"][v].get(metric)) for v in variants),
                            _num(s.get("mean_delta"), "+.4f"), interval, _num(s.get("p_value_holm"))]))
     lost = r["regressed_queries"]
-    out.append(f"\n{len(lost)} queries lost more than {r['delta']:g} {md(labels['ndcg'])}, "
+    out.append(f"\n{len(lost)} {'query' if len(lost) == 1 else 'queries'} lost more than {r['delta']:g} {md(labels['ndcg'])}, "
                f"{len(r['improved_queries'])} gained\n")
     return "".join(out)
 
