@@ -397,14 +397,12 @@ def _with_retrieval(db_path: str | Path, run_id: str, paired: pa.Table) -> pa.Ta
     baseline it was evaluated against, else the unexpanded query), and `retrieval_status`;
     null for a query not measured and throughout for a run without retrieval."""
     from .errors import UnknownRunError
-    from .retrieval.outcome import RetrievalOutcome
 
     try:
-        rows = store.retrieval_table(db_path, run_id)
-        summary = store.get_run(db_path, run_id)["retrieval"] if rows.num_rows else None
+        outcome = store.retrieval_outcome(db_path, store.get_run(db_path, run_id))
     except UnknownRunError:  # an unknown id reads as a run with no queries
-        summary = None
-    found = {e["query_id"]: e for e in RetrievalOutcome(summary, rows).per_query()} if summary else {}
+        outcome = None
+    found = {e["query_id"]: e for e in outcome.per_query()} if outcome is not None else {}
     entries = [found.get(qid) if position is not None else None for qid, position in
                zip(paired.column("query_id").to_pylist(), paired.column("position").to_pylist())]
     return (paired.append_column("ndcg_delta", pa.array([e and e["ndcg_delta"] for e in entries], pa.float64()))

@@ -256,7 +256,7 @@ def stored_findings(db: str, run_id: str, settings, state, with_lines: bool = Fa
     lines from the golden file stored with it (the original may be gone)."""
     import json
 
-    from ..store import get_run, query_rows
+    from ..store import get_run, query_rows, retrieval_outcome
     run = get_run(db, run_id)
     df = query_rows(db, run_id)
     picked = df[(df["regression_status"] == "regressed") | (df["critical"] & ~df["passed"]) | (df["n_drift"] > 0)]
@@ -273,21 +273,10 @@ def stored_findings(db: str, run_id: str, settings, state, with_lines: bool = Fa
                         state.status, list(state.reasons),
                         _links(settings, run_id, run["baseline_id"], state.exit_code == 3),
                         audit_head=relied_head(state), trust=relied_trust(state),
-                        retrieval=lost_retrieval(stored_outcome(db, run)))
+                        retrieval=lost_retrieval(retrieval_outcome(db, run)))
     if with_lines:
         findings.lines = _stored_lines(db, run["golden_hash"], findings)
     return findings
-
-
-def stored_outcome(db: str, run: dict):
-    """A stored run's retrieval effect (its summary and per-query rows); None when the run
-    measured none."""
-    if not run.get("retrieval"):
-        return None
-    from ..retrieval.outcome import ROWS_SCHEMA, RetrievalOutcome
-    from ..store import retrieval_table
-
-    return RetrievalOutcome(run["retrieval"], retrieval_table(db, run["run_id"]).cast(ROWS_SCHEMA))
 
 
 def lost_retrieval(outcome) -> dict | None:

@@ -10,7 +10,7 @@ from .audit import (AUDIT_COLUMNS, GENESIS, account_state, audit_head, audit_rec
 from .connection import MIGRATIONS, SCHEMA_VERSION, check_store_path, connect, ensure_store, exists
 from .runs import (drift_terms, find_run_by_content, get_run, get_runs, golden_content, golden_entry, golden_names,
                    judge_log, list_runs, load_baseline, stored_golden_name, query_rows, repeat_runs,
-                   retrieval_rows, retrieval_table, run_row, term_rows)
+                   retrieval_outcome, retrieval_rows, retrieval_table, run_row, term_rows)
 from .audit import get_user, list_users, sealed_keys, signin_failures, users_rows
 from .backends import (append_audit, claim_signin, clear_signin_failures, put_sealed_key, save_run,
                        write_account)
@@ -23,7 +23,7 @@ from .views import (TERM_LISTS, StoredPair, comparison_rows, comparison_terms, p
                     flagged_items, metric_trend, query_history, runs_overview)
 
 __all__ = ["sealed_keys", "put_sealed_key", "MIGRATIONS", "SCHEMA_VERSION", "check_store_path", "connect", "ensure_store", "exists", "drift_terms",
-           "find_run_by_content", "get_run", "get_runs", "golden_content", "golden_entry", "golden_names", "judge_log", "list_runs", "load_baseline", "stored_golden_name", "query_rows", "retrieval_rows", "retrieval_table",
+           "find_run_by_content", "get_run", "get_runs", "golden_content", "golden_entry", "golden_names", "judge_log", "list_runs", "load_baseline", "stored_golden_name", "query_rows", "retrieval_outcome", "retrieval_rows", "retrieval_table",
            "save_run", "run_row", "term_rows", "load_vectors", "save_vectors", "StoredReplies", "StoredVectors", "StoredLexicon", "load_lexicon", "save_lexicon", "StoredPair", "TERM_LISTS", "comparison_rows", "comparison_terms", "pass_lists",
            "errored_queries", "find_query_ids", "flagged_items",
            "metric_trend", "query_history", "runs_overview", "append_audit",

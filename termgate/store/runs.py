@@ -363,6 +363,17 @@ def retrieval_rows(db_path: str | Path, run_id: str) -> pd.DataFrame:
     return retrieval_table(db_path, run_id).to_pandas()
 
 
+def retrieval_outcome(db_path: str | Path, run: dict):
+    """A stored run's retrieval effect (its summary and per-query rows) as the evaluation
+    made it (termgate.retrieval.outcome.RetrievalOutcome); None when it measured none.
+    `run` is the run's get_run dict."""
+    if not run.get("retrieval"):
+        return None
+    from ..retrieval.outcome import ROWS_SCHEMA, RetrievalOutcome
+
+    return RetrievalOutcome(run["retrieval"], retrieval_table(db_path, run["run_id"]).cast(ROWS_SCHEMA))
+
+
 def retrieval_table(db_path: str | Path, run_id: str) -> pa.Table:
     """A run's retrieval rows (query_id, variant, ndcg, recall, mrr, precision, top_ids: its
     top ids per variant, best first) in golden-set order, each query's variants in the
