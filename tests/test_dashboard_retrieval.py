@@ -8,18 +8,16 @@ The world: tests/retrieval_world.py (runs `right`, `flooded` against it, and `pl
 
 from __future__ import annotations
 
-import re
 import shutil
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from termgate import store
-from termgate.dashboard import APP
 from termgate.dashboard.retrieval_view import gained_and_lost, mark, top_documents
 from termgate.retrieval.attribution import brought_in_line
 
 from retrieval_world import record
+from test_side_by_side import page, shown
 
 
 @pytest.fixture(scope="module")
@@ -38,17 +36,6 @@ def world(recorded, tmp_path, monkeypatch):
     return copy, ids
 
 
-def page(name: str, **params) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.switch_page(f"views/{name}.py")
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def shown(markdown: str) -> str:
-    """What a visitor reads from Markdown the dashboard escaped with ui.literal."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
 
 
 def rows_of(db, run_id: str) -> dict[tuple[str, str], dict]:
@@ -144,7 +131,7 @@ def test_a_regressed_query_side_by_side_shows_documents_marks_losses_and_the_ter
     assert top["term"] == "tennis racket"
     assert f"↳ {brought_in_line(top, 10)}" in text
     delta = rows[("q1", "candidate")]["ndcg"] - rows[("q1", "baseline")]["ndcg"]
-    assert any(m.value == f":red-badge[retrieval regressed]" for m in at.markdown)
+    assert any(m.value == ":red-badge[retrieval regressed]" for m in at.markdown)
     assert any(shown(m.value) == f":gray-badge[ΔnDCG@10 {delta:+.3f}]" for m in at.markdown)
 
 
