@@ -1,0 +1,152 @@
+"""Record real replies of a local model to query-expansion prompts, for the labelled set in
+tests/data/real_replies/ (issue 35; how they were labelled: tests/data/real_replies/README.md).
+
+It talks to the server with the bare `openai` client, not with termgate, so the recording
+does not depend on the reading it is there to test. Each prompt style is asked for every
+query at temperature 0 (one answer per request: the server is deterministic there), plus a
+few styles at temperature 0.8 with a fixed seed for shapes temperature 0 never gives.
+
+The rows are split before any is recorded, by a fixed shuffle of their ids (`split_ids`,
+written to split.json): 125 go to heldout.jsonl, the rest to tuning.jsonl. The script
+prints counts only, never a reply.
+
+    python scripts/record_replies.py --base-url http://127.0.0.1:8000/v1 [--base-url ...] --out tests/data/real_replies
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import time
+from pathlib import Path
+
+QUERIES = [
+    ("heart attack", "medical", "symptom lookup"), ("high blood pressure", "medical", "condition"),
+    ("flu shot", "medical", "treatment"), ("broken arm", "medical", "injury"),
+    ("diabetes medication", "medical", "treatment"), ("migraine", "medical", "symptom lookup"),
+    ("knee replacement", "medical", "procedure"), ("covid-19 vaccine", "medical", "treatment"),
+    ("skin rash", "medical", "symptom lookup"), ("pregnancy test", "medical", "diagnosis"),
+    ("divorce", "legal", "family law"), ("wrongful termination", "legal", "employment"),
+    ("tenant eviction", "legal", "housing"), ("last will", "legal", "estate planning"),
+    ("speeding ticket", "legal", "traffic"), ("copyright infringement", "legal", "intellectual property"),
+    ("power of attorney", "legal", "estate planning"), ("breach of contract", "legal", "contracts"),
+    ("child custody", "legal", "family law"), ("personal injury lawyer", "legal", "find a lawyer"),
+    ("cell phone", "ecommerce", "product search"), ("running shoes", "ecommerce", "product search"),
+    ("laptop bag", "ecommerce", "product search"), ("sofa", "ecommerce", "furniture"),
+    ("wireless headphones", "ecommerce", "electronics"), ("winter jacket", "ecommerce", "clothing"),
+    ("coffee maker", "ecommerce", "kitchen"), ("baby stroller", "ecommerce", "baby"),
+    ("mortgage rates", "finance", "loans"), ("retirement savings", "finance", "investing"),
+    ("credit card fraud", "finance", "banking"), ("stock market crash", "finance", "news"),
+    ("cheap flights", "travel", "booking"), ("hotel near airport", "travel", "booking"),
+    ("python tutorial", "software", "learning"), ("password reset", "software", "support"),
+    ("car insurance", "insurance", "quotes"), ("used cars", "automotive", "buying"),
+    ("climate change", "science", "research"), ("vegan recipes", "food", "cooking"),
+]
+
+PROMPTS = {
+    "plain": "List synonyms and related search terms for the query: {query}",
+    "comma": "Expand the search query \"{query}\" with synonyms. Reply with a comma-separated list.",
+    "lines": "Give 5 alternative search terms for \"{query}\" in the {domain} domain. Write one term per line.",
+    "assistant": "You are a search assistant for a {domain} search engine. Suggest query expansions for: {query}",
+    "json": "Return a JSON array of synonyms for: {query}",
+    "bullets": "What are other ways to say \"{query}\"? Use a bulleted list.",
+    "fields": "Query: {query}\nDomain: {domain}\nIntent: {intent}\nExpansion terms:",
+    "explain": "Which words mean the same as \"{query}\"? Explain each one.",
+}
+SAMPLED = ("assistant",)
+"""Styles also asked at temperature 0.8 (seed 35), for shapes temperature 0 never gives."""
+
+
+async def record(base_urls: list[str], model: str, max_tokens: int, raw: Path) -> list[dict]:
+    """Every request's row; rows already in `raw` (an interrupted recording) are kept and not
+    asked again, each new row is appended to it as it comes. One request at a time per server."""
+    from openai import AsyncOpenAI
+
+    done = {}
+    if raw.exists():
+        for line in raw.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                done[row["id"]] = row
+    clients = [AsyncOpenAI(base_url=url, api_key="not-needed", max_retries=5, timeout=600) for url in base_urls]
+    free: asyncio.Queue = asyncio.Queue()
+    for client in clients:
+        free.put_nowait(client)
+    requests = [(style, 0.0, q) for style in PROMPTS for q in QUERIES]
+    requests += [(style, 0.8, q) for style in SAMPLED for q in QUERIES]
+
+    async def one(style: str, temperature: float, item: tuple[str, str, str]) -> dict:
+        query, domain, intent = item
+        row_id = f"{style}-{'t08' if temperature else 't0'}-{query.replace(' ', '_')}"
+        if row_id in done:
+            return done[row_id]
+        prompt = PROMPTS[style].format(query=query, domain=domain, intent=intent)
+        extra = {"seed": 35} if temperature else {}
+        client = await free.get()
+        try:
+            reply = await client.chat.completions.create(
+                model=model, messages=[{"role": "user", "content": prompt}], temperature=temperature,
+                max_tokens=max_tokens, **extra)
+        finally:
+            free.put_nowait(client)
+        choice = reply.choices[0]
+        row = {"id": row_id, "style": style, "temperature": temperature, "query": query, "domain": domain,
+               "prompt": prompt, "reply": choice.message.content or "", "finish_reason": choice.finish_reason,
+               "completion_tokens": reply.usage.completion_tokens if reply.usage else None,
+               "max_tokens": max_tokens, "model": "SmolLM2-135M-Instruct.Q4_1 (llama-cpp-python 0.3.36)"}
+        with raw.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        return row
+
+    rows = await asyncio.gather(*(one(*r) for r in requests))
+    for client in clients:
+        await client.close()
+    return list(rows)
+
+
+def row_ids() -> list[str]:
+    """Every request's id, known before any reply exists."""
+    ids = [f"{style}-t0-{q.replace(' ', '_')}" for style in PROMPTS for q, _, _ in QUERIES]
+    return ids + [f"{style}-t08-{q.replace(' ', '_')}" for style in SAMPLED for q, _, _ in QUERIES]
+
+
+HELD_OUT = 125
+"""Held-out rows: enough that at least 100 of them finish (the rest are cut off at max_tokens)."""
+
+
+def split_ids() -> dict[str, list[str]]:
+    """The split, decided from the ids alone (a fixed shuffle) before any reply was recorded,
+    so the rows could be labelled as they arrived: {"heldout": [...], "tuning": [...]}, each
+    in the shuffled order."""
+    order = row_ids()
+    random.Random(35).shuffle(order)
+    return {"heldout": order[:HELD_OUT], "tuning": order[HELD_OUT:]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base-url", required=True, action="append", help="a server (give it more than once to share the requests)")
+    parser.add_argument("--model", default="smollm2")
+    parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    started = time.monotonic()
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows = asyncio.run(record(args.base_url, args.model, args.max_tokens, args.out / "recording.partial.jsonl"))
+    parts = split_ids()
+    by_id = {row["id"]: row for row in rows}
+    tuning, held = ([by_id[i] for i in sorted(parts[name])] for name in ("tuning", "heldout"))
+    for name, part in (("tuning.jsonl", tuning), ("heldout.jsonl", held)):
+        target = args.out / name
+        if target.exists():
+            raise SystemExit(f"{target}: exists; recordings are never overwritten (move it away first)")
+        target.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in part), encoding="utf-8")
+    cut = sum(r["finish_reason"] != "stop" for r in rows)
+    print(f"recorded {len(rows)} replies in {time.monotonic() - started:.0f} s ({cut} cut off): "
+          f"{len(tuning)} tuning, {len(held)} held out")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""The labelled real replies of tests/data/real_replies/ (issue 35; README.md there says how
+they were recorded and labelled) and termgate's agreement with the person's reading.
+
+The person's label is the oracle: a set of terms after rule-1 normalisation, or an error.
+termgate's reading is the harness's text reader (termgate.llm.harness.parse_reply).
+Used by tests/test_real_replies.py and bench/bench_replies.py (which prints the figures).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data" / "real_replies"
+
+
+@dataclass(frozen=True)
+class Labelled:
+    id: str
+    reply: str
+    finish_reason: str
+    label: dict
+
+    @property
+    def finished(self) -> bool:
+        return self.finish_reason == "stop"
+
+    @property
+    def person(self) -> frozenset[str] | None:
+        """The person's terms, normalised as rule 1 does; None where they found none."""
+        from termgate.scoring.metrics import normalize_term
+
+        if self.label["reading"] != "terms":
+            return None
+        terms = frozenset(t for t in (normalize_term(term) for term in self.label["terms"]) if t)
+        return terms or None
+
+
+def load(part: str) -> list[Labelled]:
+    """The rows of `part` (tuning or heldout) joined with their labels, in the replies' order."""
+    rows = [json.loads(line) for line in (DATA / f"{part}.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    labels = {}
+    for line in (DATA / f"{part}.labels.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            entry = json.loads(line)
+            labels[entry["id"]] = entry["label"]
+    return [Labelled(row["id"], row["reply"], row["finish_reason"], labels[row["id"]]) for row in rows]
+
+
+def termgate_reading(reply: str) -> frozenset[str] | None:
+    """termgate's terms for a reply (normalised), or None when it errors the reply."""
+    from termgate.llm.harness import parse_reply
+
+    try:
+        terms = frozenset(parse_reply(reply))
+    except ValueError:
+        return None
+    return terms or None
+
+
+@dataclass(frozen=True)
+class Agreement:
+    rows: int
+    agreed: int
+    prose_read_as_terms: tuple[str, ...]
+    disagreements: tuple[tuple[str, frozenset[str] | None, frozenset[str] | None], ...]
+
+    @property
+    def share(self) -> float:
+        return self.agreed / self.rows if self.rows else 0.0
+
+
+def agreement(rows: list[Labelled]) -> Agreement:
+    """How many finished replies termgate reads as the person did (the same normalised terms,
+    or an error on both sides), and the prose replies read as terms."""
+    finished = [row for row in rows if row.finished]
+    agreed, prose, wrong = 0, [], []
+    for row in finished:
+        mine = termgate_reading(row.reply)
+        if mine == row.person:
+            agreed += 1
+        else:
+            wrong.append((row.id, row.person, mine))
+        if row.label["reading"] == "error" and row.label.get("why") == "prose" and mine is not None:
+            prose.append(row.id)
+    return Agreement(len(finished), agreed, tuple(prose), tuple(wrong))

@@ -1,0 +1,45 @@
+"""termgate reads a real model's replies as a person does (issue 35, item 2).
+
+The replies are SmolLM2-135M-Instruct's, recorded from a real llama.cpp server
+(tests/data/real_replies/README.md); the labels are a person's reading. The held-out rows
+were not looked at while the reading rules were tuned.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from real_replies import agreement, load
+
+GOAL = 0.97
+
+
+@pytest.mark.parametrize("part", ["tuning", "heldout"])
+def test_finished_replies_read_as_the_person_read_them(part):
+    rows = load(part)
+    result = agreement(rows)
+    assert result.rows >= (100 if part == "heldout" else 150)
+    shown = "\n".join(f"{row_id}: person {sorted(p) if p else 'error'} / termgate {sorted(t) if t else 'error'}"
+                      for row_id, p, t in result.disagreements)
+    assert result.share >= GOAL, f"{result.agreed}/{result.rows} agree:\n{shown}"
+
+
+@pytest.mark.parametrize("part", ["tuning", "heldout"])
+def test_no_prose_reply_is_read_as_terms(part):
+    result = agreement(load(part))
+    assert result.prose_read_as_terms == ()
+
+
+def test_the_labelled_set_is_whole():
+    """At least 300 labelled replies, 100 finished ones held out, every reply labelled once,
+    no reply in both parts."""
+    tuning, held = load("tuning"), load("heldout")
+    assert len(tuning) + len(held) >= 300
+    assert sum(row.finished for row in held) >= 100
+    assert not {row.id for row in tuning} & {row.id for row in held}
+    for row in tuning + held:
+        assert row.label["reading"] in ("terms", "error"), row.id
+        if row.label["reading"] == "terms":
+            assert row.label["terms"] and all(isinstance(t, str) and t.strip() for t in row.label["terms"]), row.id
+        else:
+            assert row.label["why"] in ("prose", "refusal", "empty", "no_terms", "invalid_json"), row.id
