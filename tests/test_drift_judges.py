@@ -163,3 +163,92 @@ def test_calibrate_refits_into_out(tmp_path):
     assert refit.band[0] <= refit.cutoff <= refit.band[1] and refit.trained_on == "train.jsonl"
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 2 and load_model(out).sha256 == refit.sha256
+
+
+# -- the query is never drift (issue 35 item 7): one rule in the scorer, whatever the judge --
+
+QUERY_GOLDEN = [  # the query in another case and spacing: rule 1 makes it the generated "cell phone"
+    {"query_id": "q1", "query": "Cell  Phone", "expected_expansions": [{"term": "mobile phone"}]},
+    {"query_id": "q2", "query": "heart attack", "expected_expansions": [], "forbidden_terms": ["Heart Attack"]},
+]
+QUERY_GENERATED = [{"query_id": "q1", "terms": ["CELL PHONE", "banana", "mobile phone"]},
+                   {"query_id": "q2", "terms": ["heart attack", "banana"]}]
+
+
+def score_query_rows(tmp_path, judge) -> dict[str, tuple]:
+    """query_id -> (drift_terms, unjudged_terms, term_drift_score), scored by the one scorer."""
+    from termgate.models import Thresholds
+    from termgate.scoring.scorer import score
+    golden, generated = tmp_path / "golden.jsonl", tmp_path / "generated.jsonl"
+    golden.write_text("".join(json.dumps(r) + "\n" for r in QUERY_GOLDEN), encoding="utf-8")
+    generated.write_text("".join(json.dumps(r) + "\n" for r in QUERY_GENERATED), encoding="utf-8")
+    scored = score(golden, generated, Thresholds(), judge)
+    try:
+        return {q: (d, u, s) for q, d, u, s in scored.con.execute(
+            "SELECT query_id, drift_terms, unjudged_terms, term_drift_score FROM query_scores").fetchall()}
+    finally:
+        scored.close()
+
+
+class AskedJudge:
+    """Wraps a judge and records every candidate it was asked about."""
+
+    def __init__(self, judge):
+        self.inner, self.name, self.asked = judge, judge.name, []
+
+    def config(self):
+        return self.inner.config()
+
+    def judge(self, candidates):
+        self.asked += [(c.query, c.term) for c in candidates]
+        return self.inner.judge(candidates)
+
+
+def everything_drift(body):
+    sent = json.loads(body["messages"][1]["content"])
+    return ("json", {"verdicts": [{"term": t, "drift": True, "reason": "off topic"} for t in sent["candidates"]]})
+
+
+def query_judges(server):
+    """Each judge kind, set to call every term it is asked about drift (the hybrid's combiner
+    puts every term in its band, so its LLM decides: drift too)."""
+    all_drift = EmbeddingDriftJudge(FakeEmbedder(), hand_model({}, intercept=10.0), hand_lexicon())
+    llm = LLMDriftJudge(LLMConfig(model="judge", base_url=server.url, max_tries=1))
+    in_band = EmbeddingDriftJudge(FakeEmbedder(), hand_model({}, intercept=0.0, band=(0.4, 0.6)), hand_lexicon())
+    hybrid_judge = HybridDriftJudge(in_band, LLMDriftJudge(LLMConfig(model="judge", base_url=server.url, max_tries=1)))
+    return {"embedding": all_drift, "llm": llm, "hybrid": hybrid_judge}
+
+
+@pytest.mark.parametrize("kind", ["embedding", "llm", "hybrid"])
+def test_the_query_itself_is_never_drift_whatever_the_judge(tmp_path, llm, kind):
+    llm.default = ("callable", everything_drift)
+    judge = AskedJudge(query_judges(llm)[kind])
+    rows = score_query_rows(tmp_path, judge)
+    drift, unjudged, score = rows["q1"]
+    assert drift == ["banana"] and unjudged == []  # "CELL PHONE" is the query "Cell  Phone" after rule 1
+    assert score == pytest.approx(1 - 1 / 3)
+    assert ("Cell  Phone", "cell phone") not in judge.asked and ("Cell  Phone", "banana") in judge.asked
+    if kind != "embedding":  # the LLM was never shown the query's own text as a candidate
+        sent = [t for r in llm.requests for t in json.loads(r["body"]["messages"][1]["content"])["candidates"]]
+        assert "cell phone" not in sent and "heart attack" not in sent
+
+
+@pytest.mark.parametrize("kind", ["embedding", "llm", "hybrid"])
+def test_the_query_as_a_forbidden_term_is_still_drift(tmp_path, llm, kind):
+    llm.default = ("callable", everything_drift)
+    drift, unjudged, score = score_query_rows(tmp_path, query_judges(llm)[kind])["q2"]
+    assert drift == ["heart attack", "banana"] and unjudged == [] and score == 0.0
+
+
+def test_the_query_is_never_drift_in_the_oracle_either(tmp_path, llm):
+    """tests/oracle.py (the differential tests' second implementation) keeps the same rule."""
+    import oracle
+    from termgate.io import load_generated, load_golden_set
+    from termgate.models import Thresholds
+    llm.default = ("callable", everything_drift)
+    score_query_rows(tmp_path, query_judges(llm)["llm"])  # writes the two files
+    golden = load_golden_set(tmp_path / "golden.jsonl")
+    rows, _ = oracle.score(golden, load_generated(tmp_path / "generated.jsonl", golden.query_ids()), Thresholds(),
+                           query_judges(llm)["llm"])
+    assert [(r["drift_terms"], r["unjudged_terms"]) for r in rows] == [(["banana"], []),
+                                                                      (["heart attack", "banana"], [])]

@@ -38,20 +38,27 @@ def _matched(source: str) -> str:
               FROM {source})"""
 
 
+JUDGED = ("NOT generated_matched[k + 1] AND NOT generated_forbidden[k + 1] AND generated_at[k + 1] IS NULL "
+          "AND generated_terms[k + 1] IS DISTINCT FROM query_normalised")
+"""Rule 5: which generated term k (0-based) the drift judge is asked about, whatever the
+judge: a false positive that is not forbidden (always drift), whose text is not expected
+(an underweight term) and is not the query's own text after rule 1 (never drift; column
+query_normalised)."""
+
+
 def judge_drift(con: duckdb.DuckDBPyConnection, judge: DriftJudge, parts: list[str]) -> bool:
     """Rule 5: forbidden terms always drift; the judge decides the other false positives
-    whose text is not expected. Leaves its verdicts per query in table `verdicts` (term
-    indexes into generated_terms, 0-based); False when there is nothing to look up
-    (judge `none`)."""
+    whose text is neither expected nor the query's own (JUDGED). Leaves its verdicts per
+    query in table `verdicts` (term indexes into generated_terms, 0-based); False when
+    there is nothing to look up (judge `none`)."""
     if judge.name == "none":
         return False
     source = " UNION ALL ".join(f"SELECT * FROM {part}" for part in parts)
     rows = con.execute(f"""
         SELECT position, query_id, query, generated_terms[k + 1], domain, intent, expected_terms, k FROM (
             SELECT position, query_id, query, domain, intent, expected_terms, generated_terms,
-                   unnest(list_filter(range(len(generated_terms)), lambda k: NOT generated_matched[k + 1]
-                                      AND NOT generated_forbidden[k + 1] AND generated_at[k + 1] IS NULL)) AS k
-            FROM ({_matched(f'({source})')}))
+                   unnest(list_filter(range(len(generated_terms)), lambda k: {JUDGED})) AS k
+            FROM (SELECT *, normalise_text(query) AS query_normalised FROM ({_matched(f'({source})')})))
         ORDER BY position, k""", {"eps": EPSILON}).fetchall()
     candidates = [DriftCandidate(qid, query, term, domain, intent, tuple(terms))
                   for _, qid, query, term, domain, intent, terms, _ in rows]
