@@ -252,3 +252,16 @@ def test_the_query_is_never_drift_in_the_oracle_either(tmp_path, llm):
                            query_judges(llm)["llm"])
     assert [(r["drift_terms"], r["unjudged_terms"]) for r in rows] == [(["banana"], []),
                                                                       (["heart attack", "banana"], [])]
+
+
+# -- honest judges (issue 35 item 6): an unreadable reply names the field ---------------------
+
+def test_an_unreadable_llm_verdict_names_the_missing_field(llm):
+    llm.default = ("callable", lambda body: ("json", {"verdicts": [
+        {"term": t, "is_drift": True} for t in json.loads(body["messages"][1]["content"])["candidates"]]}))
+    judge = LLMDriftJudge(LLMConfig(model="judge", base_url=llm.url, max_tries=1))
+    (verdict,) = judge.judge([DriftCandidate("q1", "cell phone", "banana", None, None, ())])
+    assert verdict.drift is None
+    assert "field 'drift' missing in verdicts[0] (it has 'term', 'is_drift')" in verdict.reason
+    assert "Field required" not in verdict.reason
+    assert "field 'drift' missing" in judge.log[0]["error"]

@@ -322,6 +322,18 @@ def test_unusable_judge_reply_makes_an_errored_unscored_case(llm, tmp_path, repl
     assert (s.scored, s.errored, s.passed, s.average, s.pass_rate) == (1, 1, 1, 8, 0.5)  # errored is not a pass
 
 
+@pytest.mark.parametrize("reply, problem", [
+    ({"score": 8}, "field 'reasoning' missing (it has 'score')"),
+    ({"verdict": 8, "reasoning": "r"}, "field 'score' missing (it has 'verdict', 'reasoning')"),
+    ({"score": "N/A", "reasoning": "r"}, "field 'score': the judge's reply has no score: 'N/A'"),
+])
+def test_an_unusable_judge_reply_names_the_field(llm, tmp_path, reply, problem):
+    dataset = write_dataset(tmp_path / "d.json", ["x"])
+    llm.default = ("json", reply)
+    (case,) = pe.PromptEvaluator(config(llm, max_tries=1)).run_evaluation(echo, dataset).results
+    assert case.error.startswith(f"judge failed: unparseable reply: {problem}"), case.error
+
+
 def test_fenced_judge_json_is_accepted(llm, tmp_path):
     dataset = write_dataset(tmp_path / "d.json", ["x"])
     llm.default = ("text", '```json\n{"score": 8.5, "reasoning": "fine", "strengths": ["a"]}\n```')

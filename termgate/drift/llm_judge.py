@@ -13,10 +13,11 @@ import json
 from collections import defaultdict
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from .judge import DriftCandidate, DriftVerdict
 from ..llm.client import AsyncLLMClient, LLMCallError, LLMConfig, run_in_fresh_loop
+from ..llm.prompt_models import reply_parser
 from ..redact import strip_credentials
 
 __all__ = ["LLMDriftJudge", "TermVerdict", "JudgeAnswer"]
@@ -48,14 +49,9 @@ class JudgeAnswer(BaseModel):
     """One verdict per candidate."""
 
 
-def _parse(text: str) -> JudgeAnswer:
-    body = text.strip()
-    if body.startswith("```"):
-        body = body.strip("`").split("\n", 1)[-1] if "\n" in body else body.strip("`")
-    try:
-        return JudgeAnswer.model_validate_json(body)
-    except ValidationError as exc:
-        raise ValueError(exc.errors(include_url=False)[0]["msg"]) from None
+_parse = reply_parser(JudgeAnswer)
+"""A reply (in a Markdown fence or not) -> JudgeAnswer; ValueError naming the field that
+is missing or wrong (prompt_models.reply_problem), so the client retries."""
 
 
 class LLMDriftJudge:

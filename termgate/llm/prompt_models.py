@@ -259,14 +259,35 @@ def _strip_fence(text: str) -> str:
     return body.strip()
 
 
+def reply_problem(exc: ValidationError) -> str:
+    """What is wrong with a model's JSON reply, naming the field: "field 'drift' missing in
+    verdicts[0] (it has 'term', 'is_drift')", "field 'score': input should be a valid
+    number", then how many more problems there are. pydantic's own "Field required"
+    names none."""
+    errors = exc.errors(include_url=False)
+    first, loc = errors[0], errors[0]["loc"]
+    if first["type"] == "missing" and loc:
+        text = f"field {str(loc[-1])!r} missing" + (f" in {_field(loc[:-1])}" if loc[:-1] else "")
+        given = first.get("input")
+        if isinstance(given, dict):
+            keys = [repr(str(k)[:40]) for k in list(given)[:6]]
+            text += f" (it has {', '.join(keys)}{', ...' if len(given) > 6 else ''})" if keys else " (it is empty)"
+    else:
+        message = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]  # no "Value error, "
+        message = message[:1].lower() + message[1:]
+        text = f"field {_field(loc)!r}: {message}" if loc else message
+    more = len(errors) - 1
+    return text + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+
+
 def reply_parser(model: type[BaseModel], check: Callable[[Any], Any] | None = None) -> Callable[[str], Any]:
-    """reply -> validated model; ValueError (so the client retries) on anything unusable."""
+    """reply -> validated model; ValueError (so the client retries) on anything unusable,
+    naming the field (reply_problem)."""
     def parse(text: str):
         try:
             value = model.model_validate_json(_strip_fence(text))
         except ValidationError as exc:
-            err = exc.errors(include_url=False)[0]
-            raise ValueError(f"{_field(err['loc'])}: {err['msg']}") from None
+            raise ValueError(reply_problem(exc)) from None
         return check(value) if check else value
     return parse
 
