@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from termgate.cli import main
 from termgate.config import Settings
-from termgate.drift.judge import JUDGE_NAMES, DriftCandidate, EmbeddingDriftJudge, HybridDriftJudge
+from termgate.drift.judge import JUDGE_NAMES, DriftCandidate, EmbeddingDriftJudge, HybridDriftJudge, NoDriftJudge
 from termgate.drift.model import SHIPPED_MODEL
 from termgate.drift.embeddings import packaged_model_available
 from termgate.drift.resolve import resolve_judge
@@ -265,3 +265,31 @@ def test_an_unreadable_llm_verdict_names_the_missing_field(llm):
     assert "field 'drift' missing in verdicts[0] (it has 'term', 'is_drift')" in verdict.reason
     assert "Field required" not in verdict.reason
     assert "field 'drift' missing" in judge.log[0]["error"]
+
+
+def test_the_headline_counts_unjudged_terms_beside_the_drift_score(tmp_path, monkeypatch, llm):
+    """Every reply lacks the field: the drift score stays 1.000 (rule 5), and the headline
+    says that no term was judged."""
+    llm.default = ("callable", lambda body: ("json", {"verdicts": [
+        {"term": t, "is_drift": True} for t in json.loads(body["messages"][1]["content"])["candidates"]]}))
+    config = tmp_path / "termgate.toml"
+    config.write_text(f'[llm]\nbase_url = "{llm.url}"\nmodel = "judge-model"\nmax_tries = 1\n', encoding="utf-8")
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
+    score_query_rows(tmp_path, NoDriftJudge())  # writes golden.jsonl and generated.jsonl
+    result = CliRunner().invoke(main, [
+        "evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated", str(tmp_path / "generated.jsonl"),
+        "--drift-judge", "llm", "--no-store", "--json", str(tmp_path / "r.json")])
+    # a banana each (the query and the expected term are never asked); q2's forbidden term drifts: 0.5
+    assert "drift 0.750 (2 of 2 terms unjudged)" in result.stdout, result.stdout + result.stderr
+
+
+def test_no_unjudged_note_when_every_term_was_judged(tmp_path, llm):
+    from termgate.models import Thresholds
+    from termgate.scoring.scorer import score
+    llm.default = ("callable", everything_drift)
+    score_query_rows(tmp_path, NoDriftJudge())
+    scored = score(tmp_path / "golden.jsonl", tmp_path / "generated.jsonl", Thresholds(), query_judges(llm)["llm"])
+    try:
+        assert scored.facts.unjudged_line() is None and int(scored.facts.n_asked.sum()) == 2
+    finally:
+        scored.close()

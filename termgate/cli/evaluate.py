@@ -183,10 +183,11 @@ def _flag(key: str) -> str:
 def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) -> None:
     """The human summary (on standard error when a report goes to standard output)."""
     agg = run.aggregate
+    unjudged = run.queries.facts.unjudged_line()
     lines = [f"run {run.evaluation_id}  ({run.total} queries, drift judge {run.judge.name}"
              + (f", name {terminal_safe(run.name)}" if run.name else "") + ")",
              f"  macro P {agg.macro_precision:.3f}  R {agg.macro_recall:.3f}  F1 {agg.macro_f1:.3f}  "
-             f"drift {agg.macro_drift:.3f}   micro F1 {agg.micro_f1:.3f}",
+             f"drift {agg.macro_drift:.3f}{f' ({unjudged})' if unjudged else ''}   micro F1 {agg.micro_f1:.3f}",
              f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}",
              f"  {terminal_safe(run.regression.summary)}",
              *(retrieval_lines(run.retrieval.summary) if run.retrieval is not None else []),
