@@ -584,12 +584,44 @@ def test_cli_run_with_a_python_callable_and_errored_case(llm, cli_env):
         "    return inputs['text']\n", encoding="utf-8")
     result = cli("run", "--dataset", "cases.json", "--callable", "my_prompt:run", "--model", "judge",
                  "--base-url", llm.url, "--no-store", "--json", "r.json")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 5, result.output  # SPEC §3: incomplete, yet its outputs are written
     assert "1 errored" in result.output and "RuntimeError: offline" in result.output
-    assert "1 case(s) errored" in result.stderr
+    assert "incomplete: 1 of 2 cases errored and were not scored" in result.stderr
     saved = json.loads(Path("r.json").read_text())
     assert saved["prompt_version"] == "my_prompt:run" and saved["results"][1]["score"] is None
     assert not Path("s.duckdb").exists() and llm.chat_calls == 1
+
+
+def test_cli_run_with_no_case_scored_exits_5_not_0(llm, cli_env):
+    """Issue 35: 0 of 3 cases scored (the judge's replies lack `score`) exited 0."""
+    write_dataset(Path("cases.json"), ["a", "b", "c"])
+    Path("p.txt").write_text("{text}", encoding="utf-8")
+    llm.default = ("callable", lambda body: ("text", "an answer") if body["messages"][0]["role"] == "user"
+                   else ("json", {"verdict": 8, "reasoning": "fine"}))
+    result = cli("run", "--dataset", "cases.json", "--prompt", "p.txt", "--model", "m", "--base-url", llm.url,
+                 "--db", "s.duckdb")
+    assert result.exit_code == 5, result.output
+    assert "3 cases, 0 scored, 3 errored" in result.stdout and "field 'score' missing" in result.stdout
+    assert "incomplete: 3 of 3 cases errored" in result.stderr
+    assert "stored as pe-" in result.stdout  # recorded, as an incomplete harness run is
+
+
+def test_cli_run_errored_comes_before_a_low_pass_rate(llm, cli_env):
+    write_dataset(Path("cases.json"), ["score=2", "score=8 garbage"])
+    result = cli("run", "--dataset", "cases.json", "--callable", "json:dumps", "--model", "judge",
+                 "--base-url", llm.url, "--no-store", "--min-pass-rate", "0.9")
+    assert result.exit_code == 5, result.output  # SPEC §3: 5 before 1, and both are said
+    assert "pass rate 0% is below --min-pass-rate 90%" in result.stderr and "incomplete: 1 of 2" in result.stderr
+
+
+def test_cli_generate_failing_after_its_retries_exits_5_and_writes_nothing(llm, cli_env):
+    llm.actions = [("json", {"ideas": ["a", "b"]})]
+    llm.default = ("json", {"scenario": "s", "prompt_inputs": {}, "solution_criteria": []})
+    result = cli("generate", "--task", "t", "--inputs", "email=e", "--cases", 2, "--out", "d.json",
+                 "--base-url", llm.url, "--model", "m", "--no-store")
+    assert result.exit_code == 5, result.output
+    assert "2 of 2 cases failed" in result.stderr and "incomplete: d.json was not written" in result.stderr
+    assert not Path("d.json").exists()
 
 
 @pytest.mark.parametrize("setup, args, message", [

@@ -1,7 +1,8 @@
 """`termgate prompt-eval generate|run|compare`: thin commands over termgate.llm.prompt_eval.
 
-Exit codes: 0 ok, 2 usage or input error (one line naming the file and field),
-1 when the pass rate is below `--min-pass-rate`.
+Exit codes (SPEC §3): 0 ok, 2 usage or input error (one line naming the file and field),
+5 incomplete (a case errored, or generation failed after its retries: a rerun asks again
+for exactly those), 1 when the pass rate is below `--min-pass-rate`; 2, then 5, then 1.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import click
 
 from ..config import default_db_path, load_settings
 from ..errors import InputError, Problem, UsageError
+from ..llm.prompt_models import DatasetGenerationError
 from ..scoring.metrics import EPSILON
 from ..llm.harness import load_callable
 from ..llm.harness import prompt_version as prompt_version_of
@@ -24,7 +26,7 @@ from ..llm.prompt_eval import PromptEvalResults, PromptEvaluator, dataset_hash, 
 from ..report.prompt_html import write_prompt_html
 from ..store.prompts import find_dataset_hash, prompt_eval_datasets, prompt_eval_scores, prompt_eval_versions
 from ..store.connection import shown_db
-from .common import echo, fail, format_table, run_cli, say_endpoints, store_option
+from .common import EXIT_INCOMPLETE, echo, fail, format_table, run_cli, say_endpoints, store_option
 
 __all__ = ["prompt_eval_group", "load_template"]
 
@@ -88,9 +90,18 @@ def generate_command(task, inputs, num_cases, out, model, base_url, concurrency,
     evaluator = PromptEvaluator(run_cli(_config, model, base_url), concurrency=concurrency,
                                 cache_db=None if no_store else (db or default_db_path()))
     say_endpoints(("model", evaluator.config))
-    dataset = run_cli(evaluator.generate_dataset, task, spec, num_cases, out)
+    dataset = run_cli(_generate, evaluator, task, spec, num_cases, out)
     usage = evaluator.usage["generator"]
     echo(f"wrote {len(dataset.cases)} cases to {out} ({usage['calls']} calls, {usage['cache_hits']} from cache)")
+
+
+def _generate(evaluator: PromptEvaluator, task: str, spec: dict[str, str], num_cases: int, out: str):
+    """The dataset; a reply still unusable after its retries is exit 5 (SPEC §3: incomplete,
+    not bad input), with nothing written."""
+    try:
+        return evaluator.generate_dataset(task, spec, num_cases, out)
+    except DatasetGenerationError as exc:
+        fail([f"error: {exc}", f"incomplete: {out} was not written"], EXIT_INCOMPLETE)
 
 
 def load_template(path: str | Path, input_names: set[str]) -> str:
@@ -204,12 +215,14 @@ def run_command(dataset, prompt_file, callable_spec, model, judge_model, base_ur
         results = run_cli(evaluator.run_evaluation, fn, dataset, model=f"callable:{callable_spec}", **kwargs)
     _print_results(results)
     _write_outputs(results, db, html_out, json_out)
-    if results.summary.errored:
-        echo(f"warning: {results.summary.errored} case(s) errored and were not scored (see the note column)",
-                   err=True)
-    if min_pass_rate is not None and results.summary.pass_rate < min_pass_rate - EPSILON:
-        fail([f"pass rate {results.summary.pass_rate:.0%} is below --min-pass-rate {min_pass_rate:.0%}"],
-             EXIT_BELOW_MIN)
+    s = results.summary
+    below = ([f"pass rate {s.pass_rate:.0%} is below --min-pass-rate {min_pass_rate:.0%}"]
+             if min_pass_rate is not None and s.pass_rate < min_pass_rate - EPSILON else [])
+    if s.errored:  # SPEC §3: incomplete (5) comes before a low pass rate (1)
+        fail([*below, f"incomplete: {s.errored} of {s.total} case{'s' if s.total != 1 else ''} errored and "
+                      "were not scored (see the note column); a rerun asks again for exactly those"], EXIT_INCOMPLETE)
+    if below:
+        fail(below, EXIT_BELOW_MIN)
 
 
 def _write_outputs(results: PromptEvalResults, db: str | None, html_out: str | None, json_out: str | None) -> None:
