@@ -278,9 +278,14 @@ def test_the_headline_counts_unjudged_terms_beside_the_drift_score(tmp_path, mon
     score_query_rows(tmp_path, NoDriftJudge())  # writes golden.jsonl and generated.jsonl
     result = CliRunner().invoke(main, [
         "evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated", str(tmp_path / "generated.jsonl"),
-        "--drift-judge", "llm", "--no-store", "--json", str(tmp_path / "r.json")])
+        "--drift-judge", "llm", "--no-store", "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"),
+        "--summary", str(tmp_path / "summary.md")])
     # a banana each (the query and the expected term are never asked); q2's forbidden term drifts: 0.5
     assert "drift 0.750 (2 of 2 terms unjudged)" in result.stdout, result.stdout + result.stderr
+    summary = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["summary"]
+    assert (summary["mean_term_drift_score"], summary["terms_unjudged"], summary["terms_put_to_judge"]) == (0.75, 2, 2)
+    assert "0.750 (2 of 2 terms unjudged)" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "| drift | 0.750 (2 of 2 terms unjudged) |" in (tmp_path / "summary.md").read_text(encoding="utf-8")
 
 
 def test_no_unjudged_note_when_every_term_was_judged(tmp_path, llm):
