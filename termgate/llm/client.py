@@ -28,20 +28,39 @@ from ..errors import TermgateError, UsageError
 from ..redact import redact_text, redact_url, strip_credentials, url_secrets
 
 __all__ = ["LLMConfig", "LLMCallError", "NotACompletion", "ReplyCache", "AsyncLLMClient", "completion_text",
-           "request_key", "retry_delay", "run_in_fresh_loop", "endpoint_url", "NO_ENDPOINT"]
+           "request_key", "retry_delay", "run_in_fresh_loop", "endpoint_url", "NO_ENDPOINT", "StructuredOutputRefused",
+           "DEFAULT_MAX_TOKENS", "DEFAULT_CONCURRENCY", "STRUCTURED_OUTPUT_FORMS"]
 
 T = TypeVar("T")
+
+DEFAULT_MAX_TOKENS = 512
+"""The completion tokens asked for when neither `--max-tokens` nor `max_tokens` says: enough
+for any expansion list or judge verdict, and a bound on a local server that would otherwise
+generate until its context is full."""
+DEFAULT_CONCURRENCY = 8
+"""Calls in flight at once when neither `--concurrency` nor `concurrency` says."""
+STRUCTURED_OUTPUT_FORMS = ("json_schema", "json_object")
+"""How `--response-format json` is asked for at an endpoint: OpenAI's `json_schema`, or
+`{"type": "json_object", "schema": ...}` (llama.cpp and other local servers)."""
 
 
 class LLMCallError(TermgateError):
     """Every try failed; the message says what happened last, `reply` holds the last raw
     reply when there was one (an unparseable answer is kept for the record)."""
 
-    def __init__(self, message: str, reply: str | None = None, status: int | None = None):
+    def __init__(self, message: str, reply: str | None = None, status: int | None = None, body: str | None = None):
         super().__init__(message)
         self.reply = reply
         self.status = status
         """The HTTP status of a request the endpoint refused outright (4xx other than 429)."""
+        self.body = body
+        """What the endpoint said with its last HTTP error (its error message, else the body), redacted."""
+
+
+class StructuredOutputRefused(TermgateError):
+    """The endpoint refused `--response-format json` in both forms (`json_schema`, then
+    `json_object` with the schema): the run stops with one line quoting the server, exit 2,
+    rather than scoring prose the schema was meant to exclude."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +74,18 @@ class LLMConfig:
     backoff: float = 0.5
     max_backoff: float = 20.0
     temperature: float = 0.0
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    """Completion tokens per call (sent as `max_tokens` unless the call's parameters name it)."""
+    concurrency: int | None = None
+    """Calls in flight at once; None: DEFAULT_CONCURRENCY (see `calls_in_flight`)."""
+    structured_output: str = "json_schema"
+    """How `--response-format json` is asked for here: "json_schema" (OpenAI's form; a refusal
+    switches to the other once) or "json_object" (`{"type": "json_object", "schema": ...}` from the start)."""
+
+    @property
+    def calls_in_flight(self) -> int:
+        """The concurrency to use: `concurrency`, else DEFAULT_CONCURRENCY."""
+        return self.concurrency or DEFAULT_CONCURRENCY
 
     @property
     def shown_url(self) -> str | None:
@@ -68,14 +99,21 @@ class LLMConfig:
     @classmethod
     def from_settings(cls, llm: dict, model: str | None = None, base_url: str | None = None,
                       flag: str | None = "--base-url", what: str | None = None) -> LLMConfig:
-        """The config from `[llm]` settings; `base_url` (the command's `flag`) overrides them.
-        UsageError when no model or no endpoint is named (endpoint_url)."""
+        """The config from `[llm]` settings (or a named endpoint's, merged over them: the
+        caller passes that dict); `base_url` (the command's `flag`) overrides them, as a
+        command's other flags do when it puts them in `llm` (`max_tokens`, `concurrency`,
+        `structured_output`, `timeout`, `max_tries`). UsageError when no model or no endpoint
+        is named (endpoint_url)."""
         chosen = model or setting("LLM_MODEL") or llm.get("model")
         if not chosen:
             raise TermgateError("no LLM model configured: set [llm] model in termgate.toml or TERMGATE_LLM_MODEL")
+        concurrency = llm.get("concurrency")
         return cls(model=chosen, base_url=endpoint_url(base_url, llm, flag, what),
                    timeout=float(llm.get("timeout", 30.0)), max_tries=int(llm.get("max_tries", 4)),
-                   backoff=float(llm.get("backoff", 0.5)))
+                   backoff=float(llm.get("backoff", 0.5)),
+                   max_tokens=int(llm.get("max_tokens", DEFAULT_MAX_TOKENS)),
+                   concurrency=None if concurrency is None else int(concurrency),
+                   structured_output=str(llm.get("structured_output", "json_schema")))
 
 
 _HTTP_URL = re.compile(r"https?://[^\s/?#@]", re.IGNORECASE)
@@ -176,7 +214,7 @@ class AsyncLLMClient:
     that is interrupted (Ctrl-C, kill) resumes where it stopped.
     """
 
-    def __init__(self, config: LLMConfig, concurrency: int = 8, cache: ReplyCache | None = None, sleep=None):
+    def __init__(self, config: LLMConfig, concurrency: int | None = None, cache: ReplyCache | None = None, sleep=None):
         import asyncio
 
         from openai import AsyncOpenAI
@@ -187,7 +225,7 @@ class AsyncLLMClient:
         base_url, query = _split_query(url)
         self._client = AsyncOpenAI(base_url=base_url, default_query=query, max_retries=0, timeout=config.timeout,
                                    api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
-        self._slots = asyncio.Semaphore(max(1, concurrency))
+        self._slots = asyncio.Semaphore(max(1, concurrency or config.calls_in_flight))
         self._sleep = sleep or asyncio.sleep
         self._cache: dict[str, str] = {}
         self._pending: list[tuple[str, str, str, int, int]] = []
@@ -196,8 +234,15 @@ class AsyncLLMClient:
         self.calls = self.cache_hits = self.prompt_tokens = self.completion_tokens = 0
         self.in_flight = self.max_in_flight = 0
 
-    def key(self, messages: list[dict], params: dict, repeat: int = 1) -> str:
-        return request_key(self.config.base_url, self.config.model, messages, params, repeat)
+    def params(self, params: dict | None = None) -> dict:
+        """The request's parameters as sent (and keyed): `params` (else the config's
+        temperature), with the config's `max_tokens` unless they name it."""
+        out = dict(params or {"temperature": self.config.temperature})
+        out.setdefault("max_tokens", self.config.max_tokens)
+        return out
+
+    def key(self, messages: list[dict], params: dict | None, repeat: int = 1) -> str:
+        return request_key(self.config.base_url, self.config.model, messages, self.params(params), repeat)
 
     async def prefetch(self, keys: list[str]) -> None:
         """Load cached replies for these keys in one store query."""
@@ -223,11 +268,13 @@ class AsyncLLMClient:
         return retry_delay(self.config, attempt, retry_after)
 
     async def chat(self, messages: list[dict], parse: Callable[[str], T], params: dict | None = None,
-                   repeat: int = 1, key: str | None = None) -> tuple[T, str, bool]:
+                   repeat: int = 1, key: str | None = None, repair: str | None = None) -> tuple[T, str, bool]:
         """(parse(reply), reply, from_cache). Raises LLMCallError after the last try;
         `repeat` > 1 asks again for another sample (its own cache entry); `key` is
-        self.key(messages, params, repeat) when the caller has it already."""
-        params = dict(params or {"temperature": self.config.temperature})
+        self.key(messages, params, repeat) when the caller has it already. `repair`: a
+        one-line hint appended (as a final user message) to the request that retries an
+        unparseable reply, so a retry at temperature 0 can change the answer."""
+        params = self.params(params)
         key = key or self.key(messages, params, repeat)
         cached = self._cache.get(key)
         if cached is not None:
@@ -243,7 +290,9 @@ class AsyncLLMClient:
                 self.max_in_flight = max(self.max_in_flight, self.in_flight)
                 try:
                     self.calls += 1
-                    fault, retry_after, text, tokens = await self._try(messages, params)
+                    asked = messages if last_reply is None or not repair else [
+                        *messages, {"role": "user", "content": repair}]
+                    fault, retry_after, text, tokens = await self._try(asked, params)
                 finally:
                     self.in_flight -= 1
             if fault is None:
