@@ -298,3 +298,57 @@ def test_no_unjudged_note_when_every_term_was_judged(tmp_path, llm):
         assert scored.facts.unjudged_line() is None and int(scored.facts.n_asked.sum()) == 2
     finally:
         scored.close()
+
+
+# -- repair hint and max_tokens (issue 35 items 3 and 5) ---------------------------------------
+
+def test_an_unreadable_verdict_is_asked_again_with_the_repair_hint(llm):
+    from termgate.drift.llm_judge import REPAIR
+    llm.actions = [("json", {"verdicts": [{"term": "banana", "is_drift": True}]}),
+                   ("json", {"verdicts": [{"term": "banana", "drift": True, "reason": "a fruit"}]})]
+    judge = LLMDriftJudge(LLMConfig(model="judge", base_url=llm.url, max_tries=4, backoff=0.001))
+    (verdict,) = judge.judge([DriftCandidate("q1", "cell phone", "banana", None, None, ())])
+    assert verdict.drift is True and verdict.reason == "llm: a fruit"
+    first, retry = (r["body"]["messages"] for r in llm.requests)
+    assert retry == [*first, {"role": "user", "content": REPAIR}]  # temperature 0: the retry asks otherwise
+    assert judge.config()["repair"] == REPAIR
+
+
+def test_the_llm_judge_sends_max_tokens_enough_for_every_verdict(llm):
+    llm.default = ("callable", everything_drift)
+    judge = LLMDriftJudge(LLMConfig(model="judge", base_url=llm.url, max_tries=1, max_tokens=300))
+    few = [DriftCandidate("q1", "cell phone", t, None, None, ()) for t in ("banana", "kumquat")]
+    many = [DriftCandidate("q2", "lawyer", f"term {i}", None, None, ()) for i in range(20)]
+    judge.judge(few + many)
+    sent = {json.loads(r["body"]["messages"][1]["content"])["query"]: r["body"]["max_tokens"] for r in llm.requests}
+    assert sent == {"cell phone": 300, "lawyer": 100 + 60 * 20}  # max(max_tokens, 100 + 60 per candidate)
+    assert judge.config()["max_tokens"] == 300
+
+
+@pytest.mark.parametrize("flag, sent", [([], 160), (["--max-tokens", "700"], 700)])
+def test_evaluate_max_tokens_reaches_the_llm_judge(tmp_path, monkeypatch, llm, flag, sent):
+    llm.default = ("callable", everything_drift)
+    config = tmp_path / "termgate.toml"
+    config.write_text(f'[llm]\nbase_url = "{llm.url}"\nmodel = "judge-model"\nmax_tries = 1\nmax_tokens = 64\n',
+                      encoding="utf-8")
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
+    score_query_rows(tmp_path, NoDriftJudge())
+    result = CliRunner().invoke(main, ["evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated",
+                                       str(tmp_path / "generated.jsonl"), "--no-store", "--drift-judge", "llm",
+                                       "--json", str(tmp_path / "r.json"), *flag])
+    assert result.exit_code in (0, 1, 3), result.output
+    # [llm] max_tokens 64 is less than one verdict's 100 + 60; the flag overrides the setting
+    assert [r["body"]["max_tokens"] for r in llm.requests] == [sent, sent]
+    config_shown = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["run"]["drift_judge_config"]
+    assert config_shown["max_tokens"] == (int(flag[1]) if flag else 64)
+
+
+def test_evaluate_max_tokens_sets_the_hybrid_judges_llm_and_refuses_a_judge_without_one(tmp_path, llm):
+    from termgate.cli.evaluate import with_max_tokens
+    settings = with_max_tokens(Settings(llm={"base_url": llm.url, "model": "m", "max_tokens": 64}), 900)
+    assert resolve_judge("hybrid", settings).config()["llm"]["max_tokens"] == 900
+    score_query_rows(tmp_path, NoDriftJudge())
+    result = CliRunner().invoke(main, ["evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated",
+                                       str(tmp_path / "generated.jsonl"), "--no-store", "--drift-judge", "none",
+                                       "--max-tokens", "100"])
+    assert result.exit_code == 2 and "the drift judge none makes none" in result.output

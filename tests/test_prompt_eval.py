@@ -114,16 +114,40 @@ def test_generate_asks_ideas_then_one_case_per_idea_and_reuses_the_file(llm, tmp
     assert llm.chat_calls == 4 and again == dataset  # reused: zero calls
 
 
-def test_invalid_case_json_is_retried_until_valid(llm, tmp_path):
-    good = {"scenario": "s", "prompt_inputs": {"email": "hi"}, "solution_criteria": ["c"]}
-    llm.actions = [("json", {"ideas": ["only idea"]}),
-                   ("text", "sure! here is a case"),                                 # not JSON
-                   ("json", {**good, "prompt_inputs": {"mail": "hi"}}),               # wrong input name
-                   ("json", {**good, "solution_criteria": ["a", "b", "c", "d", "e"]}),  # more than 4 criteria
-                   ("json", good)]
+GOOD_CASE = {"scenario": "s", "prompt_inputs": {"email": "hi"}, "solution_criteria": ["c"]}
+BAD_CASES = [("text", "sure! here is a case"),                                          # not JSON
+             ("json", {**GOOD_CASE, "prompt_inputs": {"mail": "hi"}}),                  # wrong input name
+             ("json", {**GOOD_CASE, "solution_criteria": ["a", "b", "c", "d", "e"]})]   # more than 4 criteria
+
+
+@pytest.mark.parametrize("bad", BAD_CASES)
+def test_an_invalid_case_is_asked_again_with_the_repair_hint(llm, tmp_path, bad):
+    """Issue 35 item 5: at temperature 0 the same request gets the same reply, so the retry
+    appends the repair hint; a second unusable reply ends the tries."""
+    llm.actions = [("json", {"ideas": ["only idea"]}), bad, ("json", GOOD_CASE)]
     dataset = pe.PromptEvaluator(config(llm, max_tries=4)).generate_dataset(
         "t", {"email": "e"}, 1, tmp_path / "d.json")
-    assert llm.chat_calls == 5 and dataset.cases == [pe.TestCase(**good)]
+    assert llm.chat_calls == 3 and dataset.cases == [pe.TestCase(**GOOD_CASE)]
+    first, retry = llm.requests[1]["body"]["messages"], llm.requests[2]["body"]["messages"]
+    assert retry[:-1] == first and retry[-1] == {"role": "user", "content": pe.CASE_REPAIR.format(
+        inputs='"email": "<value>"')}
+    assert '"prompt_inputs": {"email": "<value>"}' in retry[-1]["content"]
+
+
+def test_an_invalid_case_stays_unusable_after_the_repaired_request(llm, tmp_path):
+    llm.actions = [("json", {"ideas": ["only idea"]}), *BAD_CASES[:2]]
+    with pytest.raises(pe.DatasetGenerationError, match="prompt_inputs has .'mail'.*after 2 tries"):
+        pe.PromptEvaluator(config(llm, max_tries=4)).generate_dataset("t", {"email": "e"}, 1, tmp_path / "d.json")
+    assert llm.chat_calls == 3  # never the same request twice at temperature 0
+
+
+def test_above_temperature_0_an_invalid_case_is_retried_until_valid(llm, tmp_path):
+    llm.actions = [("json", {"ideas": ["only idea"]}), *BAD_CASES, ("json", GOOD_CASE)]
+    dataset = pe.PromptEvaluator(config(llm, max_tries=4, temperature=0.7)).generate_dataset(
+        "t", {"email": "e"}, 1, tmp_path / "d.json")
+    assert llm.chat_calls == 5 and dataset.cases == [pe.TestCase(**GOOD_CASE)]
+    assert all(r["body"]["messages"][-1]["content"] == pe.CASE_REPAIR.format(inputs='"email": "<value>"')
+               for r in llm.requests[2:])
 
 
 def test_generation_failing_after_last_try_writes_nothing(llm, tmp_path):
@@ -142,6 +166,31 @@ def test_too_few_distinct_ideas_are_retried(llm, tmp_path):
     with pytest.raises(pe.DatasetGenerationError, match="expected 2 distinct ideas, got 1"):
         pe.PromptEvaluator(config(llm, max_tries=2)).generate_dataset("t", {"e": "e"}, 2, tmp_path / "d.json")
     assert llm.chat_calls == 2
+
+
+def test_too_few_ideas_are_asked_again_with_the_repair_hint_and_enough_tokens(llm, tmp_path):
+    """Issue 35 items 3 and 5: the ideas reply lists one idea per case, so it may use 100 + 60
+    tokens per idea when that is more than max_tokens; its retry carries the repair hint."""
+    model = FakeModel()
+    llm.actions = [("json", {"ideas": ["same"] * 12})]
+    llm.default = ("callable", model)
+    pe.PromptEvaluator(config(llm)).generate_dataset("t", {"e": "e"}, 12, tmp_path / "d.json")
+    ideas = [r["body"] for r in llm.requests if r["body"]["messages"][0]["content"] == pe.IDEAS_SYSTEM]
+    assert len(ideas) == 2 and ideas[1]["messages"][-1]["content"] == pe.IDEAS_REPAIR.format(n=12)
+    assert "with 12 distinct ideas" in ideas[1]["messages"][-1]["content"]
+    assert {b["max_tokens"] for b in ideas} == {100 + 60 * 12}  # more than the default 512
+    cases = [r["body"] for r in llm.requests if r["body"]["messages"][0]["content"] == pe.CASE_SYSTEM]
+    assert len(cases) == 12 and {b["max_tokens"] for b in cases} == {512}
+
+
+def test_an_unusable_judge_reply_is_asked_again_with_the_repair_hint(llm, tmp_path):
+    dataset = write_dataset(tmp_path / "d.json", ["x"])
+    llm.actions = [("json", {"verdict": 8, "reasoning": "r"}), ("json", {"score": 8, "reasoning": "r"})]
+    (case,) = pe.PromptEvaluator(config(llm)).run_evaluation(echo, dataset).results
+    assert case.score == 8 and case.error is None
+    first, retry = (r["body"]["messages"] for r in llm.requests)
+    assert retry == [*first, {"role": "user", "content": pe.JUDGE_REPAIR}]
+    assert all(r["body"]["max_tokens"] == 512 for r in llm.requests)
 
 
 @pytest.mark.parametrize("data, field", [
@@ -508,6 +557,37 @@ def test_cli_generate_then_reuse(llm, cli_env):
     second = cli(*args)
     assert second.exit_code == 0 and "reused as it is (2 cases, no model calls)" in second.output
     assert llm.chat_calls == 3
+
+
+def test_cli_max_tokens_reaches_every_call_and_the_prompt_version(llm, cli_env):
+    generate = cli("generate", "--task", "t", "--inputs", "text=a text", "--cases", 2, "--out", "cases.json",
+                   "--model", "gen", "--base-url", llm.url, "--no-store", "--max-tokens", 300)
+    assert generate.exit_code == 0, generate.output
+    assert [r["body"]["max_tokens"] for r in llm.requests] == [300, 300, 300]  # ideas: max(300, 100 + 60 × 2)
+    Path("p.txt").write_text("score=8 {text}", encoding="utf-8")
+    versions = []
+    for flag in ([], ["--max-tokens", 200], ["--max-tokens", 200]):
+        llm.requests.clear()
+        run = cli("run", "--dataset", "cases.json", "--prompt", "p.txt", "--model", "m", "--base-url", llm.url,
+                  "--no-store", "--json", "r.json", *flag)
+        assert run.exit_code == 0, run.output
+        assert {r["body"]["max_tokens"] for r in llm.requests} == {int(flag[1]) if flag else 512}  # model and judge
+        versions.append(json.loads(Path("r.json").read_text())["prompt_version"])
+    assert versions[0] != versions[1] == versions[2]  # max_tokens is part of the default prompt version
+
+
+def test_cli_an_output_cut_off_at_max_tokens_is_an_errored_case(llm, cli_env):
+    write_dataset(Path("cases.json"), ["a", "b"])
+    Path("p.txt").write_text("{text}", encoding="utf-8")
+    model = FakeModel()
+    llm.default = ("callable", lambda body: ("text", "score=8 and then on and on\n", {"finish_reason": "length",
+                                                                                     "completion_tokens": 50})
+                   if body["messages"][0]["content"] == "b" else model(body))
+    result = cli("run", "--dataset", "cases.json", "--prompt", "p.txt", "--model", "m", "--base-url", llm.url,
+                 "--no-store", "--max-tokens", 50)
+    assert result.exit_code == 5, result.output
+    assert "cut off at 50 tokens" in result.stdout and "2 cases, 1 scored, 1 errored" in result.stdout
+    assert sum(1 for r in llm.requests if r["body"]["messages"][0]["content"] == "b") == 1  # the same cut
 
 
 def test_cli_says_the_endpoint_before_calling_it_with_credentials_redacted(llm, cli_env):

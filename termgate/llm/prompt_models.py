@@ -320,8 +320,24 @@ def as_criteria(extra: str | Sequence[str] | None) -> list[str]:
     return [c.strip() for c in items if c and c.strip()]
 
 
-def json_params(config: LLMConfig) -> dict:
-    return {"temperature": config.temperature, "response_format": {"type": "json_object"}}
+TOKENS_PER_ITEM, TOKENS_OVERHEAD = 60, 100
+"""A reply that lists one entry per item (the scenario ideas, the drift judge's verdicts) may
+use TOKENS_OVERHEAD + TOKENS_PER_ITEM per item when that is more than max_tokens: a long
+list is not cut off by a limit meant for one answer, and a runaway still stops."""
+
+
+def tokens_for_items(max_tokens: int, items: int) -> int:
+    """The max_tokens of a reply listing `items` entries: max(max_tokens, 100 + 60 per item)."""
+    return max(int(max_tokens), TOKENS_OVERHEAD + TOKENS_PER_ITEM * int(items))
+
+
+def json_params(config: LLMConfig, items: int | None = None) -> dict:
+    """A JSON-mode request's parameters; `items`: the reply lists that many (tokens_for_items),
+    else the client sends the config's max_tokens."""
+    params = {"temperature": config.temperature, "response_format": {"type": "json_object"}}
+    if items is not None:
+        params["max_tokens"] = tokens_for_items(config.max_tokens, items)
+    return params
 
 
 def system_messages(system: str, payload: dict) -> list[dict]:
