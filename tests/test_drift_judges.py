@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from termgate.cli import main
 from termgate.config import Settings
-from termgate.drift.judge import JUDGE_NAMES, DriftCandidate, EmbeddingDriftJudge, HybridDriftJudge, NoDriftJudge
+from termgate.drift.judge import (JUDGE_NAMES, DriftCandidate, DriftVerdict, EmbeddingDriftJudge, HybridDriftJudge,
+                                 NoDriftJudge)
 from termgate.drift.model import SHIPPED_MODEL
 from termgate.drift.embeddings import packaged_model_available
 from termgate.drift.resolve import resolve_judge
@@ -352,3 +353,15 @@ def test_evaluate_max_tokens_sets_the_hybrid_judges_llm_and_refuses_a_judge_with
                                        str(tmp_path / "generated.jsonl"), "--no-store", "--drift-judge", "none",
                                        "--max-tokens", "100"])
     assert result.exit_code == 2 and "the drift judge none makes none" in result.output
+
+
+def test_a_verdict_for_another_term_leaves_the_term_unjudged_saying_what_was_named(llm):
+    """SmolLM2 echoes the prompt's template: '<candidate exactly as given>' is no candidate."""
+    llm.default = ("json", {"verdicts": [{"term": "<candidate exactly as given>", "drift": True, "reason": "x"}]})
+    judge = LLMDriftJudge(LLMConfig(model="judge", base_url=llm.url, max_tries=1))
+    (verdict,) = judge.judge([DriftCandidate("q1", "cell phone", "banana", None, None, ())])
+    assert verdict == DriftVerdict(None, "llm judge gave no verdict for this term (its verdicts name "
+                                         "'<candidate exactly as given>')")
+    llm.default = ("json", {"verdicts": []})
+    (verdict,) = judge.judge([DriftCandidate("q1", "cell phone", "banana", None, None, ())])
+    assert verdict.reason == "llm judge gave no verdict for this term (its verdicts list is empty)"

@@ -118,10 +118,13 @@ class LLMDriftJudge:
         entry["reply"], entry["verdicts"] = raw, answer.model_dump()
         self.log.append(entry)
         by_term = {v.term.strip().casefold(): v for v in answer.verdicts}
+        named = ", ".join(repr(v.term[:40]) for v in answer.verdicts[:3]) + (", ..." if len(answer.verdicts) > 3 else "")
+        missing = ("llm judge gave no verdict for this term (" + (f"its verdicts name {named})" if named
+                                                                   else "its verdicts list is empty)"))
         out = {}
         for c in group:
             v = by_term.get(c.term.casefold())
-            out[c.term] = (DriftVerdict(None, "llm judge gave no verdict for this term") if v is None
+            out[c.term] = (DriftVerdict(None, missing) if v is None
                            else DriftVerdict(v.drift, f"llm: {v.reason}" if v.reason else "llm judge"))
         return out
 
