@@ -778,3 +778,9 @@ def test_dashboard_page_deep_link_unknown_link_and_empty_store(llm, tmp_path, mo
     assert at.query_params["dataset"] in ([h[:12]], h[:12])  # the URL now names the dataset shown
     empty = page(monkeypatch, tmp_path / "none.duckdb")
     assert not empty.exception and "No prompt evaluations yet" in empty.info[0].value
+
+
+def test_concurrency_defaults_to_the_endpoints(llm):
+    assert pe.PromptEvaluator(config(llm)).concurrency == 8
+    assert pe.PromptEvaluator(config(llm, concurrency=1)).concurrency == 1  # a server answering one at a time
+    assert pe.PromptEvaluator(config(llm, concurrency=1), concurrency=3).concurrency == 3

@@ -80,7 +80,8 @@ def _parse_inputs(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--model", help="Generator model [default: [llm] model or TERMGATE_LLM_MODEL].")
 @click.option("--base-url", help="OpenAI-compatible endpoint [default: OPENAI_BASE_URL, else [llm] base_url; "
               "no default beyond these: exit 2].")
-@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1, 512), default=None,
+              help="Calls in flight at once [default: [llm] concurrency, else 8].")
 @max_tokens_option
 @store_option
 @click.option("--no-store", is_flag=True, help="Keep the LLM reply cache in memory only.")
@@ -197,7 +198,8 @@ def _print_results(results: PromptEvalResults) -> None:
               help="A case passes at this score or above.")
 @click.option("--min-pass-rate", type=click.FloatRange(0, 1), default=None,
               help="Exit 1 when the pass rate (0-1) is below this.")
-@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1, 512), default=None,
+              help="Calls in flight at once [default: [llm] concurrency, else 8].")
 @max_tokens_option
 @click.option("--html", "html_out", type=click.Path(dir_okay=False), help="Write the HTML report here.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the results as JSON here.")

@@ -82,10 +82,11 @@ class PromptEvaluator:
     """
 
     def __init__(self, config: LLMConfig | str, judge_config: LLMConfig | str | None = None, *,
-                 base_url: str | None = None, concurrency: int = 8, cache_db: str | Path | None = None):
+                 base_url: str | None = None, concurrency: int | None = None, cache_db: str | Path | None = None):
         self.config = as_config(config, base_url)
         self.judge_config = self.config if judge_config is None else as_config(judge_config, base_url, self.config)
-        self.concurrency = max(1, int(concurrency))
+        self.concurrency = self.config.calls_in_flight if concurrency is None else max(1, int(concurrency))
+        """Calls in flight at once; None: `config`'s (its `concurrency`, else 8)."""
         self.cache_db = cache_db
         self.usage: dict = {}
         """Calls, cache hits and tokens of the last generate or run; `cache`: whose cache
