@@ -238,6 +238,7 @@ class AsyncLLMClient:
         self._asked: dict[str, asyncio.Future] = {}  # request key -> its outcome, for this client's life
         self._form = config.structured_output  # how a json_schema response format is sent (_structured)
         self._schema_worked = False  # a json_schema request was answered: no switch after that
+        self._refused: StructuredOutputRefused | None = None  # both forms refused: no more structured calls
         self.schema_refusal: str | None = None
         """What the endpoint said when it refused the json_schema form (the client switched to json_object)."""
         self.calls = self.cache_hits = self.prompt_tokens = self.completion_tokens = 0
@@ -344,8 +345,7 @@ class AsyncLLMClient:
         first = last = last_reply = last_body = None
         repaired, tries = False, 0
         while tries < self.config.max_tries and not (fixed and repaired in answered):
-            sent = self._structured(params)
-            answer = await self._call(self._with_hint(messages, repair) if repaired else messages, sent)
+            answer, sent = await self._call(self._with_hint(messages, repair) if repaired else messages, params)
             tries += 1
             if answer.status is not None:
                 if self._switched(sent, answer):
@@ -426,33 +426,38 @@ class AsyncLLMClient:
             tried = (f"json_schema: {self.schema_refusal}; then json_object with the schema: {said}"
                      if self.schema_refusal else f"json_object with the schema: {said}")
             tried = self.config.redact(tried)
-            raise StructuredOutputRefused(
+            self._refused = StructuredOutputRefused(
                 f"{self.config.shown_url} refused structured output for model {self.config.model!r} ({tried})", tried)
+            raise self._refused
         if answer.status != 429 and answer.status < 500:
             raise LLMCallError(self.config.redact(said), status=answer.status, body=self.config.redact(answer.body))
         answer.fault = f"HTTP {answer.status}"
         return False
 
-    async def _call(self, messages: list[dict], params: dict) -> Answer:
+    async def _call(self, messages: list[dict], params: dict) -> tuple[Answer, dict]:
         """One try, in a slot, within config.timeout of wall time in all: a try that
         outlives it is abandoned and its connection closed, so a server that streams
-        notices and stops generating."""
+        notices and stops generating. (answer, the parameters as sent: _structured, chosen
+        once the slot is ours, so a switch made meanwhile applies)."""
         import asyncio
 
         async with self._slots:
+            if self._refused is not None and _form_of(params) == "json_schema":
+                raise self._refused  # the run is stopping: nothing more is sent in either form
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             self.calls += 1
+            sent = self._structured(params)
             try:
                 async with asyncio.timeout(self.config.timeout):
-                    answer = await self._try(messages, params)
+                    answer = await self._try(messages, sent)
             except TimeoutError:
                 answer = Answer(f"timed out ({self.config.timeout:g} s)")
             finally:
                 self.in_flight -= 1
         self.prompt_tokens += answer.tokens[0]
         self.completion_tokens += answer.tokens[1]
-        return answer
+        return answer, sent
 
     async def _try(self, messages: list[dict], params: dict) -> Answer:
         """One streamed call: the answer, or the fault (HTTP errors keep status and body)."""
