@@ -88,15 +88,18 @@ def _use_endpoint(settings, name: str, model: str | None):
 @click.option("--base-url", help="OpenAI-compatible endpoint [default: OPENAI_BASE_URL, else [llm] base_url; "
               "no default beyond these: exit 2].")
 @click.option("--endpoint", "endpoint_name", metavar="NAME",
-              help="A configured [llm.endpoints.NAME]: its base URL, model and the key from its key_env "
-                   "(only that key is sent, only to that URL). The dashboard runs the harness this way.")
+              help="A configured [llm.endpoints.NAME]: its base URL, model, the key from its key_env "
+                   "(only that key is sent, only to that URL) and its max_tokens, concurrency and "
+                   "structured_output when it sets them. The dashboard runs the harness this way.")
 @click.option("--callable", "callable_spec", help="A Python expander module:function(query, context) -> list.")
 @click.option("--parser", "parser_spec", metavar="MODULE:FUNCTION",
               help="Read replies with your own parser, f(reply: str) -> list of terms (strings or "
                    "{term, weight}), as production indexes them [default: termgate's reading, SPEC §6].")
 @click.option("--response-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="json: ask the endpoint for JSON by schema ({\"terms\": [...]}); a reply that is not JSON "
-                   "is unparseable, and an endpoint that refuses the schema stops the run (exit 2).")
+                   "is unparseable. An endpoint that refuses OpenAI's json_schema form is asked once more, and for "
+                   "the rest of the run, with {\"type\": \"json_object\", \"schema\": ...} ([llm] "
+                   "structured_output = \"json_object\" starts there); refusing both stops the run (exit 2).")
 @click.option("--repeat", type=click.IntRange(1, 50), default=1, show_default=True,
               help="Sample each query N times, stored as N runs of the same prompt version (the noise floor "
                    "of the statistics); reports and the exit code are repeat 1's.")
