@@ -1,11 +1,19 @@
 """The one place that talks to an OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama...).
 
+Every call sends `max_tokens` and is streamed (termgate.llm.stream reads the events, or a
+whole JSON body from a server that ignores `stream`); a try that outlives `timeout` is
+abandoned and its connection closed, so a streaming server stops generating.
+
 termgate owns the retries (the client's own are off, so call counts are exact): timeouts,
 429 and 5xx, connection failures, a 200 whose body is not a JSON chat completion (an HTML
-page from a proxy, a truncated body) are retried with exponential backoff and jitter,
-honouring Retry-After; a reply the caller cannot parse is retried the same way. After the
-last try LLMCallError names the last fault and, when it differs, the first (SPEC §6:
-`HTTP 429 after 4 tries; first try: unparseable reply: empty reply`). Keys come only from
+page from a proxy, a truncated body, a broken stream) are retried, up to `max_tries`, with
+exponential backoff and jitter (retry_delay), honouring Retry-After. A reply the caller
+cannot parse is retried with the caller's `repair` hint; at temperature 0 a request the
+endpoint answered is never sent again (the same request gets the same answer), and a reply
+cut off at max_tokens is not retried. A `json_schema` response format the endpoint refuses
+is sent as `json_object` with the schema for the rest of the client's life (_switched).
+After the last try LLMCallError names the last fault and, when it differs, the first (SPEC
+§6: `HTTP 429 after 4 tries; first try: unparseable reply: empty reply`). Keys come only from
 the environment (OPENAI_API_KEY) and are never logged or stored: a key inside the base URL
 is redacted (termgate.redact) in the usage record and every message, and taken out of the
 cache key. There is no default endpoint: every call goes to the base URL the user named
