@@ -31,6 +31,12 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128
     allow_reuse_address = True
 
+    def handle_error(self, request, client_address):
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that left (a timed-out call): no noise
+            super().handle_error(request, client_address)
+
 
 class LoopbackLLM:
     def __init__(self):

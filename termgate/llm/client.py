@@ -1,11 +1,19 @@
 """The one place that talks to an OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama...).
 
+Every call sends `max_tokens` and is streamed (termgate.llm.stream reads the events, or a
+whole JSON body from a server that ignores `stream`); a try that outlives `timeout` is
+abandoned and its connection closed, so a streaming server stops generating.
+
 termgate owns the retries (the client's own are off, so call counts are exact): timeouts,
 429 and 5xx, connection failures, a 200 whose body is not a JSON chat completion (an HTML
-page from a proxy, a truncated body) are retried with exponential backoff and jitter,
-honouring Retry-After; a reply the caller cannot parse is retried the same way. After the
-last try LLMCallError names the last fault and, when it differs, the first (SPEC §6:
-`HTTP 429 after 4 tries; first try: unparseable reply: empty reply`). Keys come only from
+page from a proxy, a truncated body, a broken stream) are retried, up to `max_tries`, with
+exponential backoff and jitter (retry_delay), honouring Retry-After. A reply the caller
+cannot parse is retried with the caller's `repair` hint; at temperature 0 a request the
+endpoint answered is never sent again (the same request gets the same answer), and a reply
+cut off at max_tokens is not retried. A `json_schema` response format the endpoint refuses
+is sent as `json_object` with the schema for the rest of the client's life (_switched).
+After the last try LLMCallError names the last fault and, when it differs, the first (SPEC
+§6: `HTTP 429 after 4 tries; first try: unparseable reply: empty reply`). Keys come only from
 the environment (OPENAI_API_KEY) and are never logged or stored: a key inside the base URL
 is redacted (termgate.redact) in the usage record and every message, and taken out of the
 cache key. There is no default endpoint: every call goes to the base URL the user named
@@ -23,6 +31,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from ..config import STRUCTURED_OUTPUT_FORMS
 from ..environment import setting
 from ..errors import TermgateError, UsageError
 from ..redact import redact_text, redact_url, strip_credentials, url_secrets
@@ -40,9 +49,6 @@ for any expansion list or judge verdict, and a bound on a local server that woul
 generate until its context is full."""
 DEFAULT_CONCURRENCY = 8
 """Calls in flight at once when neither `--concurrency` nor `concurrency` says."""
-STRUCTURED_OUTPUT_FORMS = ("json_schema", "json_object")
-"""How `--response-format json` is asked for at an endpoint: OpenAI's `json_schema`, or
-`{"type": "json_object", "schema": ...}` (llama.cpp and other local servers)."""
 
 
 class LLMCallError(TermgateError):
@@ -62,6 +68,11 @@ class StructuredOutputRefused(TermgateError):
     """The endpoint refused `--response-format json` in both forms (`json_schema`, then
     `json_object` with the schema): the run stops with one line quoting the server, exit 2,
     rather than scoring prose the schema was meant to exclude."""
+
+    def __init__(self, message: str, said: str | None = None):
+        super().__init__(message)
+        self.said = said or message
+        """What the endpoint said to each form, redacted (`json_schema: HTTP 500: '...'; then ...`)."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +246,9 @@ class AsyncLLMClient:
         self._asked: dict[str, asyncio.Future] = {}  # request key -> its outcome, for this client's life
         self._form = config.structured_output  # how a json_schema response format is sent (_structured)
         self._schema_worked = False  # a json_schema request was answered: no switch after that
-        self._schema_refusal: str | None = None  # what the endpoint said when it refused json_schema
+        self._refused: StructuredOutputRefused | None = None  # both forms refused: no more structured calls
+        self.schema_refusal: str | None = None
+        """What the endpoint said when it refused the json_schema form (the client switched to json_object)."""
         self.calls = self.cache_hits = self.prompt_tokens = self.completion_tokens = 0
         self.in_flight = self.max_in_flight = 0
 
@@ -278,8 +291,9 @@ class AsyncLLMClient:
         StructuredOutputRefused when the endpoint refuses a `json_schema` response format
         in both forms. `repeat` > 1 asks again for another sample (its own cache entry);
         `key` is self.key(messages, params, repeat) when the caller has it already.
-        `repair`: a one-line hint appended (as a final user message) to the request that
-        retries an unparseable reply, so a retry at temperature 0 can change the answer.
+        `repair`: a one-line hint added to the request that retries an unparseable reply
+        (after the last user message's text, _with_hint), so a retry at temperature 0 can
+        change the answer.
 
         An identical request at temperature 0 is never sent twice by one client: an
         unparseable or cut-off reply to it ends its tries (after the repaired request, when
@@ -339,8 +353,7 @@ class AsyncLLMClient:
         first = last = last_reply = last_body = None
         repaired, tries = False, 0
         while tries < self.config.max_tries and not (fixed and repaired in answered):
-            sent = self._structured(params)
-            answer = await self._call(self._with_hint(messages, repair) if repaired else messages, sent)
+            answer, sent = await self._call(self._with_hint(messages, repair) if repaired else messages, params)
             tries += 1
             if answer.status is not None:
                 if self._switched(sent, answer):
@@ -384,7 +397,15 @@ class AsyncLLMClient:
 
     @staticmethod
     def _with_hint(messages: list[dict], repair: str | None) -> list[dict]:
-        return [*messages, {"role": "user", "content": repair}] if repair else messages
+        """The messages with `repair` after the last user message's text (a blank line
+        between), or as a final user message when the last is not a user's: a second user
+        message in a row breaks chat templates that want the roles to alternate."""
+        if not repair:
+            return messages
+        last = messages[-1] if messages else {}
+        if last.get("role") == "user" and isinstance(last.get("content"), str):
+            return [*messages[:-1], {**last, "content": f"{last['content'].rstrip()}\n\n{repair}"}]
+        return [*messages, {"role": "user", "content": repair}]
 
     def _structured(self, params: dict) -> dict:
         """The parameters as sent: a `json_schema` response format in the form this endpoint
@@ -406,39 +427,45 @@ class AsyncLLMClient:
         said = f"HTTP {answer.status}: {answer.body}"
         if form == "json_schema" and refused and (self._form == "json_object" or not self._schema_worked):
             if self._form != "json_object":
-                self._form, self._schema_refusal = "json_object", said
+                self._form, self.schema_refusal = "json_object", said
             return True
         if form == "json_object" and refused and (_ABOUT_FORMAT.search(answer.body or "")
-                                                   or _ABOUT_FORMAT.search(self._schema_refusal or "")):
-            tried = (f"json_schema: {self._schema_refusal}; then json_object with the schema: {said}"
-                     if self._schema_refusal else f"json_object with the schema: {said}")
-            raise StructuredOutputRefused(self.config.redact(
-                f"{self.config.shown_url} refused structured output for model {self.config.model!r} ({tried})"))
+                                                   or _ABOUT_FORMAT.search(self.schema_refusal or "")):
+            tried = (f"json_schema: {self.schema_refusal}; then json_object with the schema: {said}"
+                     if self.schema_refusal else f"json_object with the schema: {said}")
+            tried = self.config.redact(tried)
+            self._refused = StructuredOutputRefused(
+                f"{self.config.shown_url} refused structured output for model {self.config.model!r} ({tried})", tried)
+            raise self._refused
         if answer.status != 429 and answer.status < 500:
             raise LLMCallError(self.config.redact(said), status=answer.status, body=self.config.redact(answer.body))
         answer.fault = f"HTTP {answer.status}"
         return False
 
-    async def _call(self, messages: list[dict], params: dict) -> Answer:
+    async def _call(self, messages: list[dict], params: dict) -> tuple[Answer, dict]:
         """One try, in a slot, within config.timeout of wall time in all: a try that
         outlives it is abandoned and its connection closed, so a server that streams
-        notices and stops generating."""
+        notices and stops generating. (answer, the parameters as sent: _structured, chosen
+        once the slot is ours, so a switch made meanwhile applies)."""
         import asyncio
 
         async with self._slots:
+            if self._refused is not None and _form_of(params) == "json_schema":
+                raise self._refused  # the run is stopping: nothing more is sent in either form
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             self.calls += 1
+            sent = self._structured(params)
             try:
                 async with asyncio.timeout(self.config.timeout):
-                    answer = await self._try(messages, params)
+                    answer = await self._try(messages, sent)
             except TimeoutError:
                 answer = Answer(f"timed out ({self.config.timeout:g} s)")
             finally:
                 self.in_flight -= 1
         self.prompt_tokens += answer.tokens[0]
         self.completion_tokens += answer.tokens[1]
-        return answer
+        return answer, sent
 
     async def _try(self, messages: list[dict], params: dict) -> Answer:
         """One streamed call: the answer, or the fault (HTTP errors keep status and body)."""

@@ -69,7 +69,8 @@ async def _read_events(response) -> Answer:
     """The first choice's deltas joined, its finish reason, and the usage a last event may carry."""
     parts: list[str] = []
     finish, tokens, data = None, (0, 0), []
-    async for line in response.aiter_lines():
+    lines = response.aiter_lines()
+    async for line in lines:
         if line.startswith("data:"):
             data.append(line[5:].removeprefix(" "))
             continue
@@ -77,6 +78,7 @@ async def _read_events(response) -> Answer:
             continue
         event, data = "\n".join(data), []
         if event.strip() == "[DONE]":
+            await _drain(lines)
             break
         fault, piece, done, counted = _event(event)
         if fault:
@@ -84,6 +86,19 @@ async def _read_events(response) -> Answer:
         parts.append(piece)
         finish, tokens = done or finish, counted if any(counted) else tokens
     return Answer(text="".join(parts), tokens=tokens, finish=finish)
+
+
+async def _drain(lines) -> None:
+    """Read what follows `[DONE]` (normally only the end of the body), so the connection is
+    kept for the next call; a server that holds the stream open is not waited for long."""
+    import asyncio
+
+    try:
+        async with asyncio.timeout(0.5):
+            async for _ in lines:
+                pass
+    except Exception:  # noqa: BLE001 - the answer is whole: a tail that fails or stalls only costs the connection
+        pass
 
 
 def _event(event: str) -> tuple[str | None, str, str | None, tuple[int, int]]:
