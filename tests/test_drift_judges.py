@@ -21,6 +21,17 @@ from termgate.drift.llm_judge import LLMDriftJudge
 from drift_fakes import FakeEmbedder, hand_lexicon, hand_model, unit
 from llm_server import LoopbackLLM
 
+
+def leading_json(text: str):
+    """The JSON a judge's user message opens with (a repaired retry adds its hint after it)."""
+    return json.JSONDecoder().raw_decode(text)[0]
+
+
+def with_hint(messages: list[dict], hint: str) -> list[dict]:
+    """The request a repaired retry sends: the hint after the last user message's text (a blank line between)."""
+    return [*messages[:-1], {**messages[-1], "content": messages[-1]["content"].rstrip() + "\n\n" + hint}]
+
+
 needs_model = pytest.mark.skipif(not packaged_model_available(), reason="embedding extra not installed")
 
 
@@ -33,7 +44,7 @@ def llm():
 
 def answer_every_candidate(body):
     """The test server's reply: each candidate it was sent, drift when it names a fruit."""
-    sent = json.loads(body["messages"][1]["content"])
+    sent = leading_json(body["messages"][1]["content"])
     return ("json", {"verdicts": [{"term": t, "drift": t in ("banana", "kumquat"), "reason": "asked"}
                                   for t in sent["candidates"]]})
 
@@ -53,7 +64,7 @@ def test_hybrid_sends_only_band_terms_to_the_llm(llm):
     candidates = [DriftCandidate("q1", "fruit salad", t, None, None, ()) for t in ("kumquat", "fruit cocktail", "tax return")]
     kumquat, cocktail, tax = judge.judge(candidates)
     assert llm.chat_calls == 1
-    assert json.loads(llm.requests[0]["body"]["messages"][1]["content"])["candidates"] == ["kumquat"]
+    assert leading_json(llm.requests[0]["body"]["messages"][1]["content"])["candidates"] == ["kumquat"]
     assert kumquat.drift is True and kumquat.reason.startswith("llm: asked (combiner: unjudged 0.50")
     assert cocktail.drift is False and tax.drift is True  # the combiner's own verdicts
     assert judge.log and judge.log[0]["query_id"] == "q1"  # stored with the run like the LLM judge's
@@ -101,7 +112,7 @@ def write_rows(path, rows, domain="medical"):
 def test_calibrate_llm_measures_the_configured_endpoint(tmp_path, monkeypatch, llm):
     llm.default = ("callable", lambda body: ("json", {"verdicts": [
         {"term": t, "drift": t in ("banana", "guitar"), "reason": "x"}
-        for t in json.loads(body["messages"][1]["content"])["candidates"]]}))
+        for t in leading_json(body["messages"][1]["content"])["candidates"]]}))
     config = tmp_path / "termgate.toml"
     config.write_text(f'[llm]\nbase_url = "{llm.url}"\nmodel = "judge-model"\nmax_tries = 1\n', encoding="utf-8")
     monkeypatch.setenv("TERMGATE_CONFIG", str(config))
@@ -206,7 +217,7 @@ class AskedJudge:
 
 
 def everything_drift(body):
-    sent = json.loads(body["messages"][1]["content"])
+    sent = leading_json(body["messages"][1]["content"])
     return ("json", {"verdicts": [{"term": t, "drift": True, "reason": "off topic"} for t in sent["candidates"]]})
 
 
@@ -230,7 +241,7 @@ def test_the_query_itself_is_never_drift_whatever_the_judge(tmp_path, llm, kind)
     assert score == pytest.approx(1 - 1 / 3)
     assert ("Cell  Phone", "cell phone") not in judge.asked and ("Cell  Phone", "banana") in judge.asked
     if kind != "embedding":  # the LLM was never shown the query's own text as a candidate
-        sent = [t for r in llm.requests for t in json.loads(r["body"]["messages"][1]["content"])["candidates"]]
+        sent = [t for r in llm.requests for t in leading_json(r["body"]["messages"][1]["content"])["candidates"]]
         assert "cell phone" not in sent and "heart attack" not in sent
 
 
@@ -259,7 +270,7 @@ def test_the_query_is_never_drift_in_the_oracle_either(tmp_path, llm):
 
 def test_an_unreadable_llm_verdict_names_the_missing_field(llm):
     llm.default = ("callable", lambda body: ("json", {"verdicts": [
-        {"term": t, "is_drift": True} for t in json.loads(body["messages"][1]["content"])["candidates"]]}))
+        {"term": t, "is_drift": True} for t in leading_json(body["messages"][1]["content"])["candidates"]]}))
     judge = LLMDriftJudge(LLMConfig(model="judge", base_url=llm.url, max_tries=1))
     (verdict,) = judge.judge([DriftCandidate("q1", "cell phone", "banana", None, None, ())])
     assert verdict.drift is None
@@ -272,7 +283,7 @@ def test_the_headline_counts_unjudged_terms_beside_the_drift_score(tmp_path, mon
     """Every reply lacks the field: the drift score stays 1.000 (rule 5), and the headline
     says that no term was judged."""
     llm.default = ("callable", lambda body: ("json", {"verdicts": [
-        {"term": t, "is_drift": True} for t in json.loads(body["messages"][1]["content"])["candidates"]]}))
+        {"term": t, "is_drift": True} for t in leading_json(body["messages"][1]["content"])["candidates"]]}))
     config = tmp_path / "termgate.toml"
     config.write_text(f'[llm]\nbase_url = "{llm.url}"\nmodel = "judge-model"\nmax_tries = 1\n', encoding="utf-8")
     monkeypatch.setenv("TERMGATE_CONFIG", str(config))
@@ -311,7 +322,7 @@ def test_an_unreadable_verdict_is_asked_again_with_the_repair_hint(llm):
     (verdict,) = judge.judge([DriftCandidate("q1", "cell phone", "banana", None, None, ())])
     assert verdict.drift is True and verdict.reason == "llm: a fruit"
     first, retry = (r["body"]["messages"] for r in llm.requests)
-    assert retry == [*first, {"role": "user", "content": REPAIR}]  # temperature 0: the retry asks otherwise
+    assert retry == with_hint(first, REPAIR)  # temperature 0: the retry asks otherwise
     assert judge.config()["repair"] == REPAIR
 
 
@@ -321,7 +332,7 @@ def test_the_llm_judge_sends_max_tokens_enough_for_every_verdict(llm):
     few = [DriftCandidate("q1", "cell phone", t, None, None, ()) for t in ("banana", "kumquat")]
     many = [DriftCandidate("q2", "lawyer", f"term {i}", None, None, ()) for i in range(20)]
     judge.judge(few + many)
-    sent = {json.loads(r["body"]["messages"][1]["content"])["query"]: r["body"]["max_tokens"] for r in llm.requests}
+    sent = {leading_json(r["body"]["messages"][1]["content"])["query"]: r["body"]["max_tokens"] for r in llm.requests}
     assert sent == {"cell phone": 300, "lawyer": 100 + 60 * 20}  # max(max_tokens, 100 + 60 per candidate)
     assert judge.config()["max_tokens"] == 300
 

@@ -18,6 +18,7 @@ from termgate import store
 from termgate.cli import main
 from termgate.llm.client import DEFAULT_MAX_TOKENS, AsyncLLMClient, LLMCallError, LLMConfig, StructuredOutputRefused
 from termgate.llm.harness import TEXT_REPAIR, list_complete, parse_reply
+from termgate.llm.stream import CUT_SHORT
 
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM
@@ -265,6 +266,54 @@ def test_a_broken_stream_is_a_retried_fault(llm, events, fault):
     _, error = chat(llm, max_tries=2)
     assert isinstance(error, LLMCallError) and str(error).startswith(fault) and str(error).endswith("after 2 tries")
     assert llm.chat_calls == 2
+
+
+def test_a_stream_that_ends_without_a_finish_reason_is_cut_short_never_read(llm):
+    """llama-cpp-python ends a streamed answer with [DONE] and no finish reason when another
+    request waits: its partial text is no answer, even when it parses."""
+    llm.actions = [("text", "influenza\ngri", {"finish_reason": None})] * 2
+    _, error = chat(llm, max_tries=2)
+    assert isinstance(error, LLMCallError) and str(error).startswith(CUT_SHORT), error
+    assert llm.chat_calls == 2
+
+
+def test_an_answer_cut_short_while_others_wait_drops_the_client_to_one_call_at_a_time(llm):
+    import threading
+
+    both_in, lock, seen = threading.Barrier(2, timeout=10), threading.Lock(), []
+
+    def interrupting(body):  # the first two calls are in flight together; the first is cut short
+        with lock:
+            seen.append(body)
+            order = len(seen)
+        if order > 2:
+            return ("text", "influenza\n")
+        both_in.wait()
+        if order == 2:
+            time.sleep(0.3)  # the second is still running when the first comes back
+            return ("text", "influenza\n")
+        return ("text", "influ", {"finish_reason": None})
+    llm.default = ("callable", interrupting)
+    client = AsyncLLMClient(LLMConfig(model="m", base_url=llm.url, backoff=0.001, concurrency=2))
+
+    async def go():
+        try:
+            return await asyncio.gather(*(client.chat([{"role": "user", "content": f"Query: q{i}\n"}], str.strip)
+                                          for i in range(2)))
+        finally:
+            await client.aclose()
+    results = asyncio.run(go())
+    assert [text for _, text, _ in results] == ["influenza\n"] * 2  # the cut-short one was asked again
+    assert client.one_at_a_time and "one request at a time" in client.one_at_a_time
+    assert llm.chat_calls == 3
+
+
+def test_no_drop_to_one_at_a_time_when_nothing_else_waits(llm):
+    llm.actions = [("text", "influ", {"finish_reason": None})]
+    llm.default = ("text", "influenza grippe")
+    client, result = chat(llm)
+    assert result[1] == "influenza grippe" and llm.chat_calls == 2
+    assert client.one_at_a_time is None
 
 
 def test_stream_usage_is_counted(llm):

@@ -26,6 +26,17 @@ from termgate.store.prompts import (list_prompt_evals, prompt_eval_matrix, promp
 
 from llm_server import LoopbackLLM
 
+
+def leading_json(text: str):
+    """The JSON a judge's user message opens with (a repaired retry adds its hint after it)."""
+    return json.JSONDecoder().raw_decode(text)[0]
+
+
+def with_hint(messages: list[dict], hint: str) -> list[dict]:
+    """The request a repaired retry sends: the hint after the last user message's text (a blank line between)."""
+    return [*messages[:-1], {**messages[-1], "content": messages[-1]["content"].rstrip() + "\n\n" + hint}]
+
+
 PAGE = str(DASHBOARD_APP.parent / "views" / "prompts.py")
 
 
@@ -43,7 +54,7 @@ class FakeModel:
         messages = body["messages"]
         if messages[0]["role"] == "user":  # the prompt under test, filled from a template
             return ("text", "ANSWER " + messages[0]["content"])
-        system, payload = messages[0]["content"], json.loads(messages[1]["content"])
+        system, payload = messages[0]["content"], leading_json(messages[1]["content"])
         if system == pe.IDEAS_SYSTEM:
             return ("json", {"ideas": self.ideas or [f"idea {i}" for i in range(payload["number_of_ideas"])]})
         if system == pe.CASE_SYSTEM:
@@ -90,7 +101,7 @@ def echo(inputs: dict) -> str:
 
 
 def judge_payloads(llm) -> list[dict]:
-    return [json.loads(r["body"]["messages"][1]["content"]) for r in llm.requests
+    return [leading_json(r["body"]["messages"][1]["content"]) for r in llm.requests
             if r["body"]["messages"][0]["content"] == pe.JUDGE_SYSTEM]
 
 
@@ -104,7 +115,7 @@ def test_generate_asks_ideas_then_one_case_per_idea_and_reuses_the_file(llm, tmp
     assert llm.chat_calls == 4  # 1 ideas + 3 cases
     systems = [r["body"]["messages"][0]["content"] for r in llm.requests]
     assert systems[0] == pe.IDEAS_SYSTEM and systems[1:] == [pe.CASE_SYSTEM] * 3
-    asked = sorted(json.loads(r["body"]["messages"][1]["content"])["scenario_idea"] for r in llm.requests[1:])
+    asked = sorted(leading_json(r["body"]["messages"][1]["content"])["scenario_idea"] for r in llm.requests[1:])
     assert asked == ["idea 0", "idea 1", "idea 2"]
     assert [c.scenario for c in dataset.cases] == ["idea 0", "idea 1", "idea 2"]  # idea order, not answer order
     saved = json.loads(out.read_text(encoding="utf-8"))
@@ -129,8 +140,7 @@ def test_an_invalid_case_is_asked_again_with_the_repair_hint(llm, tmp_path, bad)
         "t", {"email": "e"}, 1, tmp_path / "d.json")
     assert llm.chat_calls == 3 and dataset.cases == [pe.TestCase(**GOOD_CASE)]
     first, retry = llm.requests[1]["body"]["messages"], llm.requests[2]["body"]["messages"]
-    assert retry[:-1] == first and retry[-1] == {"role": "user", "content": pe.CASE_REPAIR.format(
-        inputs='"email": "<value>"')}
+    assert retry == with_hint(first, pe.CASE_REPAIR.format(inputs='"email": "<value>"'))
     assert '"prompt_inputs": {"email": "<value>"}' in retry[-1]["content"]
 
 
@@ -146,7 +156,7 @@ def test_above_temperature_0_an_invalid_case_is_retried_until_valid(llm, tmp_pat
     dataset = pe.PromptEvaluator(config(llm, max_tries=4, temperature=0.7)).generate_dataset(
         "t", {"email": "e"}, 1, tmp_path / "d.json")
     assert llm.chat_calls == 5 and dataset.cases == [pe.TestCase(**GOOD_CASE)]
-    assert all(r["body"]["messages"][-1]["content"] == pe.CASE_REPAIR.format(inputs='"email": "<value>"')
+    assert all(r["body"]["messages"][-1]["content"].endswith("\n\n" + pe.CASE_REPAIR.format(inputs='"email": "<value>"'))
                for r in llm.requests[2:])
 
 
@@ -176,7 +186,7 @@ def test_too_few_ideas_are_asked_again_with_the_repair_hint_and_enough_tokens(ll
     llm.default = ("callable", model)
     pe.PromptEvaluator(config(llm)).generate_dataset("t", {"e": "e"}, 12, tmp_path / "d.json")
     ideas = [r["body"] for r in llm.requests if r["body"]["messages"][0]["content"] == pe.IDEAS_SYSTEM]
-    assert len(ideas) == 2 and ideas[1]["messages"][-1]["content"] == pe.IDEAS_REPAIR.format(n=12)
+    assert len(ideas) == 2 and ideas[1]["messages"] == with_hint(ideas[0]["messages"], pe.IDEAS_REPAIR.format(n=12))
     assert "with 12 distinct ideas" in ideas[1]["messages"][-1]["content"]
     assert {b["max_tokens"] for b in ideas} == {100 + 60 * 12}  # more than the default 512
     cases = [r["body"] for r in llm.requests if r["body"]["messages"][0]["content"] == pe.CASE_SYSTEM]
@@ -189,7 +199,7 @@ def test_an_unusable_judge_reply_is_asked_again_with_the_repair_hint(llm, tmp_pa
     (case,) = pe.PromptEvaluator(config(llm)).run_evaluation(echo, dataset).results
     assert case.score == 8 and case.error is None
     first, retry = (r["body"]["messages"] for r in llm.requests)
-    assert retry == [*first, {"role": "user", "content": pe.JUDGE_REPAIR}]
+    assert retry == with_hint(first, pe.JUDGE_REPAIR)
     assert all(r["body"]["max_tokens"] == 512 for r in llm.requests)
 
 
@@ -358,7 +368,7 @@ def test_unusable_judge_reply_makes_an_errored_unscored_case(llm, tmp_path, repl
     dataset = write_dataset(tmp_path / "d.json", ["score=8", "score=8 bad judge"])
 
     def model(body):
-        payload = json.loads(body["messages"][1]["content"])
+        payload = leading_json(body["messages"][1]["content"])
         return reply if "bad judge" in payload["output"] else FakeModel.judge(payload)
     llm.default = ("callable", model)
     results = pe.PromptEvaluator(config(llm, max_tries=2)).run_evaluation(echo, dataset)

@@ -243,6 +243,9 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
                      f"({terminal_safe(config.redact(client.schema_refusal))}); asked with "
                      '{"type": "json_object", "schema": ...} for the rest of the run (structured_output = '
                      '"json_object" under [llm] starts with that form)', err=True)
+            if client.one_at_a_time and not quiet:
+                echo(f"note: {config.shown_url}: {client.one_at_a_time}; the rest of the run made one call at a "
+                     "time. Set concurrency = 1 for this endpoint in termgate.toml (docs/local-models.md)", err=True)
             return samples, client.usage()
         if cache_db is not None:
             run_cli(store.ensure_store, cache_db)  # create and migrate before the first cache write

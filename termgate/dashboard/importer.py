@@ -196,12 +196,13 @@ def _golden_name(upload, given: str) -> str:
     return given.strip() or Path(upload.name).name.strip() or "upload"
 
 
-def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int = 8, name: str = "",
+def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int | None = None, name: str = "",
                 golden_name: str = "", judge: str | None = None, baseline: str | None = None,
                 response_format: str = "text", repeat: int = 1, corpus=None, qrels=None,
                 progress=None, dashboard_url: str | None = None) -> ImportResult:
     """`python -m termgate harness --endpoint NAME` in a child; `progress(done, total)` follows it
     (over every repeat's calls); `dashboard_url` is the base of the link it prints (see child_env);
+    `concurrency` None: the endpoint's own setting (else harness's default);
     `corpus` and `qrels` measure the retrieval effect (module docstring)."""
     if refused := _alone(corpus, qrels):
         return refused
@@ -214,10 +215,11 @@ def run_harness(golden, prompt, *, endpoint: str, author: str, concurrency: int 
         cmd = [sys.executable, "-m", "termgate", "harness", "--endpoint", endpoint,
                "--golden", str(_save(golden, folder, "golden", names)),
                "--prompt", str(_save(prompt, folder, "prompt", names)),
-               "--concurrency", str(concurrency), "--json", str(report), "--author", author,
+               "--json", str(report), "--author", author,
                "--response-format", response_format, "--repeat", str(int(repeat)),
                "--golden-name", _golden_name(golden, golden_name)]
-        cmd += _flags((("--name", name), ("--drift-judge", judge), ("--baseline", baseline)))
+        cmd += _flags((("--name", name), ("--drift-judge", judge), ("--baseline", baseline),
+                       ("--concurrency", None if concurrency is None else str(int(concurrency)))))
         cmd += _retrieval(corpus, qrels, folder, names)
         env = (child_env(chosen, settings, dashboard_url) | {"TERMGATE_PROGRESS": "lines"} | _index_env(folder)
                | (_engine_keys(settings) if qrels is not None else {}))

@@ -22,6 +22,7 @@ cache key. There is no default endpoint: every call goes to the base URL the use
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import random
@@ -35,7 +36,7 @@ from ..config import STRUCTURED_OUTPUT_FORMS
 from ..environment import setting
 from ..errors import TermgateError, UsageError
 from ..redact import redact_text, redact_url, strip_credentials, url_secrets
-from .stream import Answer, read_answer, snippet
+from .stream import CUT_SHORT, Answer, read_answer, snippet
 
 __all__ = ["LLMConfig", "LLMCallError", "NotACompletion", "ReplyCache", "AsyncLLMClient", "completion_text",
            "request_key", "retry_delay", "run_in_fresh_loop", "endpoint_url", "NO_ENDPOINT", "StructuredOutputRefused",
@@ -251,6 +252,9 @@ class AsyncLLMClient:
         """What the endpoint said when it refused the json_schema form (the client switched to json_object)."""
         self.calls = self.cache_hits = self.prompt_tokens = self.completion_tokens = 0
         self.in_flight = self.max_in_flight = 0
+        self.one_at_a_time: str | None = None
+        """Why the client dropped to one call at a time for the rest of its life (_call), or None."""
+        self._one = asyncio.Lock()
 
     def params(self, params: dict | None = None) -> dict:
         """The request's parameters as sent (and keyed): `params` (else the config's
@@ -457,12 +461,18 @@ class AsyncLLMClient:
             self.calls += 1
             sent = self._structured(params)
             try:
-                async with asyncio.timeout(self.config.timeout):
-                    answer = await self._try(messages, sent)
+                async with self._one if self.one_at_a_time else contextlib.nullcontext():
+                    async with asyncio.timeout(self.config.timeout):
+                        answer = await self._try(messages, sent)
             except TimeoutError:
                 answer = Answer(f"timed out ({self.config.timeout:g} s)")
             finally:
                 self.in_flight -= 1
+            if answer.fault == CUT_SHORT and self.in_flight and not self.one_at_a_time:
+                # the server cut this answer short while others waited: it serves one request at a
+                # time and interrupts (llama-cpp-python): from now on, one call at a time
+                self.one_at_a_time = ("the server ended an answer early while other calls waited "
+                                      "(it serves one request at a time and interrupts the one running)")
         self.prompt_tokens += answer.tokens[0]
         self.completion_tokens += answer.tokens[1]
         return answer, sent

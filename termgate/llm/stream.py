@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-__all__ = ["Answer", "read_answer", "completion_of", "snippet"]
+__all__ = ["Answer", "read_answer", "completion_of", "snippet", "CUT_SHORT"]
 
 
 @dataclass
@@ -85,7 +85,15 @@ async def _read_events(response) -> Answer:
             return Answer(fault, "".join(parts))
         parts.append(piece)
         finish, tokens = done or finish, counted if any(counted) else tokens
+    if finish is None:  # a stream ends with its finish reason; without one the answer was cut short
+        return Answer(CUT_SHORT, "".join(parts), tokens)
     return Answer(text="".join(parts), tokens=tokens, finish=finish)
+
+
+CUT_SHORT = "the server ended the answer stream before it finished (no finish_reason)"
+"""The fault of a stream that ends without a finish reason: the server stopped it (llama-cpp-python's
+server ends a streamed answer when another request is waiting, unless started with
+--interrupt_requests False). Retried; its partial text is never read as the answer."""
 
 
 async def _drain(lines) -> None:

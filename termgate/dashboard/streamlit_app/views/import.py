@@ -70,7 +70,9 @@ with harness_tab:
             cols = st.columns(3)
             endpoint = cols[0].selectbox("Endpoint (configured on the server)", sorted(endpoints), key="har_endpoint",
                                          format_func=lambda n: f"{n} · {endpoints[n].model}")
-            concurrency = cols[1].number_input("Concurrency", 1, 256, 8, key="har_conc")
+            concurrency = cols[1].number_input("Concurrency", 1, 256, None, key="har_conc", placeholder="the endpoint's",
+                                               help="Calls in flight at once. Blank: the endpoint's `concurrency` "
+                                                    "setting, else 8 (docs/local-models.md).")
             h_name = cols[2].text_input("Run name", key="har_name")
             h_base = st.selectbox("Baseline (optional)", [""] + list(runs["run_id"]), key="har_base",
                                   format_func=baseline_label)
@@ -125,7 +127,7 @@ if launched and (who := runner()):
         st.error("Upload a golden set and a prompt file.")
     else:
         bar = st.progress(0.0, text="Starting…")
-        show(run_harness(h_golden, h_prompt, endpoint=endpoint, author=who.name, concurrency=int(concurrency),
+        show(run_harness(h_golden, h_prompt, endpoint=endpoint, author=who.name, concurrency=None if concurrency is None else int(concurrency),
                          name=h_name, golden_name=h_golden_name, baseline=h_base or None, response_format=h_format,
                          repeat=int(h_repeat), corpus=h_corpus, qrels=h_qrels,
                          dashboard_url=server_url("import"),
