@@ -137,12 +137,13 @@ class ModelServer:
 # ---------------------------------------------------------------- what the model tests share
 
 
-def write_settings(folder: Path, server: ModelServer, **llm) -> Path:
+def write_settings(folder: Path, server: ModelServer, drift: dict | None = None, **llm) -> Path:
     """A termgate.toml pointing `[llm]` at the server, as docs/local-models.md tells a user to;
-    `llm` adds or overrides keys (max_tokens, timeout, max_tries, structured_output, ...).
-    The drift judge is off unless a test asks for one."""
+    `llm` adds or overrides keys (max_tokens, timeout, max_tries, structured_output, ...),
+    `drift` the `[drift]` table's (the judge is off unless a test asks for one)."""
     keys = {"base_url": server.url, "model": MODEL_NAME, "max_tokens": 64, "timeout": 30, "max_tries": 2, **llm}
-    lines = ["[llm]", *(f"{k} = {json.dumps(v)}" for k, v in keys.items()), "", "[drift]", 'judge = "none"', ""]
+    lines = ["[llm]", *(f"{k} = {json.dumps(v)}" for k, v in keys.items()), "",
+             "[drift]", *(f"{k} = {json.dumps(v)}" for k, v in {"judge": "none", **(drift or {})}.items()), ""]
     path = folder / "termgate.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
