@@ -70,11 +70,13 @@ class ModelServer:
     """`python -m llama_cpp.server` on 127.0.0.1; `url` is the OpenAI base URL (…/v1)."""
 
     def __init__(self, python: Path | None = None, port: int | None = None, threads: int | None = None,
-                 n_ctx: int = 2048):
+                 n_ctx: int = 2048, extra: tuple[str, ...] = ()):
         self.python = python or model_python()
         self.port = port or free_port()
         self.threads = threads or int(os.environ.get(THREADS_VAR, "2"))
         self.n_ctx = n_ctx
+        self.extra = extra
+        """More server options, such as ("--interrupt_requests", "False")."""
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.folder = Path(tempfile.mkdtemp(prefix="termgate-model-"))
         self.log = self.folder / "server.log"
@@ -85,7 +87,7 @@ class ModelServer:
         tail when it exits or does not answer in time."""
         command = [str(self.python), "-m", "llama_cpp.server", "--model", str(gguf_path(self.python)),
                    "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
-                   "--host", "127.0.0.1", "--port", str(self.port)]
+                   "--host", "127.0.0.1", "--port", str(self.port), *self.extra]
         with open(self.log, "wb") as log:
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                          start_new_session=True)

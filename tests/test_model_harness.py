@@ -43,15 +43,15 @@ def folder(tmp_path, monkeypatch, model_server):
     return tmp_path
 
 
-def harness(*extra: str, golden: str = "golden.jsonl"):
-    # one call at a time: the server answers one request at a time, and a queued request's
-    # wait counts towards its timeout
-    args = ["harness", "--golden", golden, "--db", "store.duckdb", "--drift-judge", "none", "--concurrency", "1",
+def harness(*extra: str, golden: str = "golden.jsonl", concurrency: int = 1, db: str = "store.duckdb"):
+    # one call at a time unless a test says: the server answers one request at a time, and a
+    # queued request's wait counts towards its timeout
+    args = ["harness", "--golden", golden, "--db", db, "--drift-judge", "none", "--concurrency", str(concurrency),
             "--json", "report.json", *extra]
     return CliRunner().invoke(main, args)
 
 
-def checked_run(result, queries: int = 3):
+def checked_run(result, queries: int = 3, db: str = "store.duckdb"):
     """The run's report, stored items and usage record, after checking what holds whatever
     the model answered."""
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
@@ -60,11 +60,11 @@ def checked_run(result, queries: int = 3):
     expected_exit = 5 if errored else GATE_EXIT[report["gate"]["decision"]]
     assert result.exit_code == expected_exit, result.output
     run_id = report["evaluation_id"]
-    items = store.harness_outputs("store.duckdb", run_id)
-    assert len(items) == queries  # every item stored, answered or not
+    items = store.harness_outputs(db, run_id)
+    assert len(items) == queries  # every item stored, answered or not (a NULL error reads back as None or NaN)
     assert sum(items["error"].notna()) == errored
     for item in items.itertuples():
-        if item.error is None:  # read into terms: each one a term a person would take
+        if not isinstance(item.error, str):  # read into terms, each one a term a person would take
             assert item.reply and item.reply.strip(), item
             assert len(item.terms) > 0, item
             assert [t for t in item.terms if junk(t)] == [], (item.reply, list(item.terms))
@@ -73,7 +73,7 @@ def checked_run(result, queries: int = 3):
             assert len(item.terms) == 0, item
             if "timed out" not in item.error:
                 assert item.reply is not None, item
-    usage = json.loads(store.get_run("store.duckdb", run_id)["usage"])
+    usage = json.loads(store.get_run(db, run_id)["usage"])
     return report, items, usage
 
 
@@ -116,6 +116,24 @@ def test_json_object_from_the_start_when_the_endpoint_says_so(folder, model_serv
     assert usage["calls"] <= 3 * 2  # no refused call first
     for item in items[items["error"].isna()].itertuples():
         json.loads(item.reply)
+
+
+def test_concurrent_calls_are_never_read_from_an_interrupted_stream(folder):
+    """llama-cpp-python's server, by default (`interrupt_requests`), ends a streamed answer
+    with [DONE] and no finish_reason as soon as another request waits. At concurrency 3 each
+    query still gets its whole answer, or is errored saying what happened: never a reply
+    read as empty, never the first part of an answer read as the whole."""
+    one_at_a_time = harness("--prompt", "text.txt", db="one.duckdb")
+    _, alone, _ = checked_run(one_at_a_time, db="one.duckdb")
+    together = harness("--prompt", "text.txt", concurrency=3, db="three.duckdb")
+    _, items, _ = checked_run(together, db="three.duckdb")
+    whole = alone.set_index("query_id")["reply"]
+    for item in items.itertuples():
+        if isinstance(item.error, str):
+            assert "empty" not in item.error, item.error  # it was not empty: it was cut short
+            continue
+        full = whole[item.query_id]
+        assert not (full and full != item.reply and full.startswith(item.reply)), (item.reply, full)
 
 
 LONG_PROMPT = "Write a 3000-word encyclopedia article on {query} with 20 numbered sections.\n"

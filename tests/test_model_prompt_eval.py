@@ -79,7 +79,7 @@ def test_run_stores_every_output_errors_with_a_reason_and_reruns_from_the_cache(
     assert len(cases) == 2
     for case in cases.itertuples():
         assert case.output and case.output.strip()  # the model's reply to the case is kept
-        if case.error is None:
+        if not isinstance(case.error, str):
             assert 0 <= case.score <= 10
         else:  # unscored with a reason naming what was wrong
             assert case.score is None or case.score != case.score  # None or NaN
