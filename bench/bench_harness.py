@@ -9,13 +9,14 @@ with the same concurrency, in the same run (goal ≤ 1.1× the bare loop), again
    .venv-model: `make model-server`), 100 golden queries from data/demo, the same
    max_tokens for both, at concurrency 1 and 8 — the figures the documented default
    concurrency comes from (issue 35, item 8). termgate makes one try per query here
-   (max_tries 1), so both sides make exactly the same calls; termgate streams them (so a
-   timed-out call is cancelled at the server), the bare loop does not, as a user's own
-   loop would not. Skipped, with a line saying why, when .venv-model is absent.
+   (max_tries 1), so both sides make exactly the same calls. termgate streams them (so a
+   timed-out call is cancelled at the server); the bare loop is timed both plain, as a
+   user's own loop would be, and streamed, which splits termgate's own cost from the
+   server's cost of streaming. Skipped, with a line saying why, when .venv-model is absent.
 
 Usage: python bench/bench_harness.py [--queries 1000] [--concurrency 32] [--delay 0.05] [--rounds 5]
            [--model-queries 100] [--model-max-tokens 64] [--model-concurrency 1 8] [--model-threads 2]
-           [--model-rounds 1] [--skip-scripted] [--skip-model]
+           [--model-rounds 1] [--model-no-interrupt] [--skip-scripted] [--skip-model]
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def golden(n: int) -> GoldenSet:
     return GoldenSet("bench", items, "x")
 
 
-async def bare_loop(url: str, prompts: list[str], concurrency: int, **params) -> float:
+async def bare_loop(url: str, prompts: list[str], concurrency: int, stream: bool = False, **params) -> float:
+    """The same calls made plainly; `stream`: read as a stream of chunks, as termgate asks for them."""
     from openai import AsyncOpenAI
 
     client = AsyncOpenAI(base_url=url, api_key="k", max_retries=0, timeout=600)
@@ -54,9 +56,13 @@ async def bare_loop(url: str, prompts: list[str], concurrency: int, **params) ->
 
     async def one(text: str) -> str:
         async with slots:
-            reply = await client.chat.completions.create(model="sut", temperature=0.0,
-                                                         messages=[{"role": "user", "content": text}], **params)
-            return reply.choices[0].message.content
+            messages = [{"role": "user", "content": text}]
+            if not stream:
+                reply = await client.chat.completions.create(model="sut", temperature=0.0, messages=messages, **params)
+                return reply.choices[0].message.content
+            chunks = await client.chat.completions.create(model="sut", temperature=0.0, messages=messages,
+                                                          stream=True, **params)
+            return "".join([c.choices[0].delta.content or "" async for c in chunks if c.choices])
 
     start = time.perf_counter()
     await asyncio.gather(*(one(p) for p in prompts))
@@ -148,31 +154,34 @@ def real_server(args) -> None:
     prompts = [REAL_PROMPT.format(query=i.query, domain=i.domain or "", intent="") for i in items.items]
     params = {"max_tokens": args.model_max_tokens}
     config = {"max_tokens": args.model_max_tokens, "max_tries": 1, "timeout": 600.0}
-    with ModelServer(threads=args.model_threads) as server:
+    extra = ("--interrupt_requests", "False") if args.model_no_interrupt else ()
+    with ModelServer(threads=args.model_threads, extra=extra) as server:
         asyncio.run(bare_loop(server.url, prompts[:4], 1, **params))  # load the model's pages, warm both paths
         asyncio.run(harness(server.url, GoldenSet("warm", items.items[:4], "x"), 1, None, REAL_PROMPT, **config))
-        figures = {c: ([], [], []) for c in args.model_concurrency}
+        figures = {c: ([], [], [], []) for c in args.model_concurrency}
         for _ in range(args.model_rounds):
-            for c in args.model_concurrency:  # interleaved: a noisy neighbour hits both alike
-                bares, walls, runs = figures[c]
+            for c in args.model_concurrency:  # interleaved: a noisy neighbour hits all three alike
+                bares, streamed, walls, runs = figures[c]
                 bares.append(asyncio.run(bare_loop(server.url, prompts, c, **params)))
+                streamed.append(asyncio.run(bare_loop(server.url, prompts, c, stream=True, **params)))
                 wall, usage, errored = asyncio.run(harness(server.url, items, c, None, REAL_PROMPT, **config))
                 walls.append(wall)
                 runs.append((usage, errored))
-    for c, (bares, walls, runs) in figures.items():
-        bare, wall = statistics.median(bares), statistics.median(walls)
+    for c, (bares, streamed, walls, runs) in figures.items():
+        bare, stream, wall = statistics.median(bares), statistics.median(streamed), statistics.median(walls)
         usage, errored = runs[-1]
-        print(f"bench_harness real server (llama.cpp, SmolLM2-135M-Instruct Q4_1, {args.model_threads} threads): "
-              f"{len(items.items)} queries, max_tokens {args.model_max_tokens}, concurrency {c}, median of "
-              f"{args.model_rounds}: harness {wall:.2f} s ({usage['calls']} calls, {errored} errored, "
-              f"{usage['completion_tokens']} completion tokens, max in flight {usage['max_in_flight']}) vs bare "
-              f"AsyncOpenAI loop {bare:.2f} s = {wall / bare:.2f}× [goal ≤ 1.1×]; "
+        print(f"bench_harness real server (llama.cpp, SmolLM2-135M-Instruct Q4_1, {args.model_threads} threads, "
+              f"interrupt_requests {not args.model_no_interrupt}): {len(items.items)} queries, max_tokens "
+              f"{args.model_max_tokens}, concurrency {c}, median of {args.model_rounds}: harness {wall:.2f} s "
+              f"({usage['calls']} calls, {errored} errored, max in flight {usage['max_in_flight']}) vs bare "
+              f"AsyncOpenAI loop {bare:.2f} s = {wall / bare:.2f}× [goal ≤ 1.1×]; the bare loop streamed, as "
+              f"termgate asks: {stream:.2f} s (termgate {wall / stream:.2f}× that); "
               f"{len(items.items) / wall:.2f} queries/s through termgate")
     if len(figures) > 1:
-        walls = {c: statistics.median(w) for c, (_, w, _) in figures.items()}
+        walls = {c: statistics.median(f[2]) for c, f in figures.items()}
         low, high = min(walls), max(walls)
-        print(f"bench_harness real server: concurrency {high} takes {walls[high] / walls[low]:.2f}× the time of "
-              f"concurrency {low} ({walls[high]:.2f} s vs {walls[low]:.2f} s; the server answers one request at a time)")
+        print(f"bench_harness real server: through termgate, concurrency {high} takes {walls[high] / walls[low]:.2f}× "
+              f"the time of concurrency {low} ({walls[high]:.2f} s vs {walls[low]:.2f} s)")
 
 
 def main() -> None:
@@ -186,6 +195,9 @@ def main() -> None:
     parser.add_argument("--model-concurrency", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--model-threads", type=int, default=2)
     parser.add_argument("--model-rounds", type=int, default=1)
+    parser.add_argument("--model-no-interrupt", action="store_true",
+                        help="Start the server with --interrupt_requests False (by default it ends a streamed "
+                             "answer early whenever another request waits).")
     parser.add_argument("--skip-scripted", action="store_true", help="Leave out the loopback server's figures.")
     parser.add_argument("--skip-model", action="store_true", help="Leave out the real server's figures.")
     args = parser.parse_args()
