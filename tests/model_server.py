@@ -142,8 +142,11 @@ class ModelServer:
 def write_settings(folder: Path, server: ModelServer, drift: dict | None = None, **llm) -> Path:
     """A termgate.toml pointing `[llm]` at the server, as docs/local-models.md tells a user to;
     `llm` adds or overrides keys (max_tokens, timeout, max_tries, structured_output, ...),
-    `drift` the `[drift]` table's (the judge is off unless a test asks for one)."""
-    keys = {"base_url": server.url, "model": MODEL_NAME, "max_tokens": 64, "timeout": 30, "max_tries": 2, **llm}
+    `drift` the `[drift]` table's (the judge is off unless a test asks for one). Concurrency 1,
+    as for any llama-cpp-python server: it answers one request at a time and, by default,
+    cuts a streamed answer short when another request waits."""
+    keys = {"base_url": server.url, "model": MODEL_NAME, "max_tokens": 64, "concurrency": 1, "timeout": 30,
+            "max_tries": 2, **llm}
     lines = ["[llm]", *(f"{k} = {json.dumps(v)}" for k, v in keys.items()), "",
              "[drift]", *(f"{k} = {json.dumps(v)}" for k, v in {"judge": "none", **(drift or {})}.items()), ""]
     path = folder / "termgate.toml"
