@@ -28,7 +28,12 @@ KNOWN_KEYS = {"high_risk_domains", "approvals_required", "dashboard_url", "drift
               "retrieval"}
 
 
-ENDPOINT_KEYS = {"base_url", "model", "key_env"}
+STRUCTURED_OUTPUT_FORMS = ("json_schema", "json_object")
+"""How `--response-format json` is asked for at an endpoint: OpenAI's `json_schema`, or
+`{"type": "json_object", "schema": ...}` (llama.cpp and other local servers)."""
+GENERATION_KEYS = {"max_tokens", "concurrency", "structured_output"}
+"""Keys of `[llm]` that a `[llm.endpoints.NAME]` table may set for itself (how that endpoint is called)."""
+ENDPOINT_KEYS = {"base_url", "model", "key_env"} | GENERATION_KEYS
 _ENDPOINT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -45,6 +50,18 @@ class Endpoint:
     """The model asked for at that endpoint."""
     key_env: str | None = None
     """The environment variable holding this endpoint's key (none: the endpoint needs no key)."""
+    max_tokens: int | None = None
+    """Completion tokens per call at this endpoint (None: `[llm] max_tokens`)."""
+    concurrency: int | None = None
+    """Calls in flight at once at this endpoint (None: `[llm] concurrency`); 1 for a server that
+    answers one request at a time."""
+    structured_output: str | None = None
+    """"json_schema" or "json_object": how `--response-format json` is asked for here (None: `[llm]`'s)."""
+
+    @property
+    def generation(self) -> dict:
+        """The generation keys this table sets, to merge over `[llm]` (termgate.llm.LLMConfig.from_settings)."""
+        return {key: getattr(self, key) for key in sorted(GENERATION_KEYS) if getattr(self, key) is not None}
 
 
 @dataclass(frozen=True)
@@ -183,6 +200,9 @@ def load_settings() -> Settings:
             raise InputError([Problem(str(path), line, "trust.root", str(exc).split(": ", 1)[1])]) from None
     llm = dict(data.get("llm", {}))
     endpoints = _endpoints(llm.pop("endpoints", {}), problem, text)
+    for key in sorted(GENERATION_KEYS & set(llm)):
+        if (why := generation_problem(key, llm[key])) is not None:
+            raise InputError([Problem(str(path), _key_line(text, "[llm]", key), f"llm.{key}", why)])
     overrides = {key: value for key, value, given in (
         ("high_risk_domains", tuple(domains), "high_risk_domains" in data or env_domains is not None),
         ("approvals_required", approvals, "approvals_required" in data),
@@ -213,9 +233,11 @@ def _endpoints(tables, problem, text: str) -> dict[str, Endpoint]:
         for key in ("base_url", "model"):
             if key not in table:
                 raise problem(f"{where}.{key}", "required", header)
-        for key in ENDPOINT_KEYS & set(table):
-            if not isinstance(table[key], str) or not table[key].strip():
-                raise problem(f"{where}.{key}", "must be a non-empty string", header)
+        for key in sorted(ENDPOINT_KEYS & set(table)):
+            why = (generation_problem(key, table[key]) if key in GENERATION_KEYS
+                   else None if isinstance(table[key], str) and table[key].strip() else "must be a non-empty string")
+            if why is not None:
+                raise problem(f"{where}.{key}", why, header)
         url = table["base_url"].strip()
         if not re.match(r"https?://[^/@?#\s]+", url) or "@" in url.split("/", 3)[2] or re.search(r"[?#]", url):
             raise problem(f"{where}.base_url", "must be an http(s) URL without user, password, query or fragment "
@@ -223,8 +245,27 @@ def _endpoints(tables, problem, text: str) -> dict[str, Endpoint]:
         key_env = table.get("key_env")
         if key_env is not None and not _ENV_NAME.fullmatch(key_env):
             raise problem(f"{where}.key_env", "must name an environment variable, such as VLLM_API_KEY", header)
-        out[name] = Endpoint(name, url, table["model"].strip(), key_env)
+        out[name] = Endpoint(name, url, table["model"].strip(), key_env, **{k: table[k] for k in GENERATION_KEYS & set(table)})
     return out
+
+
+def generation_problem(key: str, value) -> str | None:
+    """Why `value` will not do for the generation setting `key` (None: it will)."""
+    if key == "structured_output":
+        return None if value in STRUCTURED_OUTPUT_FORMS else \
+            f"must be one of {', '.join(repr(f) for f in STRUCTURED_OUTPUT_FORMS)} (got {value!r})"
+    top = {"max_tokens": 1_000_000, "concurrency": 512}[key]
+    if type(value) is not int or not 1 <= value <= top:
+        return f"must be a whole number from 1 to {top} (got {value!r})"
+    return None
+
+
+def _key_line(text: str, header: str, key: str) -> int:
+    """The line of `key = ` in the table `header` (else of a dotted `llm.key`, else 1)."""
+    start = text.find(header)
+    found = re.compile(rf"(?m)^[ \t]*{re.escape(key)}[ \t]*=").search(text, start + len(header)) if start >= 0 else None
+    index = found.start() if found else text.find(f"llm.{key}")
+    return text.count("\n", 0, index) + 1 if index >= 0 else 1
 
 
 def default_db_path() -> str:

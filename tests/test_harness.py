@@ -43,7 +43,7 @@ def test_unusable_replies_raise(reply):
 
 def answer_by_query(body):
     """Reply with the expansion of whichever demo query appears in the prompt."""
-    prompt = body["messages"][-1]["content"]
+    prompt = body["messages"][0]["content"]
     for query, terms in EXPANSIONS.items():
         if f"Query: {query}\n" in prompt:
             return ("json", terms)
@@ -109,7 +109,7 @@ def test_garbage_reply_is_an_errored_item_and_rerun_retries_only_it(llm, files):
     calls = {"n": 0}
 
     def flaky(body):
-        if "Query: flu\n" in body["messages"][-1]["content"] and calls["n"] < 99:
+        if "Query: flu\n" in body["messages"][0]["content"] and calls["n"] < 99:
             calls["n"] += 1
             return ("text", '["unclosed json')
         return answer_by_query(body)

@@ -26,7 +26,7 @@ from ..llm.harness import prompt_version as prompt_version_of
 from ..llm.replies import RESPONSE_SCHEMA
 from ..report import STDOUT
 from ..io import load_golden_set, load_thresholds
-from ..llm.client import AsyncLLMClient, LLMConfig
+from ..llm.client import DEFAULT_CONCURRENCY, AsyncLLMClient, LLMConfig
 from .ci import ci_options, ci_paths
 from .common import (EXIT_NOT_RELEASABLE, echo, fail, judge_endpoint, report_options, retrieval_options,
                      retrieval_setup, run_cli, say_endpoints, trec_run_paths,
@@ -77,7 +77,7 @@ def _use_endpoint(settings, name: str, model: str | None):
     else:
         os.environ.pop("OPENAI_API_KEY", None)
     os.environ.pop("OPENAI_BASE_URL", None)
-    settings = dataclasses.replace(settings, llm={**settings.llm, "base_url": endpoint.base_url})
+    settings = dataclasses.replace(settings, llm={**settings.llm, **endpoint.generation, "base_url": endpoint.base_url})
     return settings, endpoint.base_url, model or endpoint.model
 
 
@@ -100,8 +100,14 @@ def _use_endpoint(settings, name: str, model: str | None):
 @click.option("--repeat", type=click.IntRange(1, 50), default=1, show_default=True,
               help="Sample each query N times, stored as N runs of the same prompt version (the noise floor "
                    "of the statistics); reports and the exit code are repeat 1's.")
-@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True,
-              help="Calls (or expander calls) in flight at once.")
+@click.option("--concurrency", type=click.IntRange(1, 512), default=None,
+              help=f"Calls (or expander calls) in flight at once [default: [llm] concurrency (the endpoint's "
+                   f"under --endpoint), else {DEFAULT_CONCURRENCY}; a server that answers one request at a time "
+                   "wants 1].")
+@click.option("--max-tokens", type=click.IntRange(1, 1_000_000), default=None,
+              help="Completion tokens per call; a reply cut off there is an errored item unless its JSON or "
+                   "list is whole [default: [llm] max_tokens (the endpoint's under --endpoint), else 512]. "
+                   "Part of the prompt version and the cache key.")
 @click.option("--temperature", type=float, default=0.0, show_default=True,
               help="Sampling temperature sent with every call (part of the prompt version and the cache key).")
 @click.option("--timeout", type=float, default=None, help="Seconds per call [default: [llm] timeout or 30].")
@@ -124,7 +130,7 @@ def _use_endpoint(settings, name: str, model: str | None):
 @click.option("--quiet", "-q", is_flag=True, help="Print only the gate line (and errors).")
 @without_gc_pauses  # a short-lived command building millions of objects; cycles are rare
 def harness_command(golden, prompt_file, model, base_url, endpoint_name, callable_spec, parser_spec, response_format,
-                    repeat, concurrency, temperature, timeout,
+                    repeat, concurrency, max_tokens, temperature, timeout,
                     max_tries, thresholds, domain_context, baseline, drift_judge, golden_name, name, prompt_version,
                     author, corpus, qrels, search_engine, trec_runs,
                     json_out, html_out, junit_out, summary_out, comment_out, codequality_out, db, no_store, quiet):
@@ -203,9 +209,13 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
             llm["timeout"] = timeout
         if max_tries is not None:
             llm["max_tries"] = max_tries
+        if max_tokens is not None:
+            llm["max_tokens"] = max_tokens
+        if concurrency is not None:
+            llm["concurrency"] = concurrency
         config = run_cli(LLMConfig.from_settings, llm, model, base_url)
         refuse_on_broken_chain()
-        params = {"temperature": temperature}
+        params = {"temperature": temperature, "max_tokens": config.max_tokens}
         if response_format == "json":
             params["response_format"] = RESPONSE_SCHEMA
         # the parser decides what is scored: runs read by different parsers are different versions
@@ -219,12 +229,18 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
 
         async def go():
             replies = store.StoredReplies(cache_db, vectors.use) if cache_db else None
-            client = AsyncLLMClient(config, concurrency, replies)
+            client = AsyncLLMClient(config, cache=replies)
             try:
-                return await run_prompt(golden_set, prompt, client, domain_context, params,
-                                        _bar("harness"), parse, repeat), client.usage()
+                samples = await run_prompt(golden_set, prompt, client, domain_context, params, _bar("harness"),
+                                           parse, repeat)
             finally:
                 await client.aclose()
+            if client.schema_refusal and not quiet:
+                echo(f"note: {config.shown_url} refused the json_schema response format "
+                     f"({terminal_safe(config.redact(client.schema_refusal))}); asked with "
+                     '{"type": "json_object", "schema": ...} for the rest of the run (structured_output = '
+                     '"json_object" under [llm] starts with that form)', err=True)
+            return samples, client.usage()
         if cache_db is not None:
             run_cli(store.ensure_store, cache_db)  # create and migrate before the first cache write
         samples, usage = _interruptible(lambda: run_cli(asyncio.run, go()), cache_db)
@@ -237,7 +253,8 @@ def harness_command(golden, prompt_file, model, base_url, endpoint_name, callabl
         version = prompt_version or callable_spec
 
         async def each():
-            return [await run_callable(golden_set, fn, concurrency, _bar("harness")) for _ in range(repeat)]
+            return [await run_callable(golden_set, fn, concurrency or DEFAULT_CONCURRENCY, _bar("harness"))
+                    for _ in range(repeat)]
         samples = _interruptible(lambda: asyncio.run(each()), None)
         source = f"harness:{callable_spec}"
     err = STDOUT in report_paths.values()  # a report on standard output: our lines go to stderr

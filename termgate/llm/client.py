@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from ..config import STRUCTURED_OUTPUT_FORMS
 from ..environment import setting
 from ..errors import TermgateError, UsageError
 from ..redact import redact_text, redact_url, strip_credentials, url_secrets
@@ -40,9 +41,6 @@ for any expansion list or judge verdict, and a bound on a local server that woul
 generate until its context is full."""
 DEFAULT_CONCURRENCY = 8
 """Calls in flight at once when neither `--concurrency` nor `concurrency` says."""
-STRUCTURED_OUTPUT_FORMS = ("json_schema", "json_object")
-"""How `--response-format json` is asked for at an endpoint: OpenAI's `json_schema`, or
-`{"type": "json_object", "schema": ...}` (llama.cpp and other local servers)."""
 
 
 class LLMCallError(TermgateError):
@@ -62,6 +60,11 @@ class StructuredOutputRefused(TermgateError):
     """The endpoint refused `--response-format json` in both forms (`json_schema`, then
     `json_object` with the schema): the run stops with one line quoting the server, exit 2,
     rather than scoring prose the schema was meant to exclude."""
+
+    def __init__(self, message: str, said: str | None = None):
+        super().__init__(message)
+        self.said = said or message
+        """What the endpoint said to each form, redacted (`json_schema: HTTP 500: '...'; then ...`)."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +238,8 @@ class AsyncLLMClient:
         self._asked: dict[str, asyncio.Future] = {}  # request key -> its outcome, for this client's life
         self._form = config.structured_output  # how a json_schema response format is sent (_structured)
         self._schema_worked = False  # a json_schema request was answered: no switch after that
-        self._schema_refusal: str | None = None  # what the endpoint said when it refused json_schema
+        self.schema_refusal: str | None = None
+        """What the endpoint said when it refused the json_schema form (the client switched to json_object)."""
         self.calls = self.cache_hits = self.prompt_tokens = self.completion_tokens = 0
         self.in_flight = self.max_in_flight = 0
 
@@ -278,8 +282,9 @@ class AsyncLLMClient:
         StructuredOutputRefused when the endpoint refuses a `json_schema` response format
         in both forms. `repeat` > 1 asks again for another sample (its own cache entry);
         `key` is self.key(messages, params, repeat) when the caller has it already.
-        `repair`: a one-line hint appended (as a final user message) to the request that
-        retries an unparseable reply, so a retry at temperature 0 can change the answer.
+        `repair`: a one-line hint added to the request that retries an unparseable reply
+        (after the last user message's text, _with_hint), so a retry at temperature 0 can
+        change the answer.
 
         An identical request at temperature 0 is never sent twice by one client: an
         unparseable or cut-off reply to it ends its tries (after the repaired request, when
@@ -384,7 +389,15 @@ class AsyncLLMClient:
 
     @staticmethod
     def _with_hint(messages: list[dict], repair: str | None) -> list[dict]:
-        return [*messages, {"role": "user", "content": repair}] if repair else messages
+        """The messages with `repair` after the last user message's text (a blank line
+        between), or as a final user message when the last is not a user's: a second user
+        message in a row breaks chat templates that want the roles to alternate."""
+        if not repair:
+            return messages
+        last = messages[-1] if messages else {}
+        if last.get("role") == "user" and isinstance(last.get("content"), str):
+            return [*messages[:-1], {**last, "content": f"{last['content'].rstrip()}\n\n{repair}"}]
+        return [*messages, {"role": "user", "content": repair}]
 
     def _structured(self, params: dict) -> dict:
         """The parameters as sent: a `json_schema` response format in the form this endpoint
@@ -406,14 +419,15 @@ class AsyncLLMClient:
         said = f"HTTP {answer.status}: {answer.body}"
         if form == "json_schema" and refused and (self._form == "json_object" or not self._schema_worked):
             if self._form != "json_object":
-                self._form, self._schema_refusal = "json_object", said
+                self._form, self.schema_refusal = "json_object", said
             return True
         if form == "json_object" and refused and (_ABOUT_FORMAT.search(answer.body or "")
-                                                   or _ABOUT_FORMAT.search(self._schema_refusal or "")):
-            tried = (f"json_schema: {self._schema_refusal}; then json_object with the schema: {said}"
-                     if self._schema_refusal else f"json_object with the schema: {said}")
-            raise StructuredOutputRefused(self.config.redact(
-                f"{self.config.shown_url} refused structured output for model {self.config.model!r} ({tried})"))
+                                                   or _ABOUT_FORMAT.search(self.schema_refusal or "")):
+            tried = (f"json_schema: {self.schema_refusal}; then json_object with the schema: {said}"
+                     if self.schema_refusal else f"json_object with the schema: {said}")
+            tried = self.config.redact(tried)
+            raise StructuredOutputRefused(
+                f"{self.config.shown_url} refused structured output for model {self.config.model!r} ({tried})", tried)
         if answer.status != 429 and answer.status < 500:
             raise LLMCallError(self.config.redact(said), status=answer.status, body=self.config.redact(answer.body))
         answer.fault = f"HTTP {answer.status}"

@@ -16,7 +16,6 @@ import importlib
 import importlib.util
 import inspect
 import json
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,12 +23,20 @@ from pathlib import Path
 
 from ..errors import TermgateError, InputError, Problem, UsageError
 from ..io import GeneratedSet, GoldenSet, PreparedItem
-from .client import AsyncLLMClient, LLMCallError
+from .client import AsyncLLMClient, LLMCallError, StructuredOutputRefused
 from ..scoring.metrics import normalize_term
 from .replies import read_json_reply, read_reply
 
 __all__ = ["HarnessOutput", "parse_reply", "parse_json_reply", "reply_reader", "terms_from_entries", "load_prompt",
-           "prompt_version", "run_prompt", "StructuredOutputRefused", "run_callable", "load_callable", "callable_source", "to_generated"]
+           "prompt_version", "run_prompt", "StructuredOutputRefused", "run_callable", "load_callable", "callable_source",
+           "to_generated", "list_complete", "TEXT_REPAIR", "JSON_REPAIR", "PARSER_REPAIR"]
+
+TEXT_REPAIR = "Answer with the search terms only, one per line."
+"""The hint a retry of an unparseable reply adds (termgate's reading of text replies)."""
+JSON_REPAIR = 'Answer with the JSON object only, such as {"terms": ["first term", "second term"]}.'
+"""The hint a retry of an unparseable reply adds under `--response-format json`."""
+PARSER_REPAIR = "Answer in exactly the format asked for above, with nothing else."
+"""The hint a retry of a reply the team's `--parser` refused adds (its format is the prompt's)."""
 
 
 @dataclass
@@ -61,14 +68,32 @@ def terms_from_entries(entries: list) -> dict[str, float]:
     return out
 
 
+def list_complete(text: str) -> bool:
+    """Whether a reply cut off at max_tokens is whole all the same (docs/harness.md "Cut
+    off"): JSON in it that parsed, or a text list whose last item ends with a line break
+    (the cut fell between lines, so no item was cut mid-way)."""
+    try:
+        read_json_reply(text)
+    except ValueError:
+        return text.rstrip(" \t").endswith("\n")
+    return True
+
+
 def parse_reply(text: str) -> dict[str, float]:
     """A reply as normalised terms (SPEC §6 reading); ValueError naming why when unusable."""
     return terms_from_entries(read_reply(text))
 
 
+parse_reply.complete = list_complete
+parse_reply.repair = TEXT_REPAIR
+
+
 def parse_json_reply(text: str) -> dict[str, float]:
     """A reply to `--response-format json`: JSON only; prose is the endpoint ignoring the schema."""
     return terms_from_entries(read_json_reply(text))
+
+
+parse_json_reply.repair = JSON_REPAIR  # JSON that parsed is whole: no `complete` needed
 
 
 def reply_reader(fn: Callable[[str], list]) -> Callable[[str], dict[str, float]]:
@@ -83,6 +108,8 @@ def reply_reader(fn: Callable[[str], list]) -> Callable[[str], dict[str, float]]
             raise ValueError(f"--parser returned {type(result).__name__}, expected a list of terms")
         return terms_from_entries(list(result))
     parse.blocking = True  # the client runs it on a worker thread: a slow parser does not serialise the calls
+    parse.complete = list_complete
+    parse.repair = PARSER_REPAIR
     return parse
 
 
@@ -124,39 +151,29 @@ class Progress:
             self.report(self.done, self.total)
 
 
-_ABOUT_FORMAT = re.compile(r"response.?format|json.?schema|schema|structured|format", re.I)
-
-
-class StructuredOutputRefused(TermgateError):
-    """The endpoint refused `--response-format json` (HTTP 400/422): the run stops with one
-    line rather than scoring prose the schema was meant to exclude."""
-
-
 async def run_prompt(golden: GoldenSet, prompt: str, client: AsyncLLMClient, domain_context: str | None = None,
                      params: dict | None = None, progress: Callable[[int, int], None] | None = None,
-                     parse: Callable[[str], dict[str, float]] = parse_reply, repeats: int = 1
-                     ) -> list[list[HarnessOutput]]:
+                     parse: Callable[[str], dict[str, float]] = parse_reply, repeats: int = 1,
+                     repair: str | None = None) -> list[list[HarnessOutput]]:
     """One chat call per golden query and repeat (cached, retried): one list of outputs per
     repeat, each in golden order. Repeat k > 1 is another sample of the same request (its
-    own cache entry), so `--repeat` measures the endpoint's variation."""
-    params = params or {"temperature": client.config.temperature}
+    own cache entry), so `--repeat` measures the endpoint's variation; golden items whose
+    filled prompts are identical share one call. `repair` (default: the parser's own hint)
+    is added to the retry of an unparseable reply. StructuredOutputRefused when the
+    endpoint refuses `--response-format json` in both forms: nothing is scored."""
+    params = client.params(params)
+    repair = repair or getattr(parse, "repair", None)
     filled = [_fill(prompt, item, domain_context) for item in golden.items]
     messages = [[{"role": "user", "content": text}] for text in filled]
     keys = [[client.key(m, params, k) for m in messages] for k in range(1, repeats + 1)]
     await client.prefetch([key for row in keys for key in row])
     bar = Progress(len(filled) * repeats, progress)
-    structured = "response_format" in params
 
     async def one(item: PreparedItem, text: str, msgs: list[dict], repeat: int, key: str) -> HarnessOutput:
         try:
-            terms, reply, _ = await client.chat(msgs, parse, params, repeat, key)
+            terms, reply, _ = await client.chat(msgs, parse, params, repeat, key, repair)
             out = HarnessOutput(item.query_id, text, reply, terms)
         except LLMCallError as exc:
-            if structured and exc.status in (400, 415, 422) and _ABOUT_FORMAT.search(str(exc)):
-                raise StructuredOutputRefused(
-                    f"{client.config.shown_url or 'the endpoint'} refused --response-format json for model "
-                    f"{client.config.model!r} ({exc}); leave out --response-format, or use a model that "
-                    "supports structured output") from None
             out = HarnessOutput(item.query_id, text, exc.reply, {}, str(exc))
         bar.tick()
         return out
@@ -164,6 +181,12 @@ async def run_prompt(golden: GoldenSet, prompt: str, client: AsyncLLMClient, dom
     try:
         flat = await asyncio.gather(*(one(i, t, m, k, key) for k in range(1, repeats + 1)
                                       for i, t, m, key in zip(golden.items, filled, messages, keys[k - 1])))
+    except StructuredOutputRefused as exc:
+        raise StructuredOutputRefused(
+            f"{client.config.shown_url or 'the endpoint'} refused --response-format json for model "
+            f"{client.config.model!r} ({exc.said}); leave out --response-format, set structured_output = "
+            '"json_object" under [llm] if it takes that form, or use a model that supports structured output'
+        ) from None
     finally:
         await client.flush(force=True)
     n = len(filled)
