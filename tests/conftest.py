@@ -119,6 +119,24 @@ def db(tmp_path) -> Path:
     return tmp_path / "store.duckdb"
 
 
+@pytest.fixture(scope="session")
+def model_server():
+    """The real llama.cpp server serving SmolLM2 (tests/model_server.py), one a session,
+    started by the first test that asks for it. Without its venv the test skips with the
+    reason, except in CI (`CI=true`), where it fails: a missing install step is red."""
+    import os
+
+    from model_server import ModelServer, missing
+
+    reason = missing()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with ModelServer() as server:
+        yield server
+
+
 # ---------------------------------------------------------------- both backends (issue 15, item 8)
 
 NO_POSTGRES = "PostgreSQL binaries are not installed (apt-get install postgresql; .ci/run installs them)"
