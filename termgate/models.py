@@ -285,6 +285,10 @@ class Summary(BaseModel):
     """True when any query regressed against the baseline."""
     errored: int = 0
     """Items that could not be evaluated (the gate then fails)."""
+    terms_put_to_judge: int = 0
+    """Generated terms the drift judge was asked about (SPEC §2 rule 5)."""
+    terms_unjudged: int = 0
+    """Of those, the terms it could not decide: mean_term_drift_score counts them as not drift."""
 
 
 class MicroScores(BaseModel):

@@ -111,7 +111,7 @@ def score(golden: GoldenSet, generated: GeneratedSet, thresholds: Thresholds, ju
         for term in fp:
             if term in forbidden:
                 row["drift"][term] = "forbidden term"
-            elif judge.name != "none" and term not in expected:
+            elif judge.name != "none" and term not in expected and term != normalise(query):  # never drift
                 candidates.append(DriftCandidate(query_id, query, term, row["domain"], context.get("intent"),
                                                  tuple(expected)))
                 owners.append(row)

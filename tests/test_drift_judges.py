@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from termgate.cli import main
 from termgate.config import Settings
-from termgate.drift.judge import JUDGE_NAMES, DriftCandidate, EmbeddingDriftJudge, HybridDriftJudge
+from termgate.drift.judge import (JUDGE_NAMES, DriftCandidate, DriftVerdict, EmbeddingDriftJudge, HybridDriftJudge,
+                                 NoDriftJudge)
 from termgate.drift.model import SHIPPED_MODEL
 from termgate.drift.embeddings import packaged_model_available
 from termgate.drift.resolve import resolve_judge
@@ -163,3 +164,204 @@ def test_calibrate_refits_into_out(tmp_path):
     assert refit.band[0] <= refit.cutoff <= refit.band[1] and refit.trained_on == "train.jsonl"
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 2 and load_model(out).sha256 == refit.sha256
+
+
+# -- the query is never drift (issue 35 item 7): one rule in the scorer, whatever the judge --
+
+QUERY_GOLDEN = [  # the query in another case and spacing: rule 1 makes it the generated "cell phone"
+    {"query_id": "q1", "query": "Cell  Phone", "expected_expansions": [{"term": "mobile phone"}]},
+    {"query_id": "q2", "query": "heart attack", "expected_expansions": [], "forbidden_terms": ["Heart Attack"]},
+]
+QUERY_GENERATED = [{"query_id": "q1", "terms": ["CELL PHONE", "banana", "mobile phone"]},
+                   {"query_id": "q2", "terms": ["heart attack", "banana"]}]
+
+
+def score_query_rows(tmp_path, judge) -> dict[str, tuple]:
+    """query_id -> (drift_terms, unjudged_terms, term_drift_score), scored by the one scorer."""
+    from termgate.models import Thresholds
+    from termgate.scoring.scorer import score
+    golden, generated = tmp_path / "golden.jsonl", tmp_path / "generated.jsonl"
+    golden.write_text("".join(json.dumps(r) + "\n" for r in QUERY_GOLDEN), encoding="utf-8")
+    generated.write_text("".join(json.dumps(r) + "\n" for r in QUERY_GENERATED), encoding="utf-8")
+    scored = score(golden, generated, Thresholds(), judge)
+    try:
+        return {q: (d, u, s) for q, d, u, s in scored.con.execute(
+            "SELECT query_id, drift_terms, unjudged_terms, term_drift_score FROM query_scores").fetchall()}
+    finally:
+        scored.close()
+
+
+class AskedJudge:
+    """Wraps a judge and records every candidate it was asked about."""
+
+    def __init__(self, judge):
+        self.inner, self.name, self.asked = judge, judge.name, []
+
+    def config(self):
+        return self.inner.config()
+
+    def judge(self, candidates):
+        self.asked += [(c.query, c.term) for c in candidates]
+        return self.inner.judge(candidates)
+
+
+def everything_drift(body):
+    sent = json.loads(body["messages"][1]["content"])
+    return ("json", {"verdicts": [{"term": t, "drift": True, "reason": "off topic"} for t in sent["candidates"]]})
+
+
+def query_judges(server):
+    """Each judge kind, set to call every term it is asked about drift (the hybrid's combiner
+    puts every term in its band, so its LLM decides: drift too)."""
+    all_drift = EmbeddingDriftJudge(FakeEmbedder(), hand_model({}, intercept=10.0), hand_lexicon())
+    llm = LLMDriftJudge(LLMConfig(model="judge", base_url=server.url, max_tries=1))
+    in_band = EmbeddingDriftJudge(FakeEmbedder(), hand_model({}, intercept=0.0, band=(0.4, 0.6)), hand_lexicon())
+    hybrid_judge = HybridDriftJudge(in_band, LLMDriftJudge(LLMConfig(model="judge", base_url=server.url, max_tries=1)))
+    return {"embedding": all_drift, "llm": llm, "hybrid": hybrid_judge}
+
+
+@pytest.mark.parametrize("kind", ["embedding", "llm", "hybrid"])
+def test_the_query_itself_is_never_drift_whatever_the_judge(tmp_path, llm, kind):
+    llm.default = ("callable", everything_drift)
+    judge = AskedJudge(query_judges(llm)[kind])
+    rows = score_query_rows(tmp_path, judge)
+    drift, unjudged, score = rows["q1"]
+    assert drift == ["banana"] and unjudged == []  # "CELL PHONE" is the query "Cell  Phone" after rule 1
+    assert score == pytest.approx(1 - 1 / 3)
+    assert ("Cell  Phone", "cell phone") not in judge.asked and ("Cell  Phone", "banana") in judge.asked
+    if kind != "embedding":  # the LLM was never shown the query's own text as a candidate
+        sent = [t for r in llm.requests for t in json.loads(r["body"]["messages"][1]["content"])["candidates"]]
+        assert "cell phone" not in sent and "heart attack" not in sent
+
+
+@pytest.mark.parametrize("kind", ["embedding", "llm", "hybrid"])
+def test_the_query_as_a_forbidden_term_is_still_drift(tmp_path, llm, kind):
+    llm.default = ("callable", everything_drift)
+    drift, unjudged, score = score_query_rows(tmp_path, query_judges(llm)[kind])["q2"]
+    assert drift == ["heart attack", "banana"] and unjudged == [] and score == 0.0
+
+
+def test_the_query_is_never_drift_in_the_oracle_either(tmp_path, llm):
+    """tests/oracle.py (the differential tests' second implementation) keeps the same rule."""
+    import oracle
+    from termgate.io import load_generated, load_golden_set
+    from termgate.models import Thresholds
+    llm.default = ("callable", everything_drift)
+    score_query_rows(tmp_path, query_judges(llm)["llm"])  # writes the two files
+    golden = load_golden_set(tmp_path / "golden.jsonl")
+    rows, _ = oracle.score(golden, load_generated(tmp_path / "generated.jsonl", golden.query_ids()), Thresholds(),
+                           query_judges(llm)["llm"])
+    assert [(r["drift_terms"], r["unjudged_terms"]) for r in rows] == [(["banana"], []),
+                                                                      (["heart attack", "banana"], [])]
+
+
+# -- honest judges (issue 35 item 6): an unreadable reply names the field ---------------------
+
+def test_an_unreadable_llm_verdict_names_the_missing_field(llm):
+    llm.default = ("callable", lambda body: ("json", {"verdicts": [
+        {"term": t, "is_drift": True} for t in json.loads(body["messages"][1]["content"])["candidates"]]}))
+    judge = LLMDriftJudge(LLMConfig(model="judge", base_url=llm.url, max_tries=1))
+    (verdict,) = judge.judge([DriftCandidate("q1", "cell phone", "banana", None, None, ())])
+    assert verdict.drift is None
+    assert "field 'drift' missing in verdicts[0] (it has 'term', 'is_drift')" in verdict.reason
+    assert "Field required" not in verdict.reason
+    assert "field 'drift' missing" in judge.log[0]["error"]
+
+
+def test_the_headline_counts_unjudged_terms_beside_the_drift_score(tmp_path, monkeypatch, llm):
+    """Every reply lacks the field: the drift score stays 1.000 (rule 5), and the headline
+    says that no term was judged."""
+    llm.default = ("callable", lambda body: ("json", {"verdicts": [
+        {"term": t, "is_drift": True} for t in json.loads(body["messages"][1]["content"])["candidates"]]}))
+    config = tmp_path / "termgate.toml"
+    config.write_text(f'[llm]\nbase_url = "{llm.url}"\nmodel = "judge-model"\nmax_tries = 1\n', encoding="utf-8")
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
+    score_query_rows(tmp_path, NoDriftJudge())  # writes golden.jsonl and generated.jsonl
+    result = CliRunner().invoke(main, [
+        "evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated", str(tmp_path / "generated.jsonl"),
+        "--drift-judge", "llm", "--no-store", "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"),
+        "--summary", str(tmp_path / "summary.md")])
+    # a banana each (the query and the expected term are never asked); q2's forbidden term drifts: 0.5
+    assert "drift 0.750 (2 of 2 terms unjudged)" in result.stdout, result.stdout + result.stderr
+    summary = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["summary"]
+    assert (summary["mean_term_drift_score"], summary["terms_unjudged"], summary["terms_put_to_judge"]) == (0.75, 2, 2)
+    assert "0.750 (2 of 2 terms unjudged)" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "| drift | 0.750 (2 of 2 terms unjudged) |" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+
+
+def test_no_unjudged_note_when_every_term_was_judged(tmp_path, llm):
+    from termgate.models import Thresholds
+    from termgate.scoring.scorer import score
+    llm.default = ("callable", everything_drift)
+    score_query_rows(tmp_path, NoDriftJudge())
+    scored = score(tmp_path / "golden.jsonl", tmp_path / "generated.jsonl", Thresholds(), query_judges(llm)["llm"])
+    try:
+        assert scored.facts.unjudged_line() is None and int(scored.facts.n_asked.sum()) == 2
+    finally:
+        scored.close()
+
+
+# -- repair hint and max_tokens (issue 35 items 3 and 5) ---------------------------------------
+
+def test_an_unreadable_verdict_is_asked_again_with_the_repair_hint(llm):
+    from termgate.drift.llm_judge import REPAIR
+    llm.actions = [("json", {"verdicts": [{"term": "banana", "is_drift": True}]}),
+                   ("json", {"verdicts": [{"term": "banana", "drift": True, "reason": "a fruit"}]})]
+    judge = LLMDriftJudge(LLMConfig(model="judge", base_url=llm.url, max_tries=4, backoff=0.001))
+    (verdict,) = judge.judge([DriftCandidate("q1", "cell phone", "banana", None, None, ())])
+    assert verdict.drift is True and verdict.reason == "llm: a fruit"
+    first, retry = (r["body"]["messages"] for r in llm.requests)
+    assert retry == [*first, {"role": "user", "content": REPAIR}]  # temperature 0: the retry asks otherwise
+    assert judge.config()["repair"] == REPAIR
+
+
+def test_the_llm_judge_sends_max_tokens_enough_for_every_verdict(llm):
+    llm.default = ("callable", everything_drift)
+    judge = LLMDriftJudge(LLMConfig(model="judge", base_url=llm.url, max_tries=1, max_tokens=300))
+    few = [DriftCandidate("q1", "cell phone", t, None, None, ()) for t in ("banana", "kumquat")]
+    many = [DriftCandidate("q2", "lawyer", f"term {i}", None, None, ()) for i in range(20)]
+    judge.judge(few + many)
+    sent = {json.loads(r["body"]["messages"][1]["content"])["query"]: r["body"]["max_tokens"] for r in llm.requests}
+    assert sent == {"cell phone": 300, "lawyer": 100 + 60 * 20}  # max(max_tokens, 100 + 60 per candidate)
+    assert judge.config()["max_tokens"] == 300
+
+
+@pytest.mark.parametrize("flag, sent", [([], 160), (["--max-tokens", "700"], 700)])
+def test_evaluate_max_tokens_reaches_the_llm_judge(tmp_path, monkeypatch, llm, flag, sent):
+    llm.default = ("callable", everything_drift)
+    config = tmp_path / "termgate.toml"
+    config.write_text(f'[llm]\nbase_url = "{llm.url}"\nmodel = "judge-model"\nmax_tries = 1\nmax_tokens = 64\n',
+                      encoding="utf-8")
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
+    score_query_rows(tmp_path, NoDriftJudge())
+    result = CliRunner().invoke(main, ["evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated",
+                                       str(tmp_path / "generated.jsonl"), "--no-store", "--drift-judge", "llm",
+                                       "--json", str(tmp_path / "r.json"), *flag])
+    assert result.exit_code in (0, 1, 3), result.output
+    # [llm] max_tokens 64 is less than one verdict's 100 + 60; the flag overrides the setting
+    assert [r["body"]["max_tokens"] for r in llm.requests] == [sent, sent]
+    config_shown = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["run"]["drift_judge_config"]
+    assert config_shown["max_tokens"] == (int(flag[1]) if flag else 64)
+
+
+def test_evaluate_max_tokens_sets_the_hybrid_judges_llm_and_refuses_a_judge_without_one(tmp_path, llm):
+    from termgate.cli.evaluate import with_max_tokens
+    settings = with_max_tokens(Settings(llm={"base_url": llm.url, "model": "m", "max_tokens": 64}), 900)
+    assert resolve_judge("hybrid", settings).config()["llm"]["max_tokens"] == 900
+    score_query_rows(tmp_path, NoDriftJudge())
+    result = CliRunner().invoke(main, ["evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated",
+                                       str(tmp_path / "generated.jsonl"), "--no-store", "--drift-judge", "none",
+                                       "--max-tokens", "100"])
+    assert result.exit_code == 2 and "the drift judge none makes none" in result.output
+
+
+def test_a_verdict_for_another_term_leaves_the_term_unjudged_saying_what_was_named(llm):
+    """SmolLM2 echoes the prompt's template: '<candidate exactly as given>' is no candidate."""
+    llm.default = ("json", {"verdicts": [{"term": "<candidate exactly as given>", "drift": True, "reason": "x"}]})
+    judge = LLMDriftJudge(LLMConfig(model="judge", base_url=llm.url, max_tries=1))
+    (verdict,) = judge.judge([DriftCandidate("q1", "cell phone", "banana", None, None, ())])
+    assert verdict == DriftVerdict(None, "llm judge gave no verdict for this term (its verdicts name "
+                                         "'<candidate exactly as given>')")
+    llm.default = ("json", {"verdicts": []})
+    (verdict,) = judge.judge([DriftCandidate("q1", "cell phone", "banana", None, None, ())])
+    assert verdict.reason == "llm judge gave no verdict for this term (its verdicts list is empty)"

@@ -350,6 +350,22 @@ def test_custom_template_placeholders_are_filled_in_the_request(server, client):
     assert sent_prompt(request) == "Q=Capital of France? | A=Paris | R=Paris, France | reply {score} first"
 
 
+def test_the_judge_sends_max_tokens_and_refuses_a_cut_off_reply(server, client):
+    """Issue 35 item 3: a local server runs to its context's end without max_tokens; a reply
+    cut off there may hold a number in its reasoning, which is no score."""
+    server.actions = [("text", "Step 1 of 3 is right, the rest", {"finish_reason": "length"})]
+    server.default = ("text", "Score: 8")
+    judge = LLMJudgeEvaluator(client, "m", max_tokens=40)
+    with pytest.raises(EvaluatorParseError, match=r"cut off at max_tokens \(40\)") as info:
+        judge.evaluate("x", "y")
+    assert info.value.reply == "Step 1 of 3 is right, the rest"
+    assert judge.evaluate("x", "y").score == 0.8
+    assert [r["body"]["max_tokens"] for r in server.requests] == [40, 40]
+    LLMJudgeEvaluator(client, "m").evaluate("x", "y")
+    LLMJudgeEvaluator(client, "m", max_tokens=None).evaluate("x", "y")
+    assert server.requests[2]["body"]["max_tokens"] == 512 and "max_tokens" not in server.requests[3]["body"]
+
+
 def test_default_template_carries_all_three_texts(server, client):
     server.actions = [("text", "5")]
     LLMJudgeEvaluator(client, "m").evaluate("PRED-TEXT", reference="REF-TEXT", input="INPUT-TEXT")

@@ -114,16 +114,40 @@ def test_generate_asks_ideas_then_one_case_per_idea_and_reuses_the_file(llm, tmp
     assert llm.chat_calls == 4 and again == dataset  # reused: zero calls
 
 
-def test_invalid_case_json_is_retried_until_valid(llm, tmp_path):
-    good = {"scenario": "s", "prompt_inputs": {"email": "hi"}, "solution_criteria": ["c"]}
-    llm.actions = [("json", {"ideas": ["only idea"]}),
-                   ("text", "sure! here is a case"),                                 # not JSON
-                   ("json", {**good, "prompt_inputs": {"mail": "hi"}}),               # wrong input name
-                   ("json", {**good, "solution_criteria": ["a", "b", "c", "d", "e"]}),  # more than 4 criteria
-                   ("json", good)]
+GOOD_CASE = {"scenario": "s", "prompt_inputs": {"email": "hi"}, "solution_criteria": ["c"]}
+BAD_CASES = [("text", "sure! here is a case"),                                          # not JSON
+             ("json", {**GOOD_CASE, "prompt_inputs": {"mail": "hi"}}),                  # wrong input name
+             ("json", {**GOOD_CASE, "solution_criteria": ["a", "b", "c", "d", "e"]})]   # more than 4 criteria
+
+
+@pytest.mark.parametrize("bad", BAD_CASES)
+def test_an_invalid_case_is_asked_again_with_the_repair_hint(llm, tmp_path, bad):
+    """Issue 35 item 5: at temperature 0 the same request gets the same reply, so the retry
+    appends the repair hint; a second unusable reply ends the tries."""
+    llm.actions = [("json", {"ideas": ["only idea"]}), bad, ("json", GOOD_CASE)]
     dataset = pe.PromptEvaluator(config(llm, max_tries=4)).generate_dataset(
         "t", {"email": "e"}, 1, tmp_path / "d.json")
-    assert llm.chat_calls == 5 and dataset.cases == [pe.TestCase(**good)]
+    assert llm.chat_calls == 3 and dataset.cases == [pe.TestCase(**GOOD_CASE)]
+    first, retry = llm.requests[1]["body"]["messages"], llm.requests[2]["body"]["messages"]
+    assert retry[:-1] == first and retry[-1] == {"role": "user", "content": pe.CASE_REPAIR.format(
+        inputs='"email": "<value>"')}
+    assert '"prompt_inputs": {"email": "<value>"}' in retry[-1]["content"]
+
+
+def test_an_invalid_case_stays_unusable_after_the_repaired_request(llm, tmp_path):
+    llm.actions = [("json", {"ideas": ["only idea"]}), *BAD_CASES[:2]]
+    with pytest.raises(pe.DatasetGenerationError, match="prompt_inputs has .'mail'.*after 2 tries"):
+        pe.PromptEvaluator(config(llm, max_tries=4)).generate_dataset("t", {"email": "e"}, 1, tmp_path / "d.json")
+    assert llm.chat_calls == 3  # never the same request twice at temperature 0
+
+
+def test_above_temperature_0_an_invalid_case_is_retried_until_valid(llm, tmp_path):
+    llm.actions = [("json", {"ideas": ["only idea"]}), *BAD_CASES, ("json", GOOD_CASE)]
+    dataset = pe.PromptEvaluator(config(llm, max_tries=4, temperature=0.7)).generate_dataset(
+        "t", {"email": "e"}, 1, tmp_path / "d.json")
+    assert llm.chat_calls == 5 and dataset.cases == [pe.TestCase(**GOOD_CASE)]
+    assert all(r["body"]["messages"][-1]["content"] == pe.CASE_REPAIR.format(inputs='"email": "<value>"')
+               for r in llm.requests[2:])
 
 
 def test_generation_failing_after_last_try_writes_nothing(llm, tmp_path):
@@ -142,6 +166,31 @@ def test_too_few_distinct_ideas_are_retried(llm, tmp_path):
     with pytest.raises(pe.DatasetGenerationError, match="expected 2 distinct ideas, got 1"):
         pe.PromptEvaluator(config(llm, max_tries=2)).generate_dataset("t", {"e": "e"}, 2, tmp_path / "d.json")
     assert llm.chat_calls == 2
+
+
+def test_too_few_ideas_are_asked_again_with_the_repair_hint_and_enough_tokens(llm, tmp_path):
+    """Issue 35 items 3 and 5: the ideas reply lists one idea per case, so it may use 100 + 60
+    tokens per idea when that is more than max_tokens; its retry carries the repair hint."""
+    model = FakeModel()
+    llm.actions = [("json", {"ideas": ["same"] * 12})]
+    llm.default = ("callable", model)
+    pe.PromptEvaluator(config(llm)).generate_dataset("t", {"e": "e"}, 12, tmp_path / "d.json")
+    ideas = [r["body"] for r in llm.requests if r["body"]["messages"][0]["content"] == pe.IDEAS_SYSTEM]
+    assert len(ideas) == 2 and ideas[1]["messages"][-1]["content"] == pe.IDEAS_REPAIR.format(n=12)
+    assert "with 12 distinct ideas" in ideas[1]["messages"][-1]["content"]
+    assert {b["max_tokens"] for b in ideas} == {100 + 60 * 12}  # more than the default 512
+    cases = [r["body"] for r in llm.requests if r["body"]["messages"][0]["content"] == pe.CASE_SYSTEM]
+    assert len(cases) == 12 and {b["max_tokens"] for b in cases} == {512}
+
+
+def test_an_unusable_judge_reply_is_asked_again_with_the_repair_hint(llm, tmp_path):
+    dataset = write_dataset(tmp_path / "d.json", ["x"])
+    llm.actions = [("json", {"verdict": 8, "reasoning": "r"}), ("json", {"score": 8, "reasoning": "r"})]
+    (case,) = pe.PromptEvaluator(config(llm)).run_evaluation(echo, dataset).results
+    assert case.score == 8 and case.error is None
+    first, retry = (r["body"]["messages"] for r in llm.requests)
+    assert retry == [*first, {"role": "user", "content": pe.JUDGE_REPAIR}]
+    assert all(r["body"]["max_tokens"] == 512 for r in llm.requests)
 
 
 @pytest.mark.parametrize("data, field", [
@@ -322,6 +371,18 @@ def test_unusable_judge_reply_makes_an_errored_unscored_case(llm, tmp_path, repl
     assert (s.scored, s.errored, s.passed, s.average, s.pass_rate) == (1, 1, 1, 8, 0.5)  # errored is not a pass
 
 
+@pytest.mark.parametrize("reply, problem", [
+    ({"score": 8}, "field 'reasoning' missing (it has 'score')"),
+    ({"verdict": 8, "reasoning": "r"}, "field 'score' missing (it has 'verdict', 'reasoning')"),
+    ({"score": "N/A", "reasoning": "r"}, "field 'score': the judge's reply has no score: 'N/A'"),
+])
+def test_an_unusable_judge_reply_names_the_field(llm, tmp_path, reply, problem):
+    dataset = write_dataset(tmp_path / "d.json", ["x"])
+    llm.default = ("json", reply)
+    (case,) = pe.PromptEvaluator(config(llm, max_tries=1)).run_evaluation(echo, dataset).results
+    assert case.error.startswith(f"judge failed: unparseable reply: {problem}"), case.error
+
+
 def test_fenced_judge_json_is_accepted(llm, tmp_path):
     dataset = write_dataset(tmp_path / "d.json", ["x"])
     llm.default = ("text", '```json\n{"score": 8.5, "reasoning": "fine", "strengths": ["a"]}\n```')
@@ -498,6 +559,37 @@ def test_cli_generate_then_reuse(llm, cli_env):
     assert llm.chat_calls == 3
 
 
+def test_cli_max_tokens_reaches_every_call_and_the_prompt_version(llm, cli_env):
+    generate = cli("generate", "--task", "t", "--inputs", "text=a text", "--cases", 2, "--out", "cases.json",
+                   "--model", "gen", "--base-url", llm.url, "--no-store", "--max-tokens", 300)
+    assert generate.exit_code == 0, generate.output
+    assert [r["body"]["max_tokens"] for r in llm.requests] == [300, 300, 300]  # ideas: max(300, 100 + 60 × 2)
+    Path("p.txt").write_text("score=8 {text}", encoding="utf-8")
+    versions = []
+    for flag in ([], ["--max-tokens", 200], ["--max-tokens", 200]):
+        llm.requests.clear()
+        run = cli("run", "--dataset", "cases.json", "--prompt", "p.txt", "--model", "m", "--base-url", llm.url,
+                  "--no-store", "--json", "r.json", *flag)
+        assert run.exit_code == 0, run.output
+        assert {r["body"]["max_tokens"] for r in llm.requests} == {int(flag[1]) if flag else 512}  # model and judge
+        versions.append(json.loads(Path("r.json").read_text())["prompt_version"])
+    assert versions[0] != versions[1] == versions[2]  # max_tokens is part of the default prompt version
+
+
+def test_cli_an_output_cut_off_at_max_tokens_is_an_errored_case(llm, cli_env):
+    write_dataset(Path("cases.json"), ["a", "b"])
+    Path("p.txt").write_text("{text}", encoding="utf-8")
+    model = FakeModel()
+    llm.default = ("callable", lambda body: ("text", "score=8 and then on and on\n", {"finish_reason": "length",
+                                                                                     "completion_tokens": 50})
+                   if body["messages"][0]["content"] == "b" else model(body))
+    result = cli("run", "--dataset", "cases.json", "--prompt", "p.txt", "--model", "m", "--base-url", llm.url,
+                 "--no-store", "--max-tokens", 50)
+    assert result.exit_code == 5, result.output
+    assert "cut off at 50 tokens" in result.stdout and "2 cases, 1 scored, 1 errored" in result.stdout
+    assert sum(1 for r in llm.requests if r["body"]["messages"][0]["content"] == "b") == 1  # the same cut
+
+
 def test_cli_says_the_endpoint_before_calling_it_with_credentials_redacted(llm, cli_env):
     keyed = llm.url + "?api-key=SECRET-KEY-123"
     generate = cli("generate", "--task", "t", "--inputs", "text=what to echo", "--cases", 1, "--out", "cases.json",
@@ -572,12 +664,44 @@ def test_cli_run_with_a_python_callable_and_errored_case(llm, cli_env):
         "    return inputs['text']\n", encoding="utf-8")
     result = cli("run", "--dataset", "cases.json", "--callable", "my_prompt:run", "--model", "judge",
                  "--base-url", llm.url, "--no-store", "--json", "r.json")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 5, result.output  # SPEC §3: incomplete, yet its outputs are written
     assert "1 errored" in result.output and "RuntimeError: offline" in result.output
-    assert "1 case(s) errored" in result.stderr
+    assert "incomplete: 1 of 2 cases errored and were not scored" in result.stderr
     saved = json.loads(Path("r.json").read_text())
     assert saved["prompt_version"] == "my_prompt:run" and saved["results"][1]["score"] is None
     assert not Path("s.duckdb").exists() and llm.chat_calls == 1
+
+
+def test_cli_run_with_no_case_scored_exits_5_not_0(llm, cli_env):
+    """Issue 35: 0 of 3 cases scored (the judge's replies lack `score`) exited 0."""
+    write_dataset(Path("cases.json"), ["a", "b", "c"])
+    Path("p.txt").write_text("{text}", encoding="utf-8")
+    llm.default = ("callable", lambda body: ("text", "an answer") if body["messages"][0]["role"] == "user"
+                   else ("json", {"verdict": 8, "reasoning": "fine"}))
+    result = cli("run", "--dataset", "cases.json", "--prompt", "p.txt", "--model", "m", "--base-url", llm.url,
+                 "--db", "s.duckdb")
+    assert result.exit_code == 5, result.output
+    assert "3 cases, 0 scored, 3 errored" in result.stdout and "field 'score' missing" in result.stdout
+    assert "incomplete: 3 of 3 cases errored" in result.stderr
+    assert "stored as pe-" in result.stdout  # recorded, as an incomplete harness run is
+
+
+def test_cli_run_errored_comes_before_a_low_pass_rate(llm, cli_env):
+    write_dataset(Path("cases.json"), ["score=2", "score=8 garbage"])
+    result = cli("run", "--dataset", "cases.json", "--callable", "json:dumps", "--model", "judge",
+                 "--base-url", llm.url, "--no-store", "--min-pass-rate", "0.9")
+    assert result.exit_code == 5, result.output  # SPEC §3: 5 before 1, and both are said
+    assert "pass rate 0% is below --min-pass-rate 90%" in result.stderr and "incomplete: 1 of 2" in result.stderr
+
+
+def test_cli_generate_failing_after_its_retries_exits_5_and_writes_nothing(llm, cli_env):
+    llm.actions = [("json", {"ideas": ["a", "b"]})]
+    llm.default = ("json", {"scenario": "s", "prompt_inputs": {}, "solution_criteria": []})
+    result = cli("generate", "--task", "t", "--inputs", "email=e", "--cases", 2, "--out", "d.json",
+                 "--base-url", llm.url, "--model", "m", "--no-store")
+    assert result.exit_code == 5, result.output
+    assert "2 of 2 cases failed" in result.stderr and "incomplete: d.json was not written" in result.stderr
+    assert not Path("d.json").exists()
 
 
 @pytest.mark.parametrize("setup, args, message", [
@@ -654,3 +778,9 @@ def test_dashboard_page_deep_link_unknown_link_and_empty_store(llm, tmp_path, mo
     assert at.query_params["dataset"] in ([h[:12]], h[:12])  # the URL now names the dataset shown
     empty = page(monkeypatch, tmp_path / "none.duckdb")
     assert not empty.exception and "No prompt evaluations yet" in empty.info[0].value
+
+
+def test_concurrency_defaults_to_the_endpoints(llm):
+    assert pe.PromptEvaluator(config(llm)).concurrency == 8
+    assert pe.PromptEvaluator(config(llm, concurrency=1)).concurrency == 1  # a server answering one at a time
+    assert pe.PromptEvaluator(config(llm, concurrency=1), concurrency=3).concurrency == 3

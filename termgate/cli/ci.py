@@ -214,7 +214,8 @@ def run_findings(run, db: str | None, settings, state, baseline_value: str | Non
     macro = {"precision": agg.macro_precision, "recall": agg.macro_recall, "f1": agg.macro_f1,
              "drift": agg.macro_drift}
     findings = Findings(run.evaluation_id, run.name, run.golden_name, run.golden_path,
-                        run.gate.decision, list(run.gate.reasons), headline(macro, run.statistics, base.macro),
+                        run.gate.decision, list(run.gate.reasons),
+                        headline(macro, run.statistics, base.macro, run.facts.unjudged_line()),
                         run.total, run.passed, run.errored, run.regression.baseline_id, flagged, drift,
                         state.status, list(state.reasons),
                         _links(settings, run.evaluation_id, run.regression.baseline_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
 from pathlib import Path
@@ -11,6 +12,7 @@ import click
 
 from ..config import Settings, default_db_path, load_settings, settings_files
 from ..drift.judge import JUDGE_NAMES
+from ..llm.client import DEFAULT_MAX_TOKENS
 from ..errors import ChainBroken, UsageError
 from ..evaluation import EvaluationRun, evaluate, ignored_environment
 from ..gc_pause import without_gc_pauses
@@ -31,6 +33,7 @@ from .common import (EXIT_NOT_RELEASABLE, delta_line, echo, exits_130_when_inter
                      store_option, trec_run_paths)
 
 __all__ = ["evaluate_command", "resolve_baseline", "dashboard_link", "print_summary", "finish", "write_outputs",
+           "with_max_tokens",
            "warn_ignored_environment", "note_default_judge", "check_paths", "chain_refusal", "refuse_broken_chain"]
 
 
@@ -183,10 +186,11 @@ def _flag(key: str) -> str:
 def print_summary(run: EvaluationRun, stored_in: str | None, err: bool = False) -> None:
     """The human summary (on standard error when a report goes to standard output)."""
     agg = run.aggregate
+    unjudged = run.queries.facts.unjudged_line()
     lines = [f"run {run.evaluation_id}  ({run.total} queries, drift judge {run.judge.name}"
              + (f", name {terminal_safe(run.name)}" if run.name else "") + ")",
              f"  macro P {agg.macro_precision:.3f}  R {agg.macro_recall:.3f}  F1 {agg.macro_f1:.3f}  "
-             f"drift {agg.macro_drift:.3f}   micro F1 {agg.micro_f1:.3f}",
+             f"drift {agg.macro_drift:.3f}{f' ({unjudged})' if unjudged else ''}   micro F1 {agg.micro_f1:.3f}",
              f"  passed {run.passed}  failed {run.total - run.passed}  errored {run.errored}",
              f"  {terminal_safe(run.regression.summary)}",
              *(retrieval_lines(run.retrieval.summary) if run.retrieval is not None else []),
@@ -267,6 +271,9 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @click.option("--baseline", help="Baseline: a JSON report file when the path exists, else a stored run id.")
 @click.option("--drift-judge", type=click.Choice(JUDGE_NAMES),
               help="Drift judge [default: embedding when installed, else none].")
+@click.option("--max-tokens", type=click.IntRange(1, 1_000_000), default=None,
+              help=f"Completion tokens per call of the llm or hybrid drift judge [default: [llm] max_tokens, else "
+                   f"{DEFAULT_MAX_TOKENS}]; a query's verdicts may use 100 + 60 per candidate when that is more.")
 @click.option("--golden-name", help="The golden set's name [default: the --golden path from the git repository's "
               "root, else from the working folder]; runs "
               "with one name are runs on one golden set, its content hash the revision (SPEC §1.1).")
@@ -283,7 +290,7 @@ def check_paths(outputs: dict[str, str | None], inputs: dict[str, str | None], d
 @exits_130_when_interrupted("interrupted: evaluate stopped; the store takes a run whole or not at all and no report "
                             "was left half-written, so rerun it")
 @without_gc_pauses  # a short-lived command building millions of objects; cycles are rare
-def evaluate_command(golden, generated, thresholds, domain_context, baseline, drift_judge, golden_name, name,
+def evaluate_command(golden, generated, thresholds, domain_context, baseline, drift_judge, max_tokens, golden_name, name,
                      prompt_version, author, corpus, qrels, search_engine, trec_runs, json_out, html_out, junit_out,
                      summary_out, comment_out, codequality_out, db, no_store, expect_head, quiet):
     """Score generated expansions against a golden set and decide the gate.
@@ -316,6 +323,7 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
                             "corpus": corpus, "qrels": qrels},
                            None if no_store else db, expect_head)
     warn_ignored_environment()
+    settings = with_max_tokens(settings, max_tokens)
     retrieval = retrieval_setup(corpus, qrels, search_engine, trec_runs, settings)
     # a broken chain refuses the run (exit 1), after the inputs are read (exit 2 comes first) and
     # with the store's caches left alone: nothing is stored
@@ -323,6 +331,9 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
     base = run_cli(resolve_baseline, baseline, db)
     vectors = None if no_store or broken else StoredVectors(db)
     judge = run_cli(resolve_judge, drift_judge, settings, vectors, domain_context)
+    if max_tokens is not None and getattr(judge, "llm", None) is None:
+        raise click.UsageError(f"--max-tokens sets the llm or hybrid drift judge's calls; the drift judge "
+                               f"{judge.name} makes none")
     note_default_judge(drift_judge, settings, judge)
     if not quiet:
         say_endpoints(*judge_endpoint(judge))
@@ -336,6 +347,13 @@ def evaluate_command(golden, generated, thresholds, domain_context, baseline, dr
         fail([broken], EXIT_NOT_RELEASABLE)
     finish(run, None if no_store else db, settings, outputs, quiet, expect_head=expect_head,
            baseline=(baseline, db))
+
+
+def with_max_tokens(settings: Settings, max_tokens: int | None) -> Settings:
+    """The settings with `--max-tokens` over `[llm] max_tokens` (the LLM drift judge's calls)."""
+    if max_tokens is None:
+        return settings
+    return dataclasses.replace(settings, llm={**settings.llm, "max_tokens": max_tokens})
 
 
 def note_default_judge(asked: str | None, settings: Settings, judge) -> None:

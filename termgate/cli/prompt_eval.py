@@ -1,7 +1,8 @@
 """`termgate prompt-eval generate|run|compare`: thin commands over termgate.llm.prompt_eval.
 
-Exit codes: 0 ok, 2 usage or input error (one line naming the file and field),
-1 when the pass rate is below `--min-pass-rate`.
+Exit codes (SPEC §3): 0 ok, 2 usage or input error (one line naming the file and field),
+5 incomplete (a case errored, or generation failed after its retries: a rerun asks again
+for exactly those), 1 when the pass rate is below `--min-pass-rate`; 2, then 5, then 1.
 """
 
 from __future__ import annotations
@@ -15,16 +16,17 @@ import click
 
 from ..config import default_db_path, load_settings
 from ..errors import InputError, Problem, UsageError
+from ..llm.prompt_models import DatasetGenerationError
 from ..scoring.metrics import EPSILON
 from ..llm.harness import load_callable
 from ..llm.harness import prompt_version as prompt_version_of
 from ..io import read_text
-from ..llm.client import AsyncLLMClient, LLMConfig
+from ..llm.client import DEFAULT_MAX_TOKENS, AsyncLLMClient, LLMConfig
 from ..llm.prompt_eval import PromptEvalResults, PromptEvaluator, dataset_hash, load_dataset
 from ..report.prompt_html import write_prompt_html
 from ..store.prompts import find_dataset_hash, prompt_eval_datasets, prompt_eval_scores, prompt_eval_versions
 from ..store.connection import shown_db
-from .common import echo, fail, format_table, run_cli, say_endpoints, store_option
+from .common import EXIT_INCOMPLETE, echo, fail, format_table, run_cli, say_endpoints, store_option
 
 __all__ = ["prompt_eval_group", "load_template"]
 
@@ -39,9 +41,21 @@ def prompt_eval_group() -> None:
     """
 
 
-def _config(model: str | None, base_url: str | None) -> LLMConfig:
-    """--model and --base-url over `[llm]`; exit 2 when no endpoint is named (no default one)."""
-    return LLMConfig.from_settings(dict(load_settings().llm), model, base_url)
+def _config(model: str | None, base_url: str | None, max_tokens: int | None = None) -> LLMConfig:
+    """--model, --base-url and --max-tokens over `[llm]`; exit 2 when no endpoint is named
+    (no default one)."""
+    llm = dict(load_settings().llm)
+    if max_tokens is not None:
+        llm["max_tokens"] = max_tokens
+    return LLMConfig.from_settings(llm, model, base_url)
+
+
+def max_tokens_option(command):
+    """`--max-tokens N`: the completion tokens each call may use (over `[llm] max_tokens`)."""
+    return click.option("--max-tokens", type=click.IntRange(1, 1_000_000), default=None,
+                        help=f"Completion tokens per call [default: [llm] max_tokens, else {DEFAULT_MAX_TOKENS}]; a "
+                             "reply cut off there is an error. Replies listing one entry per item (scenario ideas) "
+                             "may use 100 + 60 per item when that is more.")(command)
 
 
 def _parse_inputs(values: tuple[str, ...]) -> dict[str, str]:
@@ -66,10 +80,12 @@ def _parse_inputs(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--model", help="Generator model [default: [llm] model or TERMGATE_LLM_MODEL].")
 @click.option("--base-url", help="OpenAI-compatible endpoint [default: OPENAI_BASE_URL, else [llm] base_url; "
               "no default beyond these: exit 2].")
-@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1, 512), default=None,
+              help="Calls in flight at once [default: [llm] concurrency, else 8].")
+@max_tokens_option
 @store_option
 @click.option("--no-store", is_flag=True, help="Keep the LLM reply cache in memory only.")
-def generate_command(task, inputs, num_cases, out, model, base_url, concurrency, db, no_store):
+def generate_command(task, inputs, num_cases, out, model, base_url, concurrency, max_tokens, db, no_store):
     """Generate a test dataset: diverse scenario ideas, then one case per idea.
 
     An existing --out file is reused as it is (no model calls); delete it to regenerate.
@@ -85,12 +101,21 @@ def generate_command(task, inputs, num_cases, out, model, base_url, concurrency,
         return
     if db is not None and no_store:
         raise click.UsageError("--db and --no-store exclude each other")
-    evaluator = PromptEvaluator(run_cli(_config, model, base_url), concurrency=concurrency,
+    evaluator = PromptEvaluator(run_cli(_config, model, base_url, max_tokens), concurrency=concurrency,
                                 cache_db=None if no_store else (db or default_db_path()))
     say_endpoints(("model", evaluator.config))
-    dataset = run_cli(evaluator.generate_dataset, task, spec, num_cases, out)
+    dataset = run_cli(_generate, evaluator, task, spec, num_cases, out)
     usage = evaluator.usage["generator"]
     echo(f"wrote {len(dataset.cases)} cases to {out} ({usage['calls']} calls, {usage['cache_hits']} from cache)")
+
+
+def _generate(evaluator: PromptEvaluator, task: str, spec: dict[str, str], num_cases: int, out: str):
+    """The dataset; a reply still unusable after its retries is exit 5 (SPEC §3: incomplete,
+    not bad input), with nothing written."""
+    try:
+        return evaluator.generate_dataset(task, spec, num_cases, out)
+    except DatasetGenerationError as exc:
+        fail([f"error: {exc}", f"incomplete: {out} was not written"], EXIT_INCOMPLETE)
 
 
 def load_template(path: str | Path, input_names: set[str]) -> str:
@@ -116,11 +141,22 @@ def _nonempty(text: str) -> str:
     return text
 
 
+_nonempty.complete = lambda text: False
+"""An output cut off at max_tokens is never whole: the case errors ("cut off at N tokens")
+rather than the judge grading half an answer (llm.client's cut-off rule)."""
+
+
+def sut_params(sut: LLMConfig) -> dict:
+    """What the filled template is sent with, and what its default --prompt-version hashes
+    beside the template and the model."""
+    return {"temperature": sut.temperature, "max_tokens": sut.max_tokens}
+
+
 async def _run_template(evaluator: PromptEvaluator, template: str, sut: LLMConfig, dataset_file: str,
                         **kwargs) -> PromptEvalResults:
     """The template filled with each case's inputs, sent to the model under test (cached, retried)."""
     client = AsyncLLMClient(sut, evaluator.concurrency, evaluator.reply_cache())
-    params = {"temperature": sut.temperature}
+    params = sut_params(sut)
     dataset = load_dataset(dataset_file)
     await client.prefetch([client.key([{"role": "user", "content": template.format(**c.prompt_inputs)}], params)
                            for c in dataset.cases])
@@ -162,7 +198,9 @@ def _print_results(results: PromptEvalResults) -> None:
               help="A case passes at this score or above.")
 @click.option("--min-pass-rate", type=click.FloatRange(0, 1), default=None,
               help="Exit 1 when the pass rate (0-1) is below this.")
-@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1, 512), default=None,
+              help="Calls in flight at once [default: [llm] concurrency, else 8].")
+@max_tokens_option
 @click.option("--html", "html_out", type=click.Path(dir_okay=False), help="Write the HTML report here.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the results as JSON here.")
 @click.option("--name", help="A name for the run.")
@@ -170,7 +208,7 @@ def _print_results(results: PromptEvalResults) -> None:
 @store_option
 @click.option("--no-store", is_flag=True, help="Do not record the results (the LLM cache is then in memory only).")
 def run_command(dataset, prompt_file, callable_spec, model, judge_model, base_url, extra_criteria, pass_threshold,
-                min_pass_rate, concurrency, html_out, json_out, name, prompt_version, db, no_store):
+                min_pass_rate, concurrency, max_tokens, html_out, json_out, name, prompt_version, db, no_store):
     """Run a prompt on every case of a dataset and have the judge score each output 1-10.
 
     Example: termgate prompt-eval run --dataset cases.json --prompt prompt.txt --model gpt-4o-mini
@@ -187,15 +225,15 @@ def run_command(dataset, prompt_file, callable_spec, model, judge_model, base_ur
                 {"dataset": dataset, "prompt": prompt_file,
                  "callable": callable_source(callable_spec) if callable_spec else None}, db)
     loaded = run_cli(load_dataset, dataset)
-    judge = run_cli(_config, judge_model or model, base_url)
-    evaluator = PromptEvaluator(run_cli(_config, model, base_url) if prompt_file else judge, judge,
+    judge = run_cli(_config, judge_model or model, base_url, max_tokens)
+    evaluator = PromptEvaluator(run_cli(_config, model, base_url, max_tokens) if prompt_file else judge, judge,
                                 concurrency=concurrency, cache_db=db)
     kwargs = {"extra_criteria": list(extra_criteria), "pass_threshold": pass_threshold, "name": name}
     if prompt_file:
         template = run_cli(load_template, prompt_file, set(loaded.prompt_inputs_spec))
         sut = evaluator.config
         say_endpoints(("model", sut), ("judge model", evaluator.judge_config))
-        kwargs["prompt_version"] = prompt_version or prompt_version_of(template, sut.model, {"temperature": sut.temperature})
+        kwargs["prompt_version"] = prompt_version or prompt_version_of(template, sut.model, sut_params(sut))
         results = run_cli(asyncio.run, _run_template(evaluator, template, sut, dataset, model=sut.model, **kwargs))
     else:
         fn = run_cli(load_callable, callable_spec)
@@ -204,12 +242,14 @@ def run_command(dataset, prompt_file, callable_spec, model, judge_model, base_ur
         results = run_cli(evaluator.run_evaluation, fn, dataset, model=f"callable:{callable_spec}", **kwargs)
     _print_results(results)
     _write_outputs(results, db, html_out, json_out)
-    if results.summary.errored:
-        echo(f"warning: {results.summary.errored} case(s) errored and were not scored (see the note column)",
-                   err=True)
-    if min_pass_rate is not None and results.summary.pass_rate < min_pass_rate - EPSILON:
-        fail([f"pass rate {results.summary.pass_rate:.0%} is below --min-pass-rate {min_pass_rate:.0%}"],
-             EXIT_BELOW_MIN)
+    s = results.summary
+    below = ([f"pass rate {s.pass_rate:.0%} is below --min-pass-rate {min_pass_rate:.0%}"]
+             if min_pass_rate is not None and s.pass_rate < min_pass_rate - EPSILON else [])
+    if s.errored:  # SPEC §3: incomplete (5) comes before a low pass rate (1)
+        fail([*below, f"incomplete: {s.errored} of {s.total} case{'s' if s.total != 1 else ''} errored and "
+                      "were not scored (see the note column); a rerun asks again for exactly those"], EXIT_INCOMPLETE)
+    if below:
+        fail(below, EXIT_BELOW_MIN)
 
 
 def _write_outputs(results: PromptEvalResults, db: str | None, html_out: str | None, json_out: str | None) -> None:

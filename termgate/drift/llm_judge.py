@@ -1,9 +1,10 @@
 """`--drift-judge llm`: one chat call per query judging all its false positives.
 
 The answer must be JSON `{"verdicts": [{"term", "drift", "reason"}]}`, validated with
-pydantic. After the last try the query's terms are *unjudged* with the reason, never
-silently drift or clean. Prompt, raw reply and parsed verdicts are kept in `log` and
-stored with the run.
+pydantic; an unreadable one is asked again with the REPAIR hint appended, so a retry at
+temperature 0 can change the answer. After the last try the query's terms are *unjudged*
+with the reason (naming the field that was missing or wrong), never silently drift or
+clean. Prompt, raw reply and parsed verdicts are kept in `log` and stored with the run.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import json
 from collections import defaultdict
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from .judge import DriftCandidate, DriftVerdict
 from ..llm.client import AsyncLLMClient, LLMCallError, LLMConfig, run_in_fresh_loop
+from ..llm.prompt_models import reply_parser, tokens_for_items
 from ..redact import strip_credentials
 
 __all__ = ["LLMDriftJudge", "TermVerdict", "JudgeAnswer"]
@@ -28,6 +30,11 @@ SYSTEM = (
     "associated concepts) are not drift. Answer with JSON only: "
     '{"verdicts": [{"term": "<candidate exactly as given>", "drift": true|false, "reason": "<short why>"}]}'
 )
+
+
+REPAIR = ("Your reply could not be read. Answer again with JSON only, one verdict for every candidate, exactly: "
+          '{"verdicts": [{"term": "<candidate exactly as given>", "drift": true or false, "reason": "<short why>"}]}')
+"""The repair hint: appended (as a last user message) to the retry of an unreadable reply."""
 
 
 class TermVerdict(BaseModel):
@@ -48,14 +55,9 @@ class JudgeAnswer(BaseModel):
     """One verdict per candidate."""
 
 
-def _parse(text: str) -> JudgeAnswer:
-    body = text.strip()
-    if body.startswith("```"):
-        body = body.strip("`").split("\n", 1)[-1] if "\n" in body else body.strip("`")
-    try:
-        return JudgeAnswer.model_validate_json(body)
-    except ValidationError as exc:
-        raise ValueError(exc.errors(include_url=False)[0]["msg"]) from None
+_parse = reply_parser(JudgeAnswer)
+"""A reply (in a Markdown fence or not) -> JudgeAnswer; ValueError naming the field that
+is missing or wrong (prompt_models.reply_problem), so the client retries."""
 
 
 class LLMDriftJudge:
@@ -63,12 +65,13 @@ class LLMDriftJudge:
 
     name = "llm"
 
-    def __init__(self, llm: LLMConfig, domain_context: str | None = None, concurrency: int = 8, sleep=None):
+    def __init__(self, llm: LLMConfig, domain_context: str | None = None, concurrency: int | None = None, sleep=None):
         self.llm = llm
         self.sleep = sleep
         """The async sleep between tries (None: asyncio.sleep); tests record the backoff with it."""
         self.domain_context = domain_context
         self.concurrency = concurrency
+        """Calls in flight at once; None: the endpoint's (LLMConfig.calls_in_flight)."""
         self.log: list[dict] = []
 
     @classmethod
@@ -76,7 +79,8 @@ class LLMDriftJudge:
         llm = dict(llm or {})
         config = LLMConfig.from_settings(llm, drift.get("model") if drift.get("judge") == "llm" else None,
                                          flag=None, what="the llm drift judge")
-        return cls(config, domain_context, int(drift.get("concurrency", 8)))
+        concurrency = drift.get("concurrency")
+        return cls(config, domain_context, None if concurrency is None else int(concurrency))
 
     def config(self) -> dict:
         """The judge as the run records it (stored, shown): the base URL redacted
@@ -89,8 +93,8 @@ class LLMDriftJudge:
         return self._described(strip_credentials(self.llm.base_url))
 
     def _described(self, base_url: str | None) -> dict:
-        return {"judge": "llm", "model": self.llm.model, "base_url": base_url, "prompt": SYSTEM,
-                "domain_context": self.domain_context}
+        return {"judge": "llm", "model": self.llm.model, "base_url": base_url, "prompt": SYSTEM, "repair": REPAIR,
+                "max_tokens": self.llm.max_tokens, "domain_context": self.domain_context}
 
     def _messages(self, group: list[DriftCandidate]) -> list[dict]:
         first = group[0]
@@ -103,9 +107,10 @@ class LLMDriftJudge:
     async def _judge_query(self, client: AsyncLLMClient, group: list[DriftCandidate]) -> dict[str, DriftVerdict]:
         messages = self._messages(group)
         entry = {"query_id": group[0].query_id, "prompt": messages, "reply": None, "verdicts": None, "error": None}
-        params = {"temperature": self.llm.temperature, "response_format": {"type": "json_object"}}
+        params = {"temperature": self.llm.temperature, "response_format": {"type": "json_object"},
+                  "max_tokens": tokens_for_items(self.llm.max_tokens, len(group))}
         try:
-            answer, raw, _ = await client.chat(messages, _parse, params)
+            answer, raw, _ = await client.chat(messages, _parse, params, repair=REPAIR)
         except LLMCallError as exc:
             entry["error"], entry["reply"] = str(exc), exc.reply
             self.log.append(entry)
@@ -113,10 +118,13 @@ class LLMDriftJudge:
         entry["reply"], entry["verdicts"] = raw, answer.model_dump()
         self.log.append(entry)
         by_term = {v.term.strip().casefold(): v for v in answer.verdicts}
+        named = ", ".join(repr(v.term[:40]) for v in answer.verdicts[:3]) + (", ..." if len(answer.verdicts) > 3 else "")
+        missing = ("llm judge gave no verdict for this term (" + (f"its verdicts name {named})" if named
+                                                                   else "its verdicts list is empty)"))
         out = {}
         for c in group:
             v = by_term.get(c.term.casefold())
-            out[c.term] = (DriftVerdict(None, "llm judge gave no verdict for this term") if v is None
+            out[c.term] = (DriftVerdict(None, missing) if v is None
                            else DriftVerdict(v.drift, f"llm: {v.reason}" if v.reason else "llm judge"))
         return out
 

@@ -11,7 +11,7 @@ import string
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from ..llm.client import LLMCallError, NotACompletion, completion_text, run_in_fresh_loop
+from ..llm.client import DEFAULT_MAX_TOKENS, LLMCallError, NotACompletion, completion_text, run_in_fresh_loop
 from ..llm.replies import drop_reasoning
 
 from .base import (SHOWN_REPLY, DEFAULT_CONCURRENCY, EvalResult, Evaluator, EvaluatorError,
@@ -142,7 +142,10 @@ class LLMJudgeEvaluator(Evaluator):
     event loop through a copy with its own connections (an async client's connections
     belong to the loop that opened them). `reasoning` is the judge's whole reply. A reply
     with no usable score ("N/A", "Score: 12": see `parse_judge_score`) raises
-    `EvaluatorParseError`; a failed call raises `LLMCallError`.
+    `EvaluatorParseError`; a failed call raises `LLMCallError`. Each request sends
+    `max_tokens` (default 512; None sends none), and a reply cut off there
+    (`finish_reason: length`) raises `EvaluatorParseError`: its score line may be missing, and
+    a number in the cut reasoning is no score.
 
     Example:
         from openai import OpenAI
@@ -151,9 +154,10 @@ class LLMJudgeEvaluator(Evaluator):
     """
 
     def __init__(self, client: Any, model: str, template: str | None = None, threshold: float = 0.5,
-                 temperature: float | None = 0.0):
+                 temperature: float | None = 0.0, max_tokens: int | None = DEFAULT_MAX_TOKENS):
         self.client = client
         self.model = model
+        self.max_tokens = max_tokens
         self.template = DEFAULT_JUDGE_TEMPLATE if template is None else _check_template(template)
         self.threshold = check_threshold(threshold, 0.0, 1.0, "a score")
         self.temperature = temperature
@@ -168,6 +172,8 @@ class LLMJudgeEvaluator(Evaluator):
                          "messages": [{"role": "user", "content": self.prompt(prediction, reference, input)}]}
         if self.temperature is not None:
             request["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            request["max_tokens"] = self.max_tokens
         return request
 
     def _result(self, completion: Any) -> EvalResult:
@@ -175,6 +181,10 @@ class LLMJudgeEvaluator(Evaluator):
             reply = completion_text(completion)[0]
         except NotACompletion as exc:  # e.g. an HTML page from a proxy: not the judge's answer
             raise LLMCallError(f"judge model {self.model!r}: {exc}") from None
+        choices = getattr(completion, "choices", None) or [None]
+        if getattr(choices[0], "finish_reason", None) == "length":
+            raise EvaluatorParseError(f"the judge's reply was cut off at max_tokens ({self.max_tokens}) before it "
+                                      f"finished: {_shown(reply)}; give the judge more max_tokens", reply)
         score = parse_judge_score(reply)
         return EvalResult(score=score, passed=score >= self.threshold, reasoning=reply)
 

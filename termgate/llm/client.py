@@ -26,22 +26,42 @@ from typing import Protocol, TypeVar
 from ..environment import setting
 from ..errors import TermgateError, UsageError
 from ..redact import redact_text, redact_url, strip_credentials, url_secrets
+from .stream import Answer, read_answer, snippet
 
 __all__ = ["LLMConfig", "LLMCallError", "NotACompletion", "ReplyCache", "AsyncLLMClient", "completion_text",
-           "request_key", "retry_delay", "run_in_fresh_loop", "endpoint_url", "NO_ENDPOINT"]
+           "request_key", "retry_delay", "run_in_fresh_loop", "endpoint_url", "NO_ENDPOINT", "StructuredOutputRefused",
+           "DEFAULT_MAX_TOKENS", "DEFAULT_CONCURRENCY", "STRUCTURED_OUTPUT_FORMS"]
 
 T = TypeVar("T")
+
+DEFAULT_MAX_TOKENS = 512
+"""The completion tokens asked for when neither `--max-tokens` nor `max_tokens` says: enough
+for any expansion list or judge verdict, and a bound on a local server that would otherwise
+generate until its context is full."""
+DEFAULT_CONCURRENCY = 8
+"""Calls in flight at once when neither `--concurrency` nor `concurrency` says."""
+STRUCTURED_OUTPUT_FORMS = ("json_schema", "json_object")
+"""How `--response-format json` is asked for at an endpoint: OpenAI's `json_schema`, or
+`{"type": "json_object", "schema": ...}` (llama.cpp and other local servers)."""
 
 
 class LLMCallError(TermgateError):
     """Every try failed; the message says what happened last, `reply` holds the last raw
     reply when there was one (an unparseable answer is kept for the record)."""
 
-    def __init__(self, message: str, reply: str | None = None, status: int | None = None):
+    def __init__(self, message: str, reply: str | None = None, status: int | None = None, body: str | None = None):
         super().__init__(message)
         self.reply = reply
         self.status = status
         """The HTTP status of a request the endpoint refused outright (4xx other than 429)."""
+        self.body = body
+        """What the endpoint said with its last HTTP error (its error message, else the body), redacted."""
+
+
+class StructuredOutputRefused(TermgateError):
+    """The endpoint refused `--response-format json` in both forms (`json_schema`, then
+    `json_object` with the schema): the run stops with one line quoting the server, exit 2,
+    rather than scoring prose the schema was meant to exclude."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +75,18 @@ class LLMConfig:
     backoff: float = 0.5
     max_backoff: float = 20.0
     temperature: float = 0.0
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    """Completion tokens per call (sent as `max_tokens` unless the call's parameters name it)."""
+    concurrency: int | None = None
+    """Calls in flight at once; None: DEFAULT_CONCURRENCY (see `calls_in_flight`)."""
+    structured_output: str = "json_schema"
+    """How `--response-format json` is asked for here: "json_schema" (OpenAI's form; a refusal
+    switches to the other once) or "json_object" (`{"type": "json_object", "schema": ...}` from the start)."""
+
+    @property
+    def calls_in_flight(self) -> int:
+        """The concurrency to use: `concurrency`, else DEFAULT_CONCURRENCY."""
+        return self.concurrency or DEFAULT_CONCURRENCY
 
     @property
     def shown_url(self) -> str | None:
@@ -68,14 +100,21 @@ class LLMConfig:
     @classmethod
     def from_settings(cls, llm: dict, model: str | None = None, base_url: str | None = None,
                       flag: str | None = "--base-url", what: str | None = None) -> LLMConfig:
-        """The config from `[llm]` settings; `base_url` (the command's `flag`) overrides them.
-        UsageError when no model or no endpoint is named (endpoint_url)."""
+        """The config from `[llm]` settings (or a named endpoint's, merged over them: the
+        caller passes that dict); `base_url` (the command's `flag`) overrides them, as a
+        command's other flags do when it puts them in `llm` (`max_tokens`, `concurrency`,
+        `structured_output`, `timeout`, `max_tries`). UsageError when no model or no endpoint
+        is named (endpoint_url)."""
         chosen = model or setting("LLM_MODEL") or llm.get("model")
         if not chosen:
             raise TermgateError("no LLM model configured: set [llm] model in termgate.toml or TERMGATE_LLM_MODEL")
+        concurrency = llm.get("concurrency")
         return cls(model=chosen, base_url=endpoint_url(base_url, llm, flag, what),
                    timeout=float(llm.get("timeout", 30.0)), max_tries=int(llm.get("max_tries", 4)),
-                   backoff=float(llm.get("backoff", 0.5)))
+                   backoff=float(llm.get("backoff", 0.5)),
+                   max_tokens=int(llm.get("max_tokens", DEFAULT_MAX_TOKENS)),
+                   concurrency=None if concurrency is None else int(concurrency),
+                   structured_output=str(llm.get("structured_output", "json_schema")))
 
 
 _HTTP_URL = re.compile(r"https?://[^\s/?#@]", re.IGNORECASE)
@@ -176,7 +215,7 @@ class AsyncLLMClient:
     that is interrupted (Ctrl-C, kill) resumes where it stopped.
     """
 
-    def __init__(self, config: LLMConfig, concurrency: int = 8, cache: ReplyCache | None = None, sleep=None):
+    def __init__(self, config: LLMConfig, concurrency: int | None = None, cache: ReplyCache | None = None, sleep=None):
         import asyncio
 
         from openai import AsyncOpenAI
@@ -187,17 +226,28 @@ class AsyncLLMClient:
         base_url, query = _split_query(url)
         self._client = AsyncOpenAI(base_url=base_url, default_query=query, max_retries=0, timeout=config.timeout,
                                    api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
-        self._slots = asyncio.Semaphore(max(1, concurrency))
+        self._slots = asyncio.Semaphore(max(1, concurrency or config.calls_in_flight))
         self._sleep = sleep or asyncio.sleep
         self._cache: dict[str, str] = {}
         self._pending: list[tuple[str, str, str, int, int]] = []
         self._flush_lock = asyncio.Lock()
         self._last_flush = time.monotonic()
+        self._asked: dict[str, asyncio.Future] = {}  # request key -> its outcome, for this client's life
+        self._form = config.structured_output  # how a json_schema response format is sent (_structured)
+        self._schema_worked = False  # a json_schema request was answered: no switch after that
+        self._schema_refusal: str | None = None  # what the endpoint said when it refused json_schema
         self.calls = self.cache_hits = self.prompt_tokens = self.completion_tokens = 0
         self.in_flight = self.max_in_flight = 0
 
-    def key(self, messages: list[dict], params: dict, repeat: int = 1) -> str:
-        return request_key(self.config.base_url, self.config.model, messages, params, repeat)
+    def params(self, params: dict | None = None) -> dict:
+        """The request's parameters as sent (and keyed): `params` (else the config's
+        temperature), with the config's `max_tokens` unless they name it."""
+        out = dict(params or {"temperature": self.config.temperature})
+        out.setdefault("max_tokens", self.config.max_tokens)
+        return out
+
+    def key(self, messages: list[dict], params: dict | None, repeat: int = 1) -> str:
+        return request_key(self.config.base_url, self.config.model, messages, self.params(params), repeat)
 
     async def prefetch(self, keys: list[str]) -> None:
         """Load cached replies for these keys in one store query."""
@@ -223,11 +273,21 @@ class AsyncLLMClient:
         return retry_delay(self.config, attempt, retry_after)
 
     async def chat(self, messages: list[dict], parse: Callable[[str], T], params: dict | None = None,
-                   repeat: int = 1, key: str | None = None) -> tuple[T, str, bool]:
-        """(parse(reply), reply, from_cache). Raises LLMCallError after the last try;
-        `repeat` > 1 asks again for another sample (its own cache entry); `key` is
-        self.key(messages, params, repeat) when the caller has it already."""
-        params = dict(params or {"temperature": self.config.temperature})
+                   repeat: int = 1, key: str | None = None, repair: str | None = None) -> tuple[T, str, bool]:
+        """(parse(reply), reply, from_cache). Raises LLMCallError after the last try,
+        StructuredOutputRefused when the endpoint refuses a `json_schema` response format
+        in both forms. `repeat` > 1 asks again for another sample (its own cache entry);
+        `key` is self.key(messages, params, repeat) when the caller has it already.
+        `repair`: a one-line hint appended (as a final user message) to the request that
+        retries an unparseable reply, so a retry at temperature 0 can change the answer.
+
+        An identical request at temperature 0 is never sent twice by one client: an
+        unparseable or cut-off reply to it ends its tries (after the repaired request, when
+        there is a `repair`), and a call with the key of one already asked in this client's
+        life shares that call's outcome (its reply, read by this call's parser, or its error)."""
+        import asyncio
+
+        params = self.params(params)
         key = key or self.key(messages, params, repeat)
         cached = self._cache.get(key)
         if cached is not None:
@@ -236,66 +296,173 @@ class AsyncLLMClient:
                 return await _parse(parse, cached), cached, True
             except ValueError:
                 self.cache_hits -= 1  # a parser changed since: ask again
-        first = last = last_reply = None
-        for attempt in range(self.config.max_tries):
-            async with self._slots:
-                self.in_flight += 1
-                self.max_in_flight = max(self.max_in_flight, self.in_flight)
-                try:
-                    self.calls += 1
-                    fault, retry_after, text, tokens = await self._try(messages, params)
-                finally:
-                    self.in_flight -= 1
-            if fault is None:
-                try:
-                    parsed = await _parse(parse, text)
-                except ValueError as exc:
-                    fault, last_reply = f"unparseable reply: {exc}", text
-                else:
-                    self._cache[key] = text
-                    self._pending.append((key, self.config.model, text, *tokens))
-                    await self.flush()
-                    return parsed, text, False
-            first, last = first or fault, fault
-            if attempt + 1 < self.config.max_tries:
-                await self._sleep(self._delay(attempt, retry_after))
-        tries = self.config.max_tries
+        asked = self._asked.get(key)
+        if asked is not None:
+            return await self._shared(asked, parse)
+        self._asked[key] = outcome = asyncio.get_running_loop().create_future()
+        try:
+            parsed, answer = await self._ask(messages, parse, params, repair)
+        except Exception as exc:
+            outcome.set_exception(exc)
+            outcome.exception()  # retrieved: no 'never retrieved' warning when nobody shares it
+            raise
+        except BaseException:  # cancelled (Ctrl-C, a run stopping): nothing to share
+            outcome.cancel()
+            del self._asked[key]
+            raise
+        outcome.set_result(answer.text)
+        self._cache[key] = answer.text
+        self._pending.append((key, self.config.model, answer.text, *answer.tokens))
+        await self.flush()
+        return parsed, answer.text, False
+
+    async def _shared(self, asked, parse: Callable[[str], T]) -> tuple[T, str, bool]:
+        """The outcome of the same request asked by another call of this client."""
+        import asyncio
+
+        try:
+            text = await asyncio.shield(asked)
+        except LLMCallError as exc:
+            raise LLMCallError(str(exc), exc.reply, exc.status, exc.body) from None
+        try:
+            parsed = await _parse(parse, text)
+        except ValueError as exc:
+            raise LLMCallError(self.config.redact(f"unparseable reply: {exc} after 1 try"), text) from None
+        self.cache_hits += 1
+        return parsed, text, True
+
+    async def _ask(self, messages: list[dict], parse: Callable[[str], T], params: dict,
+                   repair: str | None) -> tuple[T, Answer]:
+        """The tries of one request: termgate's retry policy (module docstring)."""
+        fixed = params.get("temperature") == 0  # the same request gets the same answer
+        answered: set[bool] = set()  # which requests (plain, repaired) the endpoint answered
+        first = last = last_reply = last_body = None
+        repaired, tries = False, 0
+        while tries < self.config.max_tries and not (fixed and repaired in answered):
+            sent = self._structured(params)
+            answer = await self._call(self._with_hint(messages, repair) if repaired else messages, sent)
+            tries += 1
+            if answer.status is not None:
+                if self._switched(sent, answer):
+                    tries -= 1  # the other form: another request, not another try of this one
+                    continue
+                last_body = answer.body
+            elif answer.fault is None:
+                answered.add(repaired)
+                parsed = await self._read(answer, parse, sent)
+                if answer.fault is None:
+                    return parsed, answer
+                last_reply, repaired = answer.text, repaired or bool(repair)
+            first, last = first or answer.fault, answer.fault
+            if fixed and answer.finish == "length":
+                break  # the same request is cut off at the same place
+            if tries < self.config.max_tries and not (fixed and repaired in answered):
+                await self._sleep(self._delay(tries - 1, answer.retry_after))
         message = f"{last} after {tries} {'try' if tries == 1 else 'tries'}"
         if first != last:
             message += f"; first try: {first}"
-        raise LLMCallError(self.config.redact(message), last_reply)
+        raise LLMCallError(self.config.redact(message), last_reply, body=self.config.redact(last_body))
 
-    async def _try(self, messages: list[dict], params: dict) -> tuple[str | None, str | None, str, tuple[int, int]]:
-        """One call: (fault or None, Retry-After, reply text, (prompt, completion) tokens). A
-        fault is retried; an HTTP error other than 429 and 5xx is not (LLMCallError at once)."""
-        import json
+    async def _read(self, answer: Answer, parse: Callable[[str], T], sent: dict) -> T | None:
+        """The parsed reply, or None with `answer.fault` set: unparseable, or cut off at
+        max_tokens (finish_reason "length") unless the parser read it whole (_complete)."""
+        if _form_of(sent) == "json_schema":
+            self._schema_worked = True
+        cut = None
+        if answer.finish == "length":
+            tokens = answer.tokens[1] or sent.get("max_tokens") or self.config.max_tokens
+            cut = f"cut off at {tokens} tokens (the reply reached max_tokens before it finished)"
+        try:
+            parsed = await _parse(parse, answer.text)
+        except ValueError as exc:
+            answer.fault = cut or f"unparseable reply: {exc}"
+            return None
+        if cut and not _complete(parse, answer.text):
+            answer.fault = cut
+            return None
+        return parsed
 
+    @staticmethod
+    def _with_hint(messages: list[dict], repair: str | None) -> list[dict]:
+        return [*messages, {"role": "user", "content": repair}] if repair else messages
+
+    def _structured(self, params: dict) -> dict:
+        """The parameters as sent: a `json_schema` response format in the form this endpoint
+        takes (config.structured_output, or json_object after a refusal: _switched)."""
+        wanted = params.get("response_format")
+        if self._form == "json_object" and _form_of(params) == "json_schema":
+            schema = (wanted.get("json_schema") or {}).get("schema", {})
+            return {**params, "response_format": {"type": "json_object", "schema": schema}}
+        return params
+
+    def _switched(self, sent: dict, answer: Answer) -> bool:
+        """True when the request is to be sent again in the json_object form: its json_schema
+        form was refused (a 4xx other than 401, 403, 404, 408, 429, or a 5xx whose body
+        names the format), before that form ever worked here, or another call has switched
+        already. StructuredOutputRefused when the json_object form is refused too and
+        either refusal names the format. Otherwise the error stands: `answer.fault` is set
+        (a 4xx other than 429 raises LLMCallError, not retried)."""
+        form, refused = _form_of(sent), _refusal(answer)
+        said = f"HTTP {answer.status}: {answer.body}"
+        if form == "json_schema" and refused and (self._form == "json_object" or not self._schema_worked):
+            if self._form != "json_object":
+                self._form, self._schema_refusal = "json_object", said
+            return True
+        if form == "json_object" and refused and (_ABOUT_FORMAT.search(answer.body or "")
+                                                   or _ABOUT_FORMAT.search(self._schema_refusal or "")):
+            tried = (f"json_schema: {self._schema_refusal}; then json_object with the schema: {said}"
+                     if self._schema_refusal else f"json_object with the schema: {said}")
+            raise StructuredOutputRefused(self.config.redact(
+                f"{self.config.shown_url} refused structured output for model {self.config.model!r} ({tried})"))
+        if answer.status != 429 and answer.status < 500:
+            raise LLMCallError(self.config.redact(said), status=answer.status, body=self.config.redact(answer.body))
+        answer.fault = f"HTTP {answer.status}"
+        return False
+
+    async def _call(self, messages: list[dict], params: dict) -> Answer:
+        """One try, in a slot, within config.timeout of wall time in all: a try that
+        outlives it is abandoned and its connection closed, so a server that streams
+        notices and stops generating."""
+        import asyncio
+
+        async with self._slots:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.calls += 1
+            try:
+                async with asyncio.timeout(self.config.timeout):
+                    answer = await self._try(messages, params)
+            except TimeoutError:
+                answer = Answer(f"timed out ({self.config.timeout:g} s)")
+            finally:
+                self.in_flight -= 1
+        self.prompt_tokens += answer.tokens[0]
+        self.completion_tokens += answer.tokens[1]
+        return answer
+
+    async def _try(self, messages: list[dict], params: dict) -> Answer:
+        """One streamed call: the answer, or the fault (HTTP errors keep status and body)."""
+        import httpx
         import openai
 
-        none = (0, 0)
+        create = self._client.chat.completions.with_streaming_response.create
         try:
-            reply = await self._client.chat.completions.create(model=self.config.model, messages=messages, **params)
+            async with create(model=self.config.model, messages=messages, stream=True,
+                              stream_options={"include_usage": True}, **params) as response:
+                return await read_answer(response.http_response)
         except openai.APITimeoutError:
-            return f"timed out ({self.config.timeout:g} s)", None, "", none
+            return Answer(f"timed out ({self.config.timeout:g} s)")
         except openai.APIStatusError as exc:
-            if exc.status_code != 429 and exc.status_code < 500:
-                raise LLMCallError(self.config.redact(f"HTTP {exc.status_code}: {_error_body(exc)}"),
-                                   status=exc.status_code) from None
-            return f"HTTP {exc.status_code}", exc.response.headers.get("retry-after"), "", none
+            return Answer(f"HTTP {exc.status_code}", status=exc.status_code, body=_error_body(exc),
+                          retry_after=exc.response.headers.get("retry-after"))
         except openai.APIConnectionError as exc:
-            return f"connection failed: {_cause(exc)}", None, "", none
-        except json.JSONDecodeError as exc:  # a JSON content type over a body that is not JSON
-            body = f"{_snippet(exc.doc)}: {exc.msg} (char {exc.pos})" if exc.doc.strip() else "empty"
-            return f"non-JSON response body ({body})", None, "", none
+            return Answer(f"connection failed: {_cause(exc)}")
+        except httpx.TimeoutException:  # a read that stalled mid-stream
+            return Answer(f"timed out ({self.config.timeout:g} s)")
+        except httpx.HTTPError as exc:  # the connection broke mid-stream
+            return Answer(f"connection failed: {_cause(exc)}")
         except openai.APIError as exc:  # anything else the client refuses, named as it says
-            return f"{type(exc).__name__}: {exc}", None, "", none
-        try:
-            text, tokens = completion_text(reply)
-        except NotACompletion as exc:
-            return str(exc), None, "", none
-        self.prompt_tokens += tokens[0]
-        self.completion_tokens += tokens[1]
-        return None, None, text, tokens
+            return Answer(f"{type(exc).__name__}: {exc}")
 
     def usage(self) -> dict:
         return {"model": self.config.model, "base_url": self.config.shown_url, "calls": self.calls,
@@ -316,13 +483,38 @@ async def _parse(parse: Callable[[str], T], text: str) -> T:
     return parse(text)
 
 
+_ABOUT_FORMAT = re.compile(r"response.?format|json.?schema|json.?object|schema|structured|grammar|format", re.I)
+"""An error body that is about the response format (a refusal of structured output)."""
+_NOT_ABOUT_THE_BODY = {401, 403, 404, 408, 429}
+"""4xx statuses that refuse the caller, the model or the moment, never the response format."""
+
+
+def _form_of(params: dict) -> str | None:
+    wanted = params.get("response_format")
+    return wanted.get("type") if isinstance(wanted, dict) else None
+
+
+def _refusal(answer: Answer) -> bool:
+    """A 4xx that may be about the request's body, or a 5xx whose body names the format."""
+    if 400 <= answer.status < 500:
+        return answer.status not in _NOT_ABOUT_THE_BODY
+    return answer.status >= 500 and bool(_ABOUT_FORMAT.search(answer.body or ""))
+
+
+def _complete(parse: Callable, text: str) -> bool:
+    """Whether a reply the parser read, cut off at max_tokens, is whole all the same: the
+    parser's own `complete(text)` when it has one (a text list: the cut fell after a
+    line break), else yes (JSON that parsed is whole)."""
+    complete = getattr(parse, "complete", None)
+    return True if complete is None else bool(complete(text))
+
+
 class NotACompletion(TermgateError):
     """A 200 whose body is not a chat completion (an HTML page, a truncated body, JSON of
     another shape): a fault, retried like a 5xx; the message names what the body was."""
 
 
-def _snippet(text: str, size: int = 60) -> str:
-    return repr(" ".join(text.split())[:size])
+_snippet = snippet
 
 
 def _error_body(exc) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -32,7 +33,8 @@ from ..report.files import write_atomically
 
 __all__ = ["PromptEvaluator", "ScenarioIdeas", "TestCase", "Dataset", "JudgeVerdict", "CaseResult",
            "PromptEvalSummary", "PromptEvalResults", "DatasetGenerationError", "load_dataset", "dataset_hash",
-           "summarize", "cap_score", "case_result", "judge_messages", "EXTRA_CRITERIA_CAP", "JUDGE_SYSTEM"]
+           "summarize", "cap_score", "case_result", "judge_messages", "EXTRA_CRITERIA_CAP", "JUDGE_SYSTEM",
+           "IDEAS_REPAIR", "CASE_REPAIR", "JUDGE_REPAIR"]
 
 IDEAS_SYSTEM = (
     "You design test datasets for evaluating an AI prompt. Propose diverse, realistic scenarios that "
@@ -54,6 +56,17 @@ JUDGE_SYSTEM = (
     'Answer with JSON only: {"score": <number 1-10>, "reasoning": "<why, 1-3 sentences>", '
     '"strengths": ["..."], "weaknesses": ["..."], "violated_extra_criteria": ["..."]}')
 
+# Repair hints: appended (as a last user message) to the retry of an unusable reply, so a
+# retry at temperature 0 asks something else and can get another answer (SPEC §5).
+IDEAS_REPAIR = ("Your reply could not be used. Answer again with JSON only, exactly "
+                '{{"ideas": ["<one-sentence scenario>", ...]}} with {n} distinct ideas.')
+CASE_REPAIR = ("Your reply could not be used. Answer again with JSON only, exactly "
+               '{{"scenario": "<the scenario>", "prompt_inputs": {{{inputs}}}, '
+               '"solution_criteria": ["<1 to 4 short criteria>"]}}.')
+JUDGE_REPAIR = ("Your reply could not be read. Answer again with JSON only, exactly "
+                '{"score": <number 1-10>, "reasoning": "<why>", "strengths": ["..."], "weaknesses": ["..."], '
+                '"violated_extra_criteria": ["..."]}.')
+
 
 # ---------------------------------------------------------------- the evaluator
 
@@ -69,10 +82,11 @@ class PromptEvaluator:
     """
 
     def __init__(self, config: LLMConfig | str, judge_config: LLMConfig | str | None = None, *,
-                 base_url: str | None = None, concurrency: int = 8, cache_db: str | Path | None = None):
+                 base_url: str | None = None, concurrency: int | None = None, cache_db: str | Path | None = None):
         self.config = as_config(config, base_url)
         self.judge_config = self.config if judge_config is None else as_config(judge_config, base_url, self.config)
-        self.concurrency = max(1, int(concurrency))
+        self.concurrency = self.config.calls_in_flight if concurrency is None else max(1, int(concurrency))
+        """Calls in flight at once; None: `config`'s (its `concurrency`, else 8)."""
         self.cache_db = cache_db
         self.usage: dict = {}
         """Calls, cache hits and tokens of the last generate or run; `cache`: whose cache
@@ -136,10 +150,11 @@ class PromptEvaluator:
             return unique[:n]
 
         messages = system_messages(IDEAS_SYSTEM, {"task_description": task, "prompt_inputs": spec, "number_of_ideas": n})
-        params = json_params(client.config)
+        params = json_params(client.config, items=n)
         await client.prefetch([client.key(messages, params)])
         try:
-            ideas, _, _ = await client.chat(messages, reply_parser(ScenarioIdeas, enough), params)
+            ideas, _, _ = await client.chat(messages, reply_parser(ScenarioIdeas, enough), params,
+                                            repair=IDEAS_REPAIR.format(n=n))
         except LLMCallError as exc:
             raise DatasetGenerationError(f"scenario ideas from {client.config.model}: {exc}") from None
         return ideas
@@ -158,7 +173,9 @@ class PromptEvaluator:
                                                 "scenario_idea": idea}) for idea in ideas]
         await client.prefetch([client.key(m, params) for m in all_messages])
         parse = reply_parser(TestCase, exact_inputs)
-        answers = await asyncio.gather(*(client.chat(m, parse, params) for m in all_messages), return_exceptions=True)
+        repair = CASE_REPAIR.format(inputs=", ".join(f'{json.dumps(name)}: "<value>"' for name in spec))
+        answers = await asyncio.gather(*(client.chat(m, parse, params, repair=repair) for m in all_messages),
+                                       return_exceptions=True)
         failed = [(i, a) for i, a in enumerate(answers) if isinstance(a, BaseException)]
         for _, exc in failed:
             if not isinstance(exc, LLMCallError):
@@ -223,7 +240,7 @@ class PromptEvaluator:
         async def one(messages):
             nonlocal done
             try:
-                return None if messages is None else (await client.chat(messages, parse, params))[0]
+                return None if messages is None else (await client.chat(messages, parse, params, repair=JUDGE_REPAIR))[0]
             except LLMCallError as exc:
                 return f"judge failed: {exc}"
             finally:

@@ -259,14 +259,35 @@ def _strip_fence(text: str) -> str:
     return body.strip()
 
 
+def reply_problem(exc: ValidationError) -> str:
+    """What is wrong with a model's JSON reply, naming the field: "field 'drift' missing in
+    verdicts[0] (it has 'term', 'is_drift')", "field 'score': input should be a valid
+    number", then how many more problems there are. pydantic's own "Field required"
+    names none."""
+    errors = exc.errors(include_url=False)
+    first, loc = errors[0], errors[0]["loc"]
+    if first["type"] == "missing" and loc:
+        text = f"field {str(loc[-1])!r} missing" + (f" in {_field(loc[:-1])}" if loc[:-1] else "")
+        given = first.get("input")
+        if isinstance(given, dict):
+            keys = [repr(str(k)[:40]) for k in list(given)[:6]]
+            text += f" (it has {', '.join(keys)}{', ...' if len(given) > 6 else ''})" if keys else " (it is empty)"
+    else:
+        message = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]  # no "Value error, "
+        message = message[:1].lower() + message[1:]
+        text = f"field {_field(loc)!r}: {message}" if loc else message
+    more = len(errors) - 1
+    return text + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+
+
 def reply_parser(model: type[BaseModel], check: Callable[[Any], Any] | None = None) -> Callable[[str], Any]:
-    """reply -> validated model; ValueError (so the client retries) on anything unusable."""
+    """reply -> validated model; ValueError (so the client retries) on anything unusable,
+    naming the field (reply_problem)."""
     def parse(text: str):
         try:
             value = model.model_validate_json(_strip_fence(text))
         except ValidationError as exc:
-            err = exc.errors(include_url=False)[0]
-            raise ValueError(f"{_field(err['loc'])}: {err['msg']}") from None
+            raise ValueError(reply_problem(exc)) from None
         return check(value) if check else value
     return parse
 
@@ -299,8 +320,24 @@ def as_criteria(extra: str | Sequence[str] | None) -> list[str]:
     return [c.strip() for c in items if c and c.strip()]
 
 
-def json_params(config: LLMConfig) -> dict:
-    return {"temperature": config.temperature, "response_format": {"type": "json_object"}}
+TOKENS_PER_ITEM, TOKENS_OVERHEAD = 60, 100
+"""A reply that lists one entry per item (the scenario ideas, the drift judge's verdicts) may
+use TOKENS_OVERHEAD + TOKENS_PER_ITEM per item when that is more than max_tokens: a long
+list is not cut off by a limit meant for one answer, and a runaway still stops."""
+
+
+def tokens_for_items(max_tokens: int, items: int) -> int:
+    """The max_tokens of a reply listing `items` entries: max(max_tokens, 100 + 60 per item)."""
+    return max(int(max_tokens), TOKENS_OVERHEAD + TOKENS_PER_ITEM * int(items))
+
+
+def json_params(config: LLMConfig, items: int | None = None) -> dict:
+    """A JSON-mode request's parameters; `items`: the reply lists that many (tokens_for_items),
+    else the client sends the config's max_tokens."""
+    params = {"temperature": config.temperature, "response_format": {"type": "json_object"}}
+    if items is not None:
+        params["max_tokens"] = tokens_for_items(config.max_tokens, items)
+    return params
 
 
 def system_messages(system: str, payload: dict) -> list[dict]:

@@ -38,6 +38,8 @@ class Headline:
     ci_high: float | None = None
     paired: bool = True
     """False: `delta` is the difference of the macro means (no interval is computed)."""
+    note: str | None = None
+    """Shown beside the value, such as "2 of 2 terms unjudged" for drift."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,9 +172,11 @@ def find_flagged(rows: Iterable[dict], baseline: BaselineTerms) -> tuple[list[Fl
     return flagged, drift
 
 
-def headline(macro: Mapping[str, float], statistics: Mapping | None, baseline: Mapping[str, float]) -> list[Headline]:
+def headline(macro: Mapping[str, float], statistics: Mapping | None, baseline: Mapping[str, float],
+             unjudged: str | None = None) -> list[Headline]:
     """P, R and F1 with the paired statistics' mean delta and 95% interval (SPEC §6), and
-    drift with the difference of the macro means (the statistics do not cover drift)."""
+    drift with the difference of the macro means (the statistics do not cover drift) and
+    `unjudged` beside it (ScoreFacts.unjudged_line)."""
     out = []
     for metric in ("precision", "recall", "f1"):
         stats = (statistics or {}).get(metric) or {}
@@ -180,5 +184,5 @@ def headline(macro: Mapping[str, float], statistics: Mapping | None, baseline: M
                             stats.get("ci_low"), stats.get("ci_high")))
     base_drift = baseline.get("drift")
     out.append(Headline("drift", macro["drift"], base_drift,
-                        None if base_drift is None else macro["drift"] - base_drift, paired=False))
+                        None if base_drift is None else macro["drift"] - base_drift, paired=False, note=unjudged))
     return out

@@ -87,7 +87,8 @@ def render_html(report: dict) -> str:
         ("queries", s["total_queries"]), ("passed", s["passed"]), ("failed", s["failed"]),
         ("errored", s.get("errored", 0)),
         ("precision", f"{s['aggregate_precision']:.3f}"), ("recall", f"{s['aggregate_recall']:.3f}"),
-        ("F1", f"{s['aggregate_f1']:.3f}"), ("drift score", f"{s['mean_term_drift_score']:.3f}"),
+        ("F1", f"{s['aggregate_f1']:.3f}"), ("drift score", f"{s['mean_term_drift_score']:.3f}" + (
+            f" ({s['terms_unjudged']} of {s['terms_put_to_judge']} terms unjudged)" if s.get("terms_unjudged") else "")),
         ("micro F1", f"{report['micro']['f1']:.3f}")))
     parts = [
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">",

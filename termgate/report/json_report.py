@@ -38,6 +38,8 @@ def build_report(run: EvaluationRun, rows: bool = True) -> dict:
             "mean_term_drift_score": agg.macro_drift,
             "regression_detected": reg.detected,
             "errored": run.errored,
+            "terms_put_to_judge": int(run.facts.n_asked.sum()) if run.facts.n_asked is not None else 0,
+            "terms_unjudged": int(run.facts.n_unjudged.sum()),
         },
         "per_query_results": query_rows(run) if rows else [],
         "regression_analysis": {

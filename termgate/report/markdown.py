@@ -116,7 +116,8 @@ def _headline(rows: list[Headline]) -> str:
     for h in rows:
         interval = (f"{_num(h.ci_low, '+.4f')} … {_num(h.ci_high, '+.4f')}" if h.ci_low is not None
                     else "—" if h.paired else "— (difference of the means)")
-        out.append(_cells([h.metric, _num(h.value), _num(h.baseline), _num(h.delta, "+.4f"), interval]))
+        value = _num(h.value) + (f" ({md(h.note)})" if h.note else "")
+        out.append(_cells([h.metric, value, _num(h.baseline), _num(h.delta, "+.4f"), interval]))
     return "".join(out)
 
 

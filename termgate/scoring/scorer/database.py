@@ -72,6 +72,17 @@ class ScoreFacts:
     n_underweight: np.ndarray
     no_line: np.ndarray
     """True where the generated file has no line for the query (note `no expansion generated`)."""
+    n_asked: np.ndarray | None = None
+    """Terms put to the drift judge (rule 5), of which n_unjudged it could not decide."""
+
+    def unjudged_line(self) -> str | None:
+        """"N of M terms unjudged" when the drift judge left any term undecided, else None:
+        the drift score counts an unjudged term as clean, so a headline shows this beside it."""
+        unjudged = int(self.n_unjudged.sum())
+        if not unjudged:
+            return None
+        asked = int(self.n_asked.sum()) if self.n_asked is not None else unjudged
+        return f"{unjudged} of {asked} {'term' if asked == 1 else 'terms'} unjudged"
 
     def ids(self, mask: np.ndarray, limit: int | None = None) -> list[str]:
         """The query_ids where mask is true, in golden-set order (the first `limit`)."""

@@ -38,20 +38,27 @@ def _matched(source: str) -> str:
               FROM {source})"""
 
 
+JUDGED = ("NOT generated_matched[k + 1] AND NOT generated_forbidden[k + 1] AND generated_at[k + 1] IS NULL "
+          "AND generated_terms[k + 1] IS DISTINCT FROM query_normalised")
+"""Rule 5: which generated term k (0-based) the drift judge is asked about, whatever the
+judge: a false positive that is not forbidden (always drift), whose text is not expected
+(an underweight term) and is not the query's own text after rule 1 (never drift; column
+query_normalised)."""
+
+
 def judge_drift(con: duckdb.DuckDBPyConnection, judge: DriftJudge, parts: list[str]) -> bool:
     """Rule 5: forbidden terms always drift; the judge decides the other false positives
-    whose text is not expected. Leaves its verdicts per query in table `verdicts` (term
-    indexes into generated_terms, 0-based); False when there is nothing to look up
-    (judge `none`)."""
+    whose text is neither expected nor the query's own (JUDGED). Leaves its verdicts per
+    query in table `verdicts` (term indexes into generated_terms, 0-based); False when
+    there is nothing to look up (judge `none`)."""
     if judge.name == "none":
         return False
     source = " UNION ALL ".join(f"SELECT * FROM {part}" for part in parts)
     rows = con.execute(f"""
         SELECT position, query_id, query, generated_terms[k + 1], domain, intent, expected_terms, k FROM (
             SELECT position, query_id, query, domain, intent, expected_terms, generated_terms,
-                   unnest(list_filter(range(len(generated_terms)), lambda k: NOT generated_matched[k + 1]
-                                      AND NOT generated_forbidden[k + 1] AND generated_at[k + 1] IS NULL)) AS k
-            FROM ({_matched(f'({source})')}))
+                   unnest(list_filter(range(len(generated_terms)), lambda k: {JUDGED})) AS k
+            FROM (SELECT *, normalise_text(query) AS query_normalised FROM ({_matched(f'({source})')})))
         ORDER BY position, k""", {"eps": EPSILON}).fetchall()
     candidates = [DriftCandidate(qid, query, term, domain, intent, tuple(terms))
                   for _, qid, query, term, domain, intent, terms, _ in rows]
@@ -69,14 +76,15 @@ def judge_drift(con: duckdb.DuckDBPyConnection, judge: DriftJudge, parts: list[s
 
 
 def _drift_lists(judged: bool) -> str:
-    """Per generated term: drift, unjudged and the drift reason (select items over `matched`)."""
+    """Per generated term: drift, unjudged and the drift reason, and how many terms were put
+    to the judge (n_asked) (select items over `matched`)."""
     if not judged:
-        return ("generated_forbidden AS generated_drift, "
+        return ("0 AS n_asked, generated_forbidden AS generated_drift, "
                 "list_transform(generated_terms, lambda x: false) AS generated_unjudged, "
                 "list_transform(generated_forbidden, lambda x: CASE WHEN x THEN 'forbidden term' END) "
                 "AS generated_reason")
     at = "list_position(verdicts.term_indexes, i - 1)"
-    return (f"list_transform(generated_terms, lambda x, i: generated_forbidden[i] "
+    return (f"coalesce(len(verdicts.term_indexes), 0) AS n_asked, list_transform(generated_terms, lambda x, i: generated_forbidden[i] "
             f"OR coalesce(verdicts.drift[{at}], false)) AS generated_drift, "
             f"list_transform(generated_terms, lambda x, i: coalesce({at} IS NOT NULL "
             f"AND verdicts.drift[{at}] IS NULL, false)) AS generated_unjudged, "
@@ -95,7 +103,7 @@ def score_part(con: duckdb.DuckDBPyConnection, thresholds: Thresholds, judged: b
     WITH matched AS ({_matched(source)}),
     judged AS (SELECT matched.*, {_drift_lists(judged)} FROM matched{join}),
     listed AS (
-        SELECT position, query_id, query, domain, critical, error, no_line, golden_entry_hash,
+        SELECT position, query_id, query, domain, critical, error, no_line, golden_entry_hash, n_asked,
             generated_terms, generated_weights, expected_terms, expected_min_weights,
             list_where(expected_terms, expected_matched) AS true_positives,
             list_where(generated_terms, list_transform(generated_matched, lambda x: NOT x)) AS false_positives,
@@ -163,13 +171,14 @@ def collect(con: duckdb.DuckDBPyConnection, total: int, golden_hash: str) -> Sco
     """The scored table query_scores as the columns the gate, aggregates and hashes read."""
     arrays = con.execute("""SELECT precision, recall, f1, term_drift_score, n_tp, n_fp, n_fn, n_expected,
                             n_generated, critical, passed, error IS NOT NULL AS errored, n_drift, n_unjudged,
-                            n_forbidden, n_underweight, no_line FROM query_scores""").fetchnumpy()
+                            n_forbidden, n_underweight, no_line, n_asked FROM query_scores""").fetchnumpy()
     arrays = {k: np.asarray(v) for k, v in arrays.items()}
     ids = con.sql("SELECT query_id FROM query_scores").to_arrow_table().column(0).combine_chunks()
     facts = ScoreFacts(ids, arrays["n_expected"], arrays["n_generated"], arrays["recall"],
                        arrays["critical"].astype(bool), arrays["passed"].astype(bool), arrays["errored"].astype(bool),
                        arrays["n_drift"], arrays["term_drift_score"], arrays["n_unjudged"],
-                       arrays["n_forbidden"], arrays["n_underweight"], arrays["no_line"].astype(bool))
+                       arrays["n_forbidden"], arrays["n_underweight"], arrays["no_line"].astype(bool),
+                       arrays["n_asked"])
     domains = [r[0] for r in con.execute("SELECT DISTINCT domain FROM query_scores WHERE domain IS NOT NULL "
                                          "ORDER BY domain").fetchall()]
     digests = "".join(con.sql("SELECT generated_digest FROM query_scores").to_arrow_table().column(0).to_pylist())
