@@ -446,3 +446,60 @@ def test_a_slow_parser_does_not_serialise_the_calls(small):
     import slow_parser
     assert result.exit_code in (0, 1, 3), result.output
     assert slow_parser.active["most"] == 2  # both replies parsed at once
+
+
+# ---------------------------------------------------------------- what a real small model replied (issue 35)
+# tests/test_real_replies.py holds the reading to a person's labels of 360 real replies; these
+# are the shapes behind each rule it changed, one short reply each.
+
+
+@pytest.mark.parametrize("reply", [
+    # prose sentences with commas are sentences, not comma lists
+    "Climate change is a multifaceted issue that encompasses various aspects, including environmental "
+    "sustainability and human rights.",
+    "The sofa is designed with comfort, elegance, and beauty in mind, making it perfect for parties, weddings, "
+    "and other special occasions.",
+    'The search query "flu shot" can be expanded to include synonyms such as "flu vaccine", "flu jab", '
+    'and "flu shots".',
+    "The vaccine is a process involving multiple stages: preparation, testing, and distribution. It has been "
+    "tested in many countries.",
+    # a short statement with a full stop
+    "The medical domain is diabetes medication.",
+    # `Label: a sentence` defines or speaks; it lists nothing
+    "Coffee Maker: A coffee maker is a device that produces and distributes coffee.",
+    "The medical community has been working on it for years.\nChatbot: Hey there! What brings you here today?",
+    # a colon after a preposition is inside a sentence (the prompt echoed)
+    "You are a search assistant for a legal search engine. Suggest query expansions for: wrongful termination",
+])
+def test_prose_with_commas_or_colons_is_no_terms(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a comma list inside a numbered or bulleted item is split
+    ("1. Divorced (adjective)\n2. Divorced marriage, divorce, divorcee",
+     ["Divorced", "Divorced marriage", "divorce", "divorcee"]),
+    ("- sofa\n- couch, settee", ["sofa", "couch", "settee"]),
+    # after a spaced dash, a list of terms is more terms, not a note
+    ("1. Laptop - notebook, laptop bag", ["Laptop", "notebook", "laptop bag"]),
+    # comma lines among lead-in and closing lines: every line is split, however long
+    ('Here\'s a more expanded version of your query:\n"fraud, scam, theft, swindle, con, hoax, racket"\n\n'
+     "Just to add something new:\n*forgery, embezzlement*",
+     ["fraud", "scam", "theft", "swindle", "con", "hoax", "racket", "forgery", "embezzlement"]),
+    # a label holding a lead word in its note, or a term ending in one, is a term, not a heading
+    ("1. scabies (medical term) - a parasitic disease, spread by close contact", ["scabies"]),
+    ("1. mortgage payment terms - 10.2%\n2. mortgage rate - 3.7%", ["mortgage payment terms", "mortgage rate"]),
+    # a colon inside a note in brackets separates nothing
+    ("- symptom checker (user intent: symptom lookup)\n- MI", ["symptom checker", "MI"]),
+    ("Symptom checker (user intent: symptom lookup)", ["Symptom checker"]),
+])
+def test_lists_inside_items_and_notes_with_colons(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_a_code_sample_is_no_term_list():
+    reply = ('Here is how to create a JSON array:\n```python\nimport json\nsofa = {"name": "Sofa"}\n'
+             "print(json.dumps(sofa))\n```\nThis prints the array.")
+    with pytest.raises(ValueError, match="code, not terms"):
+        read_reply(reply)

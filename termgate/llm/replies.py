@@ -60,6 +60,8 @@ _OPEN = re.compile(r"<(%s)\b[^>]*>" % "|".join(_REASONING_TAGS), re.I)
 _CLOSE = re.compile(r"</(%s)\s*>" % "|".join(_REASONING_TAGS), re.I)
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _TERM_KEYS = ("terms", "synonyms", "expansions")
+# fences that hold text, not code: a plain list may be fenced; any other language is code (rule 2)
+_TEXT_FENCES = ("", "text", "txt", "plain", "plaintext", "markdown", "md", "csv", "list")
 # where a term list or an object holding one can begin: `[` before a string, an object or
 # `]`, `{` before a key or `}` (so "[[[[…" or "{{{{…" costs no parse per bracket)
 _JSON_START = re.compile(r'\[(?=\s*["{\]])|\{(?=\s*["}])')
@@ -107,6 +109,13 @@ _DASHES = (" - ", " -- ", " – ", " — ")
 # break ("E. coli", "St. John's wort", "Roe vs. Wade" are terms)
 _SENTENCE = re.compile(r"(?<![A-Za-z])(?!(?i:vs|etc|approx|incl|cf|viz|al|st|dr|mr|mrs|ms|jr|sr|no|co|inc|ltd|mt|ft|"
                        r"gen|gov|sen|rep|corp|dept|univ|ave|fig)\.)[A-Za-z][a-z]+[.?!]\s+\w")
+# a label ending with a preposition is the start of a sentence, not a heading ("… expansions for: X")
+_ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|at|into|like)$")
+# a finite verb written in lower case: an unbulleted line ending with a full stop that holds one
+# is a statement, not a term ("- This Is Us", a title, is bulleted and capitalised)
+_STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s")
+# a note after a dash describes ("a thick, scaly layer", "the clinical term"); a list of terms does not
+_DESCRIBES = re.compile(r"^\W*(?i:a|an|the)\s")
 _ZERO_WIDTH = re.compile(r"[\u200b-\u200d\u2060-\u2064\ufeff]")
 _ANSWER_TAGS = re.compile(r"</?(?i:answer|output|result|response|terms|synonyms|final)>")
 _MAX_WS = re.compile(r"[ \t]{2,}")
@@ -192,13 +201,25 @@ def _clean(text: str) -> str:
 
 
 def _strip_note(item: str) -> tuple[str, str | None]:
-    """(head, rest) of `head: rest` or `head – rest`, or (item, None). Linear: str.find."""
-    cut = item.find(": ")
-    dash = min((i for i in (item.find(d) for d in _DASHES) if i > 0), default=-1)
-    if cut > 0 and (dash < 0 or cut < dash):
-        return item[:cut], item[cut + 2:]
-    if dash > 0:
-        return item[:dash], item[dash:].lstrip(" -–—")
+    """(head, rest) of `head: rest` or `head – rest`, or (item, None); a colon or dash inside
+    brackets is part of a note there ("(user intent: symptom lookup)"), not a separator.
+    Linear: one scan."""
+    depth, dash_at = 0, -1
+    for i, char in enumerate(item):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}" and depth:
+            depth -= 1
+        elif depth or i == 0:
+            continue
+        elif char == ":" and item.startswith(": ", i):
+            if dash_at < 0:
+                return item[:i], item[i + 2:]
+            break
+        elif dash_at < 0 and char == " " and any(item.startswith(d, i) for d in _DASHES):
+            dash_at = i
+    if dash_at > 0:
+        return item[:dash_at], item[dash_at:].lstrip(" -–—")
     return item, None
 
 
@@ -217,20 +238,55 @@ def _terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     if not item:
         return []
     head, rest = _strip_note(item)
+    colon = rest is not None and item[len(head):len(head) + 2] == ": "
     if rest is not None and labelled:
-        label = _unmark(head).strip(" :").strip()
+        label = _unquote(_unmark(head).strip(" :").strip())  # "scabies (medical term)": the note is no lead word
         if _META_LABEL.match(label):
             return []  # "Note: …", "Source: MeSH"
-        listed = rest.strip() and (label.isdigit() or _LEAD_WORDS.search(label) or _NOT_A_TERM.match(label)
-                                   or (item[len(head):len(head) + 2] == ": " and any(c in rest for c in ",;")))
+        if colon and _ENDS_IN_PREPOSITION.search(label):
+            return []  # "Suggest query expansions for: X": the colon is inside a sentence
+        listy = any(c in rest for c in ",;")
+        listed = rest.strip() and (label.isdigit() or (_LEAD_WORDS.search(label) and (colon or listy))
+                                   or _NOT_A_TERM.match(label) or (colon and listy))
         if listed:  # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"
-            return [term for part in _split_line(rest) for term in _terms_of(part, True, False)]
+            return _list_of(rest, lambda part: _terms_of(part, True, False))
+        if listy and not colon and len(_split_line(rest)) > 1 and not _DESCRIBES.match(rest):
+            # "breach - breaching, breached": a list of terms, not a note ("a disease, spread by contact")
+            more = _list_of(rest, lambda part: _terms_of(part, True, False))
+            if more:
+                return _terms_of(head, bulleted, False) + more
+        if colon and not bulleted and _is_sentence(rest):
+            return []  # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"
     if rest is not None:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
+    if bulleted and rest is None and any(c in item for c in ",;") and len(_split_line(item)) > 1:
+        return _list_of(item, lambda part: _terms_of(part, True, False))  # "- Dissolution, divorce"
     item = _unquote(item)
     if not _is_term(item, bulleted):
         return []
     return [item]
+
+
+def _list_of(text: str, read) -> list[str]:
+    """The terms of a comma or semicolon list when every part of it is a term; none when a
+    part is not (then the commas are a sentence's: "It is designed with comfort, elegance,
+    and beauty in mind, making it perfect for parties")."""
+    found = []
+    for part in _split_line(text):
+        if _STATEMENT.search(f" {part.strip()} "):
+            return []  # "The sofa is designed with comfort, elegance, …": a clause
+        terms = read(part)
+        if not terms:
+            return []
+        found.extend(terms)
+    return found
+
+
+def _is_sentence(text: str) -> bool:
+    """Whether `text` reads as a sentence rather than a short note: it holds a sentence
+    break, ends with `!` or `?`, or ends with a full stop after more than six words."""
+    text = text.strip()
+    return bool(_SENTENCE.search(text)) or text.endswith(("!", "?")) or (text.endswith(".") and len(text.split()) > 6)
 
 
 def _unquote(item: str) -> str:
@@ -284,9 +340,10 @@ def _split_line(line: str) -> list[str]:
     items.append("".join(current))
     if len(items) > 1:
         items[-1] = re.sub(r"^\s*(?:and|or)\s+", "", items[-1])
-        # "Some synonyms are A, B and C": the lead-in ends at its verb
+        # "Some synonyms are A, B and C": a short lead-in ends at its verb (a long one —
+        # "The query can be expanded to include synonyms such as A, B" — is a sentence)
         lead = re.match(r"^(.*?\b(?:are|include|includes|is|would be)\b)\s+(.*)$", items[0], re.S)
-        if lead and _LEAD_WORDS.search(lead.group(1)):
+        if lead and _LEAD_WORDS.search(lead.group(1)) and len(lead.group(1).split()) <= 6:
             items[0] = lead.group(2)
     return [i for i in items if i.strip()]
 
@@ -306,6 +363,8 @@ def _lead_in(line: str, single: bool) -> str | None:
     head, sep, rest = _unmark(line).partition(": ")
     if not sep or not rest.strip():
         return None
+    if _ENDS_IN_PREPOSITION.search(head.strip()):
+        return None  # "Suggest query expansions for: X" is a sentence, the colon inside it
     if _NOT_A_TERM.match(head) or _LEAD_WORDS.search(head) or (single and any(c in rest for c in ",;")):
         return rest
     return None
@@ -340,9 +399,27 @@ def _list_terms(text: str) -> list[str]:
         listy = [line for line in kept if not _is_prose(line)]
         if len(listy) == 1 and any(sep in listy[0] for sep in ",;"):
             kept = listy
-    if len(kept) == 1:
-        return [term for part in _split_line(kept[0]) for term in _terms_of(part, False)]
-    return [term for line in kept for term in _terms_of(line, False)]
+    return [term for line in kept for term in _line_terms(line)]
+
+
+def _line_terms(line: str) -> list[str]:
+    """The terms of one line of an unbulleted reply: a labelled line as rule 5 reads it, a
+    comma or semicolon list when every part is a term, else the line as one item; a line
+    that reads as a statement ("The medical domain is diabetes medication.") holds none."""
+    line = _unmark(line).strip()
+    for left, right in _QUOTES:  # a whole list in quotes: "A, B, C"
+        if len(line) > 2 and line.startswith(left) and line.endswith(right) and "," in line:
+            line = line[len(left):-len(right)]
+            break
+    head, rest = _strip_note(line)
+    if rest is not None and line[len(head):len(head) + 2] == ": ":
+        return _terms_of(line, False)
+    if len(_split_line(line)) > 1:
+        return _list_of(line, lambda part: _terms_of(part, False))
+    plain = _unmark(line).strip()
+    if plain.endswith(".") and _STATEMENT.search(plain):
+        return []
+    return _terms_of(line, False)
 
 
 def _top_items(bulleted: list[str]) -> list[str]:
@@ -396,6 +473,8 @@ def read_reply(text: str | None) -> list:
     why = _must_be_json(body)
     if why:
         raise ValueError(why)
+    if any(m.group(1).lower() not in _TEXT_FENCES for m in _FENCE.finditer(body)):
+        raise ValueError("code, not terms")  # a ```python sample holding no term list: its names are no list
     body = _INTERJECTION.sub("", _ANSWER_TAGS.sub("", body).lstrip(), count=1)  # "Certainly! MI, AMI"
     lines = [line for line in body.split("\n") if line.strip()]
     if not lines:
