@@ -503,3 +503,26 @@ def test_a_code_sample_is_no_term_list():
              "print(json.dumps(sofa))\n```\nThis prints the array.")
     with pytest.raises(ValueError, match="code, not terms"):
         read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # `Label: value` whose value repeats the label's word: the label is the topic (the query), the value the term
+    ("Laptop bag: laptop bags.", ["laptop bags"]),
+    ("Sofa: sofas\nCouch: couches", ["sofas", "couches"]),
+    # a bulleted item ending with a colon and nothing under it: a stray colon
+    ("Laptop bags:\n- Luggage Bags:\n- Lighter Baggies:", ["Luggage Bags", "Lighter Baggies"]),
+    # a stray hyphen at a word's end
+    ("1. running (adjective)\n2. run- (verb)", ["running", "run"]),
+    # a note after a dash that reads as a description stays a note, commas or not
+    ("1. Divestitive (adjective) - Of or relating to divorce, as a legal term.", ["Divestitive"]),
+    # sentences whose last one names a list before the colon: the list; one that does not: prose
+    ("You are a search assistant. I suggest: speeding ticket", ["speeding ticket"]),
+])
+def test_labels_stray_colons_and_notes(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_a_colon_after_sentences_that_name_no_list_is_prose():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply('I\'m here to help with any search. For example, "Baby Stroller" in a query? '
+                   "I can provide more details: baby stroller")

@@ -89,7 +89,7 @@ _NOT_A_TERM = re.compile(
 _NOT_A_BULLETED_TERM = re.compile(
     r"^(?i:here\s+(?:are|is)\b|hope\s+this\b|let\s+me\b|feel\s+free\b|please\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
 # words that name the list rather than belong to it ("Synonyms: A, B", "Keywords — A, B")
-_LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|"
+_LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|suggest(?:ions?)?|"
                          r"variants?|phrases?|names?|queries|list|answer|expanded)\b", re.I)
 # a title line without a colon: "Synonyms for flu", "Related terms"
 _TITLE = re.compile(r"^(?i:(?:synonyms?|expansions?|alternatives?|keywords?|related\s+terms?)(?:\s+(?:for|of)\b.*)?)$")
@@ -115,7 +115,7 @@ _ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|
 # is a statement, not a term ("- This Is Us", a title, is bulleted and capitalised)
 _STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s")
 # a note after a dash describes ("a thick, scaly layer", "the clinical term"); a list of terms does not
-_DESCRIBES = re.compile(r"^\W*(?i:a|an|the)\s")
+_DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used|refers?|means?)\s")
 _ZERO_WIDTH = re.compile(r"[\u200b-\u200d\u2060-\u2064\ufeff]")
 _ANSWER_TAGS = re.compile(r"</?(?i:answer|output|result|response|terms|synonyms|final)>")
 _MAX_WS = re.compile(r"[ \t]{2,}")
@@ -243,20 +243,25 @@ def _terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         label = _unquote(_unmark(head).strip(" :").strip())  # "scabies (medical term)": the note is no lead word
         if _META_LABEL.match(label):
             return []  # "Note: …", "Source: MeSH"
-        if colon and _ENDS_IN_PREPOSITION.search(label):
+        if colon and (_ENDS_IN_PREPOSITION.search(label) or _prose_before_colon(label)):
             return []  # "Suggest query expansions for: X": the colon is inside a sentence
         listy = any(c in rest for c in ",;")
         listed = rest.strip() and (label.isdigit() or (_LEAD_WORDS.search(label) and (colon or listy))
                                    or _NOT_A_TERM.match(label) or (colon and listy))
         if listed:  # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"
             return _list_of(rest, lambda part: _terms_of(part, True, False))
-        if listy and not colon and len(_split_line(rest)) > 1 and not _DESCRIBES.match(rest):
+        if (listy and not colon and len(_split_line(rest)) > 1 and not _DESCRIBES.match(rest)
+                and not rest.rstrip().endswith(".")):
             # "breach - breaching, breached": a list of terms, not a note ("a disease, spread by contact")
             more = _list_of(rest, lambda part: _terms_of(part, True, False))
             if more:
                 return _terms_of(head, bulleted, False) + more
         if colon and not bulleted and _is_sentence(rest):
             return []  # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"
+        if colon and not bulleted:
+            value = _unquote(_unmark(rest))
+            if _is_term(value) and _variant(label, value):
+                return [value]  # "Laptop bag: laptop bags": the label names the topic, the value is the term
     if rest is not None:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
     if bulleted and rest is None and any(c in item for c in ",;") and len(_split_line(item)) > 1:
@@ -282,6 +287,21 @@ def _list_of(text: str, read) -> list[str]:
     return found
 
 
+def _prose_before_colon(head: str) -> bool:
+    """Whether the text before a colon is sentences whose last one names no list ("… in a
+    query? I can provide more details: X"); "You are an assistant. I suggest: X" names one."""
+    last = None
+    for last in _SENTENCE.finditer(head):
+        pass
+    return last is not None and not _LEAD_WORDS.search(head[last.end() - 1:])
+
+
+def _variant(label: str, value: str) -> bool:
+    """Whether `value` repeats a word of `label`, whole or inflected ("sofa" / "sofas")."""
+    mine = [w for w in re.findall(r"\w{3,}", label.lower())][:6]
+    return any(a.startswith(b) or b.startswith(a) for a in mine for b in re.findall(r"\w{3,}", value.lower())[:6])
+
+
 def _is_sentence(text: str) -> bool:
     """Whether `text` reads as a sentence rather than a short note: it holds a sentence
     break, ends with `!` or `?`, or ends with a full stop after more than six words."""
@@ -302,6 +322,8 @@ def _unquote(item: str) -> str:
             elif opening > 0 and not any(c in item[opening + 1:-1] for c in "()[]"):
                 item = item[:opening]  # "naloxone (generic name)"
         item = item.strip()
+        if len(item) > 2 and item.endswith("-") and item[-2].isalpha():  # "run- (verb)"
+            item = item[:-1]
         if item.endswith(".") and "." not in item.rsplit(None, 1)[-1][:-1]:  # "U.S." keeps its stop
             item = item[:-1]
         for left, right in _QUOTES:
@@ -363,7 +385,7 @@ def _lead_in(line: str, single: bool) -> str | None:
     head, sep, rest = _unmark(line).partition(": ")
     if not sep or not rest.strip():
         return None
-    if _ENDS_IN_PREPOSITION.search(head.strip()):
+    if _ENDS_IN_PREPOSITION.search(head.strip()) or _prose_before_colon(head):
         return None  # "Suggest query expansions for: X" is a sentence, the colon inside it
     if _NOT_A_TERM.match(head) or _LEAD_WORDS.search(head) or (single and any(c in rest for c in ",;")):
         return rest
@@ -429,9 +451,12 @@ def _top_items(bulleted: list[str]) -> list[str]:
     indent = [len(line) - len(line.lstrip()) for line in bulleted]
     top = min(indent)
     items, under_heading = [], True
-    for line, depth in zip(bulleted, indent):
+    for i, (line, depth) in enumerate(zip(bulleted, indent)):
         if depth <= top:
             under_heading = _unmark(line).rstrip().endswith(":")
+            if under_heading and (i + 1 == len(bulleted) or indent[i + 1] <= top) \
+                    and not _LEAD_WORDS.search(_unmark(line)):
+                line = line.rstrip()[:-1]  # "- Luggage Bags:" with nothing under it: a stray colon
             items.append(line)
         elif under_heading:
             items.append(line)
