@@ -15,14 +15,19 @@ choices the spec leaves open):
 3. A reply whose first line is a refusal or apology and that lists nothing is a refusal.
 4. Otherwise a list: when some lines are bulleted or numbered, only those lines are items
    (sub-items under a heading item too); else every non-empty line is one, lead-in,
-   title and closing lines set aside; one line left is split on commas or semicolons
-   outside brackets, and "and"/"or" after the last comma is dropped ("A, B, and C").
-5. From each item: markers, emphasis, backticks, quotes, a trailing full stop and a
-   trailing note (in parentheses, after a spaced dash, after a colon) are removed; a
-   label before a colon whose rest is a list gives the list; a commentary label ("Note:",
-   "Source:") makes no term. `X-ray`, `COVID-19`, `E. coli` stay whole.
+   title and closing lines set aside; a line, or a bulleted item, is split on commas or
+   semicolons outside brackets, and "and"/"or" after the last comma is dropped ("A, B, and
+   C") — only when every part is a term with no verb in lower case (else the commas are a
+   sentence's and the line gives none). A ```python block holding no term list is code.
+5. From each item: markers, emphasis, backticks, quotes, a trailing full stop, a stray
+   colon or hyphen and a trailing note (in parentheses, after a spaced dash, after a colon
+   outside brackets) are removed; a label before a colon whose rest is a list gives the
+   list, one whose value repeats its word gives the value, one whose value is a sentence
+   or that ends a sentence gives nothing; a commentary label ("Note:", "Source:") makes no
+   term. `X-ray`, `COVID-19`, `E. coli` stay whole.
 6. Not terms: more than six words or 100 characters, a sentence break, a trailing `!` or
-   `?`, no letter or digit, words saying there is nothing ("None", "N/A").
+   `?`, an unbulleted statement ending with a full stop, no letter or digit, words saying
+   there is nothing ("None", "N/A").
 7. No term left, empty text or invalid JSON raises ValueError naming why; the client
    retries it and, after the last try, the item is errored `unparseable reply: <why>`.
    `[]` is a valid empty expansion.
