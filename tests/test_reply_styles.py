@@ -526,3 +526,14 @@ def test_a_colon_after_sentences_that_name_no_list_is_prose():
     with pytest.raises(ValueError, match="no terms found"):
         read_reply('I\'m here to help with any search. For example, "Baby Stroller" in a query? '
                    "I can provide more details: baby stroller")
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # records each naming one: their names (the descriptions are notes)
+    ('```json\n{"hotel near airport": [{"name": "airport hotel", "description": "near the terminal"},\n'
+     '{"name": "airport inn", "description": "cheap"}]}\n```', ["airport hotel", "airport inn"]),
+    # numbering that goes on in an indented line is a sibling, not a note
+    ("Suggested query expansions:\n\n1. *child-custodome*\n  2. child custody\n", ["child-custodome", "child custody"]),
+])
+def test_json_records_and_indented_numbering(reply, expected):
+    assert read_reply(reply) == expected

@@ -8,13 +8,13 @@ choices the spec leaves open):
 1. Reasoning blocks (`<think>…</think>` and the like) are dropped; a reply that opens one
    and never closes it gave no answer; a lone closing tag drops what precedes it.
 2. JSON: the first fenced block or bracket span that parses to a list of terms (strings or
-   `{"term", "weight"}`) or to an object whose `terms`, `synonyms` or `expansions` key holds
+   `{"term", "weight"}`; or records with a `name`, which give the names) or to an object whose `terms`, `synonyms` or `expansions` key holds
    one is the answer (a bare `[]` only as the whole reply or a whole fence). A ```json
    fence, or a whole reply starting with `[` or `{`, that holds no such JSON is invalid
    JSON; other brackets are plain text.
 3. A reply whose first line is a refusal or apology and that lists nothing is a refusal.
 4. Otherwise a list: when some lines are bulleted or numbered, only those lines are items
-   (sub-items under a heading item too); else every non-empty line is one, lead-in,
+   (sub-items under a heading item too, and indented numbering that goes on); else every non-empty line is one, lead-in,
    title and closing lines set aside; a line, or a bulleted item, is split on commas or
    semicolons outside brackets, and "and"/"or" after the last comma is dropped ("A, B, and
    C") — only when every part is a term with no verb in lower case (else the commas are a
@@ -77,6 +77,7 @@ _MAX_STARTS = 200
 # after it goes too. "E. coli", "V. cholerae" and "#1" are not markers.
 _BULLET = re.compile(r"^\s*(?:[^\w\s\"'“”‘’«»„()\[\]{}<`#@$%&/\\.,:;!?]{1,2}|\d{1,3}[.)]|\(\d{1,3}\)|\[\d{1,3}\]|"
                      r"#\d{1,3}|[a-zA-Z]\)|[ivx]{1,5}\.|[IVX]{2,5}\.)\s+(?:\[[ xX✓✔]?\]\s+)?")
+_NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*$")
@@ -149,7 +150,12 @@ def _as_terms(value) -> list | None:
     try:
         return term_entries(value)
     except ValueError:
-        return None
+        pass
+    # a list of records each naming one ([{"name": "MI", "description": "…"}]): the names
+    if isinstance(value, list) and value and all(isinstance(e, dict) and isinstance(e.get("name"), str)
+                                                 for e in value):
+        return [e["name"] for e in value]
+    return None
 
 
 def _json_answer(text: str) -> list | None:
@@ -455,9 +461,13 @@ def _top_items(bulleted: list[str]) -> list[str]:
     "   - most common")."""
     indent = [len(line) - len(line.lstrip()) for line in bulleted]
     top = min(indent)
-    items, under_heading = [], True
+    items, under_heading, numbered = [], True, False
     for i, (line, depth) in enumerate(zip(bulleted, indent)):
+        if depth > top and numbered and _NUMBERED.match(line):
+            items.append(line)  # "1. sofa" then "  2. couch": numbering goes on, an indented sibling
+            continue
         if depth <= top:
+            numbered = bool(_NUMBERED.match(line))
             under_heading = _unmark(line).rstrip().endswith(":")
             if under_heading and (i + 1 == len(bulleted) or indent[i + 1] <= top) \
                     and not _LEAD_WORDS.search(_unmark(line)):
