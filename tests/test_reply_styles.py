@@ -537,3 +537,15 @@ def test_a_colon_after_sentences_that_name_no_list_is_prose():
 ])
 def test_json_records_and_indented_numbering(reply, expected):
     assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # an unbulleted line right under the bullets that reads as a term: the list runs on
+    ("Here are some ways to say it:\n\n* Diabetes Medication\n* Diabetes Medications\nDiabetes-Medication",
+     ["Diabetes Medication", "Diabetes Medications", "Diabetes-Medication"]),
+    # a closing line after a blank line, or a sentence right under them, does not
+    ("- sofa\n- couch\n\nGood luck", ["sofa", "couch"]),
+    ("- sofa\n- couch\nThese are the most common words.", ["sofa", "couch"]),
+])
+def test_a_list_runs_on_into_unbulleted_lines(reply, expected):
+    assert read_reply(reply) == expected

@@ -214,7 +214,15 @@ def _clean(text: str) -> str:
 def _strip_note(item: str) -> tuple[str, str | None]:
     """(head, rest) of `head: rest` or `head – rest`, or (item, None); a colon or dash inside
     brackets is part of a note there ("(user intent: symptom lookup)"), not a separator.
-    Linear: one scan."""
+    Linear: str.find, or one scan when the item holds a bracket."""
+    if not any(b in item for b in "([{"):
+        cut = item.find(": ")
+        dash = min((i for i in (item.find(d) for d in _DASHES) if i > 0), default=-1)
+        if cut > 0 and (dash < 0 or cut < dash):
+            return item[:cut], item[cut + 2:]
+        if dash > 0:
+            return item[:dash], item[dash:].lstrip(" -–—")
+        return item, None
     depth, dash_at = 0, -1
     for i, char in enumerate(item):
         if char in "([{":
@@ -283,12 +291,12 @@ def _terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     return [item]
 
 
-def _list_of(text: str, read) -> list[str]:
+def _list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
     """The terms of a comma or semicolon list when every part of it is a term; none when a
     part is not (then the commas are a sentence's: "It is designed with comfort, elegance,
     and beauty in mind, making it perfect for parties")."""
     found = []
-    for part in _split_line(text):
+    for part in _split_line(text) if parts is None else parts:
         if _STATEMENT.search(f" {part.strip()} "):
             return []  # "The sofa is designed with comfort, elegance, …": a clause
         terms = read(part)
@@ -419,7 +427,7 @@ def _list_terms(text: str) -> list[str]:
         return [t for line in body for t in _terms_of(_TABLE_ROW.match(line).group(1).split("|")[0], True)]
     bulleted = [line for line in lines if _BULLET.match(line)]
     if bulleted:
-        return [term for line in _top_items(bulleted) for term in _terms_of(line, True)]
+        return [term for line in _top_items(_with_run_on(text)) for term in _terms_of(line, True)]
     single = len(lines) == 1
     kept = []
     for line in lines:
@@ -447,12 +455,31 @@ def _line_terms(line: str) -> list[str]:
     head, rest = _strip_note(line)
     if rest is not None and line[len(head):len(head) + 2] == ": ":
         return _terms_of(line, False)
-    if len(_split_line(line)) > 1:
-        return _list_of(line, lambda part: _terms_of(part, False))
+    parts = _split_line(line)
+    if len(parts) > 1:
+        return _list_of(line, lambda part: _terms_of(part, False), parts)
     plain = _unmark(line).strip()
     if plain.endswith(".") and _STATEMENT.search(plain):
         return []
     return _terms_of(line, False)
+
+
+def _with_run_on(text: str) -> list[str]:
+    """The bulleted lines, and an unbulleted line that follows one with no blank line
+    between when it reads as a term ("* Diabetes Medications" then "Diabetes-Medication"):
+    the list runs on. A closing line after a blank line, or a sentence, does not."""
+    out, listing = [], False
+    for line in text.split("\n"):
+        if not line.strip() or _FENCE_LINE.match(line) or _HEADING.match(line) or _TABLE_ROW.match(line):
+            listing = False
+        elif _BULLET.match(line):
+            out.append(line)
+            listing = True
+        elif listing and not line.rstrip().endswith(":") and _is_term(_unquote(_unmark(line))):
+            out.append(line)
+        else:
+            listing = False
+    return out
 
 
 def _top_items(bulleted: list[str]) -> list[str]:
