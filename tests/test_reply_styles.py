@@ -515,6 +515,7 @@ def test_a_code_sample_is_no_term_list():
     ("1. running (adjective)\n2. run- (verb)", ["running", "run"]),
     # a note after a dash that reads as a description stays a note, commas or not
     ("1. Divestitive (adjective) - Of or relating to divorce, as a legal term.", ["Divestitive"]),
+    ("1. Last - LAST, not lastwill;\n2. Will - WILLING, not WILLED;", ["Last", "Will"]),
     # sentences whose last one names a list before the colon: the list; one that does not: prose
     ("You are a search assistant. I suggest: speeding ticket", ["speeding ticket"]),
 ])

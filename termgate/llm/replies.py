@@ -121,7 +121,8 @@ _ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|
 # is a statement, not a term ("- This Is Us", a title, is bulleted and capitalised)
 _STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s")
 # a note after a dash describes ("a thick, scaly layer", "the clinical term"); a list of terms does not
-_DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used|refers?|means?)\s")
+_DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used|refers?|means?|not|also|see|as|such|e\.g\.|i\.e\.|"
+                       r"usually|often|especially|including|sometimes)(?:\s|$)")
 _ZERO_WIDTH = re.compile(r"[\u200b-\u200d\u2060-\u2064\ufeff]")
 _ANSWER_TAGS = re.compile(r"</?(?i:answer|output|result|response|terms|synonyms|final)>")
 _MAX_WS = re.compile(r"[ \t]{2,}")
@@ -269,8 +270,8 @@ def _terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
                                    or _NOT_A_TERM.match(label) or (colon and listy))
         if listed:  # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"
             return _list_of(rest, lambda part: _terms_of(part, True, False))
-        if (listy and not colon and len(_split_line(rest)) > 1 and not _DESCRIBES.match(rest)
-                and not rest.rstrip().endswith(".")):
+        if (listy and not colon and len(_split_line(rest)) > 1 and not rest.rstrip().endswith(".")
+                and not any(_DESCRIBES.match(part) for part in _split_line(rest))):
             # "breach - breaching, breached": a list of terms, not a note ("a disease, spread by contact")
             more = _list_of(rest, lambda part: _terms_of(part, True, False))
             if more:
