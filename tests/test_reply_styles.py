@@ -550,3 +550,15 @@ def test_json_records_and_indented_numbering(reply, expected):
 ])
 def test_a_list_runs_on_into_unbulleted_lines(reply, expected):
     assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a JSON string holding a comma list of terms is that list; one holding a phrase with a comma stays
+    ('{"keywords": ["Lambda, Lua, Python"]}', ["Lambda", "Lua", "Python"]),
+    ('["heart attack", "attack of the heart, as doctors say it in the clinic"]',
+     ["heart attack", "attack of the heart, as doctors say it in the clinic"]),
+    # a record's name is read as a list item: its trailing note in brackets goes
+    ('[{"name": "Selling copyrights (digital rights)", "description": "x"}]', ["Selling copyrights"]),
+])
+def test_json_strings_are_read_as_items(reply, expected):
+    assert read_reply(reply) == expected

@@ -155,8 +155,16 @@ def _as_terms(value) -> list | None:
     # a list of records each naming one ([{"name": "MI", "description": "…"}]): the names
     if isinstance(value, list) and value and all(isinstance(e, dict) and isinstance(e.get("name"), str)
                                                  for e in value):
-        return [e["name"] for e in value]
+        return [name for name in (_unquote(e["name"]) for e in value) if _is_term(name, True)]  # read as items
     return None
+
+
+def _json_entry(entry) -> list:
+    """A JSON entry of a text reply: a string holding a comma list of terms is that list
+    (`["Lambda, Lua, Python"]`, rule 4 wherever a list stands); anything else as it is."""
+    if not isinstance(entry, str) or not any(c in entry for c in ",;") or len(_split_line(entry)) < 2:
+        return [entry]
+    return _list_of(entry, lambda part: [_unquote(part)] if _is_term(_unquote(part), True) else []) or [entry]
 
 
 def _json_answer(text: str) -> list | None:
@@ -537,7 +545,7 @@ def read_reply(text: str | None) -> list:
         raise ValueError("only reasoning, no answer")
     terms = _json_answer(body)
     if terms is not None:
-        return terms
+        return [term for entry in terms for term in _json_entry(entry)]
     why = _must_be_json(body)
     if why:
         raise ValueError(why)
