@@ -8,17 +8,19 @@ choices the spec leaves open):
 1. Reasoning blocks (`<think>…</think>` and the like) are dropped; a reply that opens one
    and never closes it gave no answer; a lone closing tag drops what precedes it.
 2. JSON: the first fenced block or bracket span that parses to a list of terms (strings or
-   `{"term", "weight"}`; or records with a `name`, which give the names) or to an object whose `terms`, `synonyms` or `expansions` key holds
-   one is the answer (a bare `[]` only as the whole reply or a whole fence). A ```json
-   fence, or a whole reply starting with `[` or `{`, that holds no such JSON is invalid
-   JSON; other brackets are plain text.
+   `{"term", "weight"}`; or records with a `name`, which give the names) or to an object
+   whose `terms`, `synonyms` or `expansions` key holds one is the answer (a bare `[]` only
+   as the whole reply or a whole fence; a string holding a comma list of terms is that
+   list). A ```json fence, or a whole reply starting with `[` or `{`, that holds no such
+   JSON is invalid JSON; other brackets are plain text.
 3. A reply whose first line is a refusal or apology and that lists nothing is a refusal.
 4. Otherwise a list: when some lines are bulleted or numbered, only those lines are items
-   (sub-items under a heading item too, and indented numbering that goes on); else every non-empty line is one, lead-in,
-   title and closing lines set aside; a line, or a bulleted item, is split on commas or
-   semicolons outside brackets, and "and"/"or" after the last comma is dropped ("A, B, and
-   C") — only when every part is a term with no verb in lower case (else the commas are a
-   sentence's and the line gives none). A ```python block holding no term list is code.
+   (sub-items under a heading item too, indented numbering that goes on, and a term line
+   right under them); else every non-empty line is one, lead-in, title and closing lines
+   set aside; a line, or a bulleted item, is split on commas or semicolons outside
+   brackets, and "and"/"or" after the last comma is dropped ("A, B, and C") — only when
+   every part is a term with no verb in lower case (else the commas are a sentence's and
+   the line gives none). A ```python block holding no term list is code, not terms.
 5. From each item: markers, emphasis, backticks, quotes, a trailing full stop, a stray
    colon or hyphen and a trailing note (in parentheses, after a spaced dash, after a colon
    outside brackets) are removed; a label before a colon whose rest is a list gives the
@@ -95,8 +97,8 @@ _NOT_A_TERM = re.compile(
 _NOT_A_BULLETED_TERM = re.compile(
     r"^(?i:here\s+(?:are|is)\b|hope\s+this\b|let\s+me\b|feel\s+free\b|please\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
 # words that name the list rather than belong to it ("Synonyms: A, B", "Keywords — A, B")
-_LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|suggest(?:ions?)?|"
-                         r"variants?|phrases?|names?|queries|list|answer|expanded)\b", re.I)
+_LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|"
+                         r"suggest(?:ions?)?|variants?|phrases?|names?|queries|list|answer|expanded)\b", re.I)
 # a title line without a colon: "Synonyms for flu", "Related terms"
 _TITLE = re.compile(r"^(?i:(?:synonyms?|expansions?|alternatives?|keywords?|related\s+terms?)(?:\s+(?:for|of)\b.*)?)$")
 # labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all
