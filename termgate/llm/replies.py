@@ -226,7 +226,7 @@ def _strip_note(item: str) -> tuple[str, str | None]:
     """(head, rest) of `head: rest` or `head – rest`, or (item, None); a colon or dash inside
     brackets is part of a note there ("(user intent: symptom lookup)"), not a separator.
     Linear: str.find, or one scan when the item holds a bracket."""
-    if not any(b in item for b in "([{"):
+    if "(" not in item and "[" not in item and "{" not in item:
         cut = item.find(": ")
         dash = min((i for i in (item.find(d) for d in _DASHES) if i > 0), default=-1)
         if cut > 0 and (dash < 0 or cut < dash):
@@ -294,7 +294,7 @@ def _terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
                 return [value]  # "Laptop bag: laptop bags": the label names the topic, the value is the term
     if rest is not None:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
-    if bulleted and rest is None and any(c in item for c in ",;") and len(_split_line(item)) > 1:
+    if bulleted and rest is None and ("," in item or ";" in item) and len(_split_line(item)) > 1:
         return _list_of(item, lambda part: _terms_of(part, True, False))  # "- Dissolution, divorce"
     item = _unquote(item)
     if not _is_term(item, bulleted):
@@ -308,7 +308,7 @@ def _list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
     and beauty in mind, making it perfect for parties")."""
     found = []
     for part in _split_line(text) if parts is None else parts:
-        if _STATEMENT.search(f" {part.strip()} "):
+        if " " in part.strip() and _STATEMENT.search(f" {part.strip()} "):
             return []  # "The sofa is designed with comfort, elegance, …": a clause
         terms = read(part)
         if not terms:
@@ -438,7 +438,8 @@ def _list_terms(text: str) -> list[str]:
         return [t for line in body for t in _terms_of(_TABLE_ROW.match(line).group(1).split("|")[0], True)]
     bulleted = [line for line in lines if _BULLET.match(line)]
     if bulleted:
-        return [term for line in _top_items(_with_run_on(text)) for term in _terms_of(line, True)]
+        items = _with_run_on(text) if len(bulleted) < len(lines) else bulleted
+        return [term for line in _top_items(items) for term in _terms_of(line, True)]
     single = len(lines) == 1
     kept = []
     for line in lines:
@@ -501,11 +502,11 @@ def _top_items(bulleted: list[str]) -> list[str]:
     top = min(indent)
     items, under_heading, numbered = [], True, False
     for i, (line, depth) in enumerate(zip(bulleted, indent)):
-        if depth > top and numbered and _NUMBERED.match(line):
+        if numbered and depth > top and _NUMBERED.match(line):
             items.append(line)  # "1. sofa" then "  2. couch": numbering goes on, an indented sibling
             continue
         if depth <= top:
-            numbered = bool(_NUMBERED.match(line))
+            numbered = line.lstrip()[:1].isdigit() and bool(_NUMBERED.match(line))
             under_heading = _unmark(line).rstrip().endswith(":")
             if under_heading and (i + 1 == len(bulleted) or indent[i + 1] <= top) \
                     and not _LEAD_WORDS.search(_unmark(line)):
