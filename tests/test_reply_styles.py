@@ -446,3 +446,119 @@ def test_a_slow_parser_does_not_serialise_the_calls(small):
     import slow_parser
     assert result.exit_code in (0, 1, 3), result.output
     assert slow_parser.active["most"] == 2  # both replies parsed at once
+
+
+# ---------------------------------------------------------------- what a real small model replied (issue 35)
+# tests/test_real_replies.py holds the reading to a person's labels of 360 real replies; these
+# are the shapes behind each rule it changed, one short reply each.
+
+
+@pytest.mark.parametrize("reply", [
+    # prose sentences with commas are sentences, not comma lists
+    "Climate change is a multifaceted issue that encompasses various aspects, including environmental "
+    "sustainability and human rights.",
+    "The sofa is designed with comfort, elegance, and beauty in mind, making it perfect for parties, weddings, "
+    "and other special occasions.",
+    'The search query "flu shot" can be expanded to include synonyms such as "flu vaccine", "flu jab", '
+    'and "flu shots".',
+    "The vaccine is a process involving multiple stages: preparation, testing, and distribution. It has been "
+    "tested in many countries.",
+    # a short statement with a full stop
+    "The medical domain is diabetes medication.",
+    # `Label: a sentence` defines or speaks; it lists nothing
+    "Coffee Maker: A coffee maker is a device that produces and distributes coffee.",
+    "The medical community has been working on it for years.\nChatbot: Hey there! What brings you here today?",
+    # a colon after a preposition is inside a sentence (the prompt echoed)
+    "You are a search assistant for a legal search engine. Suggest query expansions for: wrongful termination",
+])
+def test_prose_with_commas_or_colons_is_no_terms(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a comma list inside a numbered or bulleted item is split
+    ("1. Divorced (adjective)\n2. Divorced marriage, divorce, divorcee",
+     ["Divorced", "Divorced marriage", "divorce", "divorcee"]),
+    ("- sofa\n- couch, settee", ["sofa", "couch", "settee"]),
+    # after a spaced dash, a list of terms is more terms, not a note
+    ("1. Laptop - notebook, laptop bag", ["Laptop", "notebook", "laptop bag"]),
+    # comma lines among lead-in and closing lines: every line is split, however long
+    ('Here\'s a more expanded version of your query:\n"fraud, scam, theft, swindle, con, hoax, racket"\n\n'
+     "Just to add something new:\n*forgery, embezzlement*",
+     ["fraud", "scam", "theft", "swindle", "con", "hoax", "racket", "forgery", "embezzlement"]),
+    # a label holding a lead word in its note, or a term ending in one, is a term, not a heading
+    ("1. scabies (medical term) - a parasitic disease, spread by close contact", ["scabies"]),
+    ("1. mortgage payment terms - 10.2%\n2. mortgage rate - 3.7%", ["mortgage payment terms", "mortgage rate"]),
+    # a colon inside a note in brackets separates nothing
+    ("- symptom checker (user intent: symptom lookup)\n- MI", ["symptom checker", "MI"]),
+    ("Symptom checker (user intent: symptom lookup)", ["Symptom checker"]),
+])
+def test_lists_inside_items_and_notes_with_colons(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_a_code_sample_is_no_term_list():
+    reply = ('Here is how to create a JSON array:\n```python\nimport json\nsofa = {"name": "Sofa"}\n'
+             "print(json.dumps(sofa))\n```\nThis prints the array.")
+    with pytest.raises(ValueError, match="code, not terms"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # `Label: value` whose value repeats the label's word: the label is the topic (the query), the value the term
+    ("Laptop bag: laptop bags.", ["laptop bags"]),
+    ("Sofa: sofas\nCouch: couches", ["sofas", "couches"]),
+    # a bulleted item ending with a colon and nothing under it: a stray colon
+    ("Laptop bags:\n- Luggage Bags:\n- Lighter Baggies:", ["Luggage Bags", "Lighter Baggies"]),
+    # a stray hyphen at a word's end
+    ("1. running (adjective)\n2. run- (verb)", ["running", "run"]),
+    # a note after a dash that reads as a description stays a note, commas or not
+    ("1. Divestitive (adjective) - Of or relating to divorce, as a legal term.", ["Divestitive"]),
+    ("1. Last - LAST, not lastwill;\n2. Will - WILLING, not WILLED;", ["Last", "Will"]),
+    # sentences whose last one names a list before the colon: the list; one that does not: prose
+    ("You are a search assistant. I suggest: speeding ticket", ["speeding ticket"]),
+])
+def test_labels_stray_colons_and_notes(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_a_colon_after_sentences_that_name_no_list_is_prose():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply('I\'m here to help with any search. For example, "Baby Stroller" in a query? '
+                   "I can provide more details: baby stroller")
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # records each naming one: their names (the descriptions are notes)
+    ('```json\n{"hotel near airport": [{"name": "airport hotel", "description": "near the terminal"},\n'
+     '{"name": "airport inn", "description": "cheap"}]}\n```', ["airport hotel", "airport inn"]),
+    # numbering that goes on in an indented line is a sibling, not a note
+    ("Suggested query expansions:\n\n1. *child-custodome*\n  2. child custody\n", ["child-custodome", "child custody"]),
+])
+def test_json_records_and_indented_numbering(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # an unbulleted line right under the bullets that reads as a term: the list runs on
+    ("Here are some ways to say it:\n\n* Diabetes Medication\n* Diabetes Medications\nDiabetes-Medication",
+     ["Diabetes Medication", "Diabetes Medications", "Diabetes-Medication"]),
+    # a closing line after a blank line, or a sentence right under them, does not
+    ("- sofa\n- couch\n\nGood luck", ["sofa", "couch"]),
+    ("- sofa\n- couch\nThese are the most common words.", ["sofa", "couch"]),
+])
+def test_a_list_runs_on_into_unbulleted_lines(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a JSON string holding a comma list of terms is that list; one holding a phrase with a comma stays
+    ('{"keywords": ["Lambda, Lua, Python"]}', ["Lambda", "Lua", "Python"]),
+    ('["heart attack", "attack of the heart, as doctors say it in the clinic"]',
+     ["heart attack", "attack of the heart, as doctors say it in the clinic"]),
+    # a record's name is read as a list item: its trailing note in brackets goes
+    ('[{"name": "Selling copyrights (digital rights)", "description": "x"}]', ["Selling copyrights"]),
+])
+def test_json_strings_are_read_as_items(reply, expected):
+    assert read_reply(reply) == expected
