@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import TermgateError, InputError, Problem, UsageError
+from ..errors import InputError, Problem, UsageError
 from ..io import GeneratedSet, GoldenSet, PreparedItem
 from .client import AsyncLLMClient, LLMCallError, StructuredOutputRefused
 from ..scoring.metrics import normalize_term
