@@ -283,6 +283,47 @@ def test_harness_from_the_dashboard_reports_progress(db, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+def test_the_dashboards_harness_keeps_the_endpoints_concurrency_unless_given(db, tmp_path, monkeypatch):
+    """Issue 35 item 8: an endpoint that answers one request at a time says `concurrency = 1`;
+    the Import page's blank concurrency leaves that in force (it used to send 8 always)."""
+    import threading
+    import time
+
+    from termgate.dashboard.importer import run_harness
+    from llm_server import LoopbackLLM
+
+    lock, state = threading.Lock(), {"now": 0, "most": 0}
+
+    def counted(body):
+        with lock:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+        time.sleep(0.15)
+        with lock:
+            state["now"] -= 1
+        return ("text", "trainers\nrunning shoes\n")
+
+    server = LoopbackLLM()
+    server.default = ("callable", counted)
+    config = endpoints_config(tmp_path, monkeypatch, loop=(server.url, None))
+    config.write_text(config.read_text(encoding="utf-8") + "concurrency = 1\n", encoding="utf-8")
+    golden = Upload("golden.jsonl", b"".join(
+        b'{"query_id": "q%d", "query": "sneakers %d", "context": {"domain": "ecommerce"}, '
+        b'"expected_expansions": [{"term": "trainers"}]}\n' % (i, i) for i in range(4)))
+    most = []
+    try:
+        for given, prompt in ((None, b"Synonyms for {query}"), (4, b"Other words for {query}")):
+            state["most"] = 0
+            result = run_harness(golden, Upload("prompt.txt", prompt), endpoint="loop", author="carol",
+                                 concurrency=given, judge="none")
+            assert result.problems == [], result.problems
+            most.append(state["most"])
+    finally:
+        server.close()
+    assert most[0] == 1 and most[1] > 1, most
+
+
+@pytest.mark.slow
 def test_import_uploads_live_in_a_private_folder_removed_afterwards(db, monkeypatch):
     import stat
 
