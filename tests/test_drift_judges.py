@@ -300,6 +300,23 @@ def test_the_headline_counts_unjudged_terms_beside_the_drift_score(tmp_path, mon
     assert "| drift | 0.750 (2 of 2 terms unjudged) |" in (tmp_path / "summary.md").read_text(encoding="utf-8")
 
 
+def test_show_counts_a_stored_runs_unjudged_terms_beside_its_drift(tmp_path, monkeypatch, llm):
+    llm.default = ("callable", lambda body: ("json", {"verdicts": [
+        {"term": t, "is_drift": True} for t in leading_json(body["messages"][1]["content"])["candidates"]]}))
+    config = tmp_path / "termgate.toml"
+    config.write_text(f'[llm]\nbase_url = "{llm.url}"\nmodel = "judge-model"\nmax_tries = 1\n', encoding="utf-8")
+    monkeypatch.setenv("TERMGATE_CONFIG", str(config))
+    score_query_rows(tmp_path, NoDriftJudge())
+    db = str(tmp_path / "t.duckdb")
+    result = CliRunner().invoke(main, [
+        "evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated", str(tmp_path / "generated.jsonl"),
+        "--drift-judge", "llm", "--db", db, "--json", str(tmp_path / "r.json")])
+    run_id = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["evaluation_id"]
+    shown = CliRunner().invoke(main, ["show", run_id, "--db", db])
+    assert shown.exit_code == 0, shown.output
+    assert "drift 0.750 (2 terms unjudged)" in shown.output, shown.output
+
+
 def test_no_unjudged_note_when_every_term_was_judged(tmp_path, llm):
     from termgate.models import Thresholds
     from termgate.scoring.scorer import score

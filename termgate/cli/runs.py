@@ -68,8 +68,10 @@ def show_command(run_id, db, failed_only):
     if cache:
         echo(f"  cache entries used from: {safe(', '.join(cache['used']))} (this run's own writer: "
              f"{safe(cache['writer'])})")
+    unjudged = sum(len(terms) for terms in df["unjudged_terms"] if terms is not None) if len(df) else 0
+    note = f" ({unjudged} {'term' if unjudged == 1 else 'terms'} unjudged)" if unjudged else ""
     echo(f"  macro P {run['aggregate_precision']:.3f}  R {run['aggregate_recall']:.3f}  "
-               f"F1 {run['aggregate_f1']:.3f}  drift {run['mean_term_drift_score']:.3f}  "
+               f"F1 {run['aggregate_f1']:.3f}  drift {run['mean_term_drift_score']:.3f}{note}  "
                f"passed {run['passed']}/{run['total_queries']}  errored {run['errored']}")
     echo(f"  {safe(run['delta_summary'])}")
     if run.get("retrieval"):
