@@ -34,10 +34,10 @@ from typing import Protocol, TypeVar
 from ..config import STRUCTURED_OUTPUT_FORMS
 from ..redact import strip_credentials
 from .endpoint import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, NO_ENDPOINT, LLMConfig, endpoint_url, split_query
-from .faults import LLMCallError, NotACompletion, StructuredOutputRefused, cause_of, completion_text, error_body
+from .faults import LLMCallError, StructuredOutputRefused, cause_of, completion_answer, error_body
 from .stream import CUT_SHORT, Answer, read_answer
 
-__all__ = ["LLMConfig", "LLMCallError", "NotACompletion", "ReplyCache", "AsyncLLMClient", "completion_text",
+__all__ = ["LLMConfig", "LLMCallError", "ReplyCache", "AsyncLLMClient", "completion_answer",
            "request_key", "retry_delay", "run_in_fresh_loop", "endpoint_url", "NO_ENDPOINT", "StructuredOutputRefused",
            "DEFAULT_MAX_TOKENS", "DEFAULT_CONCURRENCY", "STRUCTURED_OUTPUT_FORMS"]
 

@@ -4,9 +4,9 @@ back when it was not a usable chat completion."""
 from __future__ import annotations
 
 from ..errors import TermgateError
-from .stream import snippet
+from .stream import Answer, completion_of, snippet
 
-__all__ = ["LLMCallError", "StructuredOutputRefused", "NotACompletion", "completion_text", "error_body", "cause_of"]
+__all__ = ["LLMCallError", "StructuredOutputRefused", "completion_answer", "error_body", "cause_of"]
 
 
 class LLMCallError(TermgateError):
@@ -33,11 +33,6 @@ class StructuredOutputRefused(TermgateError):
         """What the endpoint said to each form, redacted (`json_schema: HTTP 500: '...'; then ...`)."""
 
 
-class NotACompletion(TermgateError):
-    """A 200 whose body is not a chat completion (an HTML page, a truncated body, JSON of
-    another shape): a fault, retried like a 5xx; the message names what the body was."""
-
-
 def error_body(exc) -> str:
     """What the endpoint said with its HTTP error: the JSON error message, else the body."""
     body = exc.body if isinstance(exc.body, dict) else {}
@@ -52,31 +47,17 @@ def error_body(exc) -> str:
     return snippet(text, 200) if text.strip() else "(empty body)"
 
 
-def completion_text(reply: object) -> tuple[str, tuple[int, int]]:
-    """The first choice's text and (prompt, completion) tokens of a chat completion.
+def completion_answer(reply: object) -> Answer:
+    """A whole chat completion from the openai client read by the one reader of whole
+    completions (stream.completion_of), so a streamed and a plain call agree on what a reply is.
 
-    The openai client hands back the body as text when its content type is not JSON, and
-    builds a completion from any JSON without checking it: both end up here."""
+    The client hands back the body as text when its content type is not JSON, and builds a
+    completion from any JSON without checking it: both end up here, as a fault naming what the
+    body was."""
     if isinstance(reply, str):
-        return _not_a_completion(f"non-JSON response body ({snippet(reply) if reply.strip() else 'empty'})")
-    choices = getattr(reply, "choices", None)
-    if not isinstance(choices, (list, tuple)):
-        return _not_a_completion("response body is not a chat completion (no choices)")
-    text = ""
-    if choices:
-        message = getattr(choices[0], "message", None)
-        content = getattr(message, "content", None) if message is not None else None
-        if message is None or not isinstance(content, (str, type(None))):
-            return _not_a_completion("response body is not a chat completion (no message text)")
-        text = content or ""
-    usage = getattr(reply, "usage", None)
-    tokens = tuple(value if type(value) is int else 0
-                   for value in (getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0)))
-    return text, tokens
-
-
-def _not_a_completion(message: str):
-    raise NotACompletion(message)
+        return Answer(f"non-JSON response body ({snippet(reply) if reply.strip() else 'empty'})")
+    dump = getattr(reply, "model_dump", None)
+    return completion_of(dump(warnings=False) if callable(dump) else reply)
 
 
 def cause_of(exc: BaseException) -> str:
