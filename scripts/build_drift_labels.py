@@ -13,8 +13,7 @@ heldout_realistic.jsonl
 
 Every row: id, group (one per query), domain, query, expected_terms (1-5 correct
 expansions, as a golden set would list them), term (a generated term that is not an
-expected term), label (drift / not_drift), kind, source (wordnet / hand / model;
-biosynonyms in data/drift/biosynonyms.jsonl, built by scripts/build_drift_biosynonyms.py).
+expected term), label (drift / not_drift), kind, source (wordnet / hand / model).
 No query is labelled in two of these files nor taken from a demo golden set.
 See data/drift/README.md. The build is deterministic (fixed seed, sorted output) and
 validates the rows before writing them atomically.
@@ -45,8 +44,7 @@ DOMAINS = {"medical": "med", "legal": "leg", "ecommerce": "ecom", "general": "ge
 # kinds in the order the counts table lists them: not drift first, then drift
 CLEAN_ORDER = ["synonym", "related", "broader", "narrower", "abbreviation", "jargon", "archaic", "brand_generic",
                "regional"]
-DRIFT_ORDER = ["lookalike", "sense_shift", "other_sense", "opposite", "sibling", "abbrev_other_sense",
-               "negative_synonym", "unrelated"]
+DRIFT_ORDER = ["lookalike", "sense_shift", "other_sense", "opposite", "sibling", "abbrev_other_sense", "unrelated"]
 DRIFT_KINDS = set(DRIFT_ORDER)
 CLEAN_KINDS = set(CLEAN_ORDER)
 HARD_KINDS = {"lookalike", "sense_shift", "opposite", "abbrev_other_sense", "abbreviation", "jargon", "archaic",
@@ -57,9 +55,8 @@ CODES = {"syn": "synonym", "rel": "related", "abbr": "abbreviation", "jar": "jar
          "look": "lookalike", "shift": "sense_shift", "opp": "opposite", "aos": "abbrev_other_sense",
          "unr": "unrelated", "sib": "sibling", "osen": "other_sense", "brand": "brand_generic", "reg": "regional",
          "broad": "broader", "narr": "narrower"}
-# sources: WordNet-drawn rows, hand-written rows, terms a real local model generated (labelled
-# by hand), and the biosynonyms evaluation set (scripts/build_drift_biosynonyms.py)
-SOURCES = {"wordnet", "hand", "model", "biosynonyms"}
+# sources: WordNet-drawn rows, hand-written rows, terms a real local model generated (labelled by hand)
+SOURCES = {"wordnet", "hand", "model"}
 
 
 ORIGINAL_KINDS = {"synonym", "related", "abbreviation", "jargon", "archaic", "lookalike", "sense_shift", "opposite",

