@@ -146,7 +146,7 @@ broad blood pressure  # model
 = heart murmur | cardiac murmur; abnormal heart sound
 narr  systolic murmur
 narr  innocent murmur
-jar   bruit
+rel   bruit
 rel   echocardiogram
 rel   mitral regurgitation
 osen  whisper
@@ -167,7 +167,6 @@ rel   rebound tenderness
 rel   Murphy's sign
 broad physical examination
 look  palpitations
-look  abdominal pulsation
 
 = perineal tear | perineal laceration; birth tear
 narr  third-degree tear
@@ -222,7 +221,7 @@ brand Losec
 broad proton pump inhibitor
 broad acid reducer
 sib   pantoprazole
-sib   Nexium
+sib   Protonix
 sib   ranitidine
 sib   oral contraceptive pill  # model
 
@@ -372,7 +371,7 @@ shift heated argument
 osen  quarrel
 
 = barrister chambers | barristers' chambers; set of chambers
-jar   barristers' clerk
+rel   barristers' clerk
 rel   Inns of Court
 look  barista
 shift chamber music
