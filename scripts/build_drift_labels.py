@@ -509,8 +509,8 @@ def main() -> None:
     from drift_hand_realistic_train import ROWS as REALISTIC_TRAIN_TEXT
     from drift_hand_train import ROWS as TRAIN_TEXT
     heldout = parse_hand(HELDOUT_TEXT, "scripts/drift_hand_heldout.py")
-    hand_train = (parse_hand(TRAIN_TEXT, "scripts/drift_hand_train.py")
-                  + parse_hand(REALISTIC_TRAIN_TEXT, "scripts/drift_hand_realistic_train.py"))
+    realistic_train = parse_hand(REALISTIC_TRAIN_TEXT, "scripts/drift_hand_realistic_train.py")
+    hand_train = parse_hand(TRAIN_TEXT, "scripts/drift_hand_train.py") + realistic_train
     # the realistic held-out rows (issue 36) are written apart, by someone who does not read the
     # judge's code; until their file exists the build leaves heldout_realistic.jsonl alone
     realistic_path = Path(__file__).resolve().parent / "drift_hand_realistic_heldout.py"
@@ -547,6 +547,11 @@ def main() -> None:
         print("\n".join(errors[:60]), file=sys.stderr)
         raise SystemExit(f"{len(errors)} validation errors")
     counts = "\n\n".join(report(rows, f"data/drift/{name}.jsonl") for name, rows in files.items())
+    fit = Counter(r["label"] for r in realistic_train)
+    counts += (f"\n\nof train.jsonl, the realistic fit rows (scripts/drift_hand_realistic_train.py): "
+               f"{len(realistic_train)} rows, {len({r['query'] for r in realistic_train})} queries; "
+               f"drift {fit['drift']}, not_drift {fit['not_drift']}; "
+               f"sources {dict(sorted(Counter(r['source'] for r in realistic_train).items()))}")
     print(counts)
     if realistic is None:
         print(f"\n(no {realistic_path.name}: data/drift/heldout_realistic.jsonl not built)")
