@@ -1,4 +1,4 @@
-"""Hand-written realistic held-out rows for data/drift/heldout_realistic.jsonl (issue 36).
+"""Hand-labelled realistic held-out rows for data/drift/heldout_realistic.jsonl (issue 36).
 
 How written and by whom: by helper D of the 2026-12-04 session, from domain knowledge,
 blind to the drift judge: its code (termgate/drift/*) was not read, the judge and
@@ -11,8 +11,8 @@ scripts/drift_hand_realistic_train.py.
 What the rows cover: the five causes of issue 36, each with its mirror on the not-drift side,
 written as an LLM expanding the query would plausibly produce them:
   - sense-shift compounds (`shift`): a compound holding a query word in another sense
-    (angle grinder for a coffee grinder, boxer briefs for a legal brief, Hoover Dam-style
-    names, delivery room for a delivery charge);
+    (angle grinder for a coffee grinder, boxer briefs for a legal brief,
+    Dodge Charger for a phone charger, delivery room for a delivery charge);
   - other-sense words (`osen`): related to a query word only through another sense
     (schoolchild for a pupil, lentils for a pulse oximeter, publican for a landlord,
     sweater for jumper cables, thorax for a chest of drawers);
@@ -28,16 +28,51 @@ written as an LLM expanding the query would plausibly produce them:
     plain related terms (`rel`), synonyms (`syn`) and dated forms (`arch`).
 
 Format: as scripts/drift_hand_train.py (`@ domain`, `= query | expected; expected`, then one
-`code  term` line per candidate), with the codes of docs in DESIGN 36: sib (sibling), osen
+`code  term` line per candidate), with the codes of issue 36: sib (sibling), osen
 (other_sense), brand (brand_generic), reg (regional), broad (broader), narr (narrower) beside
 the existing syn, rel, abbr, jar, arch, look, shift, opp, aos, unr. A line ending in
 `  # model` is a term a real local model generated (source `model`), labelled by hand;
 every other line is source `hand`.
 
-Model rows: MODEL_NOTE below says which model, which prompt and settings, and what was kept.
+Model rows: MODEL_NOTE below says which model, which prompts and settings, and what was kept.
+
+Judgement calls: siblings a clinician or lawyer might still call related were kept only where the
+searcher plainly means one of the pair (barrister for a solicitor, angiotensin receptor blocker
+for an ACE inhibitor, chalazion for a stye); barrister for a trial lawyer is `reg` (the British
+trial advocate). Regional spellings count as `reg` (benign tumor, judgement, woolen socks).
 """
 
-MODEL_NOTE = """(filled in when the model rows are added)"""
+MODEL_NOTE = """
+Rows marked `  # model` (99 of 460): terms SmolLM2-135M-Instruct (Q4_1 GGUF) actually generated, served by
+the session's local llama.cpp server (http://127.0.0.1:8600/v1, OpenAI-compatible), asked with
+the `openai` client, one request at a time, temperature 0.7, max_tokens 128, on 2026-12-04
+between 02:54 and 03:09 UTC. Every query of this file was asked four times, with two prompts:
+
+  A (seeds 36, 37): 'You are a search assistant for a {domain} search engine. List synonyms
+     and related search terms for the query "{query}", one per line.'
+  B (seeds 136, 137): 'Give 5 alternative search terms for "{query}" in the {domain} domain.
+     Write one term per line.'
+
+(220 replies; {domain} is medical, legal or ecommerce.) Most replies were prose, repeats of
+the query, or invented words (gallbladremy, Chettorel, Probabillist); those give no row. From
+the rest, D took real words and phrases as the reply wrote them (case lowered for ordinary
+nouns, list markers and glosses dropped), skipped plurals and reorderings of the query or of
+an expected term, and labelled each by hand with the same rules as the hand rows. Every model
+term appears in a reply for its own query (checked by a case-insensitive search of the saved
+replies). Five model terms had already been written by hand before the model was asked
+(hepatitis A, diabetes mellitus, benign tumor, cardiopulmonary resuscitation, judicial
+review); their lines are marked `# model` too, since the model produced them as well.
+
+The model's drift is mostly look-alikes (heparin and Hib for hepatitis B, paroxetine for
+paracetamol, child abduction for adoption, AirDrops for AirPods, probabilism for probation),
+siblings (glioblastoma for a benign tumour, femur fracture for an ilium fracture, bail judge
+for a probation officer, espresso machine for a coffee grinder), other senses (dresses for a
+dress shirt, solicit for a solicitor), and plainly unrelated words (Adderall, jihadism,
+Walmart). Terms that share only a modifier with the query (legal aid, legal dictionaries for a
+legal brief or writ) are labelled `unr`: they are unrelated in meaning, with no other sense
+involved. Its not-drift terms are mostly broader terms (legal professional, guitar, crimes)
+and plain synonyms (type I diabetes, shipping charges, screen protection).
+"""
 
 ROWS = """
 @ medical
@@ -48,14 +83,18 @@ opp   miosis
 narr  pharmacological mydriasis
 rel   anisocoria
 broad pupillary abnormality
+syn   pupillary dilatation  # model
 
 = hepatitis B | HBV; hepatitis B virus infection
 sib   hepatitis C
-sib   hepatitis A
+sib   hepatitis A  # model
 look  HPV
 narr  chronic hepatitis B
 broad viral hepatitis
 rel   HBsAg
+abbr  HepB  # model
+look  heparin  # model
+look  Hib  # model
 
 = type 1 diabetes | insulin-dependent diabetes; juvenile diabetes
 sib   type 2 diabetes
@@ -64,8 +103,10 @@ sib   diabetes insipidus
 abbr  T1D
 abbr  IDDM
 rel   diabetic ketoacidosis
-broad diabetes mellitus
+broad diabetes mellitus  # model
 narr  brittle diabetes
+syn   type I diabetes  # model
+syn   insulin dependent diabetes mellitus  # model
 
 = ilium fracture | iliac wing fracture; pelvic fracture
 look  ileum
@@ -75,15 +116,23 @@ sib   ischium fracture
 syn   Duverney fracture
 rel   iliac crest
 broad pelvic injury
+syn   fracture of ilium  # model
+sib   femur fracture  # model
+look  ileal injury  # model
+look  ileum fractures  # model
 
 = benign tumour | benign neoplasm; non-cancerous tumour
 opp   malignant tumour
 opp   malignancy
 sib   borderline tumour
-reg   benign tumor
+reg   benign tumor  # model
 narr  lipoma
 narr  fibroma
 broad neoplasm
+look  benefits  # model
+sib   glioblastoma  # model
+sib   neuroblastoma  # model
+narr  meningioma  # model
 
 = cardiac arrest | sudden cardiac arrest; cardiopulmonary arrest
 shift arrest warrant
@@ -93,7 +142,11 @@ sib   respiratory arrest
 abbr  SCA
 narr  asystole
 jar   code blue
-rel   cardiopulmonary resuscitation
+rel   cardiopulmonary resuscitation  # model
+rel   chest compressions  # model
+syn   cardiorespiratory arrest  # model
+rel   CPR  # model
+rel   cardiac death  # model
 
 = cervical cancer | carcinoma of the cervix; cervix cancer
 shift cervical spondylosis
@@ -103,6 +156,7 @@ sib   endometrial cancer
 rel   Pap smear
 rel   cervical intraepithelial neoplasia
 narr  squamous cell carcinoma of the cervix
+rel   cervix screening  # model
 
 = paracetamol overdose | acetaminophen poisoning; paracetamol toxicity
 reg   acetaminophen overdose
@@ -113,6 +167,9 @@ broad drug overdose
 sib   aspirin overdose
 sib   ibuprofen overdose
 look  acetazolamide
+look  paroxetine  # model
+look  paraben  # model
+rel   paracetamol  # model
 
 = sciatica | sciatic nerve pain; lumbar radiculopathy
 jar   ischias
@@ -121,6 +178,8 @@ rel   piriformis syndrome
 broad radiculopathy
 sib   cervical radiculopathy
 sib   femoral neuralgia
+look  science  # model
+unr   physics  # model
 
 = stye | hordeolum; eyelid infection
 syn   sty
@@ -128,6 +187,9 @@ osen  pigsty
 sib   chalazion
 narr  external hordeolum
 broad eyelid disorder
+unr   suture  # model
+unr   stencil  # model
+unr   cryotherapy  # model
 
 = gallbladder removal | cholecystectomy; gallbladder surgery
 jar   lap chole
@@ -144,6 +206,7 @@ shift splitting headache
 rel   pill cutter
 narr  scored tablet
 syn   pill halving
+unr   dereliction  # model
 
 = colon cancer | colorectal cancer; bowel cancer; carcinoma of the colon
 osen  semicolon
@@ -152,6 +215,8 @@ look  CRP
 abbr  CRC
 rel   colonoscopy
 narr  colonic adenocarcinoma
+broad carcinoma  # model
+sib   non-small cell cancer  # model
 
 = pulse oximeter | oximeter; SpO2 monitor; pulse ox
 osen  lentils
@@ -161,6 +226,8 @@ sib   capnograph
 brand Masimo
 narr  fingertip pulse oximeter
 rel   oxygen saturation
+unr   puffer fish  # model
+sib   electrocardiogram  # model
 
 = ear wax removal | cerumen removal; earwax impaction treatment
 jar   aural toilet
@@ -179,6 +246,7 @@ syn   pregnancy sickness
 shift morning-after pill
 sib   motion sickness
 sib   altitude sickness
+rel   pregnancy  # model
 
 = athlete's foot | tinea pedis; foot fungus
 syn   ringworm of the foot
@@ -196,6 +264,8 @@ broad antihypertensive drug
 sib   angiotensin receptor blocker
 sib   beta blocker
 aos   ACE bandage
+sib   ACE 2  # model
+rel   angiotensin II  # model
 
 = plaster cast | orthopaedic cast; fracture cast
 abbr  POP cast
@@ -214,6 +284,8 @@ shift court shoes
 narr  embossed seal
 rel   certified copy
 broad document authentication
+unr   law enforcement  # model
+broad legal seal  # model
 
 = felony charge | felony indictment; serious criminal charge
 sib   misdemeanor charge
@@ -222,6 +294,11 @@ shift credit card charge
 narr  class A felony
 broad criminal charge
 reg   indictable offence
+rel   felonies  # model
+rel   felony crime  # model
+rel   criminal prosecutions  # model
+broad crimes  # model
+unr   Legal Defense Fund  # model
 
 = not guilty verdict | acquittal; verdict of acquittal
 opp   conviction
@@ -248,6 +325,9 @@ sib   paralegal
 osen  canvasser
 narr  family solicitor
 broad legal professional
+osen  solicit  # model
+syn   legal counsel  # model
+rel   legal advice  # model
 
 = executor of estate | executor; personal representative; estate administrator
 look  executioner
@@ -257,6 +337,8 @@ arch  executrix
 rel   probate
 narr  co-executor
 rel   letters testamentary
+look  executives  # model
+rel   estate planning  # model
 
 = cross-examination | cross examination of a witness; questioning by opposing counsel
 opp   direct examination
@@ -273,6 +355,7 @@ narr  stepparent adoption
 narr  international adoption
 rel   adoption agency
 unr   garden shed
+look  child abduction  # model
 
 = patent attorney | patent lawyer; intellectual property attorney
 shift patent leather shoes
@@ -281,6 +364,9 @@ sib   trademark attorney
 narr  chartered patent attorney
 rel   patent prosecution
 broad lawyer
+broad legal professional  # model
+sib   legal scholar  # model
+unr   patent traders  # model
 
 = bail hearing | bail application; pretrial release hearing
 shift bailout package
@@ -290,6 +376,9 @@ reg   bond hearing
 jar   recognizance
 rel   surety
 rel   bail conditions
+unr   jihadism  # model
+unr   djinns  # model
+broad criminal justice system  # model
 
 = sentence reduction | reduced sentence; sentence modification
 shift run-on sentence
@@ -306,6 +395,8 @@ sib   transactional attorney
 reg   barrister
 broad attorney
 narr  criminal defense attorney
+broad legal counsel  # model
+broad legal advisor  # model
 
 = tenancy deposit | security deposit; rental deposit; damage deposit
 shift direct deposit
@@ -314,6 +405,8 @@ osen  sediment
 reg   bond
 narr  pet deposit
 rel   deposit protection scheme
+syn   tenant deposit  # model
+look  tenement deposit  # model
 
 = probation officer | probation agent; community corrections officer
 shift probationary period
@@ -322,6 +415,8 @@ sib   correctional officer
 reg   offender manager
 narr  juvenile probation officer
 rel   community supervision
+sib   bail judge  # model
+look  probabilism  # model
 
 = legal brief | appellate brief; written legal argument
 osen  underwear
@@ -331,14 +426,19 @@ narr  amicus brief
 narr  reply brief
 rel   memorandum of law
 jar   factum
+broad legal document  # model
+unr   legal aid  # model
+broad legal writing  # model
 
 = writ of mandamus | mandamus; order to a public official
 sib   writ of certiorari
 sib   writ of prohibition
 sib   habeas corpus
-rel   judicial review
+rel   judicial review  # model
 narr  peremptory writ of mandamus
 broad prerogative writ
+broad legal writs  # model
+unr   legal dictionaries  # model
 
 = ruling | court ruling; judicial decision; judgment
 shift ruling party
@@ -366,6 +466,8 @@ brand Fender Precision Bass
 narr  fretless bass
 rel   bass amplifier
 broad string instrument
+look  bosses  # model
+broad guitar  # model
 
 = Nike Air Max | Nike Air Max sneakers; Air Max trainers
 sib   Adidas Ultraboost
@@ -374,6 +476,10 @@ shift Nike of Samothrace
 narr  Air Max 90
 narr  Air Max 270
 broad Nike shoes
+unr   nail-biting  # model
+unr   Walmart  # model
+unr   Samsung Galaxy S7  # model
+broad Nike  # model
 
 = flat pack furniture | ready-to-assemble furniture; self-assembly furniture; RTA furniture
 osen  apartment
@@ -385,6 +491,7 @@ abbr  KD furniture
 brand IKEA furniture
 narr  flat pack wardrobe
 rel   Allen key
+shift flatware  # model
 
 = KitchenAid stand mixer | KitchenAid mixer; KitchenAid Artisan
 sib   Kenwood Chef
@@ -395,6 +502,7 @@ brand stand mixer
 narr  KitchenAid Professional 600
 narr  tilt-head stand mixer
 rel   dough hook
+look  Kitchen Aide  # model
 
 = Sellotape | sticky tape; adhesive tape
 reg   Scotch tape
@@ -404,6 +512,8 @@ sib   duct tape
 sib   masking tape
 shift cassette tape
 shift measuring tape
+look  selling tape  # model
+unr   marketing  # model
 
 = jumper cables | booster cables; jump leads
 osen  sweater
@@ -421,6 +531,9 @@ osen  submarine sandwich
 narr  blade grinder
 narr  conical burr grinder
 brand Baratza Encore
+sib   espresso machine  # model
+unr   cupcake machine  # model
+syn   coffee grinding machines  # model
 
 = dress shirt | button-down shirt; formal shirt
 sib   polo shirt
@@ -429,6 +542,9 @@ shift dress rehearsal
 reg   business shirt
 narr  French cuff shirt
 narr  Oxford shirt
+osen  dresses  # model
+sib   trousers  # model
+sib   suit  # model
 
 = phone charger | mobile phone charger; charging adapter; USB charger
 shift Dodge Charger
@@ -438,6 +554,7 @@ reg   cell phone charger
 narr  wall charger
 narr  fast charger
 rel   charging cable
+syn   phone charging devices  # model
 
 = mouse pad | mousepad; mouse mat
 osen  rodent
@@ -455,6 +572,7 @@ narr  anti-colic bottle
 narr  glass baby bottle
 brand Tommee Tippee bottle
 rel   bottle teat
+unr   sugars  # model
 
 = wool socks | woollen socks; merino socks
 reg   woolen socks
@@ -463,6 +581,7 @@ broad hosiery
 sib   cotton socks
 shift steel wool
 shift windsock
+rel   merino  # model
 
 = AirPods | Apple wireless earbuds; Apple earphones
 sib   Galaxy Buds
@@ -471,6 +590,8 @@ shift coffee pods
 brand true wireless earbuds
 narr  AirPods Pro
 rel   charging case
+look  AirDrops  # model
+unr   mango  # model
 
 = delivery charge | shipping fee; delivery fee; postage
 osen  accusation
@@ -482,6 +603,9 @@ abbr  P&P
 look  P&L
 abbr  S&H
 jar   carriage
+syn   shipping charges  # model
+syn   charge for delivery  # model
+unr   Google Shopping  # model
 
 = chest of drawers | dresser; tallboy
 osen  thorax
@@ -492,6 +616,7 @@ reg   bureau
 jar   commode
 reg   highboy
 broad bedroom storage furniture
+unr   shoplifters  # model
 
 = return label | prepaid return label; return shipping label
 shift record label
@@ -510,6 +635,7 @@ narr  gladiator sandals
 narr  flip flops
 narr  huaraches
 broad footwear
+look  sand  # model
 
 = screen protector | tempered glass protector; display protector
 shift sunscreen
@@ -518,4 +644,7 @@ sib   phone case
 narr  privacy screen protector
 narr  matte screen protector
 brand ZAGG InvisibleShield
+syn   screen protection  # model
+look  screener  # model
+unr   Adderall  # model
 """
