@@ -60,12 +60,15 @@ def _report(sets) -> None:
 @click.option("--cutoff", type=click.FloatRange(0, 1),
               help="Drift probability at or above which a term is drift [default: the lowest cut-off, in steps "
                    "of 0.01 from 0.50, whose cross-validated precision is at least 0.9].")
+@click.option("--max-review", type=click.FloatRange(0, 1), default=0.10, show_default=True,
+              help="The band, with the terms a review reason sends to review, holds at most this share of the "
+                   "cross-validated terms.")
 @store_option
-def calibrate_command(data_path, heldout_paths, previous_path, out, judge_name, threshold, l2, cutoff, db):
+def calibrate_command(data_path, heldout_paths, previous_path, out, judge_name, threshold, l2, cutoff, max_review, db):
     """Cross-validate the drift combiner grouped by query (the rows' group), refit it on
     every training row, choose its cut-off (the lowest whose cross-validated precision is at
     least 0.9) and its uncertain band around it (the widest holding, together with the terms
-    whose signals send them to review, at most 10% of the cross-validated terms), and print
+    whose signals send them to review, at most 10% of the cross-validated terms: --max-review), and print
     for the cross-validated rows and each evaluation set: precision, recall and ROC AUC (a
     term sent to review counts as not flagged), accuracy, accuracy on the hard kinds and per
     kind, the expected calibration error (10 equal-width bins), the share of drift terms
@@ -114,7 +117,7 @@ def calibrate_command(data_path, heldout_paths, previous_path, out, judge_name, 
     embedder = run_cli(make_embedder, settings.drift, vectors)
     lexicon = lexicon_for(vectors)
     result = run_cli(calibrate_combiner, train, evaluation, embedder, lexicon, CosineDriftJudge(embedder, threshold),
-                     l2, cutoff, trained_on=Path(data_path).name, previous=previous)
+                     l2, cutoff, trained_on=Path(data_path).name, previous=previous, max_review=max_review)
     m = result.model
     how = ("chosen by grouped CV log-loss: " + ", ".join(f"{k:g} {v:.4f}" for k, v in result.l2_losses.items())
            if result.l2_losses else "given")

@@ -208,11 +208,12 @@ class CombinerCalibration:
 
 def calibrate_combiner(train: Sequence[LabelledRow], evaluation: Sequence[tuple[str, Sequence[LabelledRow]]],
                        embedder, lexicon, cosine_judge=None, l2: float | None = None, cutoff: float | None = None,
-                       folds: int = 5, trained_on: str = "", previous=None) -> CombinerCalibration:
+                       folds: int = 5, trained_on: str = "", previous=None,
+                       max_review: float = MAX_REVIEW) -> CombinerCalibration:
     """Choose the L2 penalty (None: by grouped CV log-loss), cross-validate the combiner grouped
     by query on `train`, fit it on all of `train`, choose its cut-off (None: the lowest with
     cross-validated precision ≥ CUTOFF_PRECISION) and its band (with the review-reason terms,
-    at most MAX_REVIEW of the cross-validated terms; the evaluation sets play no part), and
+    at most `max_review` of the cross-validated terms; the evaluation sets play no part), and
     measure it on train (CV) and on each evaluation set (name, rows), beside the `previous`
     DriftModel (its own cut-off and band, no review reasons: as it shipped) and the old
     cosine judge when given. On train the previous model is scored in-sample."""
@@ -226,7 +227,7 @@ def calibrate_combiner(train: Sequence[LabelledRow], evaluation: Sequence[tuple[
     oof = cross_validate(x, y, groups, folds, l2)
     if cutoff is None:
         cutoff = choose_cutoff(oof, y.astype(bool), review=review)
-    band = choose_band(cutoff, oof, review)
+    band = choose_band(cutoff, oof, review, max_review)
     model = DriftModel.fit(x, y, l2, cutoff, band, trained_on)
 
     def measured(name: str, rows, p: np.ndarray, xs: np.ndarray, rev: np.ndarray, in_sample: bool) -> EvaluationSet:
