@@ -5,6 +5,7 @@ coefficients file naming an unknown signal, and terms a review reason sends to r
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -150,9 +151,10 @@ def test_calibration_counts_review_reasons_for_the_refit_not_the_previous(monkey
     for i in range(1, 12):
         vectors[f"near {i}"] = unit((0, 1), (3 + i, 0.2))
     monkeypatch.setattr(signals_module, "review_reason", fake_reason, raising=False)
-    previous = hand_model({"sim_query": -10.0}, intercept=5.0, cutoff=0.5, band=(0.5, 0.5))
+    previous = replace(hand_model({"sim_query": -10.0}, intercept=5.0, cutoff=0.5, band=(0.5, 0.5)),
+                       trained_on="train.jsonl")
     result = calibrate_combiner(rows, [("held.jsonl", rows)], FakeEmbedder(vectors), hand_lexicon(), l2=1.0,
-                                previous=previous)
+                                previous=previous, trained_on="train.jsonl")
     assert [s.name for s in result.sets] == ["CV (5 folds, grouped)", "held.jsonl"]
     refit, prev = result.sets[1].figures
     assert (refit.label, prev.label) == ("combiner", "previous")
@@ -161,6 +163,9 @@ def test_calibration_counts_review_reasons_for_the_refit_not_the_previous(monkey
     assert prev.unjudged == 0  # as shipped: only its (empty) band sends terms to review
     lines = report_lines([(s.name, s.figures) for s in result.sets])
     assert any(line.split()[:2] == ["held.jsonl", "combiner"] for line in lines)
+    other = calibrate_combiner(rows, [], FakeEmbedder(vectors), hand_lexicon(), l2=1.0, previous=previous,
+                               trained_on="mine.jsonl")  # fitted on another file: not in-sample
+    assert [f.label for f in other.sets[0].figures] == ["combiner", "previous"]
 
 
 def test_shipped_and_previous_models_are_both_readable():

@@ -216,7 +216,8 @@ def calibrate_combiner(train: Sequence[LabelledRow], evaluation: Sequence[tuple[
     at most `max_review` of the cross-validated terms; the evaluation sets play no part), and
     measure it on train (CV) and on each evaluation set (name, rows), beside the `previous`
     DriftModel (its own cut-off and band, no review reasons: as it shipped) and the old
-    cosine judge when given. On train the previous model is scored in-sample."""
+    cosine judge when given. On train the previous model is scored in-sample when it was
+    fitted on a file of the same name (`trained_on`), and labelled so."""
     from .model import DriftModel
     x, review = signal_rows(train, embedder, lexicon)
     y = np.array([r.drift for r in train], dtype=float)
@@ -242,7 +243,9 @@ def calibrate_combiner(train: Sequence[LabelledRow], evaluation: Sequence[tuple[
             out.append(figures(f"cosine < {cosine_judge.threshold:.2f}", rows, related < cosine_judge.threshold, -related))
         return EvaluationSet(name, out, float(((p >= band[0]) & (p < band[1])).mean()))
 
-    sets = [measured(f"CV ({folds} folds, grouped)", train, oof, x, review, True)]
+    # the previous model was fitted on (most of) the training rows when it names the same file
+    in_sample = previous is not None and bool(trained_on) and getattr(previous, "trained_on", "") == trained_on
+    sets = [measured(f"CV ({folds} folds, grouped)", train, oof, x, review, in_sample)]
     for name, rows in evaluation:
         if rows:
             xe, review_e = signal_rows(rows, embedder, lexicon)
