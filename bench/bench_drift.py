@@ -118,7 +118,8 @@ def bench_calibration() -> None:
     evaluation = [(p.name, load_rows(ROOT / p)) for p in EVALUATION if (ROOT / p).exists()]
     previous = load_model(ROOT / PREVIOUS) if (ROOT / PREVIOUS).exists() else None
     embedder, lexicon = make_embedder({}, None), CachedLexicon()
-    result = calibrate_combiner(train, evaluation, embedder, lexicon, CosineDriftJudge(embedder), previous=previous)
+    result = calibrate_combiner(train, evaluation, embedder, lexicon, CosineDriftJudge(embedder), previous=previous,
+                                trained_on=TRAIN.name)
     m = result.model
     print(f"bench_drift combiner L2 {m.l2:g}, cut-off {m.cutoff:.2f}, band {m.band[0]:.3f}-{m.band[1]:.3f} ("
           + ", ".join(f"{s.band:.1%} of {s.name}" for s in result.sets) + " inside it)")
