@@ -118,14 +118,16 @@ def test_calibrate_llm_measures_the_configured_endpoint(tmp_path, monkeypatch, l
     monkeypatch.setenv("TERMGATE_CONFIG", str(config))
     data = write_rows(tmp_path / "train.jsonl", ROWS)
     held = write_rows(tmp_path / "held.jsonl", ROWS[:2])
+    other = write_rows(tmp_path / "other.jsonl", ROWS[4:])  # --heldout given twice: two evaluation sets
     result = CliRunner().invoke(main, ["drift", "calibrate", "--judge", "llm", "--data", str(data),
-                                       "--heldout", str(held), "--db", str(tmp_path / "s.duckdb")])
+                                       "--heldout", str(held), "--heldout", str(other), "--db", str(tmp_path / "s.duckdb")])
     assert result.exit_code == 0, result.output
-    assert llm.chat_calls == 3 + 1  # one call per query group: three in train, one held-out
+    assert llm.chat_calls == 3 + 1 + 1  # one call per query group: three in train, one in each evaluation set
     lines = [line.split() for line in result.output.splitlines()]
     train, held = (next(w for w in lines if w[:3] == [name, "llm", "judge-model"]) for name in ("train.jsonl", "held.jsonl"))
     assert train[3:6] == ["6", "1.000", "0.667"]  # rows, precision, recall (torte missed)
     assert held[3:6] == ["2", "1.000", "1.000"] and held[-1] == "-"  # no probabilities: goals not judged
+    assert next(w for w in lines if w[:3] == ["other.jsonl", "llm", "judge-model"])[3:6] == ["2", "0.000", "0.000"]
 
 
 def test_calibrate_refuses_the_shipped_file_and_existing_files(tmp_path):

@@ -164,7 +164,8 @@ def review_reasons(signals: Sequence) -> list[str | None]:
 
 
 class HybridDriftJudge:
-    """The combiner first; only the terms in its uncertain band go to the LLM judge."""
+    """The combiner first; only the terms it leaves unjudged (its uncertain band, and those a
+    review reason sends to review) go to the LLM judge."""
 
     name = "hybrid"
 
