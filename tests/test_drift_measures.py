@@ -71,6 +71,9 @@ def test_goals_are_met_only_at_their_bounds():
     unjudged[34] = True
     assert unmet_goals(figures("x", rows, p >= 0.5, p, unjudged, p)) == ["review"]
     assert GOALS == {"precision": 0.9, "recall": 0.85, "drift_below": 0.05, "review": 0.10}
+    # a set with no drift rows (synonym pairs only) has no recall to miss and no drift to score
+    clean = figures("x", rows[20:], p[20:] >= 0.5, p[20:], unjudged[20:], p[20:])
+    assert np.isnan(clean.drift_below) and clean.drift_rows == 0 and unmet_goals(clean) == ["review"]
 
 
 def model_file(tmp_path, features, mean, scale, weights, intercept=0.5, name="m.json"):
