@@ -118,13 +118,16 @@ def test_calibrate_llm_measures_the_configured_endpoint(tmp_path, monkeypatch, l
     monkeypatch.setenv("TERMGATE_CONFIG", str(config))
     data = write_rows(tmp_path / "train.jsonl", ROWS)
     held = write_rows(tmp_path / "held.jsonl", ROWS[:2])
+    other = write_rows(tmp_path / "other.jsonl", ROWS[4:])  # --heldout given twice: two evaluation sets
     result = CliRunner().invoke(main, ["drift", "calibrate", "--judge", "llm", "--data", str(data),
-                                       "--heldout", str(held), "--db", str(tmp_path / "s.duckdb")])
+                                       "--heldout", str(held), "--heldout", str(other), "--db", str(tmp_path / "s.duckdb")])
     assert result.exit_code == 0, result.output
-    assert llm.chat_calls == 3 + 1  # one call per query group: three in train, one held-out
-    assert "llm judge-model" in result.output and "llm (held-out)" in result.output
-    line = next(line for line in result.output.splitlines() if line.strip().startswith("llm judge-model"))
-    assert line.split()[2:5] == ["6", "1.000", "0.667"]  # rows, precision, recall (torte missed)
+    assert llm.chat_calls == 3 + 1 + 1  # one call per query group: three in train, one in each evaluation set
+    lines = [line.split() for line in result.output.splitlines()]
+    train, held = (next(w for w in lines if w[:3] == [name, "llm", "judge-model"]) for name in ("train.jsonl", "held.jsonl"))
+    assert train[3:6] == ["6", "1.000", "0.667"]  # rows, precision, recall (torte missed)
+    assert held[3:6] == ["2", "1.000", "1.000"] and held[-1] == "-"  # no probabilities: goals not judged
+    assert next(w for w in lines if w[:3] == ["other.jsonl", "llm", "judge-model"])[3:6] == ["2", "0.000", "0.000"]
 
 
 def test_calibrate_refuses_the_shipped_file_and_existing_files(tmp_path):
@@ -167,8 +170,8 @@ def test_calibrate_refits_into_out(tmp_path):
             "--db", str(tmp_path / "s.duckdb")]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    for words in ("cross-validated, 5 folds grouped by query", "held-out:", "cosine < 0.34", "band (unjudged)",
-                  "per-kind accuracy", "lookalike", "ROC AUC"):
+    for words in ("CV (5 folds, grouped)", "held.jsonl", "cosine < 0.34", "band (unjudged)", "previous (in-sample)",
+                  "accuracy per kind, held.jsonl", "lookalike", "ROC AUC", "ECE", "drift<0.1", "review", "goals"):
         assert words in result.output
     from termgate.drift.model import load_model
     refit = load_model(out)

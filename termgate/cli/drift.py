@@ -14,6 +14,10 @@ from .common import echo, fail, format_table, judge_endpoint, run_cli, say_endpo
 __all__ = ["drift_group"]
 
 TRAIN, HELDOUT, OLD_CSV = Path("data/drift/train.jsonl"), Path("data/drift/heldout.jsonl"), Path("data/drift_calibration.csv")
+EVALUATION = (HELDOUT, Path("data/drift/heldout_realistic.jsonl"), Path("data/drift/biosynonyms.jsonl"))
+"""The evaluation sets `drift calibrate` and bench_drift report when present (never fitted on)."""
+PREVIOUS = Path("data/drift/previous_model.json")
+"""The coefficients shipped before issue 36, scored beside a refit by feature name."""
 
 
 @click.group("drift")
@@ -24,41 +28,26 @@ def drift_group() -> None:
     """
 
 
-def _table(title: str, rows: list) -> None:
-    echo(f"{title}:")
-    echo(f"  {'judge':18} {'rows':>5} {'precision':>9} {'recall':>6} {'F1':>6} {'ROC AUC':>7} "
-         f"{'accuracy':>8} {'hard':>6} {'unjudged':>8}")
-    for f in rows:
-        echo(f"  {f.label:18} {f.rows:5d} {f.precision:9.3f} {f.recall:6.3f} {f.f1:6.3f} {f.auc:7.3f} "
-             f"{f.accuracy:8.3f} {f.hard_accuracy:6.3f} {f.unjudged:8d}")
+def evaluation_paths(given: tuple[str, ...] = ()) -> list[Path]:
+    """The evaluation sets: those given (--heldout, in order), else each of EVALUATION present."""
+    return [Path(p) for p in given] if given else [p for p in EVALUATION if p.exists()]
 
 
-def _kinds(columns: list[tuple[str, object]]) -> None:
-    kinds = sorted({k for _, f in columns for k in f.per_kind})
-    echo("per-kind accuracy (correct/rows):")
-    echo("  " + f"{'kind':19}" + "".join(f"{name:>24}" for name, _ in columns))
-    for k in kinds:
-        cells = []
-        for _, f in columns:
-            c, n = f.per_kind.get(k, (0, 0))
-            cells.append(f"{c / n:.3f} ({c}/{n})" if n else "-")
-        echo("  " + f"{k:19}" + "".join(f"{cell:>24}" for cell in cells))
-
-
-def _choose_l2(train, embedder, lexicon):
-    import numpy as np
-
-    from ..drift.calibration import signal_matrix
-    from ..drift.calibration import choose_l2
-    y = np.array([r.drift for r in train], dtype=float)
-    return choose_l2(signal_matrix(train, embedder, lexicon), y, [r.group for r in train])
+def _report(sets) -> None:
+    from ..drift.measures import report_lines
+    for line in report_lines(sets):
+        echo(line)
 
 
 @drift_group.command("calibrate")
 @click.option("--data", "data_path", type=click.Path(dir_okay=False),
               help=f"Training rows (.jsonl, or the older .csv) [default: {TRAIN}, else {OLD_CSV}].")
-@click.option("--heldout", "heldout_path", type=click.Path(dir_okay=False),
-              help=f"Held-out rows, reported separately [default: {HELDOUT} when present].")
+@click.option("--heldout", "heldout_paths", type=click.Path(dir_okay=False), multiple=True,
+              help="Evaluation rows, never fitted on, each reported as its own set; give it once per file "
+                   f"[default: each of {', '.join(p.name for p in EVALUATION)} in {HELDOUT.parent} that is present].")
+@click.option("--previous", "previous_path", type=click.Path(dir_okay=False),
+              help=f"A coefficients file scored beside the refit on the same rows, its signals matched by name "
+                   f"[default: {PREVIOUS} when present].")
 @click.option("--out", "out", type=click.Path(dir_okay=False),
               help="Write the refit coefficients here (a new file; never the shipped one).")
 @click.option("--judge", "judge_name", type=click.Choice(["embedding", "llm"]), default="embedding", show_default=True,
@@ -69,22 +58,31 @@ def _choose_l2(train, embedder, lexicon):
               help="L2 penalty of the fit [default: the one of 0.3, 1, 3, 10, 30 with the lowest log-loss under "
                    "grouped cross-validation].")
 @click.option("--cutoff", type=click.FloatRange(0, 1),
-              help="Drift probability at or above which a term is drift [default: the lowest cut-off whose "
-                   "cross-validated precision is at least 0.95].")
+              help="Drift probability at or above which a term is drift [default: the lowest cut-off, in steps "
+                   "of 0.01 from 0.50, whose cross-validated precision is at least 0.9].")
+@click.option("--max-review", type=click.FloatRange(0, 1), default=0.10, show_default=True,
+              help="The band, with the terms a review reason sends to review, holds at most this share of the "
+                   "cross-validated terms.")
 @store_option
-def calibrate_command(data_path, heldout_path, out, judge_name, threshold, l2, cutoff, db):
+def calibrate_command(data_path, heldout_paths, previous_path, out, judge_name, threshold, l2, cutoff, max_review, db):
     """Cross-validate the drift combiner grouped by query (the rows' group), refit it on
-    every training row, choose its uncertain band (at most 5% of cross-validated and of
-    held-out terms), and print precision, recall, ROC AUC, accuracy on the hard kinds and
-    per-kind accuracy, beside the old cosine judge's on the same rows. With --out, write
-    the refit coefficients there; set [drift] coefficients to use them. --judge llm
-    measures the configured LLM judge on the same rows instead.
+    every training row, choose its cut-off (the lowest whose cross-validated precision is at
+    least 0.9) and its uncertain band around it (the widest holding, together with the terms
+    whose signals send them to review, at most 10% of the cross-validated terms: --max-review), and print
+    for the cross-validated rows and each evaluation set: precision, recall and ROC AUC (a
+    term sent to review counts as not flagged), accuracy, accuracy on the hard kinds and per
+    kind, the expected calibration error (10 equal-width bins), the share of drift terms
+    scored below 0.1, the share of terms sent to review, and whether the goals are met
+    (recall ≥ 0.85 at precision ≥ 0.9; ≤ 5% of drift below 0.1; ≤ 10% sent to review) --
+    beside the previous combiner (--previous) and the old cosine judge on the same rows.
+    With --out, write the refit coefficients there; set [drift] coefficients to use them.
+    --judge llm measures the configured LLM judge on the same rows instead.
 
     Example: termgate drift calibrate --out my_drift_model.json
     """
     from ..drift.calibration import HARD_KINDS, calibrate_combiner, load_rows, measure_judge
     from ..drift.judge import CosineDriftJudge
-    from ..drift.model import SHIPPED_MODEL
+    from ..drift.model import SHIPPED_MODEL, load_model
     from ..drift.embeddings import make_embedder
     from ..drift.resolve import lexicon_for, resolve_judge
     from ..store import StoredVectors
@@ -95,42 +93,42 @@ def calibrate_command(data_path, heldout_path, out, judge_name, threshold, l2, c
     if out and not Path(out).absolute().parent.is_dir():
         fail([f"error: --out {out}: there is no folder {Path(out).absolute().parent}; nothing was written"])
     data_path = data_path or (TRAIN if TRAIN.exists() else OLD_CSV)
-    heldout_path = heldout_path or (HELDOUT if HELDOUT.exists() else None)
     train = run_cli(load_rows, data_path)
-    heldout = run_cli(load_rows, heldout_path) if heldout_path else []
+    evaluation = [(p.name, run_cli(load_rows, p)) for p in evaluation_paths(heldout_paths)]
     if len({r.drift for r in train}) < 2:
         fail([f"{data_path}:1: label: calibration needs drift and not-drift rows; the file has "
               + (f"only {'drift' if train[0].drift else 'not-drift'} rows" if train else "no rows")])
+    previous_path = previous_path or (PREVIOUS if judge_name == "embedding" and PREVIOUS.exists() else None)
+    previous = run_cli(load_model, previous_path) if previous_path else None
     hard = sum(r.kind in HARD_KINDS for r in train)
     echo(f"data: {data_path} ({len(train)} rows: {sum(r.drift for r in train)} drift, {hard} hard kinds, "
          f"{len({r.group for r in train})} query groups)")
-    if heldout:
-        echo(f"held-out: {heldout_path} ({len(heldout)} rows: {sum(r.drift for r in heldout)} drift)")
+    for name, rows in evaluation:
+        echo(f"evaluation set {name}: {len(rows)} rows, {sum(r.drift for r in rows)} drift (never fitted on)")
     settings = run_cli(load_settings)
     vectors = StoredVectors(db or default_db_path())
     if judge_name == "llm":
         judge = run_cli(resolve_judge, "llm", settings)
         say_endpoints(*judge_endpoint(judge))
-        _table("llm judge", [run_cli(measure_judge, f"llm {judge.llm.model}", judge, train)]
-               + ([run_cli(measure_judge, "llm (held-out)", judge, heldout)] if heldout else []))
+        label = f"llm {judge.llm.model}"
+        _report([(Path(data_path).name, [run_cli(measure_judge, label, judge, train)])]
+                + [(name, [run_cli(measure_judge, label, judge, rows)]) for name, rows in evaluation if rows])
         return
     embedder = run_cli(make_embedder, settings.drift, vectors)
     lexicon = lexicon_for(vectors)
-    how = "given"
-    if l2 is None:
-        l2, losses = run_cli(_choose_l2, train, embedder, lexicon)
-        how = "chosen by grouped CV log-loss: " + ", ".join(f"{k:g} {v:.4f}" for k, v in losses.items())
-    result = run_cli(calibrate_combiner, train, heldout, embedder, lexicon,
-                     CosineDriftJudge(embedder, threshold), l2, cutoff, trained_on=Path(data_path).name)
+    result = run_cli(calibrate_combiner, train, evaluation, embedder, lexicon, CosineDriftJudge(embedder, threshold),
+                     l2, cutoff, trained_on=Path(data_path).name, previous=previous, max_review=max_review)
     m = result.model
+    how = ("chosen by grouped CV log-loss: " + ", ".join(f"{k:g} {v:.4f}" for k, v in result.l2_losses.items())
+           if result.l2_losses else "given")
     echo(f"combiner: logistic regression over {len(m.features)} signals ({embedder.model_id}, WordNet 3.0), "
-         f"L2 {l2:g} ({how}); cut-off {m.cutoff:.2f}")
-    echo(f"band (unjudged): {m.band[0]:.3f}-{m.band[1]:.3f}  ({result.band_cv:.1%} of cross-validated terms, "
-         f"{result.band_heldout:.1%} of held-out terms)")
-    _table("cross-validated, 5 folds grouped by query", result.cv)
-    if result.heldout:
-        _table("held-out", result.heldout)
-    _kinds([("CV " + f.label, f) for f in result.cv] + [("held-out " + f.label, f) for f in result.heldout])
+         f"L2 {m.l2:g} ({how}); cut-off {m.cutoff:.2f}")
+    echo(f"band (unjudged): {m.band[0]:.3f}-{m.band[1]:.3f}  ("
+         + ", ".join(f"{s.band:.1%} of {s.name}" for s in result.sets) + ")")
+    if previous is not None:
+        echo(f"previous: {previous_path} ({previous.named} signals, cut-off {previous.cutoff:.2f}, band "
+             f"{previous.band[0]:.3f}-{previous.band[1]:.3f}; its band only sends terms to review)")
+    _report([(s.name, s.figures) for s in result.sets])
     if out:
         run_cli(m.write, out)
         echo(f"wrote {out}: set [drift] coefficients = \"{out}\" to use it")

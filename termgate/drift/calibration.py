@@ -11,20 +11,25 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .judge import DriftCandidate
+from .judge import DriftCandidate, review_reasons
+from .measures import HARD_KINDS, Figures, figures, roc_auc
 from ..errors import InputError, Problem
-from ..scoring.metrics import f1_score, normalize_term, safe_ratio
+from ..scoring.metrics import normalize_term
 
 __all__ = ["LabelledRow", "Figures", "HARD_KINDS", "load_rows", "load_calibration", "candidates_of", "roc_auc",
            "grouped_folds", "cross_validate", "figures", "choose_band", "choose_cutoff", "calibrate_combiner", "measure_judge",
-           "L2_CHOICES", "log_loss", "choose_l2"]
+           "L2_CHOICES", "log_loss", "choose_l2", "MAX_REVIEW", "CUTOFF_PRECISION", "signal_rows", "EvaluationSet"]
 
-HARD_KINDS = ("lookalike", "sense_shift", "opposite", "abbrev_other_sense", "abbreviation", "jargon", "archaic")
+MAX_REVIEW = 0.10
+"""The uncertain band holds at most this share of the cross-validated terms, together with
+the terms `signals.review_reason` sends to review."""
+CUTOFF_PRECISION = 0.9
+"""The cut-off is the lowest whose cross-validated precision reaches this."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,21 +92,6 @@ def candidates_of(rows: Sequence[LabelledRow]) -> list[DriftCandidate]:
             for r in rows]
 
 
-def roc_auc(scores: np.ndarray, positives: np.ndarray) -> float:
-    """Probability that a random positive scores above a random negative (ties count half)."""
-    scores, positives = np.asarray(scores, dtype=float), np.asarray(positives, dtype=bool)
-    n_pos, n_neg = int(positives.sum()), int((~positives).sum())
-    if n_pos == 0 or n_neg == 0:
-        return float("nan")
-    values, inverse = np.unique(scores, return_inverse=True)
-    order = np.argsort(scores, kind="mergesort")
-    ranks = np.empty(len(scores))
-    ranks[order] = np.arange(1, len(scores) + 1)
-    mean_rank = np.bincount(inverse, weights=ranks) / np.bincount(inverse)  # ties share their mean rank
-    ranks = mean_rank[inverse]
-    return float((ranks[positives].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
-
-
 def grouped_folds(groups: Sequence[str], k: int = 5, seed: int = 0) -> np.ndarray:
     """Fold number per row; every row of a group in the same fold."""
     unique = sorted(set(groups))
@@ -124,46 +114,16 @@ def cross_validate(x: np.ndarray, y: np.ndarray, groups: Sequence[str], k: int =
     return out
 
 
-@dataclass(frozen=True)
-class Figures:
-    """How a judge's verdicts compare with the labels (drift is the positive class)."""
+def choose_band(cutoff: float, probabilities: np.ndarray, review: np.ndarray | None = None,
+                max_fraction: float = MAX_REVIEW, step: float = 0.005) -> tuple[float, float]:
+    """The widest band [cutoff − w, cutoff + w) (w a multiple of `step`) such that the terms
+    inside it, together with those `review` already sends to review, are at most
+    `max_fraction` of all; (cutoff, cutoff) when not even a band of one step fits."""
+    p = np.asarray(probabilities, dtype=float)
+    review = np.zeros(len(p), bool) if review is None else np.asarray(review, dtype=bool)
 
-    label: str
-    rows: int
-    precision: float
-    recall: float
-    f1: float
-    auc: float
-    accuracy: float
-    hard_accuracy: float
-    unjudged: int
-    per_kind: dict[str, tuple[int, int]] = field(default_factory=dict)
-    """kind -> (correct, rows)."""
-
-
-def figures(label: str, rows: Sequence[LabelledRow], flagged: np.ndarray, score: np.ndarray,
-            unjudged: np.ndarray | None = None) -> Figures:
-    """Figures of verdicts `flagged` (and a drift score for ROC AUC). Unjudged rows count as
-    not flagged in precision and recall, and as wrong in accuracy."""
-    drift = np.array([r.drift for r in rows], dtype=bool)
-    flagged = np.asarray(flagged, dtype=bool)
-    unjudged = np.zeros(len(rows), bool) if unjudged is None else np.asarray(unjudged, dtype=bool)
-    correct = (flagged == drift) & ~unjudged
-    tp = int((flagged & drift & ~unjudged).sum())
-    p, r = safe_ratio(tp, int((flagged & ~unjudged).sum())), safe_ratio(tp, int(drift.sum()))
-    kinds = np.array([row.kind for row in rows])
-    hard = np.isin(kinds, HARD_KINDS)
-    per_kind = {k: (int(correct[kinds == k].sum()), int((kinds == k).sum())) for k in sorted(set(kinds))}
-    return Figures(label, len(rows), p, r, f1_score(p, r), roc_auc(score, drift), safe_ratio(int(correct.sum()), len(rows)),
-                   safe_ratio(int(correct[hard].sum()), int(hard.sum())), int(unjudged.sum()), per_kind)
-
-
-def choose_band(cutoff: float, *probability_sets: np.ndarray, max_fraction: float = 0.05,
-                step: float = 0.005) -> tuple[float, float]:
-    """The widest band [cutoff − w, cutoff + w) (w a multiple of `step`) holding at most
-    `max_fraction` of every set of probabilities."""
     def fits(w: float) -> bool:
-        return all(((p >= cutoff - w) & (p < cutoff + w)).mean() <= max_fraction for p in probability_sets if len(p))
+        return not len(p) or (((p >= cutoff - w) & (p < cutoff + w)) | review).mean() <= max_fraction
     w = 0.0
     while w + step <= 0.5 and fits(w + step):
         w += step
@@ -178,68 +138,32 @@ def measure_judge(label: str, judge, rows: Sequence[LabelledRow]) -> Figures:
     return figures(label, rows, flagged, np.where(unjudged, 0.5, flagged.astype(float)), unjudged)
 
 
-def signal_matrix(rows: Sequence[LabelledRow], embedder, lexicon) -> np.ndarray:
-    """The combiner's signals of every row (one embedding batch, one lexicon lookup)."""
+def signal_rows(rows: Sequence[LabelledRow], embedder, lexicon) -> tuple[np.ndarray, np.ndarray]:
+    """The combiner's signals of every row (one embedding batch, one lexicon lookup), and per
+    row whether `signals.review_reason` sends it to review."""
     from .signals import FEATURES, compute_signals
     signals = compute_signals(candidates_of(rows), embedder, lexicon)
-    return np.stack([s.values for s in signals]) if signals else np.zeros((0, len(FEATURES)))
+    if not signals:
+        return np.zeros((0, len(FEATURES))), np.zeros(0, bool)
+    return np.stack([s.values for s in signals]), np.array([r is not None for r in review_reasons(signals)], bool)
 
 
-@dataclass(frozen=True)
-class CombinerCalibration:
-    """A refit combiner and its figures beside the old cosine judge's, on the same rows."""
-
-    model: object
-    """The DriftModel fitted on every training row, with its cut-off and band."""
-    cv: list[Figures]
-    heldout: list[Figures]
-    band_cv: float
-    """Fraction of cross-validated rows inside the band."""
-    band_heldout: float
+def signal_matrix(rows: Sequence[LabelledRow], embedder, lexicon) -> np.ndarray:
+    """The combiner's signals of every row."""
+    return signal_rows(rows, embedder, lexicon)[0]
 
 
-def choose_cutoff(probabilities: np.ndarray, drift: np.ndarray, precision: float = 0.95) -> float:
-    """The lowest cut-off (0.50, 0.51, ... 0.95) at which flagging `probabilities` ≥ it has at
-    least `precision` (a false flag costs a reviewer's time); 0.5 when none has."""
+def choose_cutoff(probabilities: np.ndarray, drift: np.ndarray, precision: float = CUTOFF_PRECISION,
+                  review: np.ndarray | None = None) -> float:
+    """The lowest cut-off (0.50, 0.51, ... 0.95) at which flagging `probabilities` ≥ it (the
+    terms `review` sends to review aside) has at least `precision` (a false flag costs a
+    reviewer's time); 0.5 when none has."""
+    keep = np.ones(len(probabilities), bool) if review is None else ~np.asarray(review, dtype=bool)
     for cut in np.round(np.arange(0.5, 0.951, 0.01), 2):
-        flagged = probabilities >= cut
+        flagged = (probabilities >= cut) & keep
         if flagged.any() and (flagged & drift).sum() / flagged.sum() >= precision:
             return float(cut)
     return 0.5
-
-
-def calibrate_combiner(train: Sequence[LabelledRow], heldout: Sequence[LabelledRow], embedder, lexicon,
-                       cosine_judge=None, l2: float = 1.0, cutoff: float | None = None, folds: int = 5,
-                       trained_on: str = "") -> CombinerCalibration:
-    """Cross-validate the combiner grouped by query on `train`, fit it on all of `train`,
-    choose its cut-off (None: the lowest with cross-validated precision ≥ 0.95) and its band (≤ 5% of cross-validated and of held-out rows), and measure it, and the
-    old cosine judge beside it when given, on train (CV) and on held-out."""
-    from .model import DriftModel
-    from .signals import FEATURES
-    x = signal_matrix(train, embedder, lexicon)
-    y = np.array([r.drift for r in train], dtype=float)
-    oof = cross_validate(x, y, [r.group for r in train], folds, l2)
-    if cutoff is None:
-        cutoff = choose_cutoff(oof, y.astype(bool))
-    model = DriftModel.fit(x, y, l2, cutoff, (cutoff, cutoff), trained_on)
-    xh = signal_matrix(heldout, embedder, lexicon) if heldout else np.zeros((0, len(FEATURES)))
-    ph = model.probability(xh) if len(xh) else np.zeros(0)
-    band = choose_band(cutoff, oof, ph)
-    model = model.with_cutoff(cutoff, band)
-
-    def inside(p: np.ndarray) -> np.ndarray:
-        return (p >= band[0]) & (p < band[1])
-
-    cv = [figures("combiner", train, oof >= cutoff, oof, inside(oof))]
-    held = [figures("combiner", heldout, ph >= cutoff, ph, inside(ph))] if heldout else []
-    if cosine_judge is not None:
-        label = f"cosine < {cosine_judge.threshold:.2f}"
-        for out, rows in ((cv, train), (held, heldout)):
-            if rows:
-                related = np.array(cosine_judge.relatedness(candidates_of(rows)))
-                out.append(figures(label, rows, related < cosine_judge.threshold, -related))
-    return CombinerCalibration(model, cv, held, float(inside(oof).mean()) if len(oof) else 0.0,
-                               float(inside(ph).mean()) if len(ph) else 0.0)
 
 
 L2_CHOICES = (0.3, 1.0, 3.0, 10.0, 30.0)
@@ -256,3 +180,74 @@ def choose_l2(x: np.ndarray, y: np.ndarray, groups, choices=L2_CHOICES, folds: i
     the log-loss of each choice (the held-out rows play no part)."""
     losses = {float(l2): log_loss(cross_validate(x, y, groups, folds, l2), y) for l2 in choices}
     return min(losses, key=losses.get), losses
+
+
+@dataclass(frozen=True)
+class EvaluationSet:
+    """One evaluation set's figures: the new combiner first, then the previous one, then the
+    old cosine judge (those given)."""
+
+    name: str
+    figures: list[Figures]
+    band: float
+    """Share of its terms inside the new combiner's band."""
+
+
+@dataclass(frozen=True)
+class CombinerCalibration:
+    """A refit combiner and its figures beside the previous combiner's and the old cosine
+    judge's, on the same rows."""
+
+    model: object
+    """The DriftModel fitted on every training row, with its cut-off and band."""
+    l2_losses: dict
+    """L2 penalty -> grouped CV log-loss ({} when the penalty was given)."""
+    sets: list[EvaluationSet]
+    """Cross-validated training rows first, then each evaluation set in the order given."""
+
+
+def calibrate_combiner(train: Sequence[LabelledRow], evaluation: Sequence[tuple[str, Sequence[LabelledRow]]],
+                       embedder, lexicon, cosine_judge=None, l2: float | None = None, cutoff: float | None = None,
+                       folds: int = 5, trained_on: str = "", previous=None,
+                       max_review: float = MAX_REVIEW) -> CombinerCalibration:
+    """Choose the L2 penalty (None: by grouped CV log-loss), cross-validate the combiner grouped
+    by query on `train`, fit it on all of `train`, choose its cut-off (None: the lowest with
+    cross-validated precision ≥ CUTOFF_PRECISION) and its band (with the review-reason terms,
+    at most `max_review` of the cross-validated terms; the evaluation sets play no part), and
+    measure it on train (CV) and on each evaluation set (name, rows), beside the `previous`
+    DriftModel (its own cut-off and band, no review reasons: as it shipped) and the old
+    cosine judge when given. On train the previous model is scored in-sample when it was
+    fitted on a file of the same name (`trained_on`), and labelled so."""
+    from .model import DriftModel
+    x, review = signal_rows(train, embedder, lexicon)
+    y = np.array([r.drift for r in train], dtype=float)
+    groups = [r.group for r in train]
+    losses = {}
+    if l2 is None:
+        l2, losses = choose_l2(x, y, groups, folds=folds)
+    oof = cross_validate(x, y, groups, folds, l2)
+    if cutoff is None:
+        cutoff = choose_cutoff(oof, y.astype(bool), review=review)
+    band = choose_band(cutoff, oof, review, max_review)
+    model = DriftModel.fit(x, y, l2, cutoff, band, trained_on)
+
+    def measured(name: str, rows, p: np.ndarray, xs: np.ndarray, rev: np.ndarray, in_sample: bool) -> EvaluationSet:
+        flagged, unjudged = model.sides(p, rev)
+        out = [figures("combiner", rows, flagged, p, unjudged, p)]
+        if previous is not None:
+            pp = previous.probability(xs)
+            flagged, unjudged = previous.sides(pp)
+            out.append(figures("previous" + (" (in-sample)" if in_sample else ""), rows, flagged, pp, unjudged, pp))
+        if cosine_judge is not None:
+            related = np.array(cosine_judge.relatedness(candidates_of(rows)))
+            out.append(figures(f"cosine < {cosine_judge.threshold:.2f}", rows, related < cosine_judge.threshold, -related))
+        return EvaluationSet(name, out, float(((p >= band[0]) & (p < band[1])).mean()))
+
+    # the previous model was fitted on (most of) the training rows when it names the same file
+    in_sample = previous is not None and bool(trained_on) and getattr(previous, "trained_on", "") == trained_on
+    sets = [measured(f"CV ({folds} folds, grouped)", train, oof, x, review, in_sample)]
+    for name, rows in evaluation:
+        if rows:
+            xe, review_e = signal_rows(rows, embedder, lexicon)
+            sets.append(measured(name, rows, model.probability(xe), xe, review_e, False))
+    return CombinerCalibration(model, losses, sets)

@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 
 __all__ = ["DriftCandidate", "DriftVerdict", "DriftJudge", "NoDriftJudge", "EmbeddingDriftJudge", "hashed_config",
            "CosineDriftJudge", "HybridDriftJudge", "JUDGE_NAMES", "DEFAULT_EMBEDDING_THRESHOLD",
-           "embedding_available"]
+           "embedding_available", "review_reasons"]
 
 JUDGE_NAMES = ("none", "embedding", "hybrid", "llm")
 
@@ -129,25 +129,43 @@ class EmbeddingDriftJudge:
         from .model import describe
         probs, signals = self.probabilities(candidates)
         low, high = self.model.band
+        reasons = review_reasons(signals)
+        flagged, unjudged = self.model.sides(probs, np.array([r is not None for r in reasons], dtype=bool))
         verdicts = []
         contributions = self.model.contributions(np.stack([s.values for s in signals])) if signals else np.zeros((0, 0))
         towards = (probs >= self.model.cutoff)[:, None]
         orders = np.argsort(np.where(towards, -contributions, contributions), axis=1)[:, :12]
-        for c, p, s, contrib, order in zip(candidates, probs.tolist(), signals, contributions, orders):
+        for c, p, s, contrib, order, review, flag, unsure in zip(candidates, probs.tolist(), signals, contributions,
+                                                                 orders, reasons, flagged.tolist(), unjudged.tolist()):
             why = describe(self.model, s, p, self.domain_context or c.domain, contrib=contrib, order=order)
-            if low <= p < high:
-                side = "drift" if p >= self.model.cutoff else "not drift"
+            side = "drift" if p >= self.model.cutoff else "not drift"
+            if review is not None:
+                verdicts.append(DriftVerdict(None, f"unjudged {p:.2f} ({review}; leaning {side}): {why}"))
+            elif unsure:
                 verdicts.append(DriftVerdict(None, f"unjudged {p:.2f} (uncertain band {low:.2f}-{high:.2f}, "
                                                    f"leaning {side}): {why}"))
-            elif p >= self.model.cutoff:
+            elif flag:
                 verdicts.append(DriftVerdict(True, f"drift {p:.2f}: {why}"))
             else:
                 verdicts.append(DriftVerdict(False, f"not drift {p:.2f}: {why}"))
         return verdicts
 
 
+def review_reasons(signals: Sequence) -> list[str | None]:
+    """Per term, why its signals cannot be trusted to decide (`signals.review_reason`: its
+    evidence rests only on a relation through another sense, or its strong signals disagree),
+    or None. Such a term is unjudged whatever its probability. None for every term when this
+    version's signals module has no such rule."""
+    from . import signals as signals_module
+    rule = getattr(signals_module, "review_reason", None)
+    if rule is None:
+        return [None] * len(signals)
+    return [rule(s) or None for s in signals]
+
+
 class HybridDriftJudge:
-    """The combiner first; only the terms in its uncertain band go to the LLM judge."""
+    """The combiner first; only the terms it leaves unjudged (its uncertain band, and those a
+    review reason sends to review) go to the LLM judge."""
 
     name = "hybrid"
 

@@ -66,6 +66,8 @@ class DriftModel:
     trained_on: str = ""
     sha256: str = ""
     """Of the coefficients file this model was read from ('' when fitted in memory)."""
+    named: int = 0
+    """How many signals its file named (the rest weigh 0); 0 when fitted in memory (all)."""
 
     @classmethod
     def fit(cls, x: np.ndarray, y: np.ndarray, l2: float = 1.0, cutoff: float = 0.5,
@@ -83,6 +85,16 @@ class DriftModel:
     def contributions(self, x: np.ndarray) -> np.ndarray:
         """Each signal's push on the log-odds against an average term (positive: towards drift)."""
         return (x - self.mean) / self.scale * self.weights
+
+    def sides(self, probabilities: np.ndarray, review: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(flagged, unjudged) per probability: unjudged inside the band [low, high) or where
+        `review` is set (signals.review_reason gave a reason); flagged at or above the cut-off
+        and not unjudged. The judge and calibration both decide through this."""
+        p = np.asarray(probabilities, dtype=float)
+        unjudged = (p >= self.band[0]) & (p < self.band[1])
+        if review is not None:
+            unjudged = unjudged | np.asarray(review, dtype=bool)
+        return (p >= self.cutoff) & ~unjudged, unjudged
 
     def with_cutoff(self, cutoff: float | None, band: tuple[float, float] | None) -> DriftModel:
         from dataclasses import replace
@@ -145,18 +157,44 @@ def _check_numbers(model: DriftModel) -> None:
         raise ValueError("intercept must be finite and the band [low, high] in [0, 1] must hold the cut-off")
 
 
+def _by_name(raw: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mean, scale, weights) over this version's FEATURES from a file naming its own features,
+    in any order: a signal the file does not name gets weight 0 (mean 0, scale 1), so a model
+    fitted on fewer signals (data/drift/previous_model.json) still scores. ValueError for a
+    name this version does not compute, a name given twice, or arrays of another length."""
+    names = raw["features"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError("'features' must be a list of signal names")
+    unknown = [n for n in names if n not in FEATURES]
+    if unknown:
+        raise ValueError(f"it names {len(unknown)} signal(s) this termgate does not compute: "
+                         + ", ".join(repr(n) for n in unknown[:5]) + (" …" if len(unknown) > 5 else ""))
+    if len(set(names)) != len(names):
+        raise ValueError("it names a signal twice: " + next(repr(n) for n in names if names.count(n) > 1))
+    arrays = [np.array(raw[key], dtype=float) for key in ("mean", "scale", "weights")]
+    if any(a.shape != (len(names),) for a in arrays):
+        raise ValueError(f"mean, scale and weights must be {len(names)} finite numbers each (scale > 0), "
+                         "one per named feature")
+    columns = [FEATURES.index(n) for n in names]
+    out = [np.zeros(len(FEATURES)), np.ones(len(FEATURES)), np.zeros(len(FEATURES))]
+    for full, given in zip(out, arrays):
+        full[columns] = given
+    return out[0], out[1], out[2]
+
+
 def load_model(path: str | Path | None = None) -> DriftModel:
-    """The combiner from a coefficients file (default: the shipped one)."""
+    """The combiner from a coefficients file (default: the shipped one). The file names its
+    features; they are matched to this version's signals by name (`_by_name`)."""
     path = Path(path) if path else SHIPPED_MODEL
     try:
         body = path.read_bytes()
         raw = json.loads(body, parse_constant=_not_a_number)
-        if not isinstance(raw, dict) or raw.get("model") != "logistic-regression" or tuple(raw["features"]) != FEATURES:
-            raise ValueError("not a coefficients file of this termgate version's signals")
-        model = DriftModel(FEATURES, np.array(raw["mean"], dtype=float), np.array(raw["scale"], dtype=float),
-                           np.array(raw["weights"], dtype=float), float(raw["intercept"]), float(raw["cutoff"]),
+        if not isinstance(raw, dict) or raw.get("model") != "logistic-regression" or "features" not in raw:
+            raise ValueError("not a coefficients file of the drift combiner")
+        mean, scale, weights = _by_name(raw)
+        model = DriftModel(FEATURES, mean, scale, weights, float(raw["intercept"]), float(raw["cutoff"]),
                            tuple(float(b) for b in raw["band"]), float(raw.get("l2", 1)), raw.get("trained_on", ""),
-                           hashlib.sha256(body).hexdigest())
+                           hashlib.sha256(body).hexdigest(), len(raw["features"]))
         _check_numbers(model)
         return model
     except (OSError, ValueError, KeyError, TypeError) as exc:
