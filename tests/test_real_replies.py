@@ -47,4 +47,4 @@ def test_the_labelled_set_is_whole():
         if row.label["reading"] == "terms":
             assert row.label["terms"] and all(isinstance(t, str) and t.strip() for t in row.label["terms"]), row.id
         else:
-            assert row.label["why"] in ("prose", "refusal", "empty", "no_terms", "invalid_json"), row.id
+            assert row.label["why"] in ("prose", "refusal", "empty", "no_terms", "invalid_json", "code"), row.id

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from termgate import store
 from termgate.cli import main
-from termgate.llm.replies import read_reply
+from termgate.llm.replies import read_json_reply, read_reply
 
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM
@@ -503,6 +503,37 @@ def test_a_code_sample_is_no_term_list():
              "print(json.dumps(sofa))\n```\nThis prints the array.")
     with pytest.raises(ValueError, match="code, not terms"):
         read_reply(reply)
+
+
+@pytest.mark.parametrize("reply", [
+    # strings inside a program are not the reply's answer, whatever the fence's tag (or none)
+    '```python\nsynonyms = ["sofa", "couch"]\n```',
+    '```\nimport json\nprint(json.dumps(["sofa", "couch"]))\n```',
+    '```js\nconst terms = ["sofa", "couch"];\n```',
+    'Here:\n```\ndef synonyms():\n    return {"terms": ["sofa", "couch"]}\n```',
+    # the program's output quoted after it is the program's too
+    '```python\ndata = {"x": 1}\n```\nThis will output: `["sofa", "couch"]`',
+    # a program beside JSON data that holds no term list
+    '```python\nfoods = {"a": 1}\n```\n```python\n{"Bacon": {"name": "Vegan"}}\n```',
+])
+def test_a_program_is_never_read_as_terms(reply):
+    with pytest.raises(ValueError, match="^code, not terms$"):
+        read_reply(reply)
+    with pytest.raises(ValueError, match="^code, not terms$"):
+        read_json_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a fenced block whose content parses as JSON is data, whatever its tag
+    ('```python\n["sofa", "couch"]\n```', ["sofa", "couch"]),
+    ('```js\n{"terms": ["sofa"]}\n```', ["sofa"]),
+    # beside a program, a fence of JSON data is still the answer
+    ('```python\nimport json\n```\nIt prints:\n```json\n{"synonyms": ["sofa", "couch"]}\n```', ["sofa", "couch"]),
+    # "x = y" in a text list is no code statement: only literals, collections and calls are assigned in code
+    ("```\nsofa\ncouch\n```", ["sofa", "couch"]),
+])
+def test_json_data_in_any_fence_is_read(reply, expected):
+    assert read_reply(reply) == expected
 
 
 @pytest.mark.parametrize("reply, expected", [

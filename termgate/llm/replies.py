@@ -69,6 +69,12 @@ _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _TERM_KEYS = ("terms", "synonyms", "expansions")
 # fences that hold text, not code: a plain list may be fenced; any other language is code (rule 2)
 _TEXT_FENCES = ("", "text", "txt", "plain", "plaintext", "markdown", "md", "csv", "list")
+_JSON_FENCES = ("json", "jsonc", "json5")
+# a code statement: an import, a definition, a call of print or json.dump(s)/load(s), an
+# assignment of a literal, a collection or a call (`x = {`, `data = get(…)`), a return
+_CODE_LINE = re.compile(r"^[ \t]*(?:import\s+\w|from\s+[\w.]+\s+import\b|(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:]|"
+                        r"return\b|print\s*\(|(?:const|let|var)\s+\w+\s*=|[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?\s*=\s*"
+                        r"(?:[\[{(\"']|[A-Za-z_][\w.]*\s*\()|.*\bjson\.(?:dumps?|loads?)\s*\()", re.M)
 # where a term list or an object holding one can begin: `[` before a string, an object or
 # `]`, `{` before a key or `}` (so "[[[[…" or "{{{{…" costs no parse per bracket)
 _JSON_START = re.compile(r'\[(?=\s*["{\]])|\{(?=\s*["}])')
@@ -170,7 +176,40 @@ def _json_entry(entry) -> list:
 
 
 def _json_answer(text: str) -> list | None:
-    """Rule 2: the first fenced block or bracket span that holds a term list."""
+    """Rule 2: the first fenced block or bracket span that holds a term list; in a reply
+    holding a program, only JSON data outside it (a whole fence that parses), else
+    ValueError `code, not terms`."""
+    fences = list(_FENCE.finditer(text))
+    if any(_is_program(m) for m in fences):
+        for m in fences:
+            if _parses(m.group(2)):
+                terms = _json_span(m.group(2))
+                if terms is not None:
+                    return terms
+        raise ValueError("code, not terms")  # strings inside code are not the reply's answer
+    return _json_span(text)
+
+
+def _parses(body: str) -> bool:
+    """Whether `body` is JSON as a whole."""
+    try:
+        json.loads(body)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    return True
+
+
+def _is_program(fence: re.Match) -> bool:
+    """A fenced block that holds code: tagged with a programming language, or holding code
+    statements (`import`, `def`, `x = {…}`, `print(`, `json.dumps(`), and not parsing as
+    JSON (JSON is data, whatever the fence's tag)."""
+    tag, body = fence.group(1).lower(), fence.group(2)
+    coded = (tag not in _TEXT_FENCES and tag not in _JSON_FENCES) or bool(_CODE_LINE.search(body))
+    return coded and bool(body.strip()) and not _parses(body)
+
+
+def _json_span(text: str) -> list | None:
+    """The first fenced block or bracket span of `text` that holds a term list."""
     decoder = json.JSONDecoder()
     starts = sorted({m.start(2) for m in _FENCE.finditer(text)} | {m.start() for m in _JSON_START.finditer(text)})
     for start in starts[:_MAX_STARTS]:
@@ -197,7 +236,7 @@ def _alone(text: str, span: str) -> bool:
 def _must_be_json(text: str) -> str | None:
     """Why a reply that claims to be JSON is invalid (rule 2), or None when it does not claim to."""
     stripped = text.strip()
-    fences = [m for m in _FENCE.finditer(text) if m.group(1).lower() in ("json", "jsonc", "json5")]
+    fences = [m for m in _FENCE.finditer(text) if m.group(1).lower() in _JSON_FENCES]
     if not fences and not stripped.startswith(("[", "{")):
         return None
     body = fences[0].group(2) if fences else stripped
@@ -552,8 +591,6 @@ def read_reply(text: str | None) -> list:
     why = _must_be_json(body)
     if why:
         raise ValueError(why)
-    if any(m.group(1).lower() not in _TEXT_FENCES for m in _FENCE.finditer(body)):
-        raise ValueError("code, not terms")  # a ```python sample holding no term list: its names are no list
     body = _INTERJECTION.sub("", _ANSWER_TAGS.sub("", body).lstrip(), count=1)  # "Certainly! MI, AMI"
     lines = [line for line in body.split("\n") if line.strip()]
     if not lines:
