@@ -554,6 +554,39 @@ def test_labels_stray_colons_and_notes(reply, expected):
     assert read_reply(reply) == expected
 
 
+@pytest.mark.parametrize("reply, expected", [
+    # a trailing ellipsis says the list goes on: it is no part of the term
+    ("1. Laptops: laptop, laptops, luggables...\n2. Bags: tote, satchel\u2026", ["laptop", "laptops", "luggables", "tote", "satchel"]),
+    # a `Label: value:` line whose value repeats its label: the value, its stray colon off
+    ("Retirement savings: Retirement savings:", ["Retirement savings"]),
+    # `A = B` offers two terms; a clause after B's comma is a note
+    ("- Cheap = cheap, as in something is not worth paying for.\n- Fares = flights, which can be expensive.",
+     ["Cheap", "cheap", "Fares", "flights"]),
+    # in a list item, a capitalised `B` after a dash or colon that is itself a term is a second term ...
+    ("1. Stock market crash - Crash\n2. Financial crisis - Financial disaster",
+     ["Stock market crash", "Crash", "Financial crisis", "Financial disaster"]),
+    ("* Last Will and Ends: Last Will and Die\n* Last Will and Destiny: Last Will and the Destruction of Will",
+     ["Last Will and Ends", "Last Will and Die", "Last Will and Destiny"]),
+    # ... but one naming a kind of term, opening with a describing word, or written in lower case is a note
+    ("1. Tylenol - Brand name\n2. MI: Abbreviation\n3. Aspirin - A painkiller\n4. Coumadin - warfarin brand",
+     ["Tylenol", "MI", "Aspirin", "Coumadin"]),
+])
+def test_ellipses_equations_and_second_terms(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # a comma list led by a phrase of four or more words holding an article describes, it lists nothing
+    "1. Using the + operator for addition, subtraction, multiplication, division, and modulus operations\n"
+    "2. Using the ** operator for exponentiation and multiplication",
+    # an unbulleted pair of a term and a sentence is no `A = B` pair
+    "The sofa = a comfortable seat, which is nice.",
+])
+def test_descriptions_naming_things_give_no_terms(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
 def test_a_colon_after_sentences_that_name_no_list_is_prose():
     with pytest.raises(ValueError, match="no terms found"):
         read_reply('I\'m here to help with any search. For example, "Baby Stroller" in a query? '

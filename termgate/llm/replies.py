@@ -131,6 +131,15 @@ _STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would
 # a note after a dash describes ("a thick, scaly layer", "the clinical term"); a list of terms does not
 _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used|refers?|means?|not|also|see|as|such|e\.g\.|i\.e\.|"
                        r"usually|often|especially|including|sometimes)(?:\s|$)")
+# a note naming what kind of term the one before it is ("Tylenol - Brand name", "MI: Abbreviation")
+_KIND = re.compile(r"\b(?i:terms?|names?|words?|abbreviations?|abbr|acronyms?|initialism|spellings?|synonyms?|"
+                   r"variants?|slang|usage|forms?|plural|singular|nouns?|verbs?|adjectives?|adverbs?|brand|generic|"
+                   r"informal|formal|colloquial|equivalent|translation|example)\W*$")
+# a lower-case article inside a phrase: a list whose first part of four or more words holds one
+# is a description that names things ("Using the + operator for addition, subtraction, …")
+_ARTICLE = re.compile(r"\s(?:the|a|an)\s")
+# a clause after a comma that explains what comes before it ("Fares = flights, which can be …")
+_CLAUSE = re.compile(r",\s*(?i:which|who|whose|where|that|as\s+in|as\s+it|i\.e\.|e\.g\.|meaning|referring)\b")
 _ZERO_WIDTH = re.compile(r"[\u200b-\u200d\u2060-\u2064\ufeff]")
 _ANSWER_TAGS = re.compile(r"</?(?i:answer|output|result|response|terms|synonyms|final)>")
 _MAX_WS = re.compile(r"[ \t]{2,}")
@@ -306,6 +315,10 @@ def _terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     item = _unmark(item)
     if not item:
         return []
+    if " = " in item:
+        pair = _equated(item, bulleted)
+        if pair:
+            return pair
     head, rest = _strip_note(item)
     colon = rest is not None and item[len(head):len(head) + 2] == ": "
     if rest is not None and labelled:
@@ -325,10 +338,13 @@ def _terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             more = _list_of(rest, lambda part: _terms_of(part, True, False))
             if more:
                 return _terms_of(head, bulleted, False) + more
+        if bulleted and not listy and _second_term(head, rest):
+            # "1. Financial crisis - Financial disaster", "* Last Will and Ends: Last Will and Die"
+            return _terms_of(head, bulleted, False) + [_unquote(_unmark(rest))]
         if colon and not bulleted and _is_sentence(rest):
             return []  # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"
         if colon and not bulleted:
-            value = _unquote(_unmark(rest))
+            value = _unquote(_unmark(rest).rstrip(":"))  # a stray colon after the value goes
             if _is_term(value) and _variant(label, value):
                 return [value]  # "Laptop bag: laptop bags": the label names the topic, the value is the term
     if rest is not None:
@@ -341,12 +357,39 @@ def _terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     return [item]
 
 
+def _second_term(head: str, rest: str) -> bool:
+    """Whether the `B` of a list item `A - B` or `A: B` is a second term rather than a note
+    on `A`: both are written as names are, starting with a capital letter, and `B` is a term
+    (rule 6) that opens with no describing word and names no kind of term ("Brand name",
+    "Abbreviation"), as notes do ("MI – abbreviation", "Coumadin: the brand name")."""
+    a, b = _unquote(_unmark(head)), _unquote(_unmark(rest))
+    return (a[:1].isupper() and b[:1].isupper() and _is_term(b, True) and not _is_sentence(rest)
+            and not _DESCRIBES.match(b) and not _KIND.search(b))
+
+
+def _equated(item: str, bulleted: bool) -> list[str]:
+    """`A = B` offers two terms as one meaning ("Fares = flights, which can be …"): both,
+    when both are terms; a clause after B's comma ("which …", "as in …") is a note. None
+    when a side is not a term (then the item is read as any other)."""
+    left, _, right = item.partition(" = ")
+    clause = _CLAUSE.search(right)
+    if clause:
+        right = right[:clause.start()]
+    a, b = _unquote(left), _list_of(right, lambda part: _terms_of(part, True, False))
+    if not b or not _is_term(a, bulleted):
+        return []
+    return [a] + b
+
+
 def _list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
     """The terms of a comma or semicolon list when every part of it is a term; none when a
     part is not (then the commas are a sentence's: "It is designed with comfort, elegance,
     and beauty in mind, making it perfect for parties")."""
     found = []
-    for part in _split_line(text) if parts is None else parts:
+    parts = _split_line(text) if parts is None else parts
+    if parts and len(parts[0].split()) >= 4 and _ARTICLE.search(f" {parts[0].strip()} "):
+        return []  # "Using the + operator for addition, subtraction, …": a description naming things
+    for part in parts:
         if " " in part.strip() and _STATEMENT.search(f" {part.strip()} "):
             return []  # "The sofa is designed with comfort, elegance, …": a clause
         terms = read(part)
@@ -393,7 +436,9 @@ def _unquote(item: str) -> str:
         item = item.strip()
         if len(item) > 2 and item.endswith("-") and item[-2].isalpha():  # "run- (verb)"
             item = item[:-1]
-        if item.endswith(".") and "." not in item.rsplit(None, 1)[-1][:-1]:  # "U.S." keeps its stop
+        if item.endswith("..."):  # "luggables...": a trailing ellipsis says the list goes on, not part of a term
+            item = item.rstrip(".")
+        elif item.endswith(".") and "." not in item.rsplit(None, 1)[-1][:-1]:  # "U.S." keeps its stop
             item = item[:-1]
         for left, right in _QUOTES:
             if len(item) >= 2 and item.startswith(left) and item.endswith(right):
@@ -445,6 +490,8 @@ def _line_is_out(line: str) -> bool:
     head, rest = _strip_note(plain)
     if rest is not None and _META_LABEL.match(_unmark(head).strip()):
         return True
+    if rest is not None and plain.rstrip().endswith(":") and rest.strip(" :") and _variant(head, rest):
+        return False  # "Retirement savings: Retirement savings:": a value repeating its label, a stray colon
     return (plain.rstrip().endswith(":") or bool(_TITLE.match(plain))
             or (bool(_NOT_A_TERM.match(plain)) and _lead_in(line, False) is None))
 
