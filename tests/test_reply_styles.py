@@ -529,8 +529,9 @@ def test_a_program_is_never_read_as_terms(reply):
     ('```js\n{"terms": ["sofa"]}\n```', ["sofa"]),
     # beside a program, a fence of JSON data is still the answer
     ('```python\nimport json\n```\nIt prints:\n```json\n{"synonyms": ["sofa", "couch"]}\n```', ["sofa", "couch"]),
-    # "x = y" in a text list is no code statement: only literals, collections and calls are assigned in code
+    # a text list in a plain fence is no program, though a term starts as a statement would
     ("```\nsofa\ncouch\n```", ["sofa", "couch"]),
+    ("```\nimport duty\ncustoms\nclass action: a lawsuit\n```", ["import duty", "customs", "class action"]),
 ])
 def test_json_data_in_any_fence_is_read(reply, expected):
     assert read_reply(reply) == expected
@@ -579,12 +580,17 @@ def test_ellipses_equations_and_second_terms(reply, expected):
     # a comma list led by a phrase of four or more words holding an article describes, it lists nothing
     "1. Using the + operator for addition, subtraction, multiplication, division, and modulus operations\n"
     "2. Using the ** operator for exponentiation and multiplication",
+    '```\nimport json\nreturn ["sofa", "couch"]\n```',
     # an unbulleted pair of a term and a sentence is no `A = B` pair
     "The sofa = a comfortable seat, which is nice.",
 ])
 def test_descriptions_naming_things_give_no_terms(reply):
-    with pytest.raises(ValueError, match="no terms found"):
+    with pytest.raises(ValueError, match="no terms found|code, not terms"):
         read_reply(reply)
+
+
+def test_a_short_list_led_by_a_phrase_with_an_article_is_a_list():
+    assert read_reply("- Diseases of the heart, MI, AMI") == ["Diseases of the heart", "MI", "AMI"]
 
 
 def test_a_colon_after_sentences_that_name_no_list_is_prose():

@@ -49,8 +49,8 @@ _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used|refers?|means?|not|als
 _KIND = re.compile(r"\b(?i:terms?|names?|words?|abbreviations?|abbr|acronyms?|initialism|spellings?|synonyms?|"
                    r"variants?|slang|usage|forms?|plural|singular|nouns?|verbs?|adjectives?|adverbs?|brand|generic|"
                    r"informal|formal|colloquial|equivalent|translation|example)\W*$")
-# a lower-case article inside a phrase: a list whose first part of four or more words holds one
-# is a description that names things ("Using the + operator for addition, subtraction, …")
+# a lower-case article inside a phrase: a list of eight or more words whose first part of four
+# or more words holds one is a description that names things ("Using the + operator for addition, subtraction, …")
 _ARTICLE = re.compile(r"\s(?:the|a|an)\s")
 # a clause after a comma that explains what comes before it ("Fares = flights, which can be …")
 _CLAUSE = re.compile(r",\s*(?i:which|who|whose|where|that|as\s+in|as\s+it|i\.e\.|e\.g\.|meaning|referring)\b")
@@ -173,7 +173,8 @@ def _list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
     and beauty in mind, making it perfect for parties")."""
     found = []
     parts = _split_line(text) if parts is None else parts
-    if parts and len(parts[0].split()) >= 4 and _ARTICLE.search(f" {parts[0].strip()} "):
+    if (parts and len(parts[0].split()) >= 4 and _ARTICLE.search(f" {parts[0].strip()} ")
+            and sum(len(part.split()) for part in parts) >= 8):
         return []  # "Using the + operator for addition, subtraction, …": a description naming things
     for part in parts:
         if " " in part.strip() and _STATEMENT.search(f" {part.strip()} "):

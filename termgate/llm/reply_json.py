@@ -15,11 +15,13 @@ _TERM_KEYS = ("terms", "synonyms", "expansions")
 # fences that hold text, not code: a plain list may be fenced; any other language is code (rule 2)
 _TEXT_FENCES = ("", "text", "txt", "plain", "plaintext", "markdown", "md", "csv", "list")
 _JSON_FENCES = ("json", "jsonc", "json5")
-# a code statement: an import, a definition, a call of print or json.dump(s)/load(s), an
-# assignment of a literal, a collection or a call (`x = {`, `data = get(…)`), a return
-_CODE_LINE = re.compile(r"^[ \t]*(?:import\s+\w|from\s+[\w.]+\s+import\b|(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:]|"
-                        r"return\b|print\s*\(|(?:const|let|var)\s+\w+\s*=|[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?\s*=\s*"
-                        r"(?:[\[{(\"']|[A-Za-z_][\w.]*\s*\()|.*\bjson\.(?:dumps?|loads?)\s*\()", re.M)
+# a code statement: a definition, a call of print or json.dump(s)/load(s), an assignment of a
+# collection, a string or a call (`x = {`, `data = get(…)`), `from x import y`; `import x`
+# and `return …` count only beside another statement ("import duty", "return policy" are terms)
+_CODE_LINE = re.compile(r"^[ \t]*(?:from\s+[\w.]+\s+import\s+\w|(?:async\s+)?def\s+\w+\s*\(|class\s+[A-Z]\w*\s*(?:\([^)\n]*\))?:\s*$|"
+                        r"print\s*\(|(?:const|let|var)\s+\w+\s*=|[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?\s*=\s*"
+                        r"(?:[\[{\"']|[A-Za-z_][\w.]*\s*\()|.*\bjson\.(?:dumps?|loads?)\s*\()", re.M)
+_WEAK_CODE_LINE = re.compile(r"^[ \t]*(?:import\s+\w|return\b)", re.M)
 # where a term list or an object holding one can begin: `[` before a string, an object or
 # `]`, `{` before a key or `}` (so "[[[[…" or "{{{{…" costs no parse per bracket)
 _JSON_START = re.compile(r'\[(?=\s*["{\]])|\{(?=\s*["}])')
@@ -89,10 +91,11 @@ def _parses(body: str) -> bool:
 
 def _is_program(fence: re.Match) -> bool:
     """A fenced block that holds code: tagged with a programming language, or holding code
-    statements (`import`, `def`, `x = {…}`, `print(`, `json.dumps(`), and not parsing as
-    JSON (JSON is data, whatever the fence's tag)."""
+    statements (`def`, `x = {…}`, `print(`, `json.dumps(`; `import` and `return` two or
+    more times), and not parsing as JSON (JSON is data, whatever the fence's tag)."""
     tag, body = fence.group(1).lower(), fence.group(2)
-    coded = (tag not in _TEXT_FENCES and tag not in _JSON_FENCES) or bool(_CODE_LINE.search(body))
+    coded = ((tag not in _TEXT_FENCES and tag not in _JSON_FENCES) or bool(_CODE_LINE.search(body))
+             or len(_WEAK_CODE_LINE.findall(body)) > 1)
     return coded and bool(body.strip()) and not _parses(body)
 
 
