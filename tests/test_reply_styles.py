@@ -548,6 +548,9 @@ def test_json_data_in_any_fence_is_read(reply, expected):
     # a note after a dash that reads as a description stays a note, commas or not
     ("1. Divestitive (adjective) - Of or relating to divorce, as a legal term.", ["Divestitive"]),
     ("1. Last - LAST, not lastwill;\n2. Will - WILLING, not WILLED;", ["Last", "Will"]),
+    # "used" describes as a verb ("used to treat …"), not as an adjective ("used car")
+    ("1. Aspirin - used to treat pain, fever\n2. Used Cars - used car, second-hand car",
+     ["Aspirin", "Used Cars", "used car", "second-hand car"]),
     # sentences whose last one names a list before the colon: the list; one that does not: prose
     ("You are a search assistant. I suggest: speeding ticket", ["speeding ticket"]),
 ])

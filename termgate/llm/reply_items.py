@@ -43,8 +43,9 @@ _ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|
 # is a statement, not a term ("- This Is Us", a title, is bulleted and capitalised)
 _STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s")
 # a note after a dash describes ("a thick, scaly layer", "the clinical term"); a list of terms does not
-_DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used|refers?|means?|not|also|see|as|such|e\.g\.|i\.e\.|"
-                       r"usually|often|especially|including|sometimes)(?:\s|$)")
+# ("used to treat …" describes, "used car" is a term)
+_DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|when|with)|refers?|means?|not|also|"
+                       r"see|as|such|e\.g\.|i\.e\.|usually|often|especially|including|sometimes)(?:\s|$)")
 # a note naming what kind of term the one before it is ("Tylenol - Brand name", "MI: Abbreviation")
 _KIND = re.compile(r"\b(?i:terms?|names?|words?|abbreviations?|abbr|acronyms?|initialism|spellings?|synonyms?|"
                    r"variants?|slang|usage|forms?|plural|singular|nouns?|verbs?|adjectives?|adverbs?|brand|generic|"
