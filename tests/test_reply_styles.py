@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from termgate import store
 from termgate.cli import main
-from termgate.llm.replies import read_reply
+from termgate.llm.replies import read_json_reply, read_reply
 
 from conftest import golden_row, write_jsonl
 from llm_server import LoopbackLLM
@@ -505,6 +505,38 @@ def test_a_code_sample_is_no_term_list():
         read_reply(reply)
 
 
+@pytest.mark.parametrize("reply", [
+    # strings inside a program are not the reply's answer, whatever the fence's tag (or none)
+    '```python\nsynonyms = ["sofa", "couch"]\n```',
+    '```\nimport json\nprint(json.dumps(["sofa", "couch"]))\n```',
+    '```js\nconst terms = ["sofa", "couch"];\n```',
+    'Here:\n```\ndef synonyms():\n    return {"terms": ["sofa", "couch"]}\n```',
+    # the program's output quoted after it is the program's too
+    '```python\ndata = {"x": 1}\n```\nThis will output: `["sofa", "couch"]`',
+    # a program beside JSON data that holds no term list
+    '```python\nfoods = {"a": 1}\n```\n```python\n{"Bacon": {"name": "Vegan"}}\n```',
+])
+def test_a_program_is_never_read_as_terms(reply):
+    with pytest.raises(ValueError, match="^code, not terms$"):
+        read_reply(reply)
+    with pytest.raises(ValueError, match="^code, not terms$"):
+        read_json_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a fenced block whose content parses as JSON is data, whatever its tag
+    ('```python\n["sofa", "couch"]\n```', ["sofa", "couch"]),
+    ('```js\n{"terms": ["sofa"]}\n```', ["sofa"]),
+    # beside a program, a fence of JSON data is still the answer
+    ('```python\nimport json\n```\nIt prints:\n```json\n{"synonyms": ["sofa", "couch"]}\n```', ["sofa", "couch"]),
+    # a text list in a plain fence is no program, though a term starts as a statement would
+    ("```\nsofa\ncouch\n```", ["sofa", "couch"]),
+    ("```\nimport duty\ncustoms\nclass action: a lawsuit\n```", ["import duty", "customs", "class action"]),
+])
+def test_json_data_in_any_fence_is_read(reply, expected):
+    assert read_reply(reply) == expected
+
+
 @pytest.mark.parametrize("reply, expected", [
     # `Label: value` whose value repeats the label's word: the label is the topic (the query), the value the term
     ("Laptop bag: laptop bags.", ["laptop bags"]),
@@ -516,11 +548,52 @@ def test_a_code_sample_is_no_term_list():
     # a note after a dash that reads as a description stays a note, commas or not
     ("1. Divestitive (adjective) - Of or relating to divorce, as a legal term.", ["Divestitive"]),
     ("1. Last - LAST, not lastwill;\n2. Will - WILLING, not WILLED;", ["Last", "Will"]),
+    # "used" describes as a verb ("used to treat …"), not as an adjective ("used car")
+    ("1. Aspirin - used to treat pain, fever\n2. Used Cars - used car, second-hand car",
+     ["Aspirin", "Used Cars", "used car", "second-hand car"]),
     # sentences whose last one names a list before the colon: the list; one that does not: prose
     ("You are a search assistant. I suggest: speeding ticket", ["speeding ticket"]),
 ])
 def test_labels_stray_colons_and_notes(reply, expected):
     assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a trailing ellipsis says the list goes on: it is no part of the term
+    ("1. Laptops: laptop, laptops, luggables...\n2. Bags: tote, satchel\u2026", ["laptop", "laptops", "luggables", "tote", "satchel"]),
+    # a `Label: value:` line whose value repeats its label: the value, its stray colon off
+    ("Retirement savings: Retirement savings:", ["Retirement savings"]),
+    # `A = B` offers two terms; a clause after B's comma is a note
+    ("- Cheap = cheap, as in something is not worth paying for.\n- Fares = flights, which can be expensive.",
+     ["Cheap", "cheap", "Fares", "flights"]),
+    # in a list item, a capitalised `B` after a dash or colon that is itself a term is a second term ...
+    ("1. Stock market crash - Crash\n2. Financial crisis - Financial disaster",
+     ["Stock market crash", "Crash", "Financial crisis", "Financial disaster"]),
+    ("* Last Will and Ends: Last Will and Die\n* Last Will and Destiny: Last Will and the Destruction of Will",
+     ["Last Will and Ends", "Last Will and Die", "Last Will and Destiny"]),
+    # ... but one naming a kind of term, opening with a describing word, or written in lower case is a note
+    ("1. Tylenol - Brand name\n2. MI: Abbreviation\n3. Aspirin - A painkiller\n4. Coumadin - warfarin brand",
+     ["Tylenol", "MI", "Aspirin", "Coumadin"]),
+])
+def test_ellipses_equations_and_second_terms(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # a comma list led by a phrase of four or more words holding an article describes, it lists nothing
+    "1. Using the + operator for addition, subtraction, multiplication, division, and modulus operations\n"
+    "2. Using the ** operator for exponentiation and multiplication",
+    '```\nimport json\nreturn ["sofa", "couch"]\n```',
+    # an unbulleted pair of a term and a sentence is no `A = B` pair
+    "The sofa = a comfortable seat, which is nice.",
+])
+def test_descriptions_naming_things_give_no_terms(reply):
+    with pytest.raises(ValueError, match="no terms found|code, not terms"):
+        read_reply(reply)
+
+
+def test_a_short_list_led_by_a_phrase_with_an_article_is_a_list():
+    assert read_reply("- Diseases of the heart, MI, AMI") == ["Diseases of the heart", "MI", "AMI"]
 
 
 def test_a_colon_after_sentences_that_name_no_list_is_prose():

@@ -1,0 +1,142 @@
+"""JSON in a reply, and code (SPEC §6, docs/harness.md step 2): the first fenced block or
+bracket span holding a term list is the answer; a fence whose content parses as JSON is
+data whatever its tag; a program (a code fence that does not parse as JSON) is never read
+as terms. Part of the reading in termgate.llm.replies."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from .reply_items import _is_term, _list_of, _split_line, _unquote
+
+_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
+_TERM_KEYS = ("terms", "synonyms", "expansions")
+# fences that hold text, not code: a plain list may be fenced; any other language is code (rule 2)
+_TEXT_FENCES = ("", "text", "txt", "plain", "plaintext", "markdown", "md", "csv", "list")
+_JSON_FENCES = ("json", "jsonc", "json5")
+# a code statement: a definition, a call of print or json.dump(s)/load(s), an assignment of a
+# collection, a string or a call (`x = {`, `data = get(…)`), `from x import y`; `import x`
+# and `return …` count only beside another statement ("import duty", "return policy" are terms)
+_CODE_LINE = re.compile(r"^[ \t]*(?:from\s+[\w.]+\s+import\s+\w|(?:async\s+)?def\s+\w+\s*\(|class\s+[A-Z]\w*\s*(?:\([^)\n]*\))?:\s*$|"
+                        r"print\s*\(|(?:const|let|var)\s+\w+\s*=|[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?\s*=\s*"
+                        r"(?:[\[{\"']|[A-Za-z_][\w.]*\s*\()|.*\bjson\.(?:dumps?|loads?)\s*\()", re.M)
+_WEAK_CODE_LINE = re.compile(r"^[ \t]*(?:import\s+\w|return\b)", re.M)
+# where a term list or an object holding one can begin: `[` before a string, an object or
+# `]`, `{` before a key or `}` (so "[[[[…" or "{{{{…" costs no parse per bracket)
+_JSON_START = re.compile(r'\[(?=\s*["{\]])|\{(?=\s*["}])')
+_MAX_STARTS = 200
+
+
+def term_entries(entries: list) -> list:
+    """`entries` when it is a list of terms (strings or objects with a string `term`); else
+    ValueError saying what it is."""
+    if not isinstance(entries, list):
+        raise ValueError("JSON is neither a list of terms nor an object with a terms, synonyms or expansions list")
+    for i, entry in enumerate(entries):
+        if not (isinstance(entry, str) or (isinstance(entry, dict) and isinstance(entry.get("term"), str))):
+            raise ValueError(f"JSON item {i} is neither a string nor an object with a term")
+    return entries
+
+
+def _as_terms(value) -> list | None:
+    """The term list a parsed JSON value holds, or None when it holds none."""
+    if isinstance(value, dict):
+        for key in _TERM_KEYS:
+            if key in value:
+                return _as_terms(value[key]) if isinstance(value[key], list) else None
+        return None
+    try:
+        return term_entries(value)
+    except ValueError:
+        pass
+    # a list of records each naming one ([{"name": "MI", "description": "…"}]): the names
+    if isinstance(value, list) and value and all(isinstance(e, dict) and isinstance(e.get("name"), str)
+                                                 for e in value):
+        return [name for name in (_unquote(e["name"]) for e in value) if _is_term(name, True)]  # read as items
+    return None
+
+
+def _json_entry(entry) -> list:
+    """A JSON entry of a text reply: a string holding a comma list of terms is that list
+    (`["Lambda, Lua, Python"]`, rule 4 wherever a list stands); anything else as it is."""
+    if not isinstance(entry, str) or not any(c in entry for c in ",;") or len(_split_line(entry)) < 2:
+        return [entry]
+    return _list_of(entry, lambda part: [_unquote(part)] if _is_term(_unquote(part), True) else []) or [entry]
+
+
+def _json_answer(text: str) -> list | None:
+    """Rule 2: the first fenced block or bracket span that holds a term list; in a reply
+    holding a program, only JSON data outside it (a whole fence that parses), else
+    ValueError `code, not terms`."""
+    fences = list(_FENCE.finditer(text))
+    if any(_is_program(m) for m in fences):
+        for m in fences:
+            if _parses(m.group(2)):
+                terms = _json_span(m.group(2))
+                if terms is not None:
+                    return terms
+        raise ValueError("code, not terms")  # strings inside code are not the reply's answer
+    return _json_span(text)
+
+
+def _parses(body: str) -> bool:
+    """Whether `body` is JSON as a whole."""
+    try:
+        json.loads(body)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    return True
+
+
+def _is_program(fence: re.Match) -> bool:
+    """A fenced block that holds code: tagged with a programming language, or holding code
+    statements (`def`, `x = {…}`, `print(`, `json.dumps(`; `import` and `return` two or
+    more times), and not parsing as JSON (JSON is data, whatever the fence's tag)."""
+    tag, body = fence.group(1).lower(), fence.group(2)
+    coded = ((tag not in _TEXT_FENCES and tag not in _JSON_FENCES) or bool(_CODE_LINE.search(body))
+             or len(_WEAK_CODE_LINE.findall(body)) > 1)
+    return coded and bool(body.strip()) and not _parses(body)
+
+
+def _json_span(text: str) -> list | None:
+    """The first fenced block or bracket span of `text` that holds a term list."""
+    decoder = json.JSONDecoder()
+    starts = sorted({m.start(2) for m in _FENCE.finditer(text)} | {m.start() for m in _JSON_START.finditer(text)})
+    for start in starts[:_MAX_STARTS]:
+        body = text[start:].lstrip()
+        if not body.startswith(("[", "{")):
+            continue
+        try:
+            value, end = decoder.raw_decode(body)
+        except (json.JSONDecodeError, RecursionError):
+            continue
+        terms = _as_terms(value)
+        if terms == [] and isinstance(value, list) and not _alone(text, body[:end]):
+            continue  # "Output format: []" or a checkbox "[ ]" in prose is not the answer
+        if terms is not None:
+            return terms
+    return None
+
+
+def _alone(text: str, span: str) -> bool:
+    """Whether `span` is the whole reply or the whole of a fenced block."""
+    return text.strip() == span.strip() or any(m.group(2).strip() == span.strip() for m in _FENCE.finditer(text))
+
+
+def _must_be_json(text: str) -> str | None:
+    """Why a reply that claims to be JSON is invalid (rule 2), or None when it does not claim to."""
+    stripped = text.strip()
+    fences = [m for m in _FENCE.finditer(text) if m.group(1).lower() in _JSON_FENCES]
+    if not fences and not stripped.startswith(("[", "{")):
+        return None
+    body = fences[0].group(2) if fences else stripped
+    if not body.strip():
+        return "empty code fence"
+    try:
+        json.loads(body)
+    except json.JSONDecodeError as exc:
+        return f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    except RecursionError:
+        return "invalid JSON: nested too deeply"
+    return "JSON is neither a list of terms nor an object with a terms, synonyms or expansions list"

@@ -1,0 +1,138 @@
+"""A reply read as a list (SPEC §6, docs/harness.md step 4): which lines are items (bulleted
+or numbered lines, or every line with lead-ins and closings set aside, a table's first
+column), sub-items, and each line's comma list. Part of the reading in termgate.llm.replies."""
+
+from __future__ import annotations
+
+import re
+
+from .reply_items import (_BULLET, _ENDS_IN_PREPOSITION, _LEAD_WORDS, _META_LABEL, _NOT_A_TERM, _QUOTES, _STATEMENT,
+                          _is_term, _list_of, _prose_before_colon, _split_line, _strip_note, _terms_of, _unmark,
+                          _unquote, _variant)
+
+_NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
+_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*$")
+_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)")
+# a title line without a colon: "Synonyms for flu", "Related terms"
+_TITLE = re.compile(r"^(?i:(?:synonyms?|expansions?|alternatives?|keywords?|related\s+terms?)(?:\s+(?:for|of)\b.*)?)$")
+
+
+def _line_is_out(line: str) -> bool:
+    """A lead-in or closing line (rule 6) of an unbulleted reply."""
+    plain = _unmark(line)
+    head, rest = _strip_note(plain)
+    if rest is not None and _META_LABEL.match(_unmark(head).strip()):
+        return True
+    if rest is not None and plain.rstrip().endswith(":") and rest.strip(" :") and _variant(head, rest):
+        return False  # "Retirement savings: Retirement savings:": a value repeating its label, a stray colon
+    return (plain.rstrip().endswith(":") or bool(_TITLE.match(plain))
+            or (bool(_NOT_A_TERM.match(plain)) and _lead_in(line, False) is None))
+
+
+def _lead_in(line: str, single: bool) -> str | None:
+    """The list after a lead-in on the same line ("Here are some: A, B"), or None."""
+    head, sep, rest = _unmark(line).partition(": ")
+    if not sep or not rest.strip():
+        return None
+    if _ENDS_IN_PREPOSITION.search(head.strip()) or _prose_before_colon(head):
+        return None  # "Suggest query expansions for: X" is a sentence, the colon inside it
+    if _NOT_A_TERM.match(head) or _LEAD_WORDS.search(head) or (single and any(c in rest for c in ",;")):
+        return rest
+    return None
+
+
+def _is_prose(line: str) -> bool:
+    """A line that reads as a sentence, not as a term or a list of terms."""
+    parts = _split_line(line)
+    return not parts or not all(_terms_of(part, False) for part in parts)
+
+
+def _list_terms(text: str) -> list[str]:
+    """Rules 4-6: the terms of a reply read as a list."""
+    lines = [line for line in text.split("\n") if line.strip()
+             and not _FENCE_LINE.match(line) and not _HEADING.match(line)]
+    rows = [line for line in lines if _TABLE_ROW.match(line)]
+    if rows:  # a Markdown table: the first cell of each row under the header row
+        body = [line for line in rows if not _TABLE_RULE.match(line)][1:]
+        return [t for line in body for t in _terms_of(_TABLE_ROW.match(line).group(1).split("|")[0], True)]
+    bulleted = [line for line in lines if _BULLET.match(line)]
+    if bulleted:
+        items = _with_run_on(text) if len(bulleted) < len(lines) else bulleted
+        return [term for line in _top_items(items) for term in _terms_of(line, True)]
+    single = len(lines) == 1
+    kept = []
+    for line in lines:
+        rest = _lead_in(line, single)
+        if rest is not None:
+            kept.append(rest)
+        elif not _line_is_out(line):
+            kept.append(line)
+    if len(kept) > 1:  # a lead-in or closing sentence around a one-line list
+        listy = [line for line in kept if not _is_prose(line)]
+        if len(listy) == 1 and any(sep in listy[0] for sep in ",;"):
+            kept = listy
+    return [term for line in kept for term in _line_terms(line)]
+
+
+def _line_terms(line: str) -> list[str]:
+    """The terms of one line of an unbulleted reply: a labelled line as rule 5 reads it, a
+    comma or semicolon list when every part is a term, else the line as one item; a line
+    that reads as a statement ("The medical domain is diabetes medication.") holds none."""
+    line = _unmark(line).strip()
+    for left, right in _QUOTES:  # a whole list in quotes: "A, B, C"
+        if len(line) > 2 and line.startswith(left) and line.endswith(right) and "," in line:
+            line = line[len(left):-len(right)]
+            break
+    head, rest = _strip_note(line)
+    if rest is not None and line[len(head):len(head) + 2] == ": ":
+        return _terms_of(line, False)
+    parts = _split_line(line)
+    if len(parts) > 1:
+        return _list_of(line, lambda part: _terms_of(part, False), parts)
+    plain = _unmark(line).strip()
+    if plain.endswith(".") and _STATEMENT.search(plain):
+        return []
+    return _terms_of(line, False)
+
+
+def _with_run_on(text: str) -> list[str]:
+    """The bulleted lines, and an unbulleted line that follows one with no blank line
+    between when it reads as a term ("* Diabetes Medications" then "Diabetes-Medication"):
+    the list runs on. A closing line after a blank line, or a sentence, does not."""
+    out, listing = [], False
+    for line in text.split("\n"):
+        if not line.strip() or _FENCE_LINE.match(line) or _HEADING.match(line) or _TABLE_ROW.match(line):
+            listing = False
+        elif _BULLET.match(line):
+            out.append(line)
+            listing = True
+        elif listing and not line.rstrip().endswith(":") and _is_term(_unquote(_unmark(line))):
+            out.append(line)
+        else:
+            listing = False
+    return out
+
+
+def _top_items(bulleted: list[str]) -> list[str]:
+    """The items of a bulleted list: indented sub-items belong to a heading item ("- Brand
+    names:" then "  - Tylenol"), and are notes under an item that is a term ("1. Sofa" then
+    "   - most common")."""
+    indent = [len(line) - len(line.lstrip()) for line in bulleted]
+    top = min(indent)
+    items, under_heading, numbered = [], True, False
+    for i, (line, depth) in enumerate(zip(bulleted, indent)):
+        if numbered and depth > top and _NUMBERED.match(line):
+            items.append(line)  # "1. sofa" then "  2. couch": numbering goes on, an indented sibling
+            continue
+        if depth <= top:
+            numbered = line.lstrip()[:1].isdigit() and bool(_NUMBERED.match(line))
+            under_heading = _unmark(line).rstrip().endswith(":")
+            if under_heading and (i + 1 == len(bulleted) or indent[i + 1] <= top) \
+                    and not _LEAD_WORDS.search(_unmark(line)):
+                line = line.rstrip()[:-1]  # "- Luggage Bags:" with nothing under it: a stray colon
+            items.append(line)
+        elif under_heading:
+            items.append(line)
+    return items
