@@ -14,24 +14,25 @@ from real_replies import agreement, load
 GOAL = 0.97
 """Issue 35's goal for the share of finished replies read as the person read them. Both parts
 now read above it, but both were read while tuning: a fresh set measures it."""
-FLOOR = {"tuning": 212 / 215, "heldout": 112 / 114}
+FLOOR = {"tuning": 212 / 215, "heldout": 112 / 114, "fresh": 106 / 115}
 """What the reading reached in issue 35's second round (tests/data/real_replies/README.md),
 the labels relabelled by the code convention: tuning 212/215 (98.6%), the first round's
 held-out part 112/114 (98.2%; read while tuning in this round). A change to the reading may
-not fall below it."""
+not fall below it. `fresh` (16 new queries, recorded after that round and labelled blind)
+was measured once, after the rules were final: 106/115 (92.2%), under GOAL."""
 
 
-@pytest.mark.parametrize("part", ["tuning", "heldout"])
+@pytest.mark.parametrize("part", ["tuning", "heldout", "fresh"])
 def test_finished_replies_read_as_the_person_read_them(part):
     rows = load(part)
     result = agreement(rows)
-    assert result.rows >= (100 if part == "heldout" else 150)
+    assert result.rows >= (150 if part == "tuning" else 100)
     shown = "\n".join(f"{row_id}: person {sorted(p) if p else 'error'} / termgate {sorted(t) if t else 'error'}"
                       for row_id, p, t in result.disagreements)
     assert result.share >= FLOOR[part] - 1e-9, f"{result.agreed}/{result.rows} agree:\n{shown}"
 
 
-@pytest.mark.parametrize("part", ["tuning", "heldout"])
+@pytest.mark.parametrize("part", ["tuning", "heldout", "fresh"])
 def test_no_prose_reply_is_read_as_terms(part):
     result = agreement(load(part))
     assert result.prose_read_as_terms == ()
@@ -40,11 +41,13 @@ def test_no_prose_reply_is_read_as_terms(part):
 def test_the_labelled_set_is_whole():
     """At least 300 labelled replies, 100 finished ones held out, every reply labelled once,
     no reply in both parts."""
-    tuning, held = load("tuning"), load("heldout")
+    tuning, held, fresh = load("tuning"), load("heldout"), load("fresh")
     assert len(tuning) + len(held) >= 300
-    assert sum(row.finished for row in held) >= 100
-    assert not {row.id for row in tuning} & {row.id for row in held}
-    for row in tuning + held:
+    assert sum(row.finished for row in held) >= 100 and sum(row.finished for row in fresh) >= 100
+    ids = [row.id for row in tuning + held + fresh]
+    assert len(ids) == len(set(ids))
+    assert not {row.id.split("-t0-")[-1] for row in fresh} & {row.id.split("-", 2)[-1] for row in tuning + held}
+    for row in tuning + held + fresh:
         assert row.label["reading"] in ("terms", "error"), row.id
         if row.label["reading"] == "terms":
             assert row.label["terms"] and all(isinstance(t, str) and t.strip() for t in row.label["terms"]), row.id
