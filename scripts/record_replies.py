@@ -67,11 +67,23 @@ FRESH_QUERIES = [
 ]
 """The fresh held-out set (`--fresh`, recorded after the rules of issue 35's first round had
 been tuned on all 360 rows above): new queries, every style at temperature 0, all held out."""
+FRESH2_QUERIES = [
+    ("gallbladder removal", "medical", "procedure"), ("ear infection", "medical", "condition"),
+    ("vitamin D deficiency", "medical", "condition"), ("allergy medicine", "medical", "treatment"),
+    ("prenuptial agreement", "legal", "family law"), ("workers compensation claim", "legal", "employment"),
+    ("noise complaint neighbor", "legal", "housing"), ("patent application", "legal", "intellectual property"),
+    ("standing desk", "ecommerce", "furniture"), ("hair dryer", "ecommerce", "personal care"),
+    ("camping tent", "ecommerce", "outdoors"), ("bluetooth speaker", "ecommerce", "electronics"),
+    ("student loan forgiveness", "finance", "loans"), ("travel insurance", "insurance", "quotes"),
+    ("printer offline", "software", "support"), ("electric car charging", "automotive", "ownership"),
+]
+"""The third round's fresh held-out set (`--fresh2`): recorded after the rules were tuned on
+every row above, fresh.jsonl included."""
 SAMPLED = ("assistant",)
 """Styles also asked at temperature 0.8 (seed 35), for shapes temperature 0 never gives."""
 
 
-async def record(base_urls: list[str], model: str, max_tokens: int, raw: Path, fresh: bool = False) -> list[dict]:
+async def record(base_urls: list[str], model: str, max_tokens: int, raw: Path, fresh: list | None = None) -> list[dict]:
     """Every request's row; rows already in `raw` (an interrupted recording) are kept and not
     asked again, each new row is appended to it as it comes. One request at a time per server."""
     from openai import AsyncOpenAI
@@ -87,7 +99,7 @@ async def record(base_urls: list[str], model: str, max_tokens: int, raw: Path, f
     for client in clients:
         free.put_nowait(client)
     if fresh:
-        requests = [(style, 0.0, q) for style in PROMPTS for q in FRESH_QUERIES]
+        requests = [(style, 0.0, q) for style in PROMPTS for q in fresh]
     else:
         requests = [(style, 0.0, q) for style in PROMPTS for q in QUERIES]
         requests += [(style, 0.8, q) for style in SAMPLED for q in QUERIES]
@@ -146,14 +158,18 @@ def main() -> None:
     parser.add_argument("--model", default="smollm2")
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--fresh", action="store_true",
+    parser.add_argument("--fresh", action="store_const", const="fresh",
                         help="record the fresh held-out set (FRESH_QUERIES, every style at temperature 0) to fresh.jsonl")
+    parser.add_argument("--fresh2", action="store_const", const="fresh2", dest="fresh",
+                        help="record the third round's held-out set (FRESH2_QUERIES) to fresh2.jsonl")
     args = parser.parse_args()
     started = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.fresh:
-        rows = asyncio.run(record(args.base_url, args.model, args.max_tokens, args.out / "fresh.partial.jsonl", fresh=True))
-        target = args.out / "fresh.jsonl"
+        queries = FRESH_QUERIES if args.fresh == "fresh" else FRESH2_QUERIES
+        rows = asyncio.run(record(args.base_url, args.model, args.max_tokens, args.out / f"{args.fresh}.partial.jsonl",
+                                  fresh=queries))
+        target = args.out / f"{args.fresh}.jsonl"
         if target.exists():
             raise SystemExit(f"{target}: exists; recordings are never overwritten (move it away first)")
         rows = sorted(rows, key=lambda r: r["id"])
