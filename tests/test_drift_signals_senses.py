@@ -107,6 +107,37 @@ def test_a_relation_counts_through_the_meant_sense_only():
                                           "the query means a device incised to make an impression")
 
 
+def test_a_word_of_the_query_counts_in_the_sense_the_query_picks():
+    # 'pupil': a learner n1 (under n10) and the eye's aperture n2 (under n20); the query's other
+    # word and its expected term sit near the aperture, so the query means n2
+    lexicon = hand_lexicon({
+        "pupil": sensed({"n1": {"n10": 1}, "n2": {"n20": 1, "n99": 2}}),
+        "dilation": entry(["n31"], {"n20": 1}),
+        "mydriasis": entry(["n30"], {"n20": 1}),
+        "student": entry(["n1"], {"n10": 1}),
+        "aperture": entry(["n20"], {"n99": 1}),
+    })
+    lexicon.wordnet.definitions = {"n1": "a learner who is enrolled in an educational institution",
+                                   "n2": "the contractile aperture in the center of the iris of the eye"}
+    student, aperture = judge(lexicon, "student", "aperture", query="pupil dilation", expected=("mydriasis",))
+    assert student["word_sense_other"] == 1.0 and student["word_sense_meant"] == 0.0
+    assert student.references["word_sense_other"] == "pupil"
+    assert student.references["sense"] == ("'student' is a learner who is enrolled in an educational institution; "
+                                           "the query means the contractile aperture in the center of the iris of the eye")
+    assert aperture["word_sense_meant"] == 1.0 and aperture["word_sense_other"] == 0.0
+    # nothing around 'pupil' picks a sense: no signal either way
+    lone, = judge(lexicon, "student", query="pupil size", expected=())
+    assert lone["word_sense_other"] == lone["word_sense_meant"] == 0.0
+
+
+def test_a_clear_sense_needs_a_margin():
+    from termgate.drift.senses import clear_sense
+    court = sensed({"n1": {"n10": 1}, "n3": {"n30": 1}})
+    assert clear_sense(court, [entry(["n2"], {"n10": 1})]) == "n1"
+    assert clear_sense(court, [entry(["n2"], {"n10": 1}), entry(["n4"], {"n30": 1})]) is None  # a tie
+    assert clear_sense(court, []) is None and clear_sense(entry(["n7"]), [court]) is None  # one sense
+
+
 def test_a_co_hyponym_of_the_meant_sense_is_a_sibling_but_a_synonym_or_a_kind_is_not():
     lexicon = hand_lexicon({
         "hepatitis b": entry(["n1"], {"n10": 1, "n100": 2}),
@@ -134,17 +165,17 @@ def test_string_siblings(term, refs, expected):
 
 
 def test_curated_siblings_and_other_names_and_opposites():
-    assert curated_sibling("advil", ["pain relief", "tylenol", "paracetamol"]) == "tylenol"
-    assert curated_sibling("advil", ["ibuprofen"]) is None                   # its generic: the same drug
+    assert curated_sibling("advil", "tylenol", ["paracetamol", "pain relief"]) == "tylenol"
+    assert curated_sibling("advil", "ibuprofen", []) is None                   # its generic: the same drug
     assert curated_same("advil", ["ibuprofen"]) == "ibuprofen" and curated_same("advil", ["tylenol"]) is None
-    assert curated_sibling("tylenol extra strength", ["tylenol"]) is None    # the brand itself
-    assert curated_same("tylenol extra strength", ["tylenol"]) is None       # ... by the same name
-    assert curated_sibling("shark cordless vacuum", ["dyson cordless vacuum"]) == "dyson cordless vacuum"
-    assert curated_sibling("misdemeanour charge", ["felony charge"]) == "felony charge"
-    assert curated_sibling("court of appeal", ["court of appeals"]) is None  # another spelling of one identity
-    assert curated_sibling("dyson vs shark", ["dyson"]) is None              # names the reference's too
-    assert curated_sibling("infraction", ["misdemeanor", "summary offence"]) is None  # the golden set spans grades
-    assert curated_sibling("misdemeanour", ["misdemeanor", "petty crime"]) is None     # the query's own grade
+    assert curated_sibling("tylenol extra strength", "tylenol", []) is None    # the brand itself
+    assert curated_same("tylenol extra strength", ["tylenol"]) is None         # ... by the same name
+    assert curated_sibling("shark cordless vacuum", "dyson cordless vacuum", []) == "dyson cordless vacuum"
+    assert curated_sibling("misdemeanour charge", "felony charge", ["felony offence"]) == "felony charge"
+    assert curated_sibling("court of appeal", "court of appeals", []) is None  # another spelling of one identity
+    assert curated_sibling("dyson vs shark", "dyson", []) is None              # names the query's too
+    assert curated_sibling("macbook", "laptop", ["chromebook"]) is None        # the query names no identity
+    assert curated_sibling("infraction", "misdemeanor", ["summary offence"]) is None  # the golden set spans grades
     for source, identities in SIBLING_SETS:
         assert source and len(identities) >= 2
     assert curated_opposite("tenant", ["landlord"], "legal") == "landlord"
@@ -234,8 +265,9 @@ def test_review_reason_when_the_only_tie_is_another_sense_the_embedding_cannot_t
 
 def test_a_drift_reason_names_the_sense_it_assumed():
     shifted, meant = judge(court_lexicon(), "basketball court", "appeals court")
-    model = hand_model({"head_sense_other": 4.0, "head_sense_meant": -4.0})
-    reason = describe(model, shifted, 0.98, "legal")
-    assert reason.startswith(f"'basketball court' reads as 'court': {SPORT}; the query means an assembly")
-    assert "a kind of 'court' only in another sense of its last word" in reason
-    assert describe(model, meant, 0.02, "legal") == "a kind of 'court' in the sense the query means"
+    model = hand_model({"modified": 4.0})  # a signal with no words of its own: only the sense is said
+    assert describe(model, shifted, 0.98, "legal") == (f"'basketball court' reads as 'court': {SPORT}; "
+                                                       "the query means an assembly to conduct judicial business")
+    shifted.references["sense"] = "said only for drift"
+    assert "said only for drift" not in describe(model, shifted, 0.02, "legal")
+    assert "sense" not in meant.references

@@ -115,22 +115,23 @@ def _identities(text: str) -> frozenset[tuple[int, int, tuple[str, ...]]]:
                      for i in range(len(words) - n + 1) if words[i:i + n] in _NAMED)
 
 
-def curated_sibling(term: str, refs: list[str]) -> str | None:
-    """The first reference naming another identity of a category the term names, one the term
-    does not name too ('advil' for 'tylenol', 'misdemeanour charge' for 'felony charge'). Not
-    when the references name several identities of that category, or the term's own: the
-    golden set then takes the category's members as kin ('infraction' where the expected
-    terms hold both 'misdemeanor' and 'summary offence')."""
+def curated_sibling(term: str, query: str, expected: list[str]) -> str | None:
+    """The query, when it names one identity of a category and the term another ('advil' for
+    'tylenol', 'misdemeanour charge' for 'felony charge'), the term not naming the query's too.
+    Not when the query names none (for 'laptop', 'macbook' and 'chromebook' are both kinds of
+    it), nor when the expected terms name another identity of that category (the golden set
+    takes its members as kin: 'infraction' where 'summary offence' is expected beside
+    'misdemeanor')."""
     mine = _identities(term)
     if not mine:
         return None
-    own = {(c, i) for c, i, _ in mine}
-    categories = {c for c, _, _ in mine}
-    named = [(ref, {(c, i) for c, i, _ in _identities(ref) if c in categories}) for ref in refs]
-    for c in categories:
-        theirs = {ci for _, found in named for ci in found if ci[0] == c}
-        if len(theirs) == 1 and not theirs & own:
-            return next(ref for ref, found in named if found & theirs)
+    asked = {(c, i) for c, i, _ in _identities(query)}
+    for c, i, _ in mine:
+        theirs = {ci for ci in asked if ci[0] == c}
+        if len(theirs) != 1 or (c, i) in theirs or theirs & {(mc, mi) for mc, mi, _ in mine}:
+            continue
+        if all((ec, ei) in theirs or ec != c for e in expected for ec, ei, _ in _identities(e)):
+            return query
     return None
 
 

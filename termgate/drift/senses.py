@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from .lexical import tokens
 from .lexicon import EMPTY, LexiconEntry, intended_senses, phrase_head
+from .lexicon import _path as _closeness_path
 from .lexical import head_word
 from .opposites import curated_opposite, curated_same, curated_sibling, string_sibling
 
@@ -25,11 +26,13 @@ SENSE_SIGNALS = (
     "residual_sim_context", "same_head_fit", "head_sense_meant", "head_sense_other", "head_not_kind",
     "wn_path_other", "wn_sibling", "string_sibling", "curated_sibling", "curated_same", "modifier_swap",
     "wn_opposite", "opposite_curated", "short_lookalike", "unknown_word", "unknown_word_context", "unknown_word_domain",
+    "word_sense_meant", "word_sense_other",
 )
 """Every signal added in issue 36, computed for every term (`Signals.facts`; `review_reason`
 reads them)."""
 
-SENSE_FEATURES = SENSE_SIGNALS
+SENSE_FEATURES = ("same_head_fit", "head_sense_other", "wn_path_other", "string_sibling", "curated_sibling",
+                  "modifier_swap", "opposite_curated", "word_sense_meant", "word_sense_other")
 """Those the combiner weighs (after signals.FEATURES' first 41, in this order): the ones whose
 removal raises the grouped cross-validated log-loss on the training rows (docs/drift.md)."""
 
@@ -80,7 +83,84 @@ def _read_as(mine: LexiconEntry, head: LexiconEntry) -> list[str]:
     return [s for s in head.synsets if mine.closure.get(s) == 1]
 
 
-def sense_signals(term: str, refs: list[str], diffs, domain: str | None, entries: dict, senses: dict,
+def query_words(query: str) -> tuple[str, ...]:
+    """The words of a query of several words that `_word_senses` reads on their own."""
+    words = tokens(query)
+    return tuple(w for w in words if len(w) > 2 and w not in _PARTICLES) if len(words) > 1 else ()
+
+
+_PARTICLES = frozenset("of for and the to in on a an with by at or from under not".split())
+
+
+def _near_senses(mine: LexiconEntry, word: LexiconEntry) -> set[str]:
+    """The senses of `word` the term is a synonym of, or at most two levels above or below."""
+    found = set(word.synsets).intersection(mine.synsets)
+    found.update(s for s in word.synsets if 0 < mine.closure.get(s, 9) <= 2)
+    found.update(s for s in word.synsets if any(0 < word.sense_closure(s).get(t, 9) <= 2 for t in mine.synsets))
+    return found
+
+
+def clear_sense(entry: LexiconEntry, others: list[LexiconEntry], margin: float = 0.05) -> str | None:
+    """The noun sense of `entry` nearest (path similarity) to `others`, when it is nearer than
+    every other noun sense by `margin`; None when the others do not tell ('court' beside
+    'appeal' and 'judge' is the court of law; beside 'county', no sense stands out)."""
+    nouns = [s for s in entry.synsets if s[0] == "n"]
+    if len(nouns) < 2 or not others:
+        return None
+    scores = sorted(((max((_closeness_path(entry.sense_closure(s), o.closure) for o in others), default=0.0), s)
+                     for s in nouns), reverse=True)
+    return scores[0][1] if scores[0][0] > 0 and scores[0][0] - scores[1][0] >= margin else None
+
+
+def _word_senses(term: str, query: str, refs: list[str], entries: dict, memo: dict, where: dict) -> tuple[float, float]:
+    """(meant, other): the term is WordNet-close to a word of the query (a synonym, or at most
+    two levels apart) in the sense the query means, or only in another ('student' for 'pupil
+    reaction to light': the pupil of the eye; 'synagogue' for 'temple headache'); or the term
+    is a compound on that word whose other words pick its sense ('tax return' for 'return
+    policy'). Senses count only when the words around them pick one clearly (`clear_sense`)."""
+    mine = entries[term]
+    if not mine.closure:
+        return 0.0, 0.0
+    own = set(tokens(term))
+    head = head_of(term) if len(own) > 1 else None
+    meant_hit = other_hit = None
+    for w in query_words(query):
+        e = entries.get(w, EMPTY)
+        key = ("word", w, tuple(refs))
+        if key not in memo:
+            others = [entries[o] for o in refs if o != query and entries[o].closure]
+            others += [entries[x] for x in query_words(query) if x != w and entries.get(x, EMPTY).known]
+            memo[key] = clear_sense(e, others)
+        meant = memo[key]
+        if meant is None:
+            continue  # one sense, or the query does not pick one
+        if w in own:
+            if w != head:
+                continue  # a shared modifier: its sense in the term is not read
+            read = clear_sense(e, [entries[x] for x in own if x != w and entries.get(x, EMPTY).known])
+            via = {read} if read else set()
+        else:
+            via = _near_senses(mine, e)
+        if meant in via:
+            meant_hit = meant_hit or w
+        elif via:
+            other_hit = other_hit or (w, sorted(via, key=e.synsets.index)[0], meant)
+    if other_hit and not meant_hit:
+        w, sense, query_sense = other_hit
+        where["word_sense_other"] = w
+        if "sense_term" not in where:
+            where["sense_term"] = sense if w in own or not mine.synsets else mine.synsets[0]
+            where["sense_ref"], where["sense_head"] = query_sense, w
+            if w in own:
+                where["head_sense_other"] = w
+        return 0.0, 1.0
+    if meant_hit:
+        where["word_sense_meant"] = meant_hit
+        return 1.0, 0.0
+    return 0.0, 0.0
+
+
+def sense_signals(term: str, query: str, refs: list[str], diffs, domain: str | None, entries: dict, senses: dict,
                   v: dict[str, float], where: dict[str, str], memo: dict) -> None:
     """Fill `v` with `SENSE_SIGNALS` (all but residual_sim_context, an embedding signal set
     before), naming references in `where` and the senses a reason may name (`sense_*`)."""
@@ -118,7 +198,7 @@ def sense_signals(term: str, refs: list[str], diffs, domain: str | None, entries
                     and not any(mine.closure.get(s, 0) > 0 for s in intended):
                 v["wn_sibling"], where["wn_sibling"] = 1.0, ref
                 break
-    for name, found in (("string_sibling", string_sibling(term, refs)), ("curated_sibling", curated_sibling(term, refs)),
+    for name, found in (("string_sibling", string_sibling(term, refs)), ("curated_sibling", curated_sibling(term, query, [r for r in refs if r != query])),
                         ("curated_same", curated_same(term, refs)),
                         ("opposite_curated", curated_opposite(term, refs, domain))):
         v[name] = float(found is not None)
@@ -138,6 +218,7 @@ def sense_signals(term: str, refs: list[str], diffs, domain: str | None, entries
             v["wn_opposite"], where["wn_opposite"] = 1.0, ref
             break
     v["short_lookalike"] = float(bool(v["short_form"]) and v["spelled_alike"] > 0 and not v["short_form_of"])
+    v["word_sense_meant"], v["word_sense_other"] = _word_senses(term, query, refs, entries, memo, where)
     single = len(tokens(term)) == 1
     v["unknown_word"] = float(single and not mine.known)
     v["unknown_word_context"] = v["unknown_word"] * v["sim_context"]
@@ -168,7 +249,7 @@ def sense_text(term: str, where: dict[str, str], definitions: dict[str, str]) ->
     return f"'{term}' is {_clean(mine)}; the query means {_clean(theirs)}"
 
 
-_KIN = ("wn_synonym_query", "wn_synonym_expected", "spelling_variant", "short_form_of", "curated_same")
+_KIN = ("wn_synonym_query", "wn_synonym_expected", "short_form_of", "curated_same")
 _APART = ("opposite_prefix", "opposite_word", "wn_antonym", "wn_opposite", "opposite_curated", "wn_sibling",
           "string_sibling", "curated_sibling", "head_sense_other")
 

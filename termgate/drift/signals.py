@@ -21,7 +21,7 @@ from .lexical import tokens as _words
 from ..gc_pause import without_gc_pauses
 from .lexicon import (EMPTY, GLOSS_STOPWORDS, CachedLexicon, LexiconEntry, gloss_stem, intended_senses,
                       merged_closure, phrase_head, relate)
-from .senses import SENSE_FEATURES, head_of, review_reason, sense_signals, sense_text
+from .senses import SENSE_FEATURES, head_of, query_words, review_reason, sense_signals, sense_text
 from ..scoring.metrics import normalize_term
 
 __all__ = ["FEATURES", "DOMAIN_GLOSSES", "Signals", "compute_signals", "without_gc_pauses", "edit_ratio", "char_overlap",
@@ -154,6 +154,7 @@ def lexicon_words(prepared: Sequence[tuple], lexical: Sequence[tuple]) -> list[s
         out[term] = None
         out.update(dict.fromkeys(refs))
         out.update(dict.fromkeys(head_of(r) for r in refs))  # senses.sense_signals reads a compound's head
+        out.update(dict.fromkeys(query_words(_query)))         # ... and the query's words one by one
         for diff in diffs:
             if diff:
                 out.update(dict.fromkeys(diff[0] + diff[1]))
@@ -385,7 +386,7 @@ def compute_signals(candidates: Sequence, embedder, lexicon: CachedLexicon,
         if rest is not None:
             where["modified"] = rest
         _wordnet(term, query, refs, diffs, label, entries, v, where, memo)
-        sense_signals(term, refs, diffs, label, entries, memo[tuple(refs)], v, where, memo)
+        sense_signals(term, query, refs, diffs, label, entries, memo[tuple(refs)], v, where, memo)
         found.append((nearest, where, v))
     _name_senses(found, [p[0] for p in prepared], lexicon)
     matrix = np.array([[v[name] for name in FEATURES] for _, _, v in found])  # one array, a row per candidate
