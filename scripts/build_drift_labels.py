@@ -1,15 +1,20 @@
-"""Build data/drift/train.jsonl and data/drift/heldout.jsonl: labelled drift-judge rows.
+"""Build data/drift/train.jsonl, heldout.jsonl and heldout_realistic.jsonl: labelled drift-judge rows.
 
 train.jsonl   general-English rows drawn from WordNet 3.0 (Debian's `wordnet-base`, read
               from /usr/share/wordnet by scripts/drift_wordnet.py) plus hand-written
-              medical, legal and e-commerce rows (scripts/drift_hand_train.py).
+              medical, legal and e-commerce rows (scripts/drift_hand_train.py and the
+              realistic rows of issue 36, scripts/drift_hand_realistic_train.py).
 heldout.jsonl hand-written medical, legal and e-commerce rows only
               (scripts/drift_hand_heldout.py), none drawn from WordNet, no query shared
               with train.jsonl: the honest test set, since WordNet relations are features.
+heldout_realistic.jsonl
+              realistic hand-written held-out rows (scripts/drift_hand_realistic_heldout.py,
+              written apart from the judge's code), built only when that file exists.
 
 Every row: id, group (one per query), domain, query, expected_terms (1-5 correct
 expansions, as a golden set would list them), term (a generated term that is not an
-expected term), label (drift / not_drift), kind, source (wordnet / hand).
+expected term), label (drift / not_drift), kind, source (wordnet / hand / model).
+No query is labelled in two of these files nor taken from a demo golden set.
 See data/drift/README.md. The build is deterministic (fixed seed, sorted output) and
 validates the rows before writing them atomically.
 
@@ -36,14 +41,26 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "data" / "drift"
 
 DOMAINS = {"medical": "med", "legal": "leg", "ecommerce": "ecom", "general": "gen"}
-DRIFT_KINDS = {"lookalike", "sense_shift", "opposite", "abbrev_other_sense", "unrelated"}
-CLEAN_KINDS = {"synonym", "related", "abbreviation", "jargon", "archaic"}
-HARD_KINDS = {"lookalike", "sense_shift", "opposite", "abbrev_other_sense", "abbreviation", "jargon", "archaic"}
+# kinds in the order the counts table lists them: not drift first, then drift
+CLEAN_ORDER = ["synonym", "related", "broader", "narrower", "abbreviation", "jargon", "archaic", "brand_generic",
+               "regional"]
+DRIFT_ORDER = ["lookalike", "sense_shift", "other_sense", "opposite", "sibling", "abbrev_other_sense", "unrelated"]
+DRIFT_KINDS = set(DRIFT_ORDER)
+CLEAN_KINDS = set(CLEAN_ORDER)
+HARD_KINDS = {"lookalike", "sense_shift", "opposite", "abbrev_other_sense", "abbreviation", "jargon", "archaic",
+              "sibling", "other_sense", "brand_generic", "regional"}
 KEYS = ["id", "group", "domain", "query", "expected_terms", "term", "label", "kind", "source"]
 # short codes used in the hand-row files
 CODES = {"syn": "synonym", "rel": "related", "abbr": "abbreviation", "jar": "jargon", "arch": "archaic",
          "look": "lookalike", "shift": "sense_shift", "opp": "opposite", "aos": "abbrev_other_sense",
-         "unr": "unrelated"}
+         "unr": "unrelated", "sib": "sibling", "osen": "other_sense", "brand": "brand_generic", "reg": "regional",
+         "broad": "broader", "narr": "narrower"}
+# sources: WordNet-drawn rows, hand-written rows, terms a real local model generated (labelled by hand)
+SOURCES = {"wordnet", "hand", "model"}
+
+
+ORIGINAL_KINDS = {"synonym", "related", "abbreviation", "jargon", "archaic", "lookalike", "sense_shift", "opposite",
+                  "abbrev_other_sense", "unrelated"}
 
 
 def label_of(kind: str) -> str:
@@ -61,10 +78,15 @@ def parse_hand(text: str, where: str) -> list[dict]:
         @ medical                                   domain of the groups that follow
         = heart attack | myocardial infarction; MI  a query and its expected terms
         abbr  AMI                                   a candidate term: kind code, term
+        shift food court  # model                   ... that a real local model generated
+
+    Two spaces then `#` start a comment; a candidate line whose comment is exactly `model`
+    gets source `model` (a term a real model produced, labelled by hand), others `hand`.
     """
     rows, domain, group = [], None, None
     for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("  #")[0].strip()
+        line, _, comment = raw.partition("  #")
+        line = line.strip()
         if not line or line.startswith("#"):
             continue
         if line.startswith("@"):
@@ -82,8 +104,9 @@ def parse_hand(text: str, where: str) -> list[dict]:
         if code not in CODES or group is None or not term.strip():
             raise SystemExit(f"{where}:{number}: bad line {raw!r}")
         kind = CODES[code]
+        source = "model" if comment.strip() == "model" else "hand"
         rows.append({"domain": domain, "query": group["query"], "expected_terms": list(group["expected_terms"]),
-                     "term": term.strip(), "label": label_of(kind), "kind": kind, "source": "hand"})
+                     "term": term.strip(), "label": label_of(kind), "kind": kind, "source": source})
     return rows
 
 
@@ -380,7 +403,10 @@ def assign_ids(rows: list[dict], prefix: str = "") -> list[dict]:
     return out
 
 
-def validate(rows: list[dict], name: str, forbidden_queries: set[str] = frozenset()) -> list[str]:
+def validate(rows: list[dict], name: str, forbidden_queries: set[str] = frozenset(),
+             sources: set[str] = frozenset(SOURCES)) -> list[str]:
+    """Every error in `rows` (named `name`); `forbidden_queries` are queries of another
+    labelled file (lower case), `sources` the source values this file may hold."""
     errors = []
     ids = Counter(r["id"] for r in rows)
     errors += [f"{name}: duplicate id {i}" for i, n in ids.items() if n > 1]
@@ -397,7 +423,7 @@ def validate(rows: list[dict], name: str, forbidden_queries: set[str] = frozense
             errors.append(f"{where}: kind {r['kind']!r}")
         if r["label"] not in ("drift", "not_drift") or r["label"] != label_of(r["kind"]):
             errors.append(f"{where}: label {r['label']!r} for kind {r['kind']!r}")
-        if r["source"] not in ("wordnet", "hand"):
+        if r["source"] not in sources:
             errors.append(f"{where}: source {r['source']!r}")
         if not 1 <= len(r["expected_terms"]) <= 5:
             errors.append(f"{where}: {len(r['expected_terms'])} expected terms")
@@ -409,7 +435,7 @@ def validate(rows: list[dict], name: str, forbidden_queries: set[str] = frozense
         if expected_of.setdefault(r["group"], r["expected_terms"]) != r["expected_terms"]:
             errors.append(f"{where}: expected terms differ within group {r['group']}")
         if r["query"].lower() in forbidden_queries:
-            errors.append(f"{where}: held-out query in train")
+            errors.append(f"{where}: query also labelled in another file")
     queries = defaultdict(set)
     for r in rows:
         queries[r["query"].lower()].add(r["group"])
@@ -425,8 +451,9 @@ def report(rows: list[dict], name: str) -> str:
              f"sources {dict(sorted(Counter(r['source'] for r in rows).items()))}"]
     domains = [d for d in DOMAINS if any(r["domain"] == d for r in rows)]
     cells = Counter((r["domain"], r["kind"]) for r in rows)
-    kinds = [k for k in ["synonym", "related", "abbreviation", "jargon", "archaic",
-                         "lookalike", "sense_shift", "opposite", "abbrev_other_sense", "unrelated"]]
+    present = {r["kind"] for r in rows}
+    # the original ten kinds always, the newer ones when the file has any
+    kinds = [k for k in CLEAN_ORDER + DRIFT_ORDER if k in present or k in ORIGINAL_KINDS]
     width = 20
     lines.append(f"{'kind (label)':<{width + 12}}" + "".join(f"{d:>10}" for d in domains) + f"{'total':>10}")
     for kind in kinds:
@@ -479,39 +506,60 @@ def main() -> None:
     args = parser.parse_args()
 
     from drift_hand_heldout import ROWS as HELDOUT_TEXT
+    from drift_hand_realistic_train import ROWS as REALISTIC_TRAIN_TEXT
     from drift_hand_train import ROWS as TRAIN_TEXT
     heldout = parse_hand(HELDOUT_TEXT, "scripts/drift_hand_heldout.py")
-    hand_train = parse_hand(TRAIN_TEXT, "scripts/drift_hand_train.py")
-    if any(r["domain"] == "general" for r in heldout):
+    realistic_train = parse_hand(REALISTIC_TRAIN_TEXT, "scripts/drift_hand_realistic_train.py")
+    hand_train = parse_hand(TRAIN_TEXT, "scripts/drift_hand_train.py") + realistic_train
+    # the realistic held-out rows (issue 36) are written apart, by someone who does not read the
+    # judge's code; until their file exists the build leaves heldout_realistic.jsonl alone
+    realistic_path = Path(__file__).resolve().parent / "drift_hand_realistic_heldout.py"
+    realistic = None
+    if realistic_path.exists():
+        from drift_hand_realistic_heldout import ROWS as REALISTIC_TEXT
+        realistic = parse_hand(REALISTIC_TEXT, "scripts/drift_hand_realistic_heldout.py")
+    if any(r["domain"] == "general" for r in heldout + (realistic or [])):
         raise SystemExit("held-out rows must be medical, legal or e-commerce")
     heldout_queries = {r["query"].lower() for r in heldout}
     # the demo golden sets stay an independent check: none of their queries is labelled here
     demo = {json.loads(line)["query"].lower() for path in sorted((ROOT / "data" / "demo").glob("*/golden.jsonl"))
             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+    # the WordNet sample avoids the hand-written queries and terms of train and the old held-out
+    # file only, so train.jsonl does not change when the realistic held-out rows do
     taken = heldout_queries | demo | {r["query"].lower() for r in hand_train}
     taken |= {t.lower() for r in heldout + hand_train for t in [r["term"], *r["expected_terms"]]}
     wordnet = WordNetRows(args.seed).build(args.wordnet_groups, taken)
 
-    train = assign_ids(hand_train + wordnet)
-    heldout = assign_ids(heldout, prefix="h")
-    errors = validate(train, "train", heldout_queries) + validate(heldout, "heldout")
-    errors += [f"demo query {r['query']!r} labelled in {name}" for name, rows in (("train", train), ("heldout", heldout))
-               for r in rows if r["query"].lower() in demo]
-    errors += [f"heldout {r['id']}: source {r['source']!r}, held-out rows are hand-written" for r in heldout
-               if r["source"] != "hand"]
-    clash = {r["id"] for r in train} & {r["id"] for r in heldout}
-    errors += [f"id {i} in both files" for i in sorted(clash)]
+    files = {"train": assign_ids(hand_train + wordnet), "heldout": assign_ids(heldout, prefix="h")}
+    if realistic is not None:
+        files["heldout_realistic"] = assign_ids(realistic, prefix="r")
+    sources = {"train": {"wordnet", "hand", "model"}, "heldout": {"hand", "model"},
+               "heldout_realistic": {"hand", "model"}}
+    queries = {name: {r["query"].lower() for r in rows} for name, rows in files.items()}
+    errors = []
+    for name, rows in files.items():
+        others = set().union(*(q for other, q in queries.items() if other != name))
+        errors += validate(rows, name, others, sources[name])
+        errors += [f"demo query {r['query']!r} labelled in {name}" for r in rows if r["query"].lower() in demo]
+    ids = Counter(r["id"] for rows in files.values() for r in rows)
+    errors += [f"id {i} in several files" for i, n in sorted(ids.items()) if n > 1]
     if errors:
         print("\n".join(errors[:60]), file=sys.stderr)
         raise SystemExit(f"{len(errors)} validation errors")
-    counts = report(train, "data/drift/train.jsonl") + "\n\n" + report(heldout, "data/drift/heldout.jsonl")
+    counts = "\n\n".join(report(rows, f"data/drift/{name}.jsonl") for name, rows in files.items())
+    fit = Counter(r["label"] for r in realistic_train)
+    counts += (f"\n\nof train.jsonl, the realistic fit rows (scripts/drift_hand_realistic_train.py): "
+               f"{len(realistic_train)} rows, {len({r['query'] for r in realistic_train})} queries; "
+               f"drift {fit['drift']}, not_drift {fit['not_drift']}; "
+               f"sources {dict(sorted(Counter(r['source'] for r in realistic_train).items()))}")
     print(counts)
+    if realistic is None:
+        print(f"\n(no {realistic_path.name}: data/drift/heldout_realistic.jsonl not built)")
     if not args.check:
-        write_jsonl(OUT / "train.jsonl", train)
-        write_jsonl(OUT / "heldout.jsonl", heldout)
+        for name, rows in files.items():
+            write_jsonl(OUT / f"{name}.jsonl", rows)
         update_readme(counts)
-        print(f"\nwrote {OUT / 'train.jsonl'} and {OUT / 'heldout.jsonl'}")
-
+        print("\nwrote " + ", ".join(str(OUT / f"{name}.jsonl") for name in files))
 
 if __name__ == "__main__":
     main()

@@ -55,11 +55,23 @@ PROMPTS = {
     "fields": "Query: {query}\nDomain: {domain}\nIntent: {intent}\nExpansion terms:",
     "explain": "Which words mean the same as \"{query}\"? Explain each one.",
 }
+FRESH_QUERIES = [
+    ("kidney stones", "medical", "condition"), ("sore throat", "medical", "symptom lookup"),
+    ("asthma inhaler", "medical", "treatment"), ("back pain", "medical", "symptom lookup"),
+    ("small claims court", "legal", "procedure"), ("trademark registration", "legal", "intellectual property"),
+    ("security deposit dispute", "legal", "housing"), ("DUI charge", "legal", "traffic"),
+    ("gaming chair", "ecommerce", "furniture"), ("electric toothbrush", "ecommerce", "personal care"),
+    ("yoga mat", "ecommerce", "sports"), ("smart watch", "ecommerce", "electronics"),
+    ("home loan refinancing", "finance", "loans"), ("train tickets", "travel", "booking"),
+    ("wifi not working", "software", "support"), ("pet insurance", "insurance", "quotes"),
+]
+"""The fresh held-out set (`--fresh`, recorded after the rules of issue 35's first round had
+been tuned on all 360 rows above): new queries, every style at temperature 0, all held out."""
 SAMPLED = ("assistant",)
 """Styles also asked at temperature 0.8 (seed 35), for shapes temperature 0 never gives."""
 
 
-async def record(base_urls: list[str], model: str, max_tokens: int, raw: Path) -> list[dict]:
+async def record(base_urls: list[str], model: str, max_tokens: int, raw: Path, fresh: bool = False) -> list[dict]:
     """Every request's row; rows already in `raw` (an interrupted recording) are kept and not
     asked again, each new row is appended to it as it comes. One request at a time per server."""
     from openai import AsyncOpenAI
@@ -74,8 +86,11 @@ async def record(base_urls: list[str], model: str, max_tokens: int, raw: Path) -
     free: asyncio.Queue = asyncio.Queue()
     for client in clients:
         free.put_nowait(client)
-    requests = [(style, 0.0, q) for style in PROMPTS for q in QUERIES]
-    requests += [(style, 0.8, q) for style in SAMPLED for q in QUERIES]
+    if fresh:
+        requests = [(style, 0.0, q) for style in PROMPTS for q in FRESH_QUERIES]
+    else:
+        requests = [(style, 0.0, q) for style in PROMPTS for q in QUERIES]
+        requests += [(style, 0.8, q) for style in SAMPLED for q in QUERIES]
 
     async def one(style: str, temperature: float, item: tuple[str, str, str]) -> dict:
         query, domain, intent = item
@@ -131,9 +146,21 @@ def main() -> None:
     parser.add_argument("--model", default="smollm2")
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--fresh", action="store_true",
+                        help="record the fresh held-out set (FRESH_QUERIES, every style at temperature 0) to fresh.jsonl")
     args = parser.parse_args()
     started = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.fresh:
+        rows = asyncio.run(record(args.base_url, args.model, args.max_tokens, args.out / "fresh.partial.jsonl", fresh=True))
+        target = args.out / "fresh.jsonl"
+        if target.exists():
+            raise SystemExit(f"{target}: exists; recordings are never overwritten (move it away first)")
+        rows = sorted(rows, key=lambda r: r["id"])
+        target.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        cut = sum(r["finish_reason"] != "stop" for r in rows)
+        print(f"recorded {len(rows)} fresh replies in {time.monotonic() - started:.0f} s ({cut} cut off), all held out")
+        return
     rows = asyncio.run(record(args.base_url, args.model, args.max_tokens, args.out / "recording.partial.jsonl"))
     parts = split_ids()
     by_id = {row["id"]: row for row in rows}

@@ -11,7 +11,7 @@ import string
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from ..llm.client import DEFAULT_MAX_TOKENS, LLMCallError, NotACompletion, completion_text, run_in_fresh_loop
+from ..llm.client import DEFAULT_MAX_TOKENS, LLMCallError, completion_answer, run_in_fresh_loop
 from ..llm.replies import drop_reasoning
 
 from .base import (SHOWN_REPLY, DEFAULT_CONCURRENCY, EvalResult, Evaluator, EvaluatorError,
@@ -177,12 +177,11 @@ class LLMJudgeEvaluator(Evaluator):
         return request
 
     def _result(self, completion: Any) -> EvalResult:
-        try:
-            reply = completion_text(completion)[0]
-        except NotACompletion as exc:  # e.g. an HTML page from a proxy: not the judge's answer
-            raise LLMCallError(f"judge model {self.model!r}: {exc}") from None
-        choices = getattr(completion, "choices", None) or [None]
-        if getattr(choices[0], "finish_reason", None) == "length":
+        answer = completion_answer(completion)
+        if answer.fault:  # e.g. an HTML page from a proxy: not the judge's answer
+            raise LLMCallError(f"judge model {self.model!r}: {answer.fault}")
+        reply = answer.text
+        if answer.finish == "length":
             raise EvaluatorParseError(f"the judge's reply was cut off at max_tokens ({self.max_tokens}) before it "
                                       f"finished: {_shown(reply)}; give the judge more max_tokens", reply)
         score = parse_judge_score(reply)

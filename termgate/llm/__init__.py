@@ -14,10 +14,9 @@ from ..lazy import lazy_exports
 _EXPORTS = {
     'LLMConfig': 'client',
     'LLMCallError': 'client',
-    'NotACompletion': 'client',
     'ReplyCache': 'client',
     'AsyncLLMClient': 'client',
-    'completion_text': 'client',
+    'completion_answer': 'client',
     'request_key': 'client',
     'retry_delay': 'client',
     'run_in_fresh_loop': 'client',

@@ -29,137 +29,19 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from ..config import STRUCTURED_OUTPUT_FORMS
-from ..environment import setting
-from ..errors import TermgateError, UsageError
-from ..redact import redact_text, redact_url, strip_credentials, url_secrets
-from .stream import CUT_SHORT, Answer, read_answer, snippet
+from ..redact import strip_credentials
+from .endpoint import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, NO_ENDPOINT, LLMConfig, endpoint_url, split_query
+from .faults import LLMCallError, StructuredOutputRefused, cause_of, completion_answer, error_body
+from .stream import CUT_SHORT, Answer, read_answer
 
-__all__ = ["LLMConfig", "LLMCallError", "NotACompletion", "ReplyCache", "AsyncLLMClient", "completion_text",
+__all__ = ["LLMConfig", "LLMCallError", "ReplyCache", "AsyncLLMClient", "completion_answer",
            "request_key", "retry_delay", "run_in_fresh_loop", "endpoint_url", "NO_ENDPOINT", "StructuredOutputRefused",
            "DEFAULT_MAX_TOKENS", "DEFAULT_CONCURRENCY", "STRUCTURED_OUTPUT_FORMS"]
 
 T = TypeVar("T")
-
-DEFAULT_MAX_TOKENS = 512
-"""The completion tokens asked for when neither `--max-tokens` nor `max_tokens` says: enough
-for any expansion list or judge verdict, and a bound on a local server that would otherwise
-generate until its context is full."""
-DEFAULT_CONCURRENCY = 8
-"""Calls in flight at once when neither `--concurrency` nor `concurrency` says."""
-
-
-class LLMCallError(TermgateError):
-    """Every try failed; the message says what happened last, `reply` holds the last raw
-    reply when there was one (an unparseable answer is kept for the record)."""
-
-    def __init__(self, message: str, reply: str | None = None, status: int | None = None, body: str | None = None):
-        super().__init__(message)
-        self.reply = reply
-        self.status = status
-        """The HTTP status of a request the endpoint refused outright (4xx other than 429)."""
-        self.body = body
-        """What the endpoint said with its last HTTP error (its error message, else the body), redacted."""
-
-
-class StructuredOutputRefused(TermgateError):
-    """The endpoint refused `--response-format json` in both forms (`json_schema`, then
-    `json_object` with the schema): the run stops with one line quoting the server, exit 2,
-    rather than scoring prose the schema was meant to exclude."""
-
-    def __init__(self, message: str, said: str | None = None):
-        super().__init__(message)
-        self.said = said or message
-        """What the endpoint said to each form, redacted (`json_schema: HTTP 500: '...'; then ...`)."""
-
-
-@dataclass(frozen=True)
-class LLMConfig:
-    """Endpoint, model and retry policy; from `[llm]` settings and the standard env vars."""
-
-    model: str
-    base_url: str | None = None
-    timeout: float = 30.0
-    max_tries: int = 4
-    backoff: float = 0.5
-    max_backoff: float = 20.0
-    temperature: float = 0.0
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    """Completion tokens per call (sent as `max_tokens` unless the call's parameters name it)."""
-    concurrency: int | None = None
-    """Calls in flight at once; None: DEFAULT_CONCURRENCY (see `calls_in_flight`)."""
-    structured_output: str = "json_schema"
-    """How `--response-format json` is asked for here: "json_schema" (OpenAI's form; a refusal
-    switches to the other once) or "json_object" (`{"type": "json_object", "schema": ...}` from the start)."""
-
-    @property
-    def calls_in_flight(self) -> int:
-        """The concurrency to use: `concurrency`, else DEFAULT_CONCURRENCY."""
-        return self.concurrency or DEFAULT_CONCURRENCY
-
-    @property
-    def shown_url(self) -> str | None:
-        """The base URL as it may be stored or printed: credentials replaced by `***`."""
-        return redact_url(self.base_url)
-
-    def redact(self, text: str | None) -> str | None:
-        """`text` with this endpoint's credentials (URL and OPENAI_API_KEY) blanked."""
-        return redact_text(text, [*url_secrets(self.base_url), os.environ.get("OPENAI_API_KEY")])
-
-    @classmethod
-    def from_settings(cls, llm: dict, model: str | None = None, base_url: str | None = None,
-                      flag: str | None = "--base-url", what: str | None = None) -> LLMConfig:
-        """The config from `[llm]` settings (or a named endpoint's, merged over them: the
-        caller passes that dict); `base_url` (the command's `flag`) overrides them, as a
-        command's other flags do when it puts them in `llm` (`max_tokens`, `concurrency`,
-        `structured_output`, `timeout`, `max_tries`). UsageError when no model or no endpoint
-        is named (endpoint_url)."""
-        chosen = model or setting("LLM_MODEL") or llm.get("model")
-        if not chosen:
-            raise TermgateError("no LLM model configured: set [llm] model in termgate.toml or TERMGATE_LLM_MODEL")
-        concurrency = llm.get("concurrency")
-        return cls(model=chosen, base_url=endpoint_url(base_url, llm, flag, what),
-                   timeout=float(llm.get("timeout", 30.0)), max_tries=int(llm.get("max_tries", 4)),
-                   backoff=float(llm.get("backoff", 0.5)),
-                   max_tokens=int(llm.get("max_tokens", DEFAULT_MAX_TOKENS)),
-                   concurrency=None if concurrency is None else int(concurrency),
-                   structured_output=str(llm.get("structured_output", "json_schema")))
-
-
-_HTTP_URL = re.compile(r"https?://[^\s/?#@]", re.IGNORECASE)
-"""What an endpoint must look like: http(s), then a host or user info (redacted when shown)."""
-
-NO_ENDPOINT = ("no LLM endpoint named, and termgate has no default one: {ways} (OpenAI itself is "
-               "https://api.openai.com/v1; a local server is e.g. http://127.0.0.1:8000/v1)")
-"""The one line every LLM route (harness, prompt-eval, the llm drift judge) ends with, exit 2,
-when no endpoint is named; {ways} says how to name one there."""
-
-
-def endpoint_url(given: str | None = None, llm: dict | None = None, flag: str | None = "--base-url",
-                 what: str | None = None, section: str = "llm") -> str:
-    """The one rule for where LLM calls go (SPEC §5): the URL given (`flag`, such as
-    --base-url), else OPENAI_BASE_URL, else `base_url` of the settings' `[section]` (`llm`).
-    There is no default remote endpoint: with none of them, UsageError before any call
-    (`what`: who needed one, such as "the llm drift judge"), so no prompt, golden query or
-    key goes to an endpoint nobody named."""
-    sources = ((flag or "the endpoint", given), ("OPENAI_BASE_URL", os.environ.get("OPENAI_BASE_URL")),
-               (f"[{section}] base_url", (llm or {}).get("base_url")))
-    for source, candidate in sources:
-        if isinstance(candidate, str) and candidate.strip():
-            url = candidate.strip()
-            if not _HTTP_URL.match(url):  # `user:KEY@host/v1` without its scheme: never called, shown or stored
-                message = (f"{source}: not an http(s) URL (such as http://127.0.0.1:8000/v1); "
-                           "its value is not shown, as it may hold a key")
-                raise UsageError(f"{what}: {message}" if what else message)
-            return url
-    ways = [f"give {flag} URL"] if flag else []
-    ways += ["set OPENAI_BASE_URL", f"set base_url under [{section}] in termgate.toml"]
-    message = NO_ENDPOINT.format(ways=", ".join(ways[:-1]) + ", or " + ways[-1])
-    raise UsageError(f"{what}: {message}" if what else message)
-
 
 def retry_delay(config: LLMConfig, attempt: int, retry_after: str | None) -> float:
     """termgate's backoff: the server's Retry-After when it gives one (capped), else
@@ -235,7 +117,7 @@ class AsyncLLMClient:
         url = endpoint_url(config.base_url, {}, None)  # no call without a named endpoint, whoever built the config
         self.config = config
         self.cache = cache
-        base_url, query = _split_query(url)
+        base_url, query = split_query(url)
         self._client = AsyncOpenAI(base_url=base_url, default_query=query, max_retries=0, timeout=config.timeout,
                                    api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
         self._slots = asyncio.Semaphore(max(1, concurrency or config.calls_in_flight))
@@ -490,14 +372,14 @@ class AsyncLLMClient:
         except openai.APITimeoutError:
             return Answer(f"timed out ({self.config.timeout:g} s)")
         except openai.APIStatusError as exc:
-            return Answer(f"HTTP {exc.status_code}", status=exc.status_code, body=_error_body(exc),
+            return Answer(f"HTTP {exc.status_code}", status=exc.status_code, body=error_body(exc),
                           retry_after=exc.response.headers.get("retry-after"))
         except openai.APIConnectionError as exc:
-            return Answer(f"connection failed: {_cause(exc)}")
+            return Answer(f"connection failed: {cause_of(exc)}")
         except httpx.TimeoutException:  # a read that stalled mid-stream
             return Answer(f"timed out ({self.config.timeout:g} s)")
         except httpx.HTTPError as exc:  # the connection broke mid-stream
-            return Answer(f"connection failed: {_cause(exc)}")
+            return Answer(f"connection failed: {cause_of(exc)}")
         except openai.APIError as exc:  # anything else the client refuses, named as it says
             return Answer(f"{type(exc).__name__}: {exc}")
 
@@ -544,72 +426,3 @@ def _complete(parse: Callable, text: str) -> bool:
     line break), else yes (JSON that parsed is whole)."""
     complete = getattr(parse, "complete", None)
     return True if complete is None else bool(complete(text))
-
-
-class NotACompletion(TermgateError):
-    """A 200 whose body is not a chat completion (an HTML page, a truncated body, JSON of
-    another shape): a fault, retried like a 5xx; the message names what the body was."""
-
-
-_snippet = snippet
-
-
-def _error_body(exc) -> str:
-    """What the endpoint said with its HTTP error: the JSON error message, else the body."""
-    body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error", body)  # the client hands over the body's "error" object, or the whole body
-    message = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
-    if isinstance(message, str) and message.strip():
-        return _snippet(message, 200)
-    try:
-        text = exc.response.text
-    except Exception:  # noqa: BLE001 - a body that cannot be read says nothing more
-        text = ""
-    return _snippet(text, 200) if text.strip() else "(empty body)"
-
-
-def completion_text(reply: object) -> tuple[str, tuple[int, int]]:
-    """The first choice's text and (prompt, completion) tokens of a chat completion.
-
-    The openai client hands back the body as text when its content type is not JSON, and
-    builds a completion from any JSON without checking it: both end up here."""
-    if isinstance(reply, str):
-        return _raise(f"non-JSON response body ({_snippet(reply) if reply.strip() else 'empty'})")
-    choices = getattr(reply, "choices", None)
-    if not isinstance(choices, (list, tuple)):
-        return _raise("response body is not a chat completion (no choices)")
-    text = ""
-    if choices:
-        message = getattr(choices[0], "message", None)
-        content = getattr(message, "content", None) if message is not None else None
-        if message is None or not isinstance(content, (str, type(None))):
-            return _raise("response body is not a chat completion (no message text)")
-        text = content or ""
-    usage = getattr(reply, "usage", None)
-    tokens = tuple(value if type(value) is int else 0
-                   for value in (getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0)))
-    return text, tokens
-
-
-def _raise(message: str):
-    raise NotACompletion(message)
-
-
-def _cause(exc: BaseException) -> str:
-    """The innermost cause's message (`Connection refused`), not the client's 'Connection error.'"""
-    inner = exc
-    while inner.__cause__ is not None and inner.__cause__ is not inner:
-        inner = inner.__cause__
-    text = str(inner) or type(inner).__name__
-    return text if inner is exc else f"{text} ({type(inner).__name__})"
-
-
-def _split_query(base_url: str | None) -> tuple[str | None, dict[str, str] | None]:
-    """A base URL's query (`?api-key=...`, `?api-version=...`) as the client's default query:
-    the client would otherwise paste the request path after it."""
-    from urllib.parse import parse_qsl, urlsplit, urlunsplit
-
-    if not base_url or "?" not in base_url:
-        return base_url, None
-    parts = urlsplit(base_url)
-    return urlunsplit(parts._replace(query="", fragment="")), dict(parse_qsl(parts.query, keep_blank_values=True))
