@@ -26,9 +26,13 @@ def court_lexicon(**more: LexiconEntry) -> CachedLexicon:
     lexicon = hand_lexicon({
         "court": sensed({"n1": {"n10": 1}, "n3": {"n30": 1}}),
         "tribunal": entry(["n2"], {"n10": 1}),
-        # phrases WordNet lacks, read as a kind of their head (lexicon.kind_of): one level below a sense
-        "basketball court": LexiconEntry((), {"n3": 1, "n30": 2}, frozenset(), frozenset()),
-        "appeals court": LexiconEntry((), {"n1": 1, "n10": 2}, frozenset(), frozenset()),
+        # compounds WordNet files under one sense of 'court' each
+        "basketball court": entry(["n4"], {"n3": 1, "n30": 2}),
+        "appeals court": entry(["n5"], {"n1": 1, "n10": 2}),
+        # a phrase WordNet lacks, whose other word is near the sports sense only
+        "tennis": entry(["n6"], {"n30": 1}),
+        "grass court": LexiconEntry((), {"n1": 1, "n3": 1, "n10": 2, "n30": 2}, frozenset(), frozenset()),
+        "tennis grass court": LexiconEntry((), {"n3": 1, "n30": 2}, frozenset(), frozenset()),
         # a phrase WordNet knows that is no kind of court
         "food court": entry(["n40"], {"n41": 1}),
         **more,
@@ -57,15 +61,16 @@ def test_a_compound_counts_as_kin_only_in_the_head_sense_the_query_means():
     assert shifted.references["sense"] == (f"'basketball court' reads as 'court': {SPORT}; "
                                            "the query means an assembly to conduct judicial business")
     assert "sense" not in meant.references
+    assert other_thing.references["sense"] == ("'food court' is an area where fast food is sold; "
+                                               "the query means an assembly to conduct judicial business")
 
 
-def test_a_compound_whose_words_pick_no_sense_of_its_head_is_neither_kin_nor_shifted():
-    # 'curb court': WordNet lacks it and 'curb' is near no sense of 'court', so kind_of keeps every sense
-    lexicon = court_lexicon(**{"curb court": LexiconEntry((), {"n1": 1, "n3": 1, "n10": 2, "n30": 2},
-                                                          frozenset(), frozenset())})
-    undecided, = judge(lexicon, "curb court")
-    assert undecided["same_head"] == 1.0
+def test_a_phrase_wordnet_lacks_counts_only_when_its_words_pick_a_sense_clearly():
+    lexicon = court_lexicon()
+    undecided, sporty = judge(lexicon, "grass court", "tennis grass court")
+    assert undecided["same_head"] == 1.0  # 'grass' is near no sense of 'court' (not in this WordNet)
     assert undecided["head_sense_meant"] == undecided["head_sense_other"] == undecided["head_not_kind"] == 0.0
+    assert sporty["head_sense_other"] == 1.0  # 'tennis' sits by the sports court only
 
 
 def test_another_kind_of_the_same_head_swaps_a_reference_s_words():
@@ -83,7 +88,7 @@ def test_a_query_phrase_that_is_no_kind_of_its_last_word_means_none_of_its_sense
     lexicon = hand_lexicon({
         "media": sensed({"n1": {"n10": 1}, "n2": {"n20": 1}}),
         "otitis media": entry(["n5"], {"n50": 1}),                       # inflammation, not a medium
-        "social media": LexiconEntry((), {"n2": 1, "n20": 2}, frozenset(), frozenset()),
+        "social media": entry(["n6"], {"n2": 1, "n20": 2}),  # WordNet files it under one sense of media
     })
     social, = judge(lexicon, "social media", query="otitis media", expected=("middle ear infection",))
     assert social["same_head"] == 1.0 and social["head_sense_other"] == 1.0

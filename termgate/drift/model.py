@@ -206,14 +206,14 @@ _WORDS = {  # signal -> (said when high, said when low); {ref} the reference, {v
     "wn_topic_elsewhere": ("WordNet files it under another topic", None),
     "same_head_fit": ("a kind of '{same_head}' whose added words fit the query ({v:.2f})", None),
     "head_sense_meant": ("a kind of '{ref}' in the sense the query means", None),
-    "head_sense_other": ("a kind of '{ref}' only in another sense of its last word", None),
-    "head_not_kind": ("ends like '{ref}' but WordNet does not file it under that word", None),
+    "head_sense_other": ("a kind of '{ref}' only in another sense of its head word", None),
+    "head_not_kind": ("shares the head word of '{ref}' but WordNet does not file it under that word", None),
     "wn_path_other": ("near '{ref}' in WordNet only through another sense", None),
     "wn_sibling": ("a sibling of '{ref}' in WordNet (same parent, not the same thing)", None),
     "string_sibling": ("a sibling of '{ref}' (one letter or number apart)", None),
     "curated_sibling": ("a sibling of '{ref}' (a rival brand, another drug of its class, another grade; termgate's list)", None),
     "curated_same": ("another name of '{ref}' (a brand and its generic; termgate's list)", None),
-    "modifier_swap": ("another kind of '{same_head}' than '{ref}'", None),
+    "modifier_swap": ("keeps the head word of '{ref}' but swaps its other words", None),
     "wn_opposite": ("opposed to '{ref}' in WordNet", None),
     "opposite_curated": ("the opposite of '{ref}' (termgate's list of domain opposites)", None),
     "short_lookalike": ("a short word spelled like '{spelled_alike}', not its abbreviation", None),
@@ -237,6 +237,8 @@ def _phrase(name: str, high: bool, s: Signals, domain: str | None) -> str | None
     if name == "domain_fit" and domain:
         return (f"fits '{domain}' as well as the query does ({v:+.2f})" if high else
                 f"fits '{domain}' less than the query does ({v:+.2f})")
+    if name == "short_form" and s["short_lookalike"]:
+        return None  # spelled like a reference without being its abbreviation: no short form
     in_wordnet = s["wn_term_known"] or s["wn_head_known"]
     if name.startswith(("wn_path", "wn_depth")) and (not in_wordnet or (not high and s["wn_unrelated"])):
         return None  # 'not in WordNet' or 'no WordNet relation' says it

@@ -31,10 +31,14 @@ SENSE_SIGNALS = (
 """Every signal added in issue 36, computed for every term (`Signals.facts`; `review_reason`
 reads them)."""
 
-SENSE_FEATURES = ("same_head_fit", "head_sense_other", "wn_path_other", "string_sibling", "curated_sibling",
-                  "modifier_swap", "opposite_curated", "word_sense_meant", "word_sense_other")
-"""Those the combiner weighs (after signals.FEATURES' first 41, in this order): the ones whose
-removal raises the grouped cross-validated log-loss on the training rows (docs/drift.md)."""
+SENSE_FEATURES = (
+    "residual_sim_context", "same_head_fit", "head_sense_meant", "head_sense_other", "head_not_kind", "wn_path_other",
+    "string_sibling", "curated_sibling", "modifier_swap", "wn_opposite", "opposite_curated", "short_lookalike",
+    "unknown_word_context", "word_sense_meant", "word_sense_other",
+)
+"""Those the combiner weighs (after signals.FEATURES' first 41, in this order): all but those
+whose removal lowered the grouped cross-validated log-loss on the training rows by 0.0005 or
+more, removed one at a time, the largest first (docs/drift.md)."""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -68,19 +72,26 @@ def _head_reading(term: str, mine: LexiconEntry, ref: str, refs: list[str], entr
     key = ("head", ref, tuple(refs))
     if key not in memo:
         if ref != head:  # a phrase: the head senses it is a kind of (none: 'otitis media' is no medium)
-            meant = tuple(_read_as(entries.get(ref, EMPTY), h))
+            whole = entries.get(ref, EMPTY)
+            meant = tuple(_read_as(ref, whole, head, entries))
+            if not meant and not whole.known:
+                meant = h.synsets  # a phrase WordNet lacks, its words picking no sense: undecided
         else:
             others = [entries[o] for o in refs if o not in (ref, head) and entries.get(o, EMPTY).closure]
             meant = intended_senses(h, others) if others else h.synsets
         memo[key] = meant
-    return head, h.synsets, _read_as(mine, h), memo[key]
+    return head, h.synsets, _read_as(term, mine, head, entries), memo[key]
 
 
-def _read_as(mine: LexiconEntry, head: LexiconEntry) -> list[str]:
-    """The senses of `head` a term is a kind of (a phrase WordNet lacks: the ones `kind_of` chose)."""
+def _read_as(text: str, mine: LexiconEntry, head: str, entries: dict) -> list[str]:
+    """The senses of the word `head` a phrase is a kind of: those WordNet files it under, or
+    for a phrase WordNet lacks, the one its other words pick clearly (`clear_sense`; `kind_of`'s
+    nearest senses are too often a guess: 'rain boots' is no kick), else none."""
+    h = entries.get(head, EMPTY)
     if mine.known:
-        return [s for s in head.synsets if mine.closure.get(s, 0) > 0]
-    return [s for s in head.synsets if mine.closure.get(s) == 1]
+        return [s for s in h.synsets if mine.closure.get(s, 0) > 0]
+    picked = clear_sense(h, [entries[w] for w in tokens(text) if w != head and entries.get(w, EMPTY).known])
+    return [picked] if picked else []
 
 
 def query_words(query: str) -> tuple[str, ...]:
@@ -137,8 +148,7 @@ def _word_senses(term: str, query: str, refs: list[str], entries: dict, memo: di
         if w in own:
             if w != head:
                 continue  # a shared modifier: its sense in the term is not read
-            read = clear_sense(e, [entries[x] for x in own if x != w and entries.get(x, EMPTY).known])
-            via = {read} if read else set()
+            via = set(_read_as(term, mine, w, entries))
         else:
             via = _near_senses(mine, e)
         if meant in via:
@@ -175,6 +185,8 @@ def sense_signals(term: str, query: str, refs: list[str], diffs, domain: str | N
         if not read:
             if mine.known and synsets:
                 v["head_not_kind"], where["head_not_kind"] = 1.0, ref
+                if meant and len(meant) < len(nouns):  # 'coat of arms' is ...; the query means ...
+                    where["sense_term"], where["sense_ref"] = mine.synsets[0], meant[0]
         elif not set(read) & set(meant):
             v["head_sense_other"], where["head_sense_other"] = 1.0, ref
             where["sense_term"], where["sense_head"] = read[0], head
