@@ -265,7 +265,10 @@ def test_review_reason_when_the_only_tie_is_another_sense_the_embedding_cannot_t
                                    "yet close to the query's meaning (0.62)")
     assert review_reason(row({"wn_other_sense": "seal"}, wn_other_sense=1.0, sim_context=0.2)) is None  # plainly far
     assert review_reason(row(wn_other_sense=1.0, wn_intended=1.0, sim_context=0.7)) is None  # also kin in the meant sense
-    assert review_reason(row(wn_other_sense=1.0, token_overlap=0.5, sim_context=0.7)) is None  # shares a word: not only
+    assert review_reason(row(wn_other_sense=1.0, wn_synonym_expected=1.0, sim_context=0.7)) is None  # kin elsewhere
+    shared = row({"wn_other_sense": "stroke"}, wn_other_sense=1.0, token_overlap=0.5, sim_expected_max=0.55)
+    assert review_reason(shared) == ("only related to 'stroke' through another WordNet sense, "
+                                     "yet close to the query's meaning (0.55)")  # 'heat stroke'
 
 
 def test_a_drift_reason_names_the_sense_it_assumed():

@@ -271,7 +271,8 @@ def review_reason(signals) -> str | None:
     signals disagree (a kinship signal — a synonym, a spelling, an abbreviation, a kind of the
     query's word in its meant sense — and an opposite or sibling signal both on), or its only
     tie to the query is a WordNet relation through another sense while the embedding puts it
-    near the query (MiniLM does not tell senses apart). `signals`: a signals.Signals."""
+    near the query (MiniLM does not tell senses apart: 'heat stroke' for 'cerebrovascular
+    accident', 'tea kettle' for 'electric kettle'). `signals`: a signals.Signals."""
     def on(name: str) -> bool:
         try:
             return bool(signals[name])
@@ -286,7 +287,7 @@ def review_reason(signals) -> str | None:
     if kin and apart:
         return (f"signals disagree: {_NAMES[kin[0]]} '{refs.get(kin[0], '?')}' but "
                 f"{_NAMES[apart[0]]} '{refs.get(apart[0], '?')}'")
-    if (on("wn_other_sense") and not on("wn_intended") and not signals["token_overlap"] and not kin
+    if (on("wn_other_sense") and not on("wn_intended") and not kin
             and max(signals["sim_context"], signals["sim_expected_max"]) >= 0.5):
         return (f"only related to '{refs.get('wn_other_sense', '?')}' through another WordNet sense, "
                 f"yet close to the query's meaning ({max(signals['sim_context'], signals['sim_expected_max']):.2f})")
