@@ -169,7 +169,7 @@ PRIOR.update(domain_fit=-1, token_overlap=-1, lookalike=1, short_form_of=-1, exp
              wn_topic_elsewhere=1, wn_intended=-1, wn_other_sense=1, opposite_word=1, wn_gloss_overlap=-1,
              wn_gloss_shared=-1, wn_depth_intended=-1, same_head_fit=-1, head_sense_meant=-1, head_sense_other=1,
              head_not_kind=1, wn_path_other=1, wn_sibling=1, string_sibling=1, curated_sibling=1, curated_same=-1,
-             modifier_swap=1, wn_opposite=1,
+             modifier_swap=1, word_sense_meant=-1, word_sense_other=1, wn_opposite=1,
              opposite_curated=1, short_lookalike=1)
 """+1: a high value speaks for drift, −1: against; a signal whose weight happens to push the
 other way (correlated signals share their weight) is not named as a reason."""
@@ -213,6 +213,8 @@ _WORDS = {  # signal -> (said when high, said when low); {ref} the reference, {v
     "string_sibling": ("a sibling of '{ref}' (one letter or number apart)", None),
     "curated_sibling": ("a sibling of '{ref}' (a rival brand, another drug of its class, another grade; termgate's list)", None),
     "curated_same": ("another name of '{ref}' (a brand and its generic; termgate's list)", None),
+    "word_sense_meant": ("WordNet relates it to the query's word '{ref}' in the sense the query means", None),
+    "word_sense_other": ("WordNet relates it to the query's word '{ref}' only in another sense", None),
     "modifier_swap": ("keeps the head word of '{ref}' but swaps its other words", None),
     "wn_opposite": ("opposed to '{ref}' in WordNet", None),
     "opposite_curated": ("the opposite of '{ref}' (termgate's list of domain opposites)", None),

@@ -70,8 +70,17 @@ SIBLING_SETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (_FDA, ("tylenol|panadol|acetaminophen|paracetamol", "advil|motrin|nurofen|ibuprofen", "aleve|naproxen",
             "aspirin|bayer aspirin", "excedrin")),
     (_FDA, ("lipitor|atorvastatin", "crestor|rosuvastatin", "zocor|simvastatin", "pravachol|pravastatin")),
-    (_FDA, ("prilosec|omeprazole", "nexium|esomeprazole", "prevacid|lansoprazole", "zantac|ranitidine",
-            "pepcid|famotidine")),
+    (_FDA, ("prilosec|omeprazole", "nexium|esomeprazole", "prevacid|lansoprazole", "protonix|pantoprazole",
+            "zantac|ranitidine", "pepcid|famotidine")),
+    (_FDA, ("lopressor|toprol|metoprolol", "tenormin|atenolol", "inderal|propranolol", "coreg|carvedilol")),
+    (_FDA, ("zestril|prinivil|lisinopril", "vasotec|enalapril", "altace|ramipril", "cozaar|losartan",
+            "diovan|valsartan", "norvasc|amlodipine")),
+    (_FDA, ("xanax|alprazolam", "ativan|lorazepam", "valium|diazepam", "klonopin|clonazepam")),
+    (_FDA, ("oxycontin|oxycodone", "vicodin|norco|hydrocodone", "morphine", "fentanyl", "tramadol|ultram")),
+    (_FDA, ("amoxil|amoxicillin", "zithromax|azithromycin", "cipro|ciprofloxacin", "doxycycline", "keflex|cephalexin")),
+    (_FDA, ("lantus|insulin glargine", "humalog|insulin lispro", "novolog|insulin aspart", "levemir|insulin detemir")),
+    (_FDA, ("viagra|sildenafil", "cialis|tadalafil", "levitra|vardenafil")),
+    (_FDA, ("ambien|zolpidem", "lunesta|eszopiclone", "sonata|zaleplon")),
     (_FDA, ("zyrtec|cetirizine", "claritin|loratadine", "allegra|fexofenadine", "benadryl|diphenhydramine")),
     (_FDA, ("prozac|fluoxetine", "zoloft|sertraline", "lexapro|escitalopram", "paxil|paroxetine")),
     (_FDA, ("coumadin|warfarin", "eliquis|apixaban", "xarelto|rivaroxaban", "plavix|clopidogrel")),
@@ -87,12 +96,21 @@ SIBLING_SETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (_RETAIL, ("macbook", "chromebook", "thinkpad")),
     (_RETAIL, ("huggies", "pampers", "luvs")),
     (_RETAIL, ("nespresso", "keurig")),
+    (_RETAIL, ("airpods", "beats", "bose", "sennheiser", "jabra")),
+    (_RETAIL, ("roku", "chromecast", "fire tv stick", "apple tv")),
+    (_RETAIL, ("amazon echo|alexa", "google nest|google home", "homepod")),
+    (_RETAIL, ("ipad", "galaxy tab", "surface pro")),
+    (_RETAIL, ("gillette", "schick", "harry's")),
+    (_RETAIL, ("colgate", "crest", "sensodyne")),
+    (_RETAIL, ("red bull", "monster energy")),
+    (_RETAIL, ("fitbit", "garmin", "apple watch")),
     (_RETAIL, ("band aid|band-aid|adhesive bandage", "nexcare")),
     (_BLACKS, ("felony", "misdemeanor|misdemeanour", "infraction|violation", "summary offence|summary offense")),
     (_BLACKS, ("trial court", "court of appeals|appellate court|court of appeal", "supreme court")),
     (_BLACKS, ("guilty plea", "not guilty plea", "nolo contendere plea|no contest plea", "alford plea")),
-    (_BLACKS, ("last will and testament|will", "living trust")),
+    (_BLACKS, ("last will and testament", "living trust")),
     (_BLACKS, ("chapter 7", "chapter 11", "chapter 13")),
+    (_BLACKS, ("patent", "trademark", "copyright", "trade secret")),
 )
 """Siblings WordNet does not know: the identities of one category (rival brands, drugs of
 one class, grades of offence, kinds of court). A term naming one identity for a reference
@@ -179,12 +197,13 @@ def curated_opposite(term: str, refs: list[str], domain: str | None) -> str | No
     return None
 
 
-_NUMERALS = frozenset("i ii iii iv v vi vii viii ix x".split())
+_NUMERALS = frozenset("i ii iii iv v vi vii viii ix x first second third fourth fifth".split())
 
 
 @lru_cache(maxsize=1 << 14)
 def _variant_token(word: str) -> bool:
-    """A letter, number or Roman numeral that tells siblings apart ('a' of hepatitis a)."""
+    """A letter, number, Roman numeral or ordinal that tells siblings apart ('a' of hepatitis a,
+    'first' of first degree murder)."""
     return len(word) == 1 or word.isdigit() or word in _NUMERALS
 
 
