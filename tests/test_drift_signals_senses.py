@@ -161,6 +161,7 @@ def test_a_co_hyponym_of_the_meant_sense_is_a_sibling_but_a_synonym_or_a_kind_is
     ("hepatitis a", ["hepatitis b"], "hepatitis b"),
     ("type 1 diabetes", ["diabetes", "type 2 diabetes"], "type 2 diabetes"),
     ("stage iv cancer", ["stage ii cancer"], "stage ii cancer"),
+    ("first degree murder", ["second degree murder"], "second degree murder"),
     ("hepatitis", ["hepatitis b"], None),             # a broader term, not a sibling
     ("hepatitis b", ["hepatitis b"], None),
     ("acute hepatitis", ["viral hepatitis"], None),   # a differing word, not a letter or number
@@ -217,6 +218,15 @@ def test_wordnet_reads_opposites_through_similar_adjectives_and_derived_words():
     assert not opposed(wn.lookup("landlord"), wn.lookup("tenant"))  # WordNet has none: the curated list
     assert wn.lookup("benign").attributes                         # 'benignity'
     assert LexiconEntry.from_json(wn.lookup("cancerous").to_json()) == wn.lookup("cancerous")
+
+
+def test_entries_keep_their_further_opposites_and_attributes_in_the_cache():
+    e = LexiconEntry(("a1",), {"a1": 0}, frozenset({"a2"}), frozenset(), opposed=frozenset({"a3", "a4"}),
+                     attributes=frozenset({"n9"}))
+    again = LexiconEntry.from_json(e.to_json())
+    assert again == e and again.opposed == {"a3", "a4"} and again.attributes == {"n9"}
+    bare = LexiconEntry(("n1",), {"n1": 0}, frozenset(), frozenset())
+    assert "o" not in bare.to_json() and LexiconEntry.from_json(bare.to_json()).opposed == frozenset()
 
 
 def test_a_short_look_alike_is_not_a_short_form_and_unknown_words_carry_their_fit():
