@@ -72,6 +72,10 @@ class HandWordNet:
         self.asked.append(term)
         return self.entries.get(term, EMPTY)
 
+    def definition(self, sid):
+        """A synset's definition: the ones set in `definitions` (else none)."""
+        return getattr(self, "definitions", {}).get(sid, "")
+
 
 def hand_lexicon(entries: dict[str, LexiconEntry] | None = None) -> CachedLexicon:
     return CachedLexicon(MemoryLexiconCache(), HandWordNet(entries))

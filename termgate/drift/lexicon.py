@@ -28,11 +28,13 @@ import orjson
 from ..environment import setting
 from ..errors import UsageError
 
-__all__ = ["SOURCE", "WORDNET_ROOT", "LexiconEntry", "Relation", "WordNet", "LexiconCache", "CachedLexicon",
+__all__ = ["SOURCE", "DEFINITIONS", "WORDNET_ROOT", "LexiconEntry", "Relation", "WordNet", "LexiconCache", "CachedLexicon",
            "relate", "merged_closure", "depth_similarity", "intended_senses", "phrase_head", "WORD", "PREPOSITIONS", "kind_of", "gloss_stem", "wordnet_available"]
 
-SOURCE = "wordnet-3.0/v3"
+SOURCE = "wordnet-3.0/v4"
 """Names the lexicon and the entry format in the cache: bump it when `LexiconEntry` changes."""
+DEFINITIONS = "wordnet-3.0/definitions/v1"
+"""The cache source of synset definitions (keyed by synset id), for reasons that name a sense."""
 WORDNET_ROOT = "/usr/share/wordnet"
 _POS = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 _HYPERNYM = {"@", "@i"}
@@ -95,6 +97,13 @@ class LexiconEntry:
     senses: dict[str, dict[str, int]] = field(default_factory=dict, compare=False)
     """Synset id -> that one sense's hypernym closure, when the term has several senses
     (empty: every sense shares `closure`)."""
+    opposed: frozenset[str] = frozenset()
+    """Synsets opposed to a sense beyond its direct antonyms: the antonyms of the adjectives
+    it is similar to (and their similar satellites), and the words derived from the antonyms
+    of the words it is derived from (acquittal: acquit ! convict + conviction)."""
+    attributes: frozenset[str] = frozenset()
+    """The attribute nouns of an adjective ('benign' and 'malignant': malignancy), or the
+    adjectives of an attribute noun."""
 
     @property
     def known(self) -> bool:
@@ -110,13 +119,18 @@ class LexiconEntry:
             body["g"] = sorted(self.gloss)
         if self.senses:
             body["hs"] = self.senses
+        if self.opposed:
+            body["o"] = sorted(self.opposed)
+        if self.attributes:
+            body["at"] = sorted(self.attributes)
         return json.dumps(body, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> LexiconEntry:
         raw = orjson.loads(text)
         return cls(tuple(raw["s"]), raw["h"], frozenset(raw["a"]), frozenset(raw["d"]), frozenset(raw["t"]),
-                   frozenset(raw["tc"]), frozenset(raw.get("g", ())), raw.get("hs") or {})
+                   frozenset(raw["tc"]), frozenset(raw.get("g", ())), raw.get("hs") or {},
+                   frozenset(raw.get("o", ())), frozenset(raw.get("at", ())))
 
 
 EMPTY = LexiconEntry((), {}, frozenset(), frozenset())
@@ -336,17 +350,42 @@ class WordNet:
         closure = self._closure(synsets)
         senses = {sid: self._closure([sid]) for sid in synsets} if len(synsets) > 1 else {}
         topics = {t for sid in closure for symbol, t, _ in self.synset(sid)[0] if symbol == ";c"}
-        antonyms, derived = set(), set()
+        antonyms, derived, attributes = set(), set(), set()
+        similar, derived_from = set(), set()
         for sid in synsets:
             for symbol, target, _ in self.synset(sid)[0]:
                 if symbol == "!":
                     antonyms.add(target)
                 elif symbol in ("+", "&", "\\", "^"):
                     derived.add(target)
+                    (similar if symbol == "&" else derived_from).add(target)
+                elif symbol == "=":
+                    attributes.add(target)
+        opposed = self._opposed(similar, derived_from) - antonyms
         gloss = {gloss_stem(w) for sid in synsets for w in _GLOSS_WORD.findall(self.synset(sid)[2].lower())
                  if len(w) > 2 and w not in GLOSS_STOPWORDS}
         return LexiconEntry(tuple(synsets), closure, frozenset(antonyms), frozenset(derived), frozenset(topics),
-                            frozenset(self._closure(sorted(topics))), frozenset(gloss), senses)
+                            frozenset(self._closure(sorted(topics))), frozenset(gloss), senses,
+                            frozenset(opposed), frozenset(attributes))
+
+    def _opposed(self, similar: set[str], derived_from: set[str]) -> set[str]:
+        """Opposites one step beyond the direct antonyms (`LexiconEntry.opposed`)."""
+        out: set[str] = set()
+        for sid in similar:  # a satellite's head adjective, and its antonym's satellites
+            for symbol, target, _ in self.synset(sid)[0]:
+                if symbol == "!":
+                    out.add(target)
+                    out.update(t for s, t, _ in self.synset(target)[0] if s == "&")
+        for sid in sorted(derived_from)[:12]:  # a derived word's antonym, and what derives from it
+            for symbol, target, _ in self.synset(sid)[0]:
+                if symbol == "!":
+                    out.add(target)
+                    out.update(t for s, t, _ in self.synset(target)[0] if s in ("+", "\\"))
+        return out
+
+    def definition(self, sid: str) -> str:
+        """A synset's definition (its gloss up to the first ';')."""
+        return self.synset(sid)[2].strip()
 
     def _closure(self, synsets: Sequence[str]) -> dict[str, int]:
         """Every hypernym (and instance hypernym) of `synsets`, themselves at 0 -> shortest distance."""
@@ -385,6 +424,7 @@ class CachedLexicon:
         self.source = source
         self._wordnet = wordnet
         self.memory: dict[str, LexiconEntry] = {}
+        self._definitions: dict[str, str] = {}
         self.lookups = 0
 
     @property
@@ -406,3 +446,19 @@ class CachedLexicon:
             if self.cache is not None:
                 self.cache.save(self.source, {t: e.to_json() for t, e in found.items()})
         return {t: self.memory[t] for t in terms}
+
+    def definitions(self, synsets: Sequence[str]) -> dict[str, str]:
+        """Definitions of synsets, cached like the entries (under `DEFINITIONS`): only the few
+        terms whose reason names a sense ask for them."""
+        missing = [s for s in dict.fromkeys(synsets) if s not in self._definitions]
+        if missing and self.cache is not None:
+            for sid, text in self.cache.load(DEFINITIONS, missing).items():
+                self._definitions[sid] = orjson.loads(text)
+            missing = [s for s in missing if s not in self._definitions]
+        if missing:
+            found = {s: self.wordnet.definition(s) for s in missing}
+            self.lookups += len(found)
+            self._definitions.update(found)
+            if self.cache is not None:
+                self.cache.save(DEFINITIONS, {s: json.dumps(d) for s, d in found.items()})
+        return {s: self._definitions[s] for s in synsets}

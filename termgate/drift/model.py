@@ -205,7 +205,10 @@ PRIOR = {name: -1 for name in FEATURES if name.startswith(("sim_", "residual_", 
 PRIOR.update(domain_fit=-1, token_overlap=-1, lookalike=1, short_form_of=-1, expansion_sim=-1, opposite_prefix=1,
              same_head=-1, other_head=1, spelling_variant=-1, wn_antonym=1, wn_derived=-1, wn_unrelated=1, wn_topic_in_domain=-1,
              wn_topic_elsewhere=1, wn_intended=-1, wn_other_sense=1, opposite_word=1, wn_gloss_overlap=-1,
-             wn_gloss_shared=-1, wn_depth_intended=-1)
+             wn_gloss_shared=-1, wn_depth_intended=-1, same_head_fit=-1, head_sense_meant=-1, head_sense_other=1,
+             head_not_kind=1, wn_path_other=1, wn_sibling=1, string_sibling=1, curated_sibling=1, curated_same=-1,
+             modifier_swap=1, word_sense_meant=-1, word_sense_other=1, wn_opposite=1,
+             opposite_curated=1, short_lookalike=1)
 """+1: a high value speaks for drift, −1: against; a signal whose weight happens to push the
 other way (correlated signals share their weight) is not named as a reason."""
 
@@ -239,6 +242,21 @@ _WORDS = {  # signal -> (said when high, said when low); {ref} the reference, {v
     "wn_unrelated": ("no WordNet relation", None),
     "wn_topic_in_domain": ("WordNet files it under {topic}", None),  # {topic}: the domain, or a reference's
     "wn_topic_elsewhere": ("WordNet files it under another topic", None),
+    "same_head_fit": ("a kind of '{same_head}' whose added words fit the query ({v:.2f})", None),
+    "head_sense_meant": ("a kind of '{ref}' in the sense the query means", None),
+    "head_sense_other": ("a kind of '{ref}' only in another sense of its head word", None),
+    "head_not_kind": ("shares the head word of '{ref}' but WordNet does not file it under that word", None),
+    "wn_path_other": ("near '{ref}' in WordNet only through another sense", None),
+    "wn_sibling": ("a sibling of '{ref}' in WordNet (same parent, not the same thing)", None),
+    "string_sibling": ("a sibling of '{ref}' (one letter or number apart)", None),
+    "curated_sibling": ("a sibling of '{ref}' (a rival brand, another drug of its class, another grade; termgate's list)", None),
+    "curated_same": ("another name of '{ref}' (a brand and its generic; termgate's list)", None),
+    "word_sense_meant": ("WordNet relates it to the query's word '{ref}' in the sense the query means", None),
+    "word_sense_other": ("WordNet relates it to the query's word '{ref}' only in another sense", None),
+    "modifier_swap": ("keeps the head word of '{ref}' but swaps its other words", None),
+    "wn_opposite": ("opposed to '{ref}' in WordNet", None),
+    "opposite_curated": ("the opposite of '{ref}' (termgate's list of domain opposites)", None),
+    "short_lookalike": ("a short word spelled like '{spelled_alike}', not its abbreviation", None),
 }
 
 
@@ -259,6 +277,8 @@ def _phrase(name: str, high: bool, s: Signals, domain: str | None) -> str | None
     if name == "domain_fit" and domain:
         return (f"fits '{domain}' as well as the query does ({v:+.2f})" if high else
                 f"fits '{domain}' less than the query does ({v:+.2f})")
+    if name == "short_form" and s["short_lookalike"]:
+        return None  # spelled like a reference without being its abbreviation: no short form
     in_wordnet = s["wn_term_known"] or s["wn_head_known"]
     if name.startswith(("wn_path", "wn_depth")) and (not in_wordnet or (not high and s["wn_unrelated"])):
         return None  # 'not in WordNet' or 'no WordNet relation' says it
@@ -268,7 +288,8 @@ def _phrase(name: str, high: bool, s: Signals, domain: str | None) -> str | None
         return None
     rest = s.references.get("modified")
     if name.startswith("residual_sim") and rest:
-        where = "the query" if name == "residual_sim_query" else f"'{domain}'"
+        where = {"residual_sim_query": "the query", "residual_sim_context": "the query with its expected terms"}.get(
+            name, f"'{domain}'")
         return (f"its added words '{rest}' fit {where} ({v:.2f})" if high else
                 f"its added words '{rest}' are far from {where} ({v:.2f})")
     expanded = s.references.get("expansion_of")
@@ -284,6 +305,7 @@ def _phrase(name: str, high: bool, s: Signals, domain: str | None) -> str | None
         return None
     refs = s.references
     return template.format(ref=refs.get(name), v=v, same_head=refs.get("same_head", ""),
+                           spelled_alike=refs.get("spelled_alike", ""),
                            token_overlap=refs.get("token_overlap", ""),
                            topic=f"a topic of '{refs['wn_topic_in_domain']}'" if "wn_topic_in_domain" in refs
                            else domain or "the query's topic")
@@ -300,6 +322,8 @@ def describe(model: DriftModel, s: Signals, probability: float, domain: str | No
         order = np.argsort(-contrib if towards_drift else contrib)[:12]
     contrib, values, mean = contrib.tolist(), s.values.tolist(), model.mean.tolist()
     phrases: list[str] = []
+    if towards_drift and "sense" in s.references:  # the sense assumed: 'food court' is ...; the query means ...
+        phrases.append(s.references["sense"])
     for i in order.tolist():
         if (contrib[i] > 0) != towards_drift or abs(contrib[i]) < 0.05:
             break

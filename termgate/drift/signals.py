@@ -21,10 +21,11 @@ from .lexical import tokens as _words
 from ..gc_pause import without_gc_pauses
 from .lexicon import (EMPTY, GLOSS_STOPWORDS, CachedLexicon, LexiconEntry, gloss_stem, intended_senses,
                       merged_closure, phrase_head, relate)
+from .senses import SENSE_FEATURES, head_of, query_words, review_reason, sense_signals, sense_text
 from ..scoring.metrics import normalize_term
 
 __all__ = ["FEATURES", "DOMAIN_GLOSSES", "Signals", "compute_signals", "without_gc_pauses", "edit_ratio", "char_overlap",
-           "token_overlap", "is_abbreviation", "opposite_prefix", "domain_text"]
+           "token_overlap", "is_abbreviation", "opposite_prefix", "domain_text", "review_reason"]
 
 FEATURES = (
     "sim_query", "sim_domain", "domain_fit", "sim_expected_max", "sim_expected_mean", "sim_context",
@@ -35,8 +36,9 @@ FEATURES = (
     "wn_topic_in_domain", "wn_topic_elsewhere", "spelling_variant",
     "wn_head_known", "wn_intended", "wn_other_sense", "wn_path_intended", "opposite_word", "wn_gloss_overlap",
     "wn_gloss_shared", "wn_depth_intended",
-)
-"""The combiner's inputs, in this order (the coefficients file names them too)."""
+) + SENSE_FEATURES
+"""The combiner's inputs, in this order (the coefficients file names them too); the first 41
+as before issue 36, then the sense-aware ones (termgate/drift/senses.py)."""
 
 DOMAIN_GLOSSES = {
     "medical": "medicine, health, diseases, symptoms and treatment",
@@ -151,6 +153,8 @@ def lexicon_words(prepared: Sequence[tuple], lexical: Sequence[tuple]) -> list[s
     for (term, _query, refs, _rest, diffs), (_, _, alikes) in zip(prepared, lexical):
         out[term] = None
         out.update(dict.fromkeys(refs))
+        out.update(dict.fromkeys(head_of(r) for r in refs))  # senses.sense_signals reads a compound's head
+        out.update(dict.fromkeys(query_words(_query)))         # ... and the query's words one by one
         for diff in diffs:
             if diff:
                 out.update(dict.fromkeys(diff[0] + diff[1]))
@@ -211,7 +215,8 @@ def _close(rel) -> bool:
 
 _WORDNET_MAXIMA = ("wn_synonym_query", "wn_synonym_expected", "wn_synonym_specific", "wn_hypernym_query",
                    "wn_hypernym_expected", "wn_path_query", "wn_path_expected", "wn_antonym", "wn_derived",
-                   "wn_intended", "wn_path_intended", "wn_gloss_overlap", "wn_gloss_shared", "wn_depth_intended")
+                   "wn_intended", "wn_path_intended", "wn_gloss_overlap", "wn_gloss_shared", "wn_depth_intended",
+                   "wn_path_other")
 
 
 def _relations(term: str, query: str, mine: LexiconEntry, senses: dict, out: dict[str, float],
@@ -235,7 +240,8 @@ def _relations(term: str, query: str, mine: LexiconEntry, senses: dict, out: dic
             ("wn_intended", 1.0 if _close(meant) else 0.0),
             ("wn_path_intended", meant.path_similarity), ("wn_depth_intended", meant.depth_similarity),
             ("wn_gloss_overlap", min(gloss_overlap(term, mine, ref, other), 2) / 2),
-            ("wn_gloss_shared", min(len(mine.gloss & other.gloss), 4) / 4))
+            ("wn_gloss_shared", min(len(mine.gloss & other.gloss), 4) / 4),
+            ("wn_path_other", max(0.0, rel.path_similarity - meant.path_similarity)))  # only through another sense
         for name, value in values:
             if value > best[name]:
                 best[name], where[name] = value, ref
@@ -300,6 +306,7 @@ def _similarities(candidates: Sequence, domains: list, contexts: list[str], rest
     rest = rows(r if r else c.term for c, r in zip(candidates, rests))
     context = rows(contexts)
     sim = {"sim_query": dot(term, query), "sim_context": dot(term, context)}
+    sim["residual_sim_context"] = np.where(has_rest, dot(rest, context), sim["sim_context"])
     sim["sim_domain"] = np.where(has_domain, dot(term, domain), sim["sim_query"])
     sim["domain_fit"] = np.where(has_domain, sim["sim_domain"] - dot(query, domain), 0.0)
     counts = np.array([len(c.expected_terms) for c in candidates])
@@ -379,10 +386,25 @@ def compute_signals(candidates: Sequence, embedder, lexicon: CachedLexicon,
         if rest is not None:
             where["modified"] = rest
         _wordnet(term, query, refs, diffs, label, entries, v, where, memo)
+        sense_signals(term, query, refs, diffs, label, entries, memo[tuple(refs)], v, where, memo)
         found.append((nearest, where, v))
+    _name_senses(found, [p[0] for p in prepared], lexicon)
     matrix = np.array([[v[name] for name in FEATURES] for _, _, v in found])  # one array, a row per candidate
     return [Signals(row, nearest, where, v) for row, (nearest, where, v) in zip(matrix, found)]
 
 
+def _name_senses(found: list, terms: list[str], lexicon: CachedLexicon) -> None:
+    """The sentence naming the sense a term is read in and the one the query means
+    (`references['sense']`), for the few terms a sense signal fired on: one definitions lookup."""
+    wanted = [(where, term) for (_, where, _), term in zip(found, terms) if "sense_term" in where]
+    if not wanted:
+        return
+    definitions = lexicon.definitions([s for where, _ in wanted for s in (where["sense_term"], where.get("sense_ref")) if s])
+    for where, term in wanted:
+        text = sense_text(term, where, definitions)
+        if text:
+            where["sense"] = text
+
+
 _EMBEDDING_SIGNALS = ("sim_query", "sim_context", "sim_domain", "domain_fit", "sim_expected_max", "sim_expected_mean",
-                      "residual_sim_query", "residual_sim_domain")
+                      "residual_sim_query", "residual_sim_domain", "residual_sim_context")
