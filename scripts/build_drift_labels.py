@@ -434,8 +434,8 @@ def validate(rows: list[dict], name: str, forbidden_queries: set[str] = frozense
             errors.append(f"{where}: term equals the query or an expected term")
         if expected_of.setdefault(r["group"], r["expected_terms"]) != r["expected_terms"]:
             errors.append(f"{where}: expected terms differ within group {r['group']}")
-        if r["query"].lower() in forbidden_queries:
-            errors.append(f"{where}: query also labelled in another file")
+    clashes = sorted({r["query"] for r in rows if r["query"].lower() in forbidden_queries})
+    errors += [f"{name}: query {q!r} also labelled in another file" for q in clashes]
     queries = defaultdict(set)
     for r in rows:
         queries[r["query"].lower()].add(r["group"])
@@ -560,6 +560,7 @@ def main() -> None:
             write_jsonl(OUT / f"{name}.jsonl", rows)
         update_readme(counts)
         print("\nwrote " + ", ".join(str(OUT / f"{name}.jsonl") for name in files))
+
 
 if __name__ == "__main__":
     main()

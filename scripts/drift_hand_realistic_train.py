@@ -36,6 +36,7 @@ rel   hypertensive retinopathy
 rel   papilledema
 opp   benign hypertension
 look  malignant hyperthermia
+sib   renal hypertension  # model
 
 = golfer's elbow | medial epicondylitis; medial elbow pain
 jar   medial epicondylalgia
@@ -55,8 +56,9 @@ look  dysplasia
 jar   peroneal palsy
 narr  deep peroneal nerve injury
 broad peripheral nerve injury
-look  perineal nerve injury
+look  perineal nerve injury  # model
 sib   tibial nerve injury
+broad nerve damage  # model
 
 = ureteral stones | ureteric calculi; kidney stone in the ureter
 jar   ureterolithiasis
@@ -66,6 +68,10 @@ rel   renal colic
 rel   ureteroscopy
 look  urethral stones
 sib   gallstones
+broad kidney stones  # model
+look  uremia  # model
+sib   ureteral cyst  # model
+rel   urinalysis  # model
 
 = hip abduction exercises | hip abductor strengthening; side-lying leg raises
 narr  clamshell exercise
@@ -74,6 +80,7 @@ rel   gluteus medius strengthening
 broad hip strengthening exercises
 opp   hip adduction exercises
 shift child abduction
+sib   hip rotation  # model
 
 = atorvastatin | atorvastatin calcium; statin
 brand Lipitor
@@ -92,6 +99,7 @@ brand Auvi-Q
 rel   anaphylaxis
 sib   insulin pen
 sib   norepinephrine
+broad auto-injector  # model
 
 = nothing by mouth | NPO; nil per os
 reg   nil by mouth
@@ -117,6 +125,7 @@ abbr  DC summary
 broad clinical documentation
 shift vaginal discharge
 osen  dismissal
+unr   cardiac arrest  # model
 
 = influenza A | influenza type A; influenza A virus infection
 broad influenza virus
@@ -263,6 +272,7 @@ rel   court transcript
 broad transcription services
 sib   court clerk
 sib   bailiff
+osen  video camera  # model
 
 = prosecution witness | witness for the prosecution; state's witness
 reg   Crown witness
@@ -271,6 +281,7 @@ narr  cooperating witness
 broad trial witness
 opp   defence witness
 shift patent prosecution
+sib   defense attorney  # model
 
 = mortgagee rights | lender's rights; rights of the mortgage lender
 jar   mortgagee in possession
@@ -279,6 +290,7 @@ narr  right of foreclosure
 broad secured creditor rights
 opp   mortgagor rights
 opp   borrower rights
+rel   mortgage  # model
 
 = nolo contendere plea | no contest plea; plea of nolo contendere
 abbr  nolo plea
@@ -294,6 +306,8 @@ rel   POLST
 broad end-of-life planning
 sib   last will and testament
 sib   living trust
+rel   medical powers of attorney  # model
+unr   life insurance  # model
 
 = duty of care | legal duty of care; standard of care
 jar   neighbour principle
@@ -334,6 +348,7 @@ jar   remand in custody
 broad detention
 shift child custody
 osen  guardianship
+rel   police station  # model
 
 = aggravated assault | felony assault; assault with a deadly weapon
 reg   grievous bodily harm
@@ -403,6 +418,7 @@ narr  pocket tissues
 sib   Puffs tissues
 shift connective tissue
 shift tissue sample
+unr   leech  # model
 
 = ibuprofen tablets | ibuprofen 200 mg; ibuprofen caplets
 brand Advil
@@ -431,6 +447,8 @@ brand Desitin
 brand Bepanthen
 narr  zinc oxide cream
 shift rash guard
+sib   paracetamol  # model
+broad topical cream  # model
 
 = car boot organiser | car trunk organizer; car trunk storage
 narr  collapsible boot organiser
@@ -463,6 +481,7 @@ reg   smart telly
 narr  Android TV
 narr  QLED smart TV
 sib   smart speaker
+sib   gaming console  # model
 
 = plasters | adhesive bandages; sticking plasters
 brand Band-Aid
@@ -481,11 +500,13 @@ abbr  BOPUS
 broad omnichannel retail
 opp   home delivery
 sib   ship from store
+sib   online grocery delivery  # model
 
 = restocking fee | restock charge; return restocking fee
 rel   return policy
 opp   free returns
 sib   shipping fee
+osen  replenishing merchandise  # model
 
 = oxford shoes | oxfords; lace-up dress shoes
 jar   balmorals
@@ -500,6 +521,7 @@ narr  pre-tied bow tie
 sib   necktie
 shift cable tie
 shift hair bow
+broad tie  # model
 
 = pill organizer | weekly pill box; medication organizer
 reg   dosette box

@@ -62,7 +62,7 @@ def test_validate_names_a_query_labelled_in_another_file_and_a_source_not_allowe
     rows = build.assign_ids(build.parse_hand("@ medical\n= omeprazole | Prilosec\nsib   pantoprazole  # model\n", "x"),
                             prefix="h")
     errors = build.validate(rows, "heldout", {"omeprazole"}, {"hand"})
-    assert any("query also labelled in another file" in e for e in errors)
+    assert [e for e in errors if "also labelled" in e] == ["heldout: query 'omeprazole' also labelled in another file"]
     assert any("source 'model'" in e for e in errors)
     assert build.validate(rows, "heldout", set(), {"hand", "model"}) == []
 
