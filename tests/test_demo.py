@@ -24,11 +24,11 @@ def test_demo_outcomes_and_idempotency(db, tmp_path, monkeypatch):
     assert gates == {
         ("medical", "v1"): "review", ("medical", "v2"): "fail", ("medical", "v3"): "review",
         ("legal", "v1"): "review", ("legal", "v2"): "fail", ("legal", "v3"): "review",
-        # e-commerce (not high-risk, outside SPEC §8) under the drift combiner of issue 18: it flags
-        # 'pull-ups' (a diaper brand) in the critical query ecom-021, so the baseline fails, and
-        # leaves 'poncho' (for 'rain jacket') unjudged in v3 (review); the old cosine judge passed
-        # both (docs/drift.md, known misses)
-        ("ecommerce", "v1"): "fail", ("ecommerce", "v2"): "fail", ("ecommerce", "v3"): "review",
+        # e-commerce (not high-risk, outside SPEC §8) under the drift combiner of issue 36: it
+        # sends 'pull-ups' (a diaper brand; issue 18's combiner flagged it, failing the baseline's
+        # critical query ecom-021) and 'poncho' (for 'rain jacket') to review, flagging neither
+        # (docs/drift.md, the demo)
+        ("ecommerce", "v1"): "review", ("ecommerce", "v2"): "fail", ("ecommerce", "v3"): "review",
     }
     again = seed_demo(db, DEMO)
     assert not any(r.created for r in again.runs) and not any(p.created for p in again.prompt_evals)

@@ -111,3 +111,12 @@ def test_the_realistic_fit_rows_are_in_train_as_written():
                for r in build.parse_hand(ROWS, "scripts/drift_hand_realistic_train.py")}
     train = {(r["query"], r["term"], r["kind"], r["source"]) for r in rows_of("train.jsonl")}
     assert written and written <= train
+
+
+def test_the_build_and_the_judge_s_figures_count_the_same_kinds_as_hard():
+    """The build's counts and `drift calibrate`'s hard-row accuracy name the same kinds (the
+    build stays standard-library only, so it keeps its own copy of the list)."""
+    from termgate.drift.measures import HARD_KINDS
+
+    assert set(build.HARD_KINDS) == set(HARD_KINDS)
+    assert set(HARD_KINDS) <= build.DRIFT_KINDS | build.CLEAN_KINDS

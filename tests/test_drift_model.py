@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from termgate.drift.calibration import choose_band, choose_cutoff, grouped_folds, roc_auc
+from termgate.drift.calibration import CUTOFF_PRECISION, choose_band, choose_cutoff, grouped_folds, roc_auc
 from termgate.drift.judge import DriftCandidate, EmbeddingDriftJudge
 from termgate.drift.calibration import L2_CHOICES, choose_l2, log_loss
 from termgate.drift.model import SHIPPED_MODEL, DriftModel, fit_logistic, load_model
@@ -75,14 +75,15 @@ def test_band_holds_at_most_ten_percent_with_the_review_reasons():
     assert (((p >= low) & (p < high)) | review).sum() <= 20 and (low, high) == (0.49, 0.51)
 
 
-def test_cutoff_is_the_lowest_with_cv_precision_090():
+def test_cutoff_is_the_lowest_with_cv_precision_095():
     p = np.array([0.55, 0.6, 0.7, 0.8, 0.9, 0.91, 0.95, 0.96, 0.97, 0.98, 0.99])
     drift = np.array([False, False] + [True] * 9)
-    assert choose_cutoff(p, drift) == 0.56  # 9 of 11 flags drift below 0.56 (0.82); 9 of 10 from 0.56 (0.90)
-    assert choose_cutoff(p, drift, precision=0.95) == 0.61  # above 0.6 every flag is drift
+    assert CUTOFF_PRECISION == 0.95
+    assert choose_cutoff(p, drift) == 0.61  # above 0.6 every flag is drift; from 0.56, 9 of 10 (0.90)
+    assert choose_cutoff(p, drift, precision=0.9) == 0.56  # 9 of 11 flags drift below 0.56 (0.82); 9 of 10 from 0.56
     # a term sent to review is not flagged, so it does not count against the cut-off
-    assert choose_cutoff(p, drift, review=p == 0.6) == 0.5  # 9 of 10 from 0.50
-    assert choose_cutoff(p, drift, precision=0.95, review=p == 0.6) == 0.56
+    assert choose_cutoff(p, drift, precision=0.9, review=p == 0.6) == 0.5  # 9 of 10 from 0.50
+    assert choose_cutoff(p, drift, review=p == 0.6) == 0.56
 
 
 def test_roc_auc_with_ties():

@@ -59,7 +59,7 @@ def _report(sets) -> None:
                    "grouped cross-validation].")
 @click.option("--cutoff", type=click.FloatRange(0, 1),
               help="Drift probability at or above which a term is drift [default: the lowest cut-off, in steps "
-                   "of 0.01 from 0.50, whose cross-validated precision is at least 0.9].")
+                   "of 0.01 from 0.50, whose cross-validated precision is at least 0.95].")
 @click.option("--max-review", type=click.FloatRange(0, 1), default=0.10, show_default=True,
               help="The band, with the terms a review reason sends to review, holds at most this share of the "
                    "cross-validated terms.")
@@ -67,7 +67,7 @@ def _report(sets) -> None:
 def calibrate_command(data_path, heldout_paths, previous_path, out, judge_name, threshold, l2, cutoff, max_review, db):
     """Cross-validate the drift combiner grouped by query (the rows' group), refit it on
     every training row, choose its cut-off (the lowest whose cross-validated precision is at
-    least 0.9) and its uncertain band around it (the widest holding, together with the terms
+    least 0.95) and its uncertain band around it (the widest holding, together with the terms
     whose signals send them to review, at most 10% of the cross-validated terms: --max-review), and print
     for the cross-validated rows and each evaluation set: precision, recall and ROC AUC (a
     term sent to review counts as not flagged), accuracy, accuracy on the hard kinds and per

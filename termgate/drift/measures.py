@@ -20,7 +20,7 @@ __all__ = ["Figures", "figures", "roc_auc", "expected_calibration_error", "HARD_
            "unmet_goals", "report_lines"]
 
 HARD_KINDS = ("lookalike", "sense_shift", "opposite", "abbrev_other_sense", "abbreviation", "jargon", "archaic",
-              "sibling", "other_sense")
+              "sibling", "other_sense", "brand_generic", "regional")
 
 CONFIDENT = 0.1
 """A drift term scored below this is 'confidently not drift': it passes without review."""
