@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 
 from .reply_clean import _clean, drop_reasoning
-from .reply_items import _BULLET
+from .reply_items import _BULLET, _LEAD_WORDS
 from .reply_json import _json_answer, _json_entry, _must_be_json, term_entries
 from .reply_lists import _list_terms
 
@@ -99,7 +99,9 @@ def read_reply(text: str | None) -> list:
     if not lines:
         raise ValueError("no terms found")
     if _REFUSAL.match(lines[0]) and not any(_BULLET.match(line) for line in lines):
-        rest = _list_terms("\n".join(lines[1:])) if len(lines) > 1 else []
+        rest = _list_terms("\n".join(lines[1:])) if len(lines) > 1 and not _empty_heading(lines[-1]) else []
+        # an apology that then echoes the prompt's fields and leaves its answer heading empty
+        # ("Domain: software", "Expansion terms:") offered nothing
         if not rest:  # an apology before a list ("Sorry, here is the corrected list:") is not a refusal
             raise ValueError("refusal")
         return rest
@@ -108,6 +110,12 @@ def read_reply(text: str | None) -> list:
         shown = " ".join(body.split())
         raise ValueError(f"no terms found in {shown[:80] + '…' if len(shown) > 80 else shown!r}")
     return items
+
+
+def _empty_heading(line: str) -> bool:
+    """Whether `line` is an answer heading with nothing after it ("Expansion terms:")."""
+    line = line.strip().strip("*_#").strip()
+    return line.endswith(":") and len(line.split()) <= 4 and bool(_LEAD_WORDS.search(line))
 
 
 def read_json_reply(text: str | None) -> list:

@@ -26,6 +26,14 @@ _WEAK_CODE_LINE = re.compile(r"^[ \t]*(?:import\s+\w|return\b)", re.M)
 # `]`, `{` before a key or `}` (so "[[[[…" or "{{{{…" costs no parse per bracket)
 _JSON_START = re.compile(r'\[(?=\s*["{\]])|\{(?=\s*["}])')
 _MAX_STARTS = 200
+# JSON records (step 2): the fields that name a record's term, first found first; the fields
+# that never do (a record's kind, key, labels, explanation); keys whose string list is terms
+_NAME_KEYS = ("name", "term", "keyword", "word", "synonym", "value", "defaultValue")
+_NOT_TERM_KEYS = frozenset(("type", "kind", "id", "key", "tags", "tag", "label", "labels", "description",
+                            "definition", "category", "categories", "note", "notes", "example", "examples",
+                            "url", "source", "explanation"))
+_LIST_KEYS = frozenset(_TERM_KEYS + ("keywords",))
+_MAX_DEPTH = 32
 
 
 def term_entries(entries: list) -> list:
@@ -39,22 +47,52 @@ def term_entries(entries: list) -> list:
     return entries
 
 
-def _as_terms(value) -> list | None:
-    """The term list a parsed JSON value holds, or None when it holds none."""
+def _as_terms(value, records: bool = True) -> list | None:
+    """The term list a parsed JSON value holds, or None when it holds none; with `records`
+    false, only a list of terms (beside a program, records are the program's data)."""
     if isinstance(value, dict):
         for key in _TERM_KEYS:
             if key in value:
-                return _as_terms(value[key]) if isinstance(value[key], list) else None
-        return None
+                return _as_terms(value[key], records) if isinstance(value[key], list) else None
+        if any(isinstance(value.get(key), str) for key in _NAME_KEYS):
+            return None  # one record as the whole JSON describes one thing ({"name": "cell_phone", …})
+        return _named(value) if records else None
     try:
         return term_entries(value)
     except ValueError:
         pass
-    # a list of records each naming one ([{"name": "MI", "description": "…"}]): the names
-    if isinstance(value, list) and value and all(isinstance(e, dict) and isinstance(e.get("name"), str)
-                                                 for e in value):
-        return [name for name in (_unquote(e["name"]) for e in value) if _is_term(name, True)]  # read as items
-    return None
+    return _named(value) if records else None
+
+
+def _named(value) -> list | None:
+    """The terms records name, wherever they stand in `value` (docs/harness.md step 2): each
+    record gives its naming field, read as an item; None when no record names one."""
+    names = [name for name in (_unquote(n) for n in _record_names(value, 0)) if _is_term(name, True)]
+    return names or None
+
+
+def _record_names(value, depth: int) -> list[str]:
+    """The naming fields of the records in `value`: a record (an object) gives the first of
+    `_NAME_KEYS` that holds a string and nothing else; an object that names nothing gives
+    what its fields hold, but for fields that never name a term (`_NOT_TERM_KEYS`: type,
+    id, tags, description, category, …); a list of strings names terms only under a term
+    key (`{"keywords": ["injury", "lawyer"]}`)."""
+    if depth > _MAX_DEPTH:
+        return []
+    if isinstance(value, dict):
+        for key in _NAME_KEYS:
+            if isinstance(value.get(key), str):
+                return [value[key]]
+        found = []
+        for key, field in value.items():
+            if isinstance(field, list) and key.lower() in _LIST_KEYS:
+                found.extend(e for e in field if isinstance(e, str))
+            if str(key).lower() not in _NOT_TERM_KEYS:
+                found.extend(_record_names(field, depth + 1))
+        return found
+    if isinstance(value, list):
+        return [name for entry in value if isinstance(entry, (dict, list)) for name in _record_names(entry, depth + 1)]
+    return []
 
 
 def _json_entry(entry) -> list:
@@ -73,7 +111,7 @@ def _json_answer(text: str) -> list | None:
     if any(_is_program(m) for m in fences):
         for m in fences:
             if _parses(m.group(2)):
-                terms = _json_span(m.group(2))
+                terms = _json_span(m.group(2), records=False)
                 if terms is not None:
                     return terms
         raise ValueError("code, not terms")  # strings inside code are not the reply's answer
@@ -99,7 +137,7 @@ def _is_program(fence: re.Match) -> bool:
     return coded and bool(body.strip()) and not _parses(body)
 
 
-def _json_span(text: str) -> list | None:
+def _json_span(text: str, records: bool = True) -> list | None:
     """The first fenced block or bracket span of `text` that holds a term list."""
     decoder = json.JSONDecoder()
     starts = sorted({m.start(2) for m in _FENCE.finditer(text)} | {m.start() for m in _JSON_START.finditer(text)})
@@ -111,7 +149,7 @@ def _json_span(text: str) -> list | None:
             value, end = decoder.raw_decode(body)
         except (json.JSONDecodeError, RecursionError):
             continue
-        terms = _as_terms(value)
+        terms = _as_terms(value, records)
         if terms == [] and isinstance(value, list) and not _alone(text, body[:end]):
             continue  # "Output format: []" or a checkbox "[ ]" in prose is not the answer
         if terms is not None:
