@@ -72,7 +72,7 @@ RESPONSE_SCHEMA = {
 """What `harness --response-format json` asks the endpoint for: an object with a `terms` list."""
 
 _REFUSAL = re.compile(
-    r"^\W*(?:i(?:'|’)?m\s+sorry|sorry\b|i\s+apologi[sz]e|my\s+apologies|i\s+can(?:'|’)?t\b|i\s+cannot\b|"
+    r"^\W*(?:i(?:'|’)?m\s+sorry|i\s+am\s+sorry\b|sorry\b|i\s+apologi[sz]e|my\s+apologies|i\s+can(?:'|’)?t\b|i\s+cannot\b|"
     r"i\s+can\s+not\b|i\s+am\s+unable|i(?:'|’)m\s+unable|i\s+am\s+not\s+able|i(?:'|’)m\s+not\s+able|"
     r"i\s+won(?:'|’)?t\b|i\s+will\s+not\b|i\s+do\s+not\s+(?:provide|give|offer)|as\s+an\s+ai\b|"
     r"unfortunately,?\s+i\b)", re.I)
