@@ -8,15 +8,17 @@ choices the spec leaves open):
 1. Reasoning blocks (`<think>…</think>` and the like) are dropped; a reply that opens one
    and never closes it gave no answer; a lone closing tag drops what precedes it.
 2. JSON: the first fenced block or bracket span that parses to a list of terms (strings or
-   `{"term", "weight"}`; or records with a `name`, which give the names) or to an object
-   whose `terms`, `synonyms` or `expansions` key holds one is the answer (a bare `[]` only
+   `{"term", "weight"}`) or to an object whose `terms`, `synonyms` or `expansions` key
+   holds one, or to JSON holding records (each gives its naming field: `name`, `term`,
+   `keyword`, …; `type`, `id`, `tags`, `description`, … never name one) is the answer (a bare `[]` only
    as the whole reply or a whole fence; a string holding a comma list of terms is that
    list). A ```json fence, or a whole reply starting with `[` or `{`, that holds no such
    JSON is invalid JSON; other brackets are plain text. A fence whose content parses as
    JSON is data, whatever its tag; a program (a fence tagged python, js, … or holding code
    statements, that does not parse as JSON) is never read as terms, strings in it or its
    quoted output included: only JSON data fenced beside it is, else "code, not terms".
-3. A reply whose first line is a refusal or apology and that lists nothing is a refusal.
+3. A reply whose first line is a refusal or apology and that lists nothing, or only echoes
+   the prompt up to an empty answer heading ("Expansion terms:"), is a refusal.
 4. Otherwise a list: when some lines are bulleted or numbered, only those lines are items
    (sub-items under a heading item too, indented numbering that goes on, and a term line
    right under them); else every non-empty line is one, lead-in, title and closing lines
@@ -24,15 +26,17 @@ choices the spec leaves open):
    brackets, and "and"/"or" after the last comma is dropped ("A, B, and C") — only when
    every part is a term with no verb in lower case (else the commas are a sentence's and
    the line gives none, as when its first part is a phrase of four or more words with
-   an article: "Using the + operator for addition, subtraction, …").
+   an article: "Using the + operator for addition, subtraction, …"); a short part opening
+   with a note word ("including", "also spelled", "e.g.") is a note on the one before.
 5. From each item: markers, emphasis, backticks, quotes, a trailing full stop, a stray
    colon or hyphen and a trailing note (in parentheses, after a spaced dash, after a colon
    outside brackets) are removed; a label before a colon whose rest is a list gives the
    list, one whose value repeats its word gives the value, one whose value is a sentence
    or that ends a sentence gives nothing; a commentary label ("Note:", "Source:") makes no
    term. In a list item, `A - B` or `A: B` with both capitalised and `B` a term naming no
-   kind of term is two terms; `A = B` is two terms, a clause after B's comma a note; a
-   trailing "..." goes. `X-ray`, `COVID-19`, `E. coli` stay whole.
+   kind of term is two terms; `A = B` is two terms, a clause after B's comma a note, only
+   A when B defines it ("to be …", "mouth and nose"); a sentence after a list item's
+   colon explains its label; a trailing "..." goes. `X-ray`, `COVID-19`, `E. coli` stay whole.
 6. Not terms: more than six words or 100 characters, a sentence break, a trailing `!` or
    `?`, an unbulleted statement ending with a full stop, no letter or digit, words saying
    there is nothing ("None", "N/A").
@@ -50,7 +54,7 @@ from __future__ import annotations
 import re
 
 from .reply_clean import _clean, drop_reasoning
-from .reply_items import _BULLET
+from .reply_items import _BULLET, _LEAD_WORDS
 from .reply_json import _json_answer, _json_entry, _must_be_json, term_entries
 from .reply_lists import _list_terms
 
@@ -72,7 +76,7 @@ RESPONSE_SCHEMA = {
 """What `harness --response-format json` asks the endpoint for: an object with a `terms` list."""
 
 _REFUSAL = re.compile(
-    r"^\W*(?:i(?:'|’)?m\s+sorry|sorry\b|i\s+apologi[sz]e|my\s+apologies|i\s+can(?:'|’)?t\b|i\s+cannot\b|"
+    r"^\W*(?:i(?:'|’)?m\s+sorry|i\s+am\s+sorry\b|sorry\b|i\s+apologi[sz]e|my\s+apologies|i\s+can(?:'|’)?t\b|i\s+cannot\b|"
     r"i\s+can\s+not\b|i\s+am\s+unable|i(?:'|’)m\s+unable|i\s+am\s+not\s+able|i(?:'|’)m\s+not\s+able|"
     r"i\s+won(?:'|’)?t\b|i\s+will\s+not\b|i\s+do\s+not\s+(?:provide|give|offer)|as\s+an\s+ai\b|"
     r"unfortunately,?\s+i\b)", re.I)
@@ -99,7 +103,9 @@ def read_reply(text: str | None) -> list:
     if not lines:
         raise ValueError("no terms found")
     if _REFUSAL.match(lines[0]) and not any(_BULLET.match(line) for line in lines):
-        rest = _list_terms("\n".join(lines[1:])) if len(lines) > 1 else []
+        rest = _list_terms("\n".join(lines[1:])) if len(lines) > 1 and not _empty_heading(lines[-1]) else []
+        # an apology that then echoes the prompt's fields and leaves its answer heading empty
+        # ("Domain: software", "Expansion terms:") offered nothing
         if not rest:  # an apology before a list ("Sorry, here is the corrected list:") is not a refusal
             raise ValueError("refusal")
         return rest
@@ -108,6 +114,12 @@ def read_reply(text: str | None) -> list:
         shown = " ".join(body.split())
         raise ValueError(f"no terms found in {shown[:80] + '…' if len(shown) > 80 else shown!r}")
     return items
+
+
+def _empty_heading(line: str) -> bool:
+    """Whether `line` is an answer heading with nothing after it ("Expansion terms:")."""
+    line = line.strip().strip("*_#").strip()
+    return line.endswith(":") and len(line.split()) <= 4 and bool(_LEAD_WORDS.search(line))
 
 
 def read_json_reply(text: str | None) -> list:

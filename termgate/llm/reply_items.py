@@ -23,7 +23,7 @@ _LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|relat
                          r"suggest(?:ions?)?|variants?|phrases?|names?|queries|list|answer|expanded)\b", re.I)
 # labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all
 _META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
-                         r"query|input|output|reasoning|rationale|remember|important|nb|p\.?s)$")
+                         r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s)$")
 # "there are none": not a term (rule 7 then makes the reply unparseable)
 _NONE_WORDS = re.compile(r"^(?i:\d{1,2}|none|none found|n/?a|nil|null|nothing(?: found)?|etc|and so on|"
                          r"no (?:synonyms?|terms?|expansions?|results?|alternatives?|matches)(?: (?:found|available))?)$")
@@ -53,6 +53,13 @@ _KIND = re.compile(r"\b(?i:terms?|names?|words?|abbreviations?|abbr|acronyms?|in
 # a lower-case article inside a phrase: a list of eight or more words whose first part of four
 # or more words holds one is a description that names things ("Using the + operator for addition, subtraction, …")
 _ARTICLE = re.compile(r"\s(?:the|a|an)\s")
+# a comma part that opens with a note word is a note on the part before it, not a term
+# ("Security deposit dispute, including additional details", "DUINED, also spelled duh-deed")
+_NOTE_PART = re.compile(r"^\W*(?i:including|includes|such\s+as|e\.\s?g\.|i\.\s?e\.|for\s+(?:example|instance)|"
+                        r"also\s+(?:spelled|spelt|written|known\s+as|called|referred\s+to\s+as)|a\.?k\.?a\.?|"
+                        r"especially|particularly)(?:\s|$|\W)")
+# a phrase that ends with an article, a preposition or a conjunction is cut off, not a side of `A = B`
+_CUT_PHRASE = re.compile(r"\b(?i:the|a|an|of|to|for|and|or|with|in|on|by)$")
 # a clause after a comma that explains what comes before it ("Fares = flights, which can be …")
 _CLAUSE = re.compile(r",\s*(?i:which|who|whose|where|that|as\s+in|as\s+it|i\.e\.|e\.g\.|meaning|referring)\b")
 
@@ -116,8 +123,10 @@ def _terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             return []  # "Suggest query expansions for: X": the colon is inside a sentence
         listy = any(c in rest for c in ",;")
         listed = rest.strip() and (label.isdigit() or (_LEAD_WORDS.search(label) and (colon or listy))
-                                   or _NOT_A_TERM.match(label) or (colon and listy))
-        if listed:  # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"
+                                   or _NOT_A_TERM.match(label) or (colon and listy and not _is_sentence(rest)))
+        # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"; a sentence after a
+        # term's colon explains it, commas or not ("Asthma inhalers: Asthma medications, such as …, can be used …")
+        if listed:
             return _list_of(rest, lambda part: _terms_of(part, True, False))
         if (listy and not colon and len(_split_line(rest)) > 1 and not rest.rstrip().endswith(".")
                 and not any(_DESCRIBES.match(part) for part in _split_line(rest))):
@@ -162,10 +171,24 @@ def _equated(item: str, bulleted: bool) -> list[str]:
     clause = _CLAUSE.search(right)
     if clause:
         right = right[:clause.start()]
-    a, b = _unquote(left), _list_of(right, lambda part: _terms_of(part, True, False))
+    a = _unquote(left)
+    if _CUT_PHRASE.search(a):
+        return []  # "Using the *= operator …": the " = " is inside a phrase, not between two sides
+    if _defines(_unquote(_unmark(right))):
+        return [a] if _is_term(a, bulleted) else []  # "SORE = to be very painful": B defines A
+    b = _list_of(right, lambda part: _terms_of(part, True, False))
     if not b or not _is_term(a, bulleted):
         return []
     return [a] + b
+
+
+def _defines(text: str) -> bool:
+    """Whether the `B` of `A = B` is a definition of `A` rather than a second term: it opens
+    with a describing word ("to be very painful", "a device …") or is a lower-case phrase
+    joining words with "and" or "or" ("mouth and nose", "pain or discomfort caused by
+    injury"); a name ("Fares = flights", "MI = myocardial infarction") is a term."""
+    first = text.split(",")[0].strip()
+    return bool(_DESCRIBES.match(text)) or (first[:1].islower() and bool(re.search(r"\s(?:and|or)\s", first)))
 
 
 def _list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
@@ -177,9 +200,11 @@ def _list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
     if (parts and len(parts[0].split()) >= 4 and _ARTICLE.search(f" {parts[0].strip()} ")
             and sum(len(part.split()) for part in parts) >= 8):
         return []  # "Using the + operator for addition, subtraction, …": a description naming things
-    for part in parts:
+    for i, part in enumerate(parts):
         if " " in part.strip() and _STATEMENT.search(f" {part.strip()} "):
             return []  # "The sofa is designed with comfort, elegance, …": a clause
+        if i and _NOTE_PART.match(part) and _is_term(_unquote(part), True):
+            continue  # "DUINED, also spelled duh-deed", "X, including Y": a short note on the part before
         terms = read(part)
         if not terms:
             return []

@@ -26,6 +26,13 @@ _WEAK_CODE_LINE = re.compile(r"^[ \t]*(?:import\s+\w|return\b)", re.M)
 # `]`, `{` before a key or `}` (so "[[[[…" or "{{{{…" costs no parse per bracket)
 _JSON_START = re.compile(r'\[(?=\s*["{\]])|\{(?=\s*["}])')
 _MAX_STARTS = 200
+# JSON records (step 2): the fields that name a record's term, first found first; the fields
+# that never do (a record's kind, key, labels, explanation)
+_NAME_KEYS = ("name", "term", "keyword", "word", "synonym", "value", "defaultValue")
+_NOT_TERM_KEYS = frozenset(("type", "kind", "id", "key", "tags", "tag", "label", "labels", "description",
+                            "definition", "category", "categories", "note", "notes", "example", "examples",
+                            "url", "source", "explanation"))
+_MAX_DEPTH = 32
 
 
 def term_entries(entries: list) -> list:
@@ -39,22 +46,50 @@ def term_entries(entries: list) -> list:
     return entries
 
 
-def _as_terms(value) -> list | None:
-    """The term list a parsed JSON value holds, or None when it holds none."""
+def _as_terms(value, records: bool = True) -> list | None:
+    """The term list a parsed JSON value holds, or None when it holds none; with `records`
+    false (beside a program, records are the program's data), no record's name."""
     if isinstance(value, dict):
         for key in _TERM_KEYS:
             if key in value:
-                return _as_terms(value[key]) if isinstance(value[key], list) else None
-        return None
+                return _as_terms(value[key], records) if isinstance(value[key], list) else None
+        if any(isinstance(value.get(key), str) for key in _NAME_KEYS):
+            # one record as the whole JSON is the thing described ({"name": "cell_phone", …}):
+            # its name is no term, what its other fields list may be
+            value = {key: field for key, field in value.items() if key not in _NAME_KEYS}
+        return _named(value, records)
     try:
         return term_entries(value)
     except ValueError:
         pass
-    # a list of records each naming one ([{"name": "MI", "description": "…"}]): the names
-    if isinstance(value, list) and value and all(isinstance(e, dict) and isinstance(e.get("name"), str)
-                                                 for e in value):
-        return [name for name in (_unquote(e["name"]) for e in value) if _is_term(name, True)]  # read as items
-    return None
+    return _named(value, records)
+
+
+def _named(value, records: bool = True) -> list | None:
+    """The terms `value` holds as records and lists (docs/harness.md step 2), each read as an
+    item; None when it holds none."""
+    names = [name for name in (_unquote(n) for n in _record_names(value, records, 0)) if _is_term(name, True)]
+    return names or None
+
+
+def _record_names(value, records: bool, depth: int) -> list[str]:
+    """The terms in `value`: a record (an object with one of `_NAME_KEYS` holding a string)
+    gives that field, the first found, and nothing else; another object gives what its
+    fields hold, but for fields that never name a term (`_NOT_TERM_KEYS`: type, id, tags,
+    description, category, …); a list gives its strings and what its objects and lists
+    hold. With `records` false, records give no name."""
+    if depth > _MAX_DEPTH:
+        return []
+    if isinstance(value, dict):
+        for key in _NAME_KEYS:
+            if isinstance(value.get(key), str):
+                return [value[key]] if records else []
+        return [name for key, field in value.items() if str(key).lower() not in _NOT_TERM_KEYS
+                for name in _record_names(field, records, depth + 1)]
+    if isinstance(value, list):
+        return [name for entry in value for name in
+                ([entry] if isinstance(entry, str) else _record_names(entry, records, depth + 1))]
+    return []
 
 
 def _json_entry(entry) -> list:
@@ -73,7 +108,7 @@ def _json_answer(text: str) -> list | None:
     if any(_is_program(m) for m in fences):
         for m in fences:
             if _parses(m.group(2)):
-                terms = _json_span(m.group(2))
+                terms = _json_span(m.group(2), records=False)
                 if terms is not None:
                     return terms
         raise ValueError("code, not terms")  # strings inside code are not the reply's answer
@@ -99,11 +134,14 @@ def _is_program(fence: re.Match) -> bool:
     return coded and bool(body.strip()) and not _parses(body)
 
 
-def _json_span(text: str) -> list | None:
+def _json_span(text: str, records: bool = True) -> list | None:
     """The first fenced block or bracket span of `text` that holds a term list."""
     decoder = json.JSONDecoder()
     starts = sorted({m.start(2) for m in _FENCE.finditer(text)} | {m.start() for m in _JSON_START.finditer(text)})
+    covered = -1  # a span inside JSON already read is part of it, not an answer beside it
     for start in starts[:_MAX_STARTS]:
+        if start < covered:
+            continue
         body = text[start:].lstrip()
         if not body.startswith(("[", "{")):
             continue
@@ -111,7 +149,8 @@ def _json_span(text: str) -> list | None:
             value, end = decoder.raw_decode(body)
         except (json.JSONDecodeError, RecursionError):
             continue
-        terms = _as_terms(value)
+        covered = len(text) - len(body) + end
+        terms = _as_terms(value, records)
         if terms == [] and isinstance(value, list) and not _alone(text, body[:end]):
             continue  # "Output format: []" or a checkbox "[ ]" in prose is not the answer
         if terms is not None:

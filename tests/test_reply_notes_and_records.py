@@ -1,0 +1,125 @@
+"""Issue 35, third round of the reading rules (docs/harness.md steps 2-5): one test per rule,
+each with the shapes the rule reads and the shapes it must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from termgate.llm.replies import read_json_reply, read_reply
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a comma part opening with a note word is a note on the part before it
+    ("1. Security deposit dispute (additionally)\n2. Security deposit dispute, including additional details",
+     ["Security deposit dispute", "Security deposit dispute"]),
+    ("1. DUINED (dui-dee-on), also spelled duh-deed", ["DUINED"]),
+    ("- Ibuprofen, also known as Advil\n- Acetaminophen, e.g. Tylenol\n- Naproxen, such as Aleve",
+     ["Ibuprofen", "Acetaminophen", "Naproxen"]),
+    ("couch, settee, including loveseat", ["couch", "settee"]),
+    # a part that merely contains such a word is a term
+    ("sofa, couch with a chaise, settee", ["sofa", "couch with a chaise", "settee"]),
+])
+def test_a_comma_part_opening_with_a_note_word_is_a_note(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_a_long_note_part_still_makes_the_commas_a_sentences():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("Sofas come in many styles, including all the sectionals and loveseats that you love.")
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # `A = B` where B defines A (a describing opener, or a lower-case phrase joined by and/or): A only
+    ("1. Sore = pain or discomfort caused by injury, illness, etc.\n2. Throat = mouth and nose\n"
+     "3. SORE = to be very painful or sore\n4. STRESSED = to be extremely tired or stressed",
+     ["Sore", "Throat", "SORE", "STRESSED"]),
+    ("1. Heart attack = a blockage of blood flow to the heart", ["Heart attack"]),
+    # B a name: two terms, a clause after its comma a note (the second round's rule)
+    ("1. MI = myocardial infarction\n2. Fares = flights, which can be expensive.\n3. Sofa = Couch",
+     ["MI", "myocardial infarction", "Fares", "flights", "Sofa", "Couch"]),
+])
+def test_a_definition_after_an_equals_sign_gives_the_left_side(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_an_equals_sign_inside_a_phrase_makes_no_pair():
+    # "Using the" is a phrase cut off by the sign, not a side of `A = B`
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("Here:\n4. Using the `*=` operator to multiply by 10 when possible (e.g., `x = x * 5`)")
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a sentence after a term's colon explains the term, commas in it or not
+    ("Here are some examples:\n1. Asthma inhalers: Asthma medications, such as bronchodilators and "
+     "corticosteroids, can be used to treat asthma.\n2. Asthma treatments: Asthma is a condition of the airways.",
+     ["Asthma inhalers", "Asthma treatments"]),
+    # a list after the colon is still the list
+    ("1. Brand names: Tylenol, Panadol", ["Tylenol", "Panadol"]),
+    ("1. Inhalers: puffer, spacer, nebulizer.", ["puffer", "spacer", "nebulizer"]),
+])
+def test_a_sentence_after_a_colon_is_no_list(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    "I'm sorry for any misunderstanding, but I don't have the capability to provide support.\n"
+    "WiFi not working\nDomain: software\nExpansion terms:",
+    "I am sorry, I cannot help.\nQuery: sofa\nDomain: retail\nIntent: shopping\n**Synonyms:**",
+])
+def test_an_apology_that_echoes_the_prompt_is_a_refusal(reply):
+    with pytest.raises(ValueError, match="refusal"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # an apology before a list under its heading is no refusal
+    ("Sorry for the delay!\nSynonyms:\n- couch\n- settee", ["couch", "settee"]),
+    ("Sorry, here is the corrected list:\ncouch, settee", ["couch", "settee"]),
+    # the prompt's own fields are commentary, not terms
+    ("Query: sofa\nDomain: retail\nExpansion terms: couch, settee", ["couch", "settee"]),
+])
+def test_an_apology_before_a_list_and_prompt_fields(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # records anywhere in the answer give their naming field; a record naming nothing gives nothing
+    ('```json\n{"syc-1": [{"name": "Steroids", "synonyms": [{"type": "Aroma"}]}, {"type": "Bacillus"}]}\n```',
+     ["Steroids"]),
+    ('```json\n{"keywords": [{"type": "string", "defaultValue": "smart watch"},\n'
+     '{"type": "object", "defaultValue": "Smartwatch"}]}\n```', ["smart watch", "Smartwatch"]),
+    # fields that never name a term (tags, description, type) are not read, however they look
+    ('```json\n{"data": {"name": "Mintrust", "description": "A trademark.", "type": "legal terms"},\n'
+     '"tags": ["mintrust_tag", "brands.finance.landmark"]}\n```', ["Mintrust"]),
+    ('{"results": [{"term": "couch", "id": 3}, {"value": "settee", "tags": ["a"]}, {"word": "divan"}]}',
+     ["couch", "settee", "divan"]),
+    # a term key still wins, and a keywords list of strings is terms
+    ('{"name": "sofa", "synonyms": ["couch", "settee"]}', ["couch", "settee"]),
+    ('{"keywords": ["injury", "lawyer"]}', ["injury", "lawyer"]),
+    # one record as the whole JSON: its name is the thing described, what its fields list are terms
+    ('{"name": "sofa", "related": ["couch", "settee"], "tags": ["furniture"]}', ["couch", "settee"]),
+    # a list inside JSON already read is part of it, not an answer beside it
+    ('{"query": "sofa", "results": ["couch", "settee"]}', ["couch", "settee"]),
+])
+def test_json_records_give_their_naming_field(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # one record as the whole JSON describes one thing: no terms
+    '```json\n{"name": "cell_phone", "description": {"type": "device"}}\n```',
+    # records beside a program are the program's data
+    '```python\nimport json\nfoods = {"Bacon": "Vegan"}\njson.dumps(foods)\n```\n'
+    'This will create:\n```python\n{"Bacon": {"name": "Vegan", "cuisine": "Italian"}}\n```',
+    # only type, id, tags, description: nothing names a term
+    '{"data": {"type": "noun", "id": 4, "description": "a seat"}, "tags": ["seat", "sofa"]}',
+])
+def test_json_that_names_no_term_is_no_answer(reply):
+    with pytest.raises(ValueError):
+        read_reply(reply)
+
+
+def test_json_mode_reads_records_by_the_same_rule():
+    assert read_json_reply('{"results": [{"name": "couch", "type": "noun"}]}') == ["couch"]
+    with pytest.raises(ValueError):
+        read_json_reply('{"name": "sofa", "type": "noun"}')
