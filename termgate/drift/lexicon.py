@@ -28,7 +28,7 @@ import orjson
 from ..environment import setting
 from ..errors import UsageError
 
-__all__ = ["SOURCE", "DEFINITIONS", "WORDNET_ROOT", "LexiconEntry", "Relation", "WordNet", "LexiconCache", "CachedLexicon",
+__all__ = ["SOURCE", "DEFINITIONS", "WORDNET_ROOT", "LexiconEntry", "closure_path", "Relation", "WordNet", "LexiconCache", "CachedLexicon",
            "relate", "merged_closure", "depth_similarity", "intended_senses", "phrase_head", "WORD", "PREPOSITIONS", "kind_of", "gloss_stem", "wordnet_available"]
 
 SOURCE = "wordnet-3.0/v4"
@@ -193,7 +193,7 @@ def _closeness(a: dict[str, int], b: dict[str, int]) -> tuple[float, float]:
     return 1.0 / (1 + shortest), deepest / (da + db + 2)
 
 
-def _path(a: dict[str, int], b: dict[str, int]) -> float:
+def closure_path(a: dict[str, int], b: dict[str, int]) -> float:
     """1 / (1 + the shortest path between two hypernym closures through a common ancestor)."""
     return _closeness(a, b)[0]
 
@@ -242,7 +242,7 @@ def intended_senses(entry: LexiconEntry, others: Sequence[LexiconEntry]) -> tupl
     law, not the tennis court). Every sense when it has one, or none is nearer than another."""
     if len(entry.synsets) < 2 or not entry.senses:
         return entry.synsets
-    scores = {sid: max((_path(entry.sense_closure(sid), o.closure) for o in others if o.closure), default=0.0)
+    scores = {sid: max((closure_path(entry.sense_closure(sid), o.closure) for o in others if o.closure), default=0.0)
               for sid in entry.synsets}
     best = max(scores.values())
     return entry.synsets if best <= 0 else tuple(s for s in entry.synsets if scores[s] == best)

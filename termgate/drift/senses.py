@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from .lexical import tokens
 from .lexicon import EMPTY, LexiconEntry, intended_senses, phrase_head
-from .lexicon import _path as _closeness_path
+from .lexicon import closure_path as _closeness_path
 from .lexical import head_word
 from .opposites import curated_opposite, curated_same, curated_sibling, string_sibling
 

@@ -53,10 +53,10 @@ from __future__ import annotations
 
 import re
 
-from .reply_clean import _clean, drop_reasoning
-from .reply_items import _BULLET, _LEAD_WORDS
-from .reply_json import _json_answer, _json_entry, _must_be_json, term_entries
-from .reply_lists import _list_terms
+from .reply_clean import clean, drop_reasoning
+from .reply_items import BULLET, LEAD_WORDS
+from .reply_json import json_answer, json_entry, must_be_json, term_entries
+from .reply_lists import list_terms
 
 __all__ = ["read_reply", "read_json_reply", "drop_reasoning", "term_entries", "RESPONSE_SCHEMA"]
 
@@ -89,27 +89,27 @@ def read_reply(text: str | None) -> list:
     ValueError naming why when the reply holds none."""
     if text is None or not text.strip():
         raise ValueError("empty")
-    body = drop_reasoning(_clean(text))
+    body = drop_reasoning(clean(text))
     if not body.strip():
         raise ValueError("only reasoning, no answer")
-    terms = _json_answer(body)
+    terms = json_answer(body)
     if terms is not None:
-        return [term for entry in terms for term in _json_entry(entry)]
-    why = _must_be_json(body)
+        return [term for entry in terms for term in json_entry(entry)]
+    why = must_be_json(body)
     if why:
         raise ValueError(why)
     body = _INTERJECTION.sub("", _ANSWER_TAGS.sub("", body).lstrip(), count=1)  # "Certainly! MI, AMI"
     lines = [line for line in body.split("\n") if line.strip()]
     if not lines:
         raise ValueError("no terms found")
-    if _REFUSAL.match(lines[0]) and not any(_BULLET.match(line) for line in lines):
-        rest = _list_terms("\n".join(lines[1:])) if len(lines) > 1 and not _empty_heading(lines[-1]) else []
+    if _REFUSAL.match(lines[0]) and not any(BULLET.match(line) for line in lines):
+        rest = list_terms("\n".join(lines[1:])) if len(lines) > 1 and not _empty_heading(lines[-1]) else []
         # an apology that then echoes the prompt's fields and leaves its answer heading empty
         # ("Domain: software", "Expansion terms:") offered nothing
         if not rest:  # an apology before a list ("Sorry, here is the corrected list:") is not a refusal
             raise ValueError("refusal")
         return rest
-    items = _list_terms(body)
+    items = list_terms(body)
     if not items:
         shown = " ".join(body.split())
         raise ValueError(f"no terms found in {shown[:80] + '…' if len(shown) > 80 else shown!r}")
@@ -119,7 +119,7 @@ def read_reply(text: str | None) -> list:
 def _empty_heading(line: str) -> bool:
     """Whether `line` is an answer heading with nothing after it ("Expansion terms:")."""
     line = line.strip().strip("*_#").strip()
-    return line.endswith(":") and len(line.split()) <= 4 and bool(_LEAD_WORDS.search(line))
+    return line.endswith(":") and len(line.split()) <= 4 and bool(LEAD_WORDS.search(line))
 
 
 def read_json_reply(text: str | None) -> list:
@@ -127,8 +127,8 @@ def read_json_reply(text: str | None) -> list:
     for JSON; prose means it ignored the schema)."""
     if text is None or not text.strip():
         raise ValueError("empty")
-    body = drop_reasoning(_clean(text))
-    terms = _json_answer(body)
+    body = drop_reasoning(clean(text))
+    terms = json_answer(body)
     if terms is not None:
         return terms
-    raise ValueError(_must_be_json(body) or "not JSON, although --response-format json asked for it")
+    raise ValueError(must_be_json(body) or "not JSON, although --response-format json asked for it")

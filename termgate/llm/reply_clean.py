@@ -17,7 +17,7 @@ _MAX_WS = re.compile(r"[ \t]{2,}")
 _BREAKS = re.compile(r"[\r\x85\u2028\u2029]")
 
 
-def _clean(text: str) -> str:
+def clean(text: str) -> str:
     """The reply as plain lines: NFKC (as terms are compared, SPEC §2 rule 1), line breaks as
     `\n`, terminal escapes, control, zero-width and BiDi characters removed, runs of blanks
     folded (so no pattern below meets a long run of white space)."""

@@ -9,20 +9,20 @@ import re
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
 # after it goes too. "E. coli", "V. cholerae" and "#1" are not markers.
-_BULLET = re.compile(r"^\s*(?:[^\w\s\"'“”‘’«»„()\[\]{}<`#@$%&/\\.,:;!?]{1,2}|\d{1,3}[.)]|\(\d{1,3}\)|\[\d{1,3}\]|"
+BULLET = re.compile(r"^\s*(?:[^\w\s\"'“”‘’«»„()\[\]{}<`#@$%&/\\.,:;!?]{1,2}|\d{1,3}[.)]|\(\d{1,3}\)|\[\d{1,3}\]|"
                      r"#\d{1,3}|[a-zA-Z]\)|[ivx]{1,5}\.|[IVX]{2,5}\.)\s+(?:\[[ xX✓✔]?\]\s+)?")
 # lead-ins and closings (rule 6): a line starting so is not an item; in a bulleted list only
 # the sentence-like ones count ("- Note 20 Ultra", "- Sure deodorant", "- This Is Us" are names)
-_NOT_A_TERM = re.compile(
+NOT_A_TERM = re.compile(
     r"^(?i:here\b|sure\b|certainly\b|of\s+course\b|notes?\b|hope\b|let\s+me\b|feel\s+free\b|please\b|"
     r"absolutely\b|the\s+following\b|these\b|this\b|they\b|those\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
 _NOT_A_BULLETED_TERM = re.compile(
     r"^(?i:here\s+(?:are|is)\b|hope\s+this\b|let\s+me\b|feel\s+free\b|please\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
 # words that name the list rather than belong to it ("Synonyms: A, B", "Keywords — A, B")
-_LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|"
+LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|"
                          r"suggest(?:ions?)?|variants?|phrases?|names?|queries|list|answer|expanded)\b", re.I)
 # labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all
-_META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
+META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
                          r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s)$")
 # "there are none": not a term (rule 7 then makes the reply unparseable)
 _NONE_WORDS = re.compile(r"^(?i:\d{1,2}|none|none found|n/?a|nil|null|nothing(?: found)?|etc|and so on|"
@@ -30,7 +30,7 @@ _NONE_WORDS = re.compile(r"^(?i:\d{1,2}|none|none found|n/?a|nil|null|nothing(?:
 MAX_TERM_CHARS = 100
 """An item longer than this is not a term (a pasted paragraph, a runaway token), whatever its words."""
 _STARS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
-_QUOTES = (('"', '"'), ("'", "'"), ("“", "”"), ("‘", "’"), ("«", "»"), ("„", "“"), ("`", "`"))
+QUOTES = (('"', '"'), ("'", "'"), ("“", "”"), ("‘", "’"), ("«", "»"), ("„", "“"), ("`", "`"))
 _DASHES = (" - ", " -- ", " – ", " — ")
 # a sentence break (rule 6: ". " inside an item): a word of two or more letters, ". " (or
 # "? ", "! "), then more text; an initial or a common abbreviation before the stop is not a
@@ -38,10 +38,10 @@ _DASHES = (" - ", " -- ", " – ", " — ")
 _SENTENCE = re.compile(r"(?<![A-Za-z])(?!(?i:vs|etc|approx|incl|cf|viz|al|st|dr|mr|mrs|ms|jr|sr|no|co|inc|ltd|mt|ft|"
                        r"gen|gov|sen|rep|corp|dept|univ|ave|fig)\.)[A-Za-z][a-z]+[.?!]\s+\w")
 # a label ending with a preposition is the start of a sentence, not a heading ("… expansions for: X")
-_ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|at|into|like)$")
+ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|at|into|like)$")
 # a finite verb written in lower case: an unbulleted line ending with a full stop that holds one
 # is a statement, not a term ("- This Is Us", a title, is bulleted and capitalised)
-_STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s")
+STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s")
 # a note after a dash describes ("a thick, scaly layer", "the clinical term"); a list of terms does not
 # ("used to treat …" describes, "used car" is a term)
 _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|when|with)|refers?|means?|not|also|"
@@ -64,7 +64,7 @@ _CUT_PHRASE = re.compile(r"\b(?i:the|a|an|of|to|for|and|or|with|in|on|by)$")
 _CLAUSE = re.compile(r",\s*(?i:which|who|whose|where|that|as\s+in|as\s+it|i\.e\.|e\.g\.|meaning|referring)\b")
 
 
-def _strip_note(item: str) -> tuple[str, str | None]:
+def strip_note(item: str) -> tuple[str, str | None]:
     """(head, rest) of `head: rest` or `head – rest`, or (item, None); a colon or dash inside
     brackets is part of a note there ("(user intent: symptom lookup)"), not a separator.
     Linear: str.find, or one scan when the item holds a bracket."""
@@ -95,60 +95,60 @@ def _strip_note(item: str) -> tuple[str, str | None]:
     return item, None
 
 
-def _unmark(item: str) -> str:
+def unmark(item: str) -> str:
     """Bullets, numbering, emphasis and backticks off one item."""
     for _ in range(2):  # "> - x", "**1.** x"
-        item = _BULLET.sub("", item, count=1)
+        item = BULLET.sub("", item, count=1)
         item = _STARS.sub("", item.replace("`", "")).strip()
     return item
 
 
-def _terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
+def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     """Rules 5 and 6 on one item: the terms it holds (none, one, or — once, not within a
     list already labelled — a labelled list)."""
-    item = _unmark(item)
+    item = unmark(item)
     if not item:
         return []
     if " = " in item:
         pair = _equated(item, bulleted)
         if pair:
             return pair
-    head, rest = _strip_note(item)
+    head, rest = strip_note(item)
     colon = rest is not None and item[len(head):len(head) + 2] == ": "
     if rest is not None and labelled:
-        label = _unquote(_unmark(head).strip(" :").strip())  # "scabies (medical term)": the note is no lead word
-        if _META_LABEL.match(label):
+        label = unquote(unmark(head).strip(" :").strip())  # "scabies (medical term)": the note is no lead word
+        if META_LABEL.match(label):
             return []  # "Note: …", "Source: MeSH"
-        if colon and (_ENDS_IN_PREPOSITION.search(label) or _prose_before_colon(label)):
+        if colon and (ENDS_IN_PREPOSITION.search(label) or prose_before_colon(label)):
             return []  # "Suggest query expansions for: X": the colon is inside a sentence
         listy = any(c in rest for c in ",;")
-        listed = rest.strip() and (label.isdigit() or (_LEAD_WORDS.search(label) and (colon or listy))
-                                   or _NOT_A_TERM.match(label) or (colon and listy and not _is_sentence(rest)))
+        listed = rest.strip() and (label.isdigit() or (LEAD_WORDS.search(label) and (colon or listy))
+                                   or NOT_A_TERM.match(label) or (colon and listy and not _is_sentence(rest)))
         # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"; a sentence after a
         # term's colon explains it, commas or not ("Asthma inhalers: Asthma medications, such as …, can be used …")
         if listed:
-            return _list_of(rest, lambda part: _terms_of(part, True, False))
-        if (listy and not colon and len(_split_line(rest)) > 1 and not rest.rstrip().endswith(".")
-                and not any(_DESCRIBES.match(part) for part in _split_line(rest))):
+            return list_of(rest, lambda part: terms_of(part, True, False))
+        if (listy and not colon and len(split_line(rest)) > 1 and not rest.rstrip().endswith(".")
+                and not any(_DESCRIBES.match(part) for part in split_line(rest))):
             # "breach - breaching, breached": a list of terms, not a note ("a disease, spread by contact")
-            more = _list_of(rest, lambda part: _terms_of(part, True, False))
+            more = list_of(rest, lambda part: terms_of(part, True, False))
             if more:
-                return _terms_of(head, bulleted, False) + more
+                return terms_of(head, bulleted, False) + more
         if bulleted and not listy and _second_term(head, rest):
             # "1. Financial crisis - Financial disaster", "* Last Will and Ends: Last Will and Die"
-            return _terms_of(head, bulleted, False) + [_unquote(_unmark(rest))]
+            return terms_of(head, bulleted, False) + [unquote(unmark(rest))]
         if colon and not bulleted and _is_sentence(rest):
             return []  # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"
         if colon and not bulleted:
-            value = _unquote(_unmark(rest).rstrip(":"))  # a stray colon after the value goes
-            if _is_term(value) and _variant(label, value):
+            value = unquote(unmark(rest).rstrip(":"))  # a stray colon after the value goes
+            if is_term(value) and variant(label, value):
                 return [value]  # "Laptop bag: laptop bags": the label names the topic, the value is the term
     if rest is not None:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
-    if bulleted and rest is None and ("," in item or ";" in item) and len(_split_line(item)) > 1:
-        return _list_of(item, lambda part: _terms_of(part, True, False))  # "- Dissolution, divorce"
-    item = _unquote(item)
-    if not _is_term(item, bulleted):
+    if bulleted and rest is None and ("," in item or ";" in item) and len(split_line(item)) > 1:
+        return list_of(item, lambda part: terms_of(part, True, False))  # "- Dissolution, divorce"
+    item = unquote(item)
+    if not is_term(item, bulleted):
         return []
     return [item]
 
@@ -158,8 +158,8 @@ def _second_term(head: str, rest: str) -> bool:
     on `A`: both are written as names are, starting with a capital letter, and `B` is a term
     (rule 6) that opens with no describing word and names no kind of term ("Brand name",
     "Abbreviation"), as notes do ("MI – abbreviation", "Coumadin: the brand name")."""
-    a, b = _unquote(_unmark(head)), _unquote(_unmark(rest))
-    return (a[:1].isupper() and b[:1].isupper() and _is_term(b, True) and not _is_sentence(rest)
+    a, b = unquote(unmark(head)), unquote(unmark(rest))
+    return (a[:1].isupper() and b[:1].isupper() and is_term(b, True) and not _is_sentence(rest)
             and not _DESCRIBES.match(b) and not _KIND.search(b))
 
 
@@ -171,13 +171,13 @@ def _equated(item: str, bulleted: bool) -> list[str]:
     clause = _CLAUSE.search(right)
     if clause:
         right = right[:clause.start()]
-    a = _unquote(left)
+    a = unquote(left)
     if _CUT_PHRASE.search(a):
         return []  # "Using the *= operator …": the " = " is inside a phrase, not between two sides
-    if _defines(_unquote(_unmark(right))):
-        return [a] if _is_term(a, bulleted) else []  # "SORE = to be very painful": B defines A
-    b = _list_of(right, lambda part: _terms_of(part, True, False))
-    if not b or not _is_term(a, bulleted):
+    if _defines(unquote(unmark(right))):
+        return [a] if is_term(a, bulleted) else []  # "SORE = to be very painful": B defines A
+    b = list_of(right, lambda part: terms_of(part, True, False))
+    if not b or not is_term(a, bulleted):
         return []
     return [a] + b
 
@@ -191,19 +191,19 @@ def _defines(text: str) -> bool:
     return bool(_DESCRIBES.match(text)) or (first[:1].islower() and bool(re.search(r"\s(?:and|or)\s", first)))
 
 
-def _list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
+def list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
     """The terms of a comma or semicolon list when every part of it is a term; none when a
     part is not (then the commas are a sentence's: "It is designed with comfort, elegance,
     and beauty in mind, making it perfect for parties")."""
     found = []
-    parts = _split_line(text) if parts is None else parts
+    parts = split_line(text) if parts is None else parts
     if (parts and len(parts[0].split()) >= 4 and _ARTICLE.search(f" {parts[0].strip()} ")
             and sum(len(part.split()) for part in parts) >= 8):
         return []  # "Using the + operator for addition, subtraction, …": a description naming things
     for i, part in enumerate(parts):
-        if " " in part.strip() and _STATEMENT.search(f" {part.strip()} "):
+        if " " in part.strip() and STATEMENT.search(f" {part.strip()} "):
             return []  # "The sofa is designed with comfort, elegance, …": a clause
-        if i and _NOTE_PART.match(part) and _is_term(_unquote(part), True):
+        if i and _NOTE_PART.match(part) and is_term(unquote(part), True):
             continue  # "DUINED, also spelled duh-deed", "X, including Y": a short note on the part before
         terms = read(part)
         if not terms:
@@ -212,16 +212,16 @@ def _list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
     return found
 
 
-def _prose_before_colon(head: str) -> bool:
+def prose_before_colon(head: str) -> bool:
     """Whether the text before a colon is sentences whose last one names no list ("… in a
     query? I can provide more details: X"); "You are an assistant. I suggest: X" names one."""
     last = None
     for last in _SENTENCE.finditer(head):
         pass
-    return last is not None and not _LEAD_WORDS.search(head[last.end() - 1:])
+    return last is not None and not LEAD_WORDS.search(head[last.end() - 1:])
 
 
-def _variant(label: str, value: str) -> bool:
+def variant(label: str, value: str) -> bool:
     """Whether `value` repeats a word of `label`, whole or inflected ("sofa" / "sofas")."""
     mine = [w for w in re.findall(r"\w{3,}", label.lower())][:6]
     return any(a.startswith(b) or b.startswith(a) for a in mine for b in re.findall(r"\w{3,}", value.lower())[:6])
@@ -234,7 +234,7 @@ def _is_sentence(text: str) -> bool:
     return bool(_SENTENCE.search(text)) or text.endswith(("!", "?")) or (text.endswith(".") and len(text.split()) > 6)
 
 
-def _unquote(item: str) -> str:
+def unquote(item: str) -> str:
     """Trailing notes in brackets, a trailing full stop and surrounding quotes (a few passes:
     each pass removes one layer, so nothing here is quadratic)."""
     for _ in range(4):
@@ -253,7 +253,7 @@ def _unquote(item: str) -> str:
             item = item.rstrip(".")
         elif item.endswith(".") and "." not in item.rsplit(None, 1)[-1][:-1]:  # "U.S." keeps its stop
             item = item[:-1]
-        for left, right in _QUOTES:
+        for left, right in QUOTES:
             if len(item) >= 2 and item.startswith(left) and item.endswith(right):
                 item = item[len(left):-len(right)]
         if item == before:
@@ -261,15 +261,15 @@ def _unquote(item: str) -> str:
     return item.strip()
 
 
-def _is_term(item: str, bulleted: bool = False) -> bool:
+def is_term(item: str, bulleted: bool = False) -> bool:
     """Rule 6 on a cleaned item."""
-    starters = _NOT_A_BULLETED_TERM if bulleted else _NOT_A_TERM
+    starters = _NOT_A_BULLETED_TERM if bulleted else NOT_A_TERM
     return (bool(item) and any(c.isalnum() for c in item) and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
             and not item.endswith(("!", "?", ":")) and not _SENTENCE.search(item)
             and not starters.match(item) and not _NONE_WORDS.match(item))
 
 
-def _split_line(line: str) -> list[str]:
+def split_line(line: str) -> list[str]:
     """One line's items: split on commas and semicolons outside brackets (rule 4); a line
     that is wholly one bracketed list ("['sofa', 'couch']") is split inside it."""
     stripped = line.strip()
@@ -292,6 +292,6 @@ def _split_line(line: str) -> list[str]:
         # "Some synonyms are A, B and C": a short lead-in ends at its verb (a long one —
         # "The query can be expanded to include synonyms such as A, B" — is a sentence)
         lead = re.match(r"^(.*?\b(?:are|include|includes|is|would be)\b)\s+(.*)$", items[0], re.S)
-        if lead and _LEAD_WORDS.search(lead.group(1)) and len(lead.group(1).split()) <= 6:
+        if lead and LEAD_WORDS.search(lead.group(1)) and len(lead.group(1).split()) <= 6:
             items[0] = lead.group(2)
     return [i for i in items if i.strip()]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from .reply_items import _is_term, _list_of, _split_line, _unquote
+from .reply_items import is_term, list_of, split_line, unquote
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _TERM_KEYS = ("terms", "synonyms", "expansions")
@@ -68,7 +68,7 @@ def _as_terms(value, records: bool = True) -> list | None:
 def _named(value, records: bool = True) -> list | None:
     """The terms `value` holds as records and lists (docs/harness.md step 2), each read as an
     item; None when it holds none."""
-    names = [name for name in (_unquote(n) for n in _record_names(value, records, 0)) if _is_term(name, True)]
+    names = [name for name in (unquote(n) for n in _record_names(value, records, 0)) if is_term(name, True)]
     return names or None
 
 
@@ -92,15 +92,15 @@ def _record_names(value, records: bool, depth: int) -> list[str]:
     return []
 
 
-def _json_entry(entry) -> list:
+def json_entry(entry) -> list:
     """A JSON entry of a text reply: a string holding a comma list of terms is that list
     (`["Lambda, Lua, Python"]`, rule 4 wherever a list stands); anything else as it is."""
-    if not isinstance(entry, str) or not any(c in entry for c in ",;") or len(_split_line(entry)) < 2:
+    if not isinstance(entry, str) or not any(c in entry for c in ",;") or len(split_line(entry)) < 2:
         return [entry]
-    return _list_of(entry, lambda part: [_unquote(part)] if _is_term(_unquote(part), True) else []) or [entry]
+    return list_of(entry, lambda part: [unquote(part)] if is_term(unquote(part), True) else []) or [entry]
 
 
-def _json_answer(text: str) -> list | None:
+def json_answer(text: str) -> list | None:
     """Rule 2: the first fenced block or bracket span that holds a term list; in a reply
     holding a program, only JSON data outside it (a whole fence that parses), else
     ValueError `code, not terms`."""
@@ -163,7 +163,7 @@ def _alone(text: str, span: str) -> bool:
     return text.strip() == span.strip() or any(m.group(2).strip() == span.strip() for m in _FENCE.finditer(text))
 
 
-def _must_be_json(text: str) -> str | None:
+def must_be_json(text: str) -> str | None:
     """Why a reply that claims to be JSON is invalid (rule 2), or None when it does not claim to."""
     stripped = text.strip()
     fences = [m for m in _FENCE.finditer(text) if m.group(1).lower() in _JSON_FENCES]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from .reply_items import (_BULLET, _ENDS_IN_PREPOSITION, _LEAD_WORDS, _META_LABEL, _NOT_A_TERM, _QUOTES, _STATEMENT,
-                          _is_term, _list_of, _prose_before_colon, _split_line, _strip_note, _terms_of, _unmark,
-                          _unquote, _variant)
+from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES, STATEMENT,
+                          is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
+                          unquote, variant)
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -21,46 +21,46 @@ _TITLE = re.compile(r"^(?i:(?:synonyms?|expansions?|alternatives?|keywords?|rela
 
 def _line_is_out(line: str) -> bool:
     """A lead-in or closing line (rule 6) of an unbulleted reply."""
-    plain = _unmark(line)
-    head, rest = _strip_note(plain)
-    if rest is not None and _META_LABEL.match(_unmark(head).strip()):
+    plain = unmark(line)
+    head, rest = strip_note(plain)
+    if rest is not None and META_LABEL.match(unmark(head).strip()):
         return True
-    if rest is not None and plain.rstrip().endswith(":") and rest.strip(" :") and _variant(head, rest):
+    if rest is not None and plain.rstrip().endswith(":") and rest.strip(" :") and variant(head, rest):
         return False  # "Retirement savings: Retirement savings:": a value repeating its label, a stray colon
     return (plain.rstrip().endswith(":") or bool(_TITLE.match(plain))
-            or (bool(_NOT_A_TERM.match(plain)) and _lead_in(line, False) is None))
+            or (bool(NOT_A_TERM.match(plain)) and _lead_in(line, False) is None))
 
 
 def _lead_in(line: str, single: bool) -> str | None:
     """The list after a lead-in on the same line ("Here are some: A, B"), or None."""
-    head, sep, rest = _unmark(line).partition(": ")
+    head, sep, rest = unmark(line).partition(": ")
     if not sep or not rest.strip():
         return None
-    if _ENDS_IN_PREPOSITION.search(head.strip()) or _prose_before_colon(head):
+    if ENDS_IN_PREPOSITION.search(head.strip()) or prose_before_colon(head):
         return None  # "Suggest query expansions for: X" is a sentence, the colon inside it
-    if _NOT_A_TERM.match(head) or _LEAD_WORDS.search(head) or (single and any(c in rest for c in ",;")):
+    if NOT_A_TERM.match(head) or LEAD_WORDS.search(head) or (single and any(c in rest for c in ",;")):
         return rest
     return None
 
 
 def _is_prose(line: str) -> bool:
     """A line that reads as a sentence, not as a term or a list of terms."""
-    parts = _split_line(line)
-    return not parts or not all(_terms_of(part, False) for part in parts)
+    parts = split_line(line)
+    return not parts or not all(terms_of(part, False) for part in parts)
 
 
-def _list_terms(text: str) -> list[str]:
+def list_terms(text: str) -> list[str]:
     """Rules 4-6: the terms of a reply read as a list."""
     lines = [line for line in text.split("\n") if line.strip()
              and not _FENCE_LINE.match(line) and not _HEADING.match(line)]
     rows = [line for line in lines if _TABLE_ROW.match(line)]
     if rows:  # a Markdown table: the first cell of each row under the header row
         body = [line for line in rows if not _TABLE_RULE.match(line)][1:]
-        return [t for line in body for t in _terms_of(_TABLE_ROW.match(line).group(1).split("|")[0], True)]
-    bulleted = [line for line in lines if _BULLET.match(line)]
+        return [t for line in body for t in terms_of(_TABLE_ROW.match(line).group(1).split("|")[0], True)]
+    bulleted = [line for line in lines if BULLET.match(line)]
     if bulleted:
         items = _with_run_on(text) if len(bulleted) < len(lines) else bulleted
-        return [term for line in _top_items(items) for term in _terms_of(line, True)]
+        return [term for line in _top_items(items) for term in terms_of(line, True)]
     single = len(lines) == 1
     kept = []
     for line in lines:
@@ -80,21 +80,21 @@ def _line_terms(line: str) -> list[str]:
     """The terms of one line of an unbulleted reply: a labelled line as rule 5 reads it, a
     comma or semicolon list when every part is a term, else the line as one item; a line
     that reads as a statement ("The medical domain is diabetes medication.") holds none."""
-    line = _unmark(line).strip()
-    for left, right in _QUOTES:  # a whole list in quotes: "A, B, C"
+    line = unmark(line).strip()
+    for left, right in QUOTES:  # a whole list in quotes: "A, B, C"
         if len(line) > 2 and line.startswith(left) and line.endswith(right) and "," in line:
             line = line[len(left):-len(right)]
             break
-    head, rest = _strip_note(line)
+    head, rest = strip_note(line)
     if rest is not None and line[len(head):len(head) + 2] == ": ":
-        return _terms_of(line, False)
-    parts = _split_line(line)
+        return terms_of(line, False)
+    parts = split_line(line)
     if len(parts) > 1:
-        return _list_of(line, lambda part: _terms_of(part, False), parts)
-    plain = _unmark(line).strip()
-    if plain.endswith(".") and _STATEMENT.search(plain):
+        return list_of(line, lambda part: terms_of(part, False), parts)
+    plain = unmark(line).strip()
+    if plain.endswith(".") and STATEMENT.search(plain):
         return []
-    return _terms_of(line, False)
+    return terms_of(line, False)
 
 
 def _with_run_on(text: str) -> list[str]:
@@ -105,10 +105,10 @@ def _with_run_on(text: str) -> list[str]:
     for line in text.split("\n"):
         if not line.strip() or _FENCE_LINE.match(line) or _HEADING.match(line) or _TABLE_ROW.match(line):
             listing = False
-        elif _BULLET.match(line):
+        elif BULLET.match(line):
             out.append(line)
             listing = True
-        elif listing and not line.rstrip().endswith(":") and _is_term(_unquote(_unmark(line))):
+        elif listing and not line.rstrip().endswith(":") and is_term(unquote(unmark(line))):
             out.append(line)
         else:
             listing = False
@@ -128,9 +128,9 @@ def _top_items(bulleted: list[str]) -> list[str]:
             continue
         if depth <= top:
             numbered = line.lstrip()[:1].isdigit() and bool(_NUMBERED.match(line))
-            under_heading = _unmark(line).rstrip().endswith(":")
+            under_heading = unmark(line).rstrip().endswith(":")
             if under_heading and (i + 1 == len(bulleted) or indent[i + 1] <= top) \
-                    and not _LEAD_WORDS.search(_unmark(line)):
+                    and not LEAD_WORDS.search(unmark(line)):
                 line = line.rstrip()[:-1]  # "- Luggage Bags:" with nothing under it: a stray colon
             items.append(line)
         elif under_heading:
