@@ -79,6 +79,18 @@ FRESH2_QUERIES = [
 ]
 """The third round's fresh held-out set (`--fresh2`): recorded after the rules were tuned on
 every row above, fresh.jsonl included."""
+FRESH3_QUERIES = [
+    ("appendicitis symptoms", "medical", "symptom lookup"), ("cataract surgery", "medical", "procedure"),
+    ("thyroid medication", "medical", "treatment"), ("sprained ankle", "medical", "injury"),
+    ("living trust", "legal", "estate planning"), ("sexual harassment at work", "legal", "employment"),
+    ("landlord repairs", "legal", "housing"), ("hit and run accident", "legal", "traffic"),
+    ("office chair", "ecommerce", "furniture"), ("electric shaver", "ecommerce", "personal care"),
+    ("hiking boots", "ecommerce", "outdoors"), ("gaming laptop", "ecommerce", "electronics"),
+    ("credit score", "finance", "banking"), ("rental car", "travel", "booking"),
+    ("forgot email password", "software", "support"), ("flat tire", "automotive", "repair"),
+]
+"""The fourth round's fresh held-out set (`--fresh3`): recorded before the fourth round's rules
+were merged, after they had been tuned on every row above, fresh2.jsonl included."""
 SAMPLED = ("assistant",)
 """Styles also asked at temperature 0.8 (seed 35), for shapes temperature 0 never gives."""
 
@@ -162,11 +174,13 @@ def main() -> None:
                         help="record the fresh held-out set (FRESH_QUERIES, every style at temperature 0) to fresh.jsonl")
     parser.add_argument("--fresh2", action="store_const", const="fresh2", dest="fresh",
                         help="record the third round's held-out set (FRESH2_QUERIES) to fresh2.jsonl")
+    parser.add_argument("--fresh3", action="store_const", const="fresh3", dest="fresh",
+                        help="record the fourth round's held-out set (FRESH3_QUERIES) to fresh3.jsonl")
     args = parser.parse_args()
     started = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.fresh:
-        queries = FRESH_QUERIES if args.fresh == "fresh" else FRESH2_QUERIES
+        queries = {"fresh": FRESH_QUERIES, "fresh2": FRESH2_QUERIES, "fresh3": FRESH3_QUERIES}[args.fresh]
         rows = asyncio.run(record(args.base_url, args.model, args.max_tokens, args.out / f"{args.fresh}.partial.jsonl",
                                   fresh=queries))
         target = args.out / f"{args.fresh}.jsonl"
