@@ -12,7 +12,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from termgate import comparison, store
-from termgate.demo import seed_demo
 from termgate.dashboard import APP as DASHBOARD_APP
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -168,8 +168,6 @@ def test_an_empty_golden_name_is_refused(tmp_path):
 def test_compare_page_lists_golden_changed_apart_and_says_why(two_revisions, tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from conftest import ROOT
-
     db, golden, generated, base_id = two_revisions
     cli("evaluate", "--golden", golden, "--generated", generated, "--golden-name", "medical-golden",
         "--baseline", base_id, "--db", db, "--drift-judge", "none", "-q")

@@ -7,7 +7,6 @@ DuckDB, the team store with psycopg, as psql would)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
