@@ -15,7 +15,7 @@ BULLET = re.compile(r"^\s*(?:[^\w\s\"'“”‘’«»„()\[\]{}<`#@$%&/\\.,:;!
 # the sentence-like ones count ("- Note 20 Ultra", "- Sure deodorant", "- This Is Us" are names)
 NOT_A_TERM = re.compile(
     r"^(?i:here\b|sure\b|certainly\b|of\s+course\b|notes?\b|hope\b|let\s+me\b|feel\s+free\b|please\b|"
-    r"absolutely\b|the\s+following\b|these\b|this\b|they\b|those\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
+    r"absolutely\b|the\s+following\b|these\b|this\b|they\b|those\b|p\.\s?s\.|ps:)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
 _NOT_A_BULLETED_TERM = re.compile(
     r"^(?i:here\s+(?:are|is)\b|hope\s+this\b|let\s+me\b|feel\s+free\b|please\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
 # words that name the list rather than belong to it ("Synonyms: A, B", "Keywords — A, B")
@@ -58,6 +58,12 @@ _ARTICLE = re.compile(r"\s(?:the|a|an)\s")
 _NOTE_PART = re.compile(r"^\W*(?i:including|includes|such\s+as|e\.\s?g\.|i\.\s?e\.|for\s+(?:example|instance)|"
                         r"also\s+(?:spelled|spelt|written|known\s+as|called|referred\s+to\s+as)|a\.?k\.?a\.?|"
                         r"especially|particularly)(?:\s|$|\W)")
+# a part that opens with a note label ends a comma list: it and what follows are a note
+# ("sofa, couch; Note: both are informal", "A, B, P.S. ask me for more")
+_NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)\s*\S")
+# a dotted abbreviation followed by "for …" says what it stands for: "p.s. for permanent
+# agreements" gives "p.s." ("CBT for anxiety", undotted, is a term as written)
+_ABBREVIATION_FOR = re.compile(r"^((?:[A-Za-z]\.){2,})\s+for\s+\w")
 # a phrase that ends with an article, a preposition or a conjunction is cut off, not a side of `A = B`
 _CUT_PHRASE = re.compile(r"\b(?i:the|a|an|of|to|for|and|or|with|in|on|by)$")
 # a clause after a comma that explains what comes before it ("Fares = flights, which can be …")
@@ -96,11 +102,13 @@ def strip_note(item: str) -> tuple[str, str | None]:
 
 
 def unmark(item: str) -> str:
-    """Bullets, numbering, emphasis and backticks off one item."""
+    """Bullets, numbering, emphasis and backticks off one item, and a note that ends it after
+    a comma or semicolon ("sofa, couch; Note: both are informal", "…, P.S. ask for more")."""
     for _ in range(2):  # "> - x", "**1.** x"
         item = BULLET.sub("", item, count=1)
         item = _STARS.sub("", item.replace("`", "")).strip()
-    return item
+    note = _NOTE_LABEL_PART.search(item) if ("," in item or ";" in item) else None
+    return item[:note.start()].strip() if note else item
 
 
 def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
@@ -137,6 +145,8 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if bulleted and not listy and _second_term(head, rest):
             # "1. Financial crisis - Financial disaster", "* Last Will and Ends: Last Will and Die"
             return terms_of(head, bulleted, False) + [unquote(unmark(rest))]
+        if colon and bulleted and _is_sentence(rest) and not _speaks_of(rest, label):
+            return []  # "1. Etymology: The word "ear" is derived from …": a heading over a sentence, not a term
         if colon and not bulleted and _is_sentence(rest):
             return []  # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"
         if colon and not bulleted:
@@ -147,10 +157,22 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
     if bulleted and rest is None and ("," in item or ";" in item) and len(split_line(item)) > 1:
         return list_of(item, lambda part: terms_of(part, True, False))  # "- Dissolution, divorce"
+    abbreviation = _ABBREVIATION_FOR.match(item)
+    if abbreviation:
+        item = abbreviation.group(1)  # "p.s. for permanent agreements": the rest says what it stands for
     item = unquote(item)
     if not is_term(item, bulleted):
         return []
     return [item]
+
+
+def _speaks_of(sentence: str, label: str) -> bool:
+    """Whether a sentence after a list item's colon is about its label (it repeats a word of
+    it, whole or inflected: "Asthma inhalers: Asthma medications … can be used …"): then the
+    label is a term it explains; else the label heads prose ("Etymology: The word …")."""
+    mine = re.findall(r"\w{3,}", label.lower())[:6]
+    return bool(mine) and any(a.startswith(b) or b.startswith(a) for b in set(re.findall(r"\w{3,}", sentence.lower()))
+                              for a in mine)
 
 
 def _second_term(head: str, rest: str) -> bool:
@@ -247,6 +269,11 @@ def unquote(item: str) -> str:
             elif opening > 0 and not any(c in item[opening + 1:-1] for c in "()[]"):
                 item = item[:opening]  # "naloxone (generic name)"
         item = item.strip()
+        for left, right in ("()", "[]", "{}"):  # "journey)", "(journey": a bracket whose pair is not there
+            if item.endswith(right) and left not in item:
+                item = item[:-1].rstrip()
+            if item.startswith(left) and right not in item:
+                item = item[1:].lstrip()
         if len(item) > 2 and item.endswith("-") and item[-2].isalpha():  # "run- (verb)"
             item = item[:-1]
         if item.endswith("..."):  # "luggables...": a trailing ellipsis says the list goes on, not part of a term

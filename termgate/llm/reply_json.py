@@ -105,14 +105,25 @@ def json_answer(text: str) -> list | None:
     holding a program, only JSON data outside it (a whole fence that parses), else
     ValueError `code, not terms`."""
     fences = list(_FENCE.finditer(text))
-    if any(_is_program(m) for m in fences):
+    programs = [m.group(2) for m in fences if _is_program(m)]
+    if programs:
         for m in fences:
-            if _parses(m.group(2)):
+            # data beside a program: a fence tagged as JSON or text (one tagged with a
+            # language shows more of the program, or its output), holding terms the
+            # program does not hold itself (else it is the program's data, quoted again)
+            if m.group(1).lower() in _JSON_FENCES + _TEXT_FENCES and _parses(m.group(2)):
                 terms = _json_span(m.group(2), records=False)
-                if terms is not None:
+                if terms is not None and not _held_by(terms, programs):
                     return terms
         raise ValueError("code, not terms")  # strings inside code are not the reply's answer
     return _json_span(text)
+
+
+def _held_by(terms: list, programs: list[str]) -> bool:
+    """Whether every term of `terms` stands as a string in one of `programs` (then the JSON
+    is the program's own data or output, quoted again)."""
+    texts = [t if isinstance(t, str) else t.get("term", "") for t in terms]
+    return all(any(f'"{t}"' in body or f"'{t}'" in body for body in programs) for t in texts)
 
 
 def _parses(body: str) -> bool:

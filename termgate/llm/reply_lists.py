@@ -60,7 +60,7 @@ def list_terms(text: str) -> list[str]:
     bulleted = [line for line in lines if BULLET.match(line)]
     if bulleted:
         items = _with_run_on(text) if len(bulleted) < len(lines) else bulleted
-        return [term for line in _top_items(items) for term in terms_of(line, True)]
+        return _unless_sentences([(line, terms_of(line, True)) for line in _top_items(items)])
     single = len(lines) == 1
     kept = []
     for line in lines:
@@ -73,7 +73,26 @@ def list_terms(text: str) -> list[str]:
         listy = [line for line in kept if not _is_prose(line)]
         if len(listy) == 1 and any(sep in listy[0] for sep in ",;"):
             kept = listy
-    return [term for line in kept for term in _line_terms(line)]
+    return _unless_sentences([(line, _line_terms(line)) for line in kept])
+
+
+def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:
+    """The terms of a list's items, none when most of its items are sentences (longer than a
+    term can be, and giving no term): its few short items are then fragments of the same
+    prose ("1. Printer Support:" over "- Supports printing on any type of device that …"
+    five times, and once "- Supports printing on multiple platforms"). A heading item
+    ("Brand names:") counts as neither."""
+    found, items, sentences = [], 0, 0
+    for line, terms in read:
+        if terms:
+            found.extend(terms)
+            items += 1
+            continue
+        plain = unmark(line).rstrip()
+        if not plain.endswith(":"):
+            items += 1
+            sentences += len(plain.split()) > 6
+    return [] if 2 * sentences > items else found
 
 
 def _line_terms(line: str) -> list[str]:
@@ -120,19 +139,30 @@ def _top_items(bulleted: list[str]) -> list[str]:
     names:" then "  - Tylenol"), and are notes under an item that is a term ("1. Sofa" then
     "   - most common")."""
     indent = [len(line) - len(line.lstrip()) for line in bulleted]
+    kinds = [_marker_kind(line) for line in bulleted]
     top = min(indent)
-    items, under_heading, numbered = [], True, False
+    items, under_heading, numbered, heads = [], True, False, None
     for i, (line, depth) in enumerate(zip(bulleted, indent)):
         if numbered and depth > top and _NUMBERED.match(line):
             items.append(line)  # "1. sofa" then "  2. couch": numbering goes on, an indented sibling
             continue
-        if depth <= top:
+        if depth <= top and kinds[i] != heads:
             numbered = line.lstrip()[:1].isdigit() and bool(_NUMBERED.match(line))
             under_heading = unmark(line).rstrip().endswith(":")
-            if under_heading and (i + 1 == len(bulleted) or indent[i + 1] <= top) \
+            # "1. Printer Support:" then "- Supports …" at the same indent: another kind of
+            # marker under a heading item is its body, as an indented one is
+            nxt = i + 1 < len(bulleted) and indent[i + 1] <= top and kinds[i + 1] != kinds[i]
+            heads = kinds[i + 1] if under_heading and nxt else None
+            if under_heading and heads is None and (i + 1 == len(bulleted) or indent[i + 1] <= top) \
                     and not LEAD_WORDS.search(unmark(line)):
                 line = line.rstrip()[:-1]  # "- Luggage Bags:" with nothing under it: a stray colon
             items.append(line)
         elif under_heading:
             items.append(line)
     return items
+
+
+def _marker_kind(line: str) -> str:
+    """An item's kind of marker: "1" for numbering, else its first character ("-", "*")."""
+    marker = line.lstrip()[:1]
+    return "1" if marker.isdigit() else marker
