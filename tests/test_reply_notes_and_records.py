@@ -234,3 +234,28 @@ def test_a_trailing_note_is_no_term(reply, expected):
 ])
 def test_a_stray_bracket_is_stripped_from_a_term(reply, expected):
     assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # the headings of an explanation name what is said of the topic, not terms
+    "1. Usage: used in medicine\n2. Origin: from Latin",
+    "- Etymology - The word ear is derived from the Latin word auris.\n- Usage - It is used in medicine.",
+    "**Definition:** a painful throat\n**Meaning:** pain",
+])
+def test_the_headings_of_an_explanation_are_no_terms(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # `A - B` with a finite verb in B: B is a note, not a second term
+    ("- Sofa - It is used in homes\n- Couch - Davenport", ["Sofa", "Couch", "Davenport"]),
+    # an unbulleted line, or a value after its colon, ending with a full stop over three or more words is a statement
+    ("Definition:\nA sore throat is pain in the throat.\nCauses:\nViruses cause it.\nsore throat", ["sore throat"]),
+    ("Printer Support: Supports printing on multiple platforms.\nprinter offline", ["printer offline"]),
+    # one or two words with a full stop are still terms; a comma list is a list
+    ("sofa.\nsofa bed.\nLaptop bag: laptop bags.", ["sofa", "sofa bed", "laptop bags"]),
+    ("sofa bed, pull-out couch, futon.", ["sofa bed", "pull-out couch", "futon"]),
+])
+def test_a_statement_is_no_term(reply, expected):
+    assert read_reply(reply) == expected

@@ -22,8 +22,11 @@ _NOT_A_BULLETED_TERM = re.compile(
 LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|"
                          r"suggest(?:ions?)?|variants?|phrases?|names?|queries|list|answer|expanded)\b", re.I)
 # labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all
+# and the headings of an explanation, naming what is said of the topic ("Etymology: …", "Definition: …")
 META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
-                         r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s)$")
+                         r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s|"
+                         r"etymology|etymological|definitions?|meanings?|origins?|usage|examples?|example\s+sentence|"
+                         r"descriptions?|summary|overview|background|history|pronunciation)$")
 # "there are none": not a term (rule 7 then makes the reply unparseable)
 _NONE_WORDS = re.compile(r"^(?i:\d{1,2}|none|none found|n/?a|nil|null|nothing(?: found)?|etc|and so on|"
                          r"no (?:synonyms?|terms?|expansions?|results?|alternatives?|matches)(?: (?:found|available))?)$")
@@ -147,7 +150,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             return terms_of(head, bulleted, False) + [unquote(unmark(rest))]
         if colon and bulleted and _is_sentence(rest) and not _speaks_of(rest, label):
             return []  # "1. Etymology: The word "ear" is derived from …": a heading over a sentence, not a term
-        if colon and not bulleted and _is_sentence(rest):
+        if colon and not bulleted and (_is_sentence(rest) or is_statement(rest)):
             return []  # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"
         if colon and not bulleted:
             value = unquote(unmark(rest).rstrip(":"))  # a stray colon after the value goes
@@ -178,11 +181,12 @@ def _speaks_of(sentence: str, label: str) -> bool:
 def _second_term(head: str, rest: str) -> bool:
     """Whether the `B` of a list item `A - B` or `A: B` is a second term rather than a note
     on `A`: both are written as names are, starting with a capital letter, and `B` is a term
-    (rule 6) that opens with no describing word and names no kind of term ("Brand name",
-    "Abbreviation"), as notes do ("MI – abbreviation", "Coumadin: the brand name")."""
+    (rule 6) that opens with no describing word, names no kind of term ("Brand name",
+    "Abbreviation") and holds no lower-case finite verb ("It is used in medicine"), as notes
+    do ("MI – abbreviation", "Coumadin: the brand name")."""
     a, b = unquote(unmark(head)), unquote(unmark(rest))
     return (a[:1].isupper() and b[:1].isupper() and is_term(b, True) and not _is_sentence(rest)
-            and not _DESCRIBES.match(b) and not _KIND.search(b))
+            and not _DESCRIBES.match(b) and not _KIND.search(b) and not STATEMENT.search(f" {b} "))
 
 
 def _equated(item: str, bulleted: bool) -> list[str]:
@@ -247,6 +251,17 @@ def variant(label: str, value: str) -> bool:
     """Whether `value` repeats a word of `label`, whole or inflected ("sofa" / "sofas")."""
     mine = [w for w in re.findall(r"\w{3,}", label.lower())][:6]
     return any(a.startswith(b) or b.startswith(a) for a in mine for b in re.findall(r"\w{3,}", value.lower())[:6])
+
+
+def is_statement(line: str) -> bool:
+    """Whether an unbulleted line (or a value after its colon) ending with a full stop is a
+    statement: it holds a lower-case finite verb ("The domain is medicine."), or three or
+    more words ("Supports printing on multiple platforms."); a term is written without a
+    full stop, one or two words aside ("laptop bags."), and a comma list is read as a list."""
+    line = line.strip()
+    if not line.endswith(".") or line.endswith("..."):
+        return False
+    return bool(STATEMENT.search(line)) or len(line.split()) >= 3
 
 
 def _is_sentence(text: str) -> bool:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES, STATEMENT,
-                          is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
+from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES,
+                          is_statement, is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
                           unquote, variant)
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
@@ -110,9 +110,8 @@ def _line_terms(line: str) -> list[str]:
     parts = split_line(line)
     if len(parts) > 1:
         return list_of(line, lambda part: terms_of(part, False), parts)
-    plain = unmark(line).strip()
-    if plain.endswith(".") and STATEMENT.search(plain):
-        return []
+    if is_statement(unmark(line)):
+        return []  # "The medical domain is diabetes medication.", "Viruses cause it."
     return terms_of(line, False)
 
 
