@@ -241,6 +241,9 @@ def test_a_stray_bracket_is_stripped_from_a_term(reply, expected):
     "1. Usage: used in medicine\n2. Origin: from Latin",
     "- Etymology - The word ear is derived from the Latin word auris.\n- Usage - It is used in medicine.",
     "**Definition:** a painful throat\n**Meaning:** pain",
+    # a heading word alone over paragraphs, bulleted or not
+    "1. **Etymology**\nThe word ear is derived from Latin and means hearing.\n2. **Usage**\nIt is used in medicine.",
+    "**Etymology**\nThe word ear is derived from Latin and means hearing.",
 ])
 def test_the_headings_of_an_explanation_are_no_terms(reply):
     with pytest.raises(ValueError, match="no terms found"):
@@ -256,6 +259,12 @@ def test_the_headings_of_an_explanation_are_no_terms(reply):
     # one or two words with a full stop are still terms; a comma list is a list
     ("sofa.\nsofa bed.\nLaptop bag: laptop bags.", ["sofa", "sofa bed", "laptop bags"]),
     ("sofa bed, pull-out couch, futon.", ["sofa bed", "pull-out couch", "futon"]),
+    # a bulleted item too: instructions and statements ending with a full stop give nothing
+    ("Here are some tips:\n1. Restart the printer.\n2. Check the cable.\n3. printer offline", ["printer offline"]),
+    ("- The printer is offline.\n- printer status", ["printer status"]),
+    # a note after a dash is no statement of the term's own
+    ("Sofa - a long seat for people.\nCouch - a seat.", ["Sofa", "Couch"]),
+    ("- Sofa - it is a seat.\n- Couch - a seat for people.", ["Sofa", "Couch"]),
 ])
 def test_a_statement_is_no_term(reply, expected):
     assert read_reply(reply) == expected

@@ -160,6 +160,8 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
     if bulleted and rest is None and ("," in item or ";" in item) and len(split_line(item)) > 1:
         return list_of(item, lambda part: terms_of(part, True, False))  # "- Dissolution, divorce"
+    if bulleted and labelled and rest is None and is_statement(item):
+        return []  # "1. Restart the printer.", "- The cable is loose.": a statement (a comma list's parts are not)
     abbreviation = _ABBREVIATION_FOR.match(item)
     if abbreviation:
         item = abbreviation.group(1)  # "p.s. for permanent agreements": the rest says what it stands for
@@ -253,15 +255,16 @@ def variant(label: str, value: str) -> bool:
     return any(a.startswith(b) or b.startswith(a) for a in mine for b in re.findall(r"\w{3,}", value.lower())[:6])
 
 
-def is_statement(line: str) -> bool:
-    """Whether an unbulleted line (or a value after its colon) ending with a full stop is a
-    statement: it holds a lower-case finite verb ("The domain is medicine."), or three or
-    more words ("Supports printing on multiple platforms."); a term is written without a
-    full stop, one or two words aside ("laptop bags."), and a comma list is read as a list."""
+def is_statement(line: str, by_length: bool = True) -> bool:
+    """Whether an item (or a value after its colon) ending with a full stop is a statement:
+    it holds a lower-case finite verb ("The domain is medicine."), or (`by_length`: no
+    note after a dash in it) three or more words ("Supports printing on multiple
+    platforms."); a term is written without a full stop, one or two words aside ("laptop
+    bags."), and a comma list is read as a list."""
     line = line.strip()
     if not line.endswith(".") or line.endswith("..."):
         return False
-    return bool(STATEMENT.search(line)) or len(line.split()) >= 3
+    return bool(STATEMENT.search(line)) or (by_length and len(line.split()) >= 3)
 
 
 def _is_sentence(text: str) -> bool:
@@ -308,7 +311,7 @@ def is_term(item: str, bulleted: bool = False) -> bool:
     starters = _NOT_A_BULLETED_TERM if bulleted else NOT_A_TERM
     return (bool(item) and any(c.isalnum() for c in item) and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
             and not item.endswith(("!", "?", ":")) and not _SENTENCE.search(item)
-            and not starters.match(item) and not _NONE_WORDS.match(item))
+            and not starters.match(item) and not _NONE_WORDS.match(item) and not META_LABEL.match(item))
 
 
 def split_line(line: str) -> list[str]:
