@@ -242,7 +242,7 @@ def test_a_stray_bracket_is_stripped_from_a_term(reply, expected):
     "- Etymology - The word ear is derived from the Latin word auris.\n- Usage - It is used in medicine.",
     "**Definition:** a painful throat\n**Meaning:** pain",
     # a heading word alone over paragraphs, bulleted or not
-    "1. **Etymology**\nThe word ear is derived from Latin and means hearing.\n2. **Usage**\nIt is used in medicine.",
+    "1. **Etymology**\nThe word ear is derived from Latin and means hearing.\n2. **Meaning**\nIt is used in medicine.",
     "**Etymology**\nThe word ear is derived from Latin and means hearing.",
 ])
 def test_the_headings_of_an_explanation_are_no_terms(reply):

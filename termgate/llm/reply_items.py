@@ -27,6 +27,10 @@ META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warn
                          r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s|"
                          r"etymology|etymological|definitions?|meanings?|origins?|usage|examples?|example\s+sentence|"
                          r"descriptions?|summary|overview|background|history|pronunciation)$")
+# a heading of an explanation standing alone ("1. **Etymology**" over a paragraph) is no term either;
+# words that are also terms ("usage", "history", "tips", "output") are left to be
+_HEADING_WORD = re.compile(r"^(?i:etymology|etymological|definitions?|meanings?|pronunciation|overview|summary|"
+                           r"descriptions?|examples?|explanation|disclaimer)$")
 # "there are none": not a term (rule 7 then makes the reply unparseable)
 _NONE_WORDS = re.compile(r"^(?i:\d{1,2}|none|none found|n/?a|nil|null|nothing(?: found)?|etc|and so on|"
                          r"no (?:synonyms?|terms?|expansions?|results?|alternatives?|matches)(?: (?:found|available))?)$")
@@ -311,7 +315,7 @@ def is_term(item: str, bulleted: bool = False) -> bool:
     starters = _NOT_A_BULLETED_TERM if bulleted else NOT_A_TERM
     return (bool(item) and any(c.isalnum() for c in item) and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
             and not item.endswith(("!", "?", ":")) and not _SENTENCE.search(item)
-            and not starters.match(item) and not _NONE_WORDS.match(item) and not META_LABEL.match(item))
+            and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item))
 
 
 def split_line(line: str) -> list[str]:
