@@ -142,10 +142,18 @@ def test_a_label_over_a_sentence_that_is_not_about_it_is_prose(reply):
         read_reply(reply)
 
 
-def test_a_label_explained_by_a_sentence_about_it_is_a_term():
-    reply = ("1. Asthma inhalers: Asthma medications, such as bronchodilators, can be used to treat asthma.\n"
-             "2. Asthma treatments: Asthma is a medical condition that affects the airways in the lungs.")
-    assert read_reply(reply) == ["Asthma inhalers", "Asthma treatments"]
+@pytest.mark.parametrize("reply, expected", [
+    # the sentence repeats a word of the label
+    ("1. Asthma inhalers: Asthma medications, such as bronchodilators, can be used to treat asthma.\n"
+     "2. Asthma treatments: Asthma is a medical condition that affects the airways in the lungs.",
+     ["Asthma inhalers", "Asthma treatments"]),
+    # or points back to it, or defines it
+    ("1. **Otitis Media**: This is the medical term for a middle ear infection.\n"
+     "2. Sofa: A long upholstered seat for several people to sit on.\n"
+     "3. Couch: Another word used in America and in Canada.", ["Otitis Media", "Sofa", "Couch"]),
+])
+def test_a_label_explained_by_a_sentence_about_it_is_a_term(reply, expected):
+    assert read_reply(reply) == expected
 
 
 PRINTER = ("The AI can assist with various tasks, including:\n\n"

@@ -40,7 +40,8 @@ choices the spec leaves open):
    term. In a list item, `A - B` or `A: B` with both capitalised and `B` a term naming no
    kind of term is two terms; `A = B` is two terms, a clause after B's comma a note, only
    A when B defines it ("to be …", "mouth and nose"); a sentence after a list item's
-   colon explains its label when it speaks of it (repeats a word of it), else the label heads
+   colon explains its label when it speaks of it (repeats a word of it, or opens "This",
+   "It", "A" …), else the label heads
    prose; explanation headings ("Etymology:", "Definition:") are commentary; a dotted
    abbreviation's "for …" is a note; a trailing "..." and a bracket without its pair go.
    `X-ray`, `COVID-19`, `E. coli` stay whole.

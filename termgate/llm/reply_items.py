@@ -71,6 +71,8 @@ _NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)
 # a dotted abbreviation followed by "for …" says what it stands for: "p.s. for permanent
 # agreements" gives "p.s." ("CBT for anxiety", undotted, is a term as written)
 _ABBREVIATION_FOR = re.compile(r"^((?:[A-Za-z]\.){2,})\s+for\s+\w")
+# a sentence opening so points back to the label before its colon, or defines it
+_REFERS_BACK = re.compile(r"^\W*(?i:this|it|these|they|a|an|another)\s")
 # a phrase that ends with an article, a preposition or a conjunction is cut off, not a side of `A = B`
 _CUT_PHRASE = re.compile(r"\b(?i:the|a|an|of|to|for|and|or|with|in|on|by)$")
 # a clause after a comma that explains what comes before it ("Fares = flights, which can be …")
@@ -176,9 +178,13 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
 
 
 def _speaks_of(sentence: str, label: str) -> bool:
-    """Whether a sentence after a list item's colon is about its label (it repeats a word of
-    it, whole or inflected: "Asthma inhalers: Asthma medications … can be used …"): then the
-    label is a term it explains; else the label heads prose ("Etymology: The word …")."""
+    """Whether a sentence after a list item's colon is about its label: it repeats a word of
+    it, whole or inflected ("Asthma inhalers: Asthma medications … can be used …"), or
+    opens by pointing back to it or defining it ("This is the medical term for …", "A long
+    seat for …"); then the label is a term it explains. Else the label heads prose
+    ("Etymological: Both "ear" and …", "Thesaurus: to add synonyms to your query.")."""
+    if _REFERS_BACK.match(sentence):
+        return True
     mine = re.findall(r"\w{3,}", label.lower())[:6]
     return bool(mine) and any(a.startswith(b) or b.startswith(a) for b in set(re.findall(r"\w{3,}", sentence.lower()))
                               for a in mine)
