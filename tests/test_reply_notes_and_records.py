@@ -166,6 +166,10 @@ PRINTER = ("The AI can assist with various tasks, including:\n\n"
 @pytest.mark.parametrize("reply", [
     # headings over sentences: another kind of marker under a heading is its body; most items are sentences
     PRINTER,
+    # the same marker: a heading item over a sentence item heads it (no stray colon)
+    PRINTER.replace("1. ", "- ").replace("2. ", "- ").replace("3. ", "- ").replace("4. ", "- "),
+    # unbulleted: headings set aside, a line with commas only inside brackets is no one-line list
+    "\n".join(line.lstrip("-1234. ") for line in PRINTER.split("\n")),
     "- sofa\n- The sofa is a long seat made for several people to sit on.\n"
     "- It has been used in homes across Europe since the eighteenth century.",
     "sofa\nThe sofa is a long upholstered seat for several people.\nIt was made popular in homes across Europe by 1700.",
@@ -267,6 +271,12 @@ def test_the_headings_of_an_explanation_are_no_terms(reply):
     # one or two words with a full stop are still terms; a comma list is a list
     ("sofa.\nsofa bed.\nLaptop bag: laptop bags.", ["sofa", "sofa bed", "laptop bags"]),
     ("sofa bed, pull-out couch, futon.", ["sofa bed", "pull-out couch", "futon"]),
+    # opening with an article and holding a lower-case finite verb: a statement, full stop or not
+    ("The legal domain is trademark registration\ntrademark filing", ["trademark filing"]),
+    ("- wifi is down\n- The router is off", ["wifi is down"]),
+    # a long value after a label holding a finite verb is a sentence, full stop or not
+    ("Home loan refinancing: Home loans are a type of financial product that allows refinancing\nremortgage",
+     ["remortgage"]),
     # a bulleted item too: instructions and statements ending with a full stop give nothing
     ("Here are some tips:\n1. Restart the printer.\n2. Check the cable.\n3. printer offline", ["printer offline"]),
     ("- The printer is offline.\n- printer status", ["printer status"]),

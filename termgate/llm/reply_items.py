@@ -71,6 +71,7 @@ _NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)
 # a dotted abbreviation followed by "for …" says what it stands for: "p.s. for permanent
 # agreements" gives "p.s." ("CBT for anxiety", undotted, is a term as written)
 _ABBREVIATION_FOR = re.compile(r"^((?:[A-Za-z]\.){2,})\s+for\s+\w")
+_ARTICLE_OPENING = re.compile(r"^\W*(?i:the|a|an)\s")
 # a sentence opening so points back to the label before its colon, or defines it
 _REFERS_BACK = re.compile(r"^\W*(?i:this|it|these|they|a|an|another)\s")
 # a phrase that ends with an article, a preposition or a conjunction is cut off, not a side of `A = B`
@@ -270,8 +271,12 @@ def is_statement(line: str, by_length: bool = True) -> bool:
     it holds a lower-case finite verb ("The domain is medicine."), or (`by_length`: no
     note after a dash in it) three or more words ("Supports printing on multiple
     platforms."); a term is written without a full stop, one or two words aside ("laptop
-    bags."), and a comma list is read as a list."""
+    bags."), and a comma list is read as a list. One that opens with an article and holds
+    such a verb is a statement, full stop or not ("The legal domain is trademark registration");
+    "wifi is down" is a term."""
     line = line.strip()
+    if _ARTICLE_OPENING.match(line) and STATEMENT.search(line):
+        return True  # "The medical domain is sore throat", full stop or not
     if not line.endswith(".") or line.endswith("..."):
         return False
     return bool(STATEMENT.search(line)) or (by_length and len(line.split()) >= 3)
@@ -279,9 +284,11 @@ def is_statement(line: str, by_length: bool = True) -> bool:
 
 def _is_sentence(text: str) -> bool:
     """Whether `text` reads as a sentence rather than a short note: it holds a sentence
-    break, ends with `!` or `?`, or ends with a full stop after more than six words."""
+    break, ends with `!` or `?`, or has more than six words and ends with a full stop or
+    holds a lower-case finite verb ("Home loans are a type of financial product that …")."""
     text = text.strip()
-    return bool(_SENTENCE.search(text)) or text.endswith(("!", "?")) or (text.endswith(".") and len(text.split()) > 6)
+    return (bool(_SENTENCE.search(text)) or text.endswith(("!", "?"))
+            or (len(text.split()) > 6 and (text.endswith(".") or bool(STATEMENT.search(f" {text} ")))))
 
 
 def unquote(item: str) -> str:

@@ -71,7 +71,7 @@ def list_terms(text: str) -> list[str]:
             kept.append(line)
     if len(kept) > 1:  # a lead-in or closing sentence around a one-line list
         listy = [line for line in kept if not _is_prose(line)]
-        if len(listy) == 1 and any(sep in listy[0] for sep in ",;"):
+        if len(listy) == 1 and len(split_line(listy[0])) > 1:  # commas in brackets make no list
             kept = listy
     return _unless_sentences([(line, _line_terms(line)) for line in kept])
 
@@ -153,8 +153,11 @@ def _top_items(bulleted: list[str]) -> list[str]:
             nxt = i + 1 < len(bulleted) and indent[i + 1] <= top and kinds[i + 1] != kinds[i]
             heads = kinds[i + 1] if under_heading and nxt else None
             if under_heading and heads is None and (i + 1 == len(bulleted) or indent[i + 1] <= top) \
-                    and not LEAD_WORDS.search(unmark(line)):
-                line = line.rstrip()[:-1]  # "- Luggage Bags:" with nothing under it: a stray colon
+                    and not LEAD_WORDS.search(unmark(line)) \
+                    and (i + 1 == len(bulleted) or len(unmark(bulleted[i + 1]).split()) <= 6):
+                # "- Luggage Bags:" with nothing under it: a stray colon; over a sentence item
+                # ("- Printer Support:" then "- Supports printing on any type of device …") it heads it
+                line = line.rstrip()[:-1]
             items.append(line)
         elif under_heading:
             items.append(line)
