@@ -267,9 +267,11 @@ def test_the_headings_of_an_explanation_are_no_terms(reply):
     ("- Sofa - It is used in homes\n- Couch - Davenport", ["Sofa", "Couch", "Davenport"]),
     # an unbulleted line, or a value after its colon, ending with a full stop over three or more words is a statement
     ("Definition:\nA sore throat is pain in the throat.\nCauses:\nViruses cause it.\nsore throat", ["sore throat"]),
-    ("Printer Support: Supports printing on multiple platforms.\nprinter offline", ["printer offline"]),
+    ("Printer Support: It supports printing on your devices.\nprinter offline", ["printer offline"]),
     # one or two words with a full stop are still terms; a comma list is a list
     ("sofa.\nsofa bed.\nLaptop bag: laptop bags.", ["sofa", "sofa bed", "laptop bags"]),
+    ("1. Acute coronary syndrome.\n2. Vegan (from the Latin word, which means plant).",
+     ["Acute coronary syndrome", "Vegan"]),
     ("sofa bed, pull-out couch, futon.", ["sofa bed", "pull-out couch", "futon"]),
     # opening with an article and holding a lower-case finite verb: a statement, full stop or not
     ("The legal domain is trademark registration\ntrademark filing", ["trademark filing"]),
@@ -281,7 +283,7 @@ def test_the_headings_of_an_explanation_are_no_terms(reply):
     ("Here are some tips:\n1. Restart the printer.\n2. Check the cable.\n3. printer offline", ["printer offline"]),
     ("- The printer is offline.\n- printer status", ["printer status"]),
     # a note after a dash is no statement of the term's own
-    ("Sofa - a long seat for people.\nCouch - a seat.", ["Sofa", "Couch"]),
+    ("Sofa - a long seat for the family.\nCouch - a seat.", ["Sofa", "Couch"]),
     ("- Sofa - it is a seat.\n- Couch - a seat for people.", ["Sofa", "Couch"]),
 ])
 def test_a_statement_is_no_term(reply, expected):

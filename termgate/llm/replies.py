@@ -46,7 +46,7 @@ choices the spec leaves open):
    abbreviation's "for …" is a note; a trailing "..." and a bracket without its pair go.
    `X-ray`, `COVID-19`, `E. coli` stay whole.
 6. Not terms: more than six words or 100 characters, a sentence break, a trailing `!` or
-   `?`, a statement ending with a full stop (a lower-case verb, or three or more words),
+   `?`, a statement ending with a full stop (a lower-case verb, or a pronoun such as "the"),
    no letter or digit, words saying
    there is nothing ("None", "N/A").
 7. No term left, empty text or invalid JSON raises ValueError naming why; the client

@@ -71,7 +71,10 @@ _NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)
 # a dotted abbreviation followed by "for …" says what it stands for: "p.s. for permanent
 # agreements" gives "p.s." ("CBT for anxiety", undotted, is a term as written)
 _ABBREVIATION_FOR = re.compile(r"^((?:[A-Za-z]\.){2,})\s+for\s+\w")
+_BRACKETED = re.compile(r"\s*\([^()]*\)")
 _ARTICLE_OPENING = re.compile(r"^\W*(?i:the|a|an)\s")
+# a lower-case pronoun or determiner inside an item: sentences have them, names of things rarely
+_PRONOUN = re.compile(r"\s(?:the|your|you|my|it|its|them|their|our|we|this|that|these|those)\b")
 # a sentence opening so points back to the label before its colon, or defines it
 _REFERS_BACK = re.compile(r"^\W*(?i:this|it|these|they|a|an|another)\s")
 # a phrase that ends with an article, a preposition or a conjunction is cut off, not a side of `A = B`
@@ -266,20 +269,20 @@ def variant(label: str, value: str) -> bool:
     return any(a.startswith(b) or b.startswith(a) for a in mine for b in re.findall(r"\w{3,}", value.lower())[:6])
 
 
-def is_statement(line: str, by_length: bool = True) -> bool:
+def is_statement(line: str, by_words: bool = True) -> bool:
     """Whether an item (or a value after its colon) ending with a full stop is a statement:
-    it holds a lower-case finite verb ("The domain is medicine."), or (`by_length`: no
-    note after a dash in it) three or more words ("Supports printing on multiple
-    platforms."); a term is written without a full stop, one or two words aside ("laptop
-    bags."), and a comma list is read as a list. One that opens with an article and holds
-    such a verb is a statement, full stop or not ("The legal domain is trademark registration");
-    "wifi is down" is a term."""
-    line = line.strip()
+    it holds a lower-case finite verb ("The domain is medicine."), or (`by_words`: no note
+    after a dash in it) three or more words of which one is a lower-case pronoun or
+    determiner ("Restart the printer.", "Viruses cause it."); a term ending with a stray
+    stop is not ("Acute coronary syndrome.", "laptop bags."), and a comma list is read as a
+    list. One that opens with an article and holds such a verb is a statement, full stop or
+    not ("The legal domain is trademark registration"); "wifi is down" is a term."""
+    line = _BRACKETED.sub("", line).strip()  # "Vegan (from the Latin word, which means plant)." is a term's note
     if _ARTICLE_OPENING.match(line) and STATEMENT.search(line):
         return True  # "The medical domain is sore throat", full stop or not
     if not line.endswith(".") or line.endswith("..."):
         return False
-    return bool(STATEMENT.search(line)) or (by_length and len(line.split()) >= 3)
+    return bool(STATEMENT.search(line)) or (by_words and len(line.split()) >= 3 and bool(_PRONOUN.search(line)))
 
 
 def _is_sentence(text: str) -> bool:

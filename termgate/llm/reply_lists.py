@@ -110,7 +110,7 @@ def _line_terms(line: str) -> list[str]:
     parts = split_line(line)
     if len(parts) > 1:
         return list_of(line, lambda part: terms_of(part, False), parts)
-    if is_statement(line, by_length=rest is None):
+    if is_statement(line, by_words=rest is None):
         return []  # "The medical domain is diabetes medication.", "Viruses cause it." ("Sofa - a seat." is a note's)
     return terms_of(line, False)
 
