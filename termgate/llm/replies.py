@@ -54,8 +54,8 @@ choices the spec leaves open):
    `[]` is a valid empty expansion.
 
 Every step is linear in the reply's length (bench/bench_replies.py). The steps live in
-reply_clean (0, 1), reply_json (2 and code), reply_lists (4) and reply_items (5, 6); this
-module runs them in order.
+reply_clean (0, 1), reply_json (2 and code), reply_lists (4), reply_items (5, 6) and
+reply_prose (what reads as a sentence or statement); this module runs them in order.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from .reply_prose import SENTENCE, STATEMENT, is_sentence, is_statement, speaks_of
+
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
 # after it goes too. "E. coli", "V. cholerae" and "#1" are not markers.
@@ -39,16 +41,8 @@ MAX_TERM_CHARS = 100
 _STARS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
 QUOTES = (('"', '"'), ("'", "'"), ("“", "”"), ("‘", "’"), ("«", "»"), ("„", "“"), ("`", "`"))
 _DASHES = (" - ", " -- ", " – ", " — ")
-# a sentence break (rule 6: ". " inside an item): a word of two or more letters, ". " (or
-# "? ", "! "), then more text; an initial or a common abbreviation before the stop is not a
-# break ("E. coli", "St. John's wort", "Roe vs. Wade" are terms)
-_SENTENCE = re.compile(r"(?<![A-Za-z])(?!(?i:vs|etc|approx|incl|cf|viz|al|st|dr|mr|mrs|ms|jr|sr|no|co|inc|ltd|mt|ft|"
-                       r"gen|gov|sen|rep|corp|dept|univ|ave|fig)\.)[A-Za-z][a-z]+[.?!]\s+\w")
 # a label ending with a preposition is the start of a sentence, not a heading ("… expansions for: X")
 ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|at|into|like)$")
-# a finite verb written in lower case: an unbulleted line ending with a full stop that holds one
-# is a statement, not a term ("- This Is Us", a title, is bulleted and capitalised)
-STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s")
 # a note after a dash describes ("a thick, scaly layer", "the clinical term"); a list of terms does not
 # ("used to treat …" describes, "used car" is a term)
 _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|when|with)|refers?|means?|not|also|"
@@ -71,12 +65,6 @@ _NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)
 # a dotted abbreviation followed by "for …" says what it stands for: "p.s. for permanent
 # agreements" gives "p.s." ("CBT for anxiety", undotted, is a term as written)
 _ABBREVIATION_FOR = re.compile(r"^((?:[A-Za-z]\.){2,})\s+for\s+\w")
-_BRACKETED = re.compile(r"\s*\([^()]*\)")
-_ARTICLE_OPENING = re.compile(r"^\W*(?i:the|a|an)\s")
-# a lower-case pronoun or determiner inside an item: sentences have them, names of things rarely
-_PRONOUN = re.compile(r"\s(?:the|your|you|my|it|its|them|their|our|we|this|that|these|those)\b")
-# a sentence opening so points back to the label before its colon, or defines it
-_REFERS_BACK = re.compile(r"^\W*(?i:this|it|these|they|a|an|another)\s")
 # a phrase that ends with an article, a preposition or a conjunction is cut off, not a side of `A = B`
 _CUT_PHRASE = re.compile(r"\b(?i:the|a|an|of|to|for|and|or|with|in|on|by)$")
 # a clause after a comma that explains what comes before it ("Fares = flights, which can be …")
@@ -144,7 +132,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             return []  # "Suggest query expansions for: X": the colon is inside a sentence
         listy = any(c in rest for c in ",;")
         listed = rest.strip() and (label.isdigit() or (LEAD_WORDS.search(label) and (colon or listy))
-                                   or NOT_A_TERM.match(label) or (colon and listy and not _is_sentence(rest)))
+                                   or NOT_A_TERM.match(label) or (colon and listy and not is_sentence(rest)))
         # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"; a sentence after a
         # term's colon explains it, commas or not ("Asthma inhalers: Asthma medications, such as …, can be used …")
         if listed:
@@ -158,9 +146,9 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if bulleted and not listy and _second_term(head, rest):
             # "1. Financial crisis - Financial disaster", "* Last Will and Ends: Last Will and Die"
             return terms_of(head, bulleted, False) + [unquote(unmark(rest))]
-        if colon and bulleted and _is_sentence(rest) and not _speaks_of(rest, label):
+        if colon and bulleted and is_sentence(rest) and not speaks_of(rest, label):
             return []  # "1. Etymology: The word "ear" is derived from …": a heading over a sentence, not a term
-        if colon and not bulleted and (_is_sentence(rest) or is_statement(rest)):
+        if colon and not bulleted and (is_sentence(rest) or is_statement(rest)):
             return []  # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"
         if colon and not bulleted:
             value = unquote(unmark(rest).rstrip(":"))  # a stray colon after the value goes
@@ -181,19 +169,6 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     return [item]
 
 
-def _speaks_of(sentence: str, label: str) -> bool:
-    """Whether a sentence after a list item's colon is about its label: it repeats a word of
-    it, whole or inflected ("Asthma inhalers: Asthma medications … can be used …"), or
-    opens by pointing back to it or defining it ("This is the medical term for …", "A long
-    seat for …"); then the label is a term it explains. Else the label heads prose
-    ("Etymological: Both "ear" and …", "Thesaurus: to add synonyms to your query.")."""
-    if _REFERS_BACK.match(sentence):
-        return True
-    mine = re.findall(r"\w{3,}", label.lower())[:6]
-    return bool(mine) and any(a.startswith(b) or b.startswith(a) for b in set(re.findall(r"\w{3,}", sentence.lower()))
-                              for a in mine)
-
-
 def _second_term(head: str, rest: str) -> bool:
     """Whether the `B` of a list item `A - B` or `A: B` is a second term rather than a note
     on `A`: both are written as names are, starting with a capital letter, and `B` is a term
@@ -201,7 +176,7 @@ def _second_term(head: str, rest: str) -> bool:
     "Abbreviation") and holds no lower-case finite verb ("It is used in medicine"), as notes
     do ("MI – abbreviation", "Coumadin: the brand name")."""
     a, b = unquote(unmark(head)), unquote(unmark(rest))
-    return (a[:1].isupper() and b[:1].isupper() and is_term(b, True) and not _is_sentence(rest)
+    return (a[:1].isupper() and b[:1].isupper() and is_term(b, True) and not is_sentence(rest)
             and not _DESCRIBES.match(b) and not _KIND.search(b) and not STATEMENT.search(f" {b} "))
 
 
@@ -258,7 +233,7 @@ def prose_before_colon(head: str) -> bool:
     """Whether the text before a colon is sentences whose last one names no list ("… in a
     query? I can provide more details: X"); "You are an assistant. I suggest: X" names one."""
     last = None
-    for last in _SENTENCE.finditer(head):
+    for last in SENTENCE.finditer(head):
         pass
     return last is not None and not LEAD_WORDS.search(head[last.end() - 1:])
 
@@ -267,31 +242,6 @@ def variant(label: str, value: str) -> bool:
     """Whether `value` repeats a word of `label`, whole or inflected ("sofa" / "sofas")."""
     mine = [w for w in re.findall(r"\w{3,}", label.lower())][:6]
     return any(a.startswith(b) or b.startswith(a) for a in mine for b in re.findall(r"\w{3,}", value.lower())[:6])
-
-
-def is_statement(line: str, by_words: bool = True) -> bool:
-    """Whether an item (or a value after its colon) ending with a full stop is a statement:
-    it holds a lower-case finite verb ("The domain is medicine."), or (`by_words`: no note
-    after a dash in it) three or more words of which one is a lower-case pronoun or
-    determiner ("Restart the printer.", "Viruses cause it."); a term ending with a stray
-    stop is not ("Acute coronary syndrome.", "laptop bags."), and a comma list is read as a
-    list. One that opens with an article and holds such a verb is a statement, full stop or
-    not ("The legal domain is trademark registration"); "wifi is down" is a term."""
-    line = _BRACKETED.sub("", line).strip()  # "Vegan (from the Latin word, which means plant)." is a term's note
-    if _ARTICLE_OPENING.match(line) and STATEMENT.search(line):
-        return True  # "The medical domain is sore throat", full stop or not
-    if not line.endswith(".") or line.endswith("..."):
-        return False
-    return bool(STATEMENT.search(line)) or (by_words and len(line.split()) >= 3 and bool(_PRONOUN.search(line)))
-
-
-def _is_sentence(text: str) -> bool:
-    """Whether `text` reads as a sentence rather than a short note: it holds a sentence
-    break, ends with `!` or `?`, or has more than six words and ends with a full stop or
-    holds a lower-case finite verb ("Home loans are a type of financial product that …")."""
-    text = text.strip()
-    return (bool(_SENTENCE.search(text)) or text.endswith(("!", "?"))
-            or (len(text.split()) > 6 and (text.endswith(".") or bool(STATEMENT.search(f" {text} ")))))
 
 
 def unquote(item: str) -> str:
@@ -330,7 +280,7 @@ def is_term(item: str, bulleted: bool = False) -> bool:
     """Rule 6 on a cleaned item."""
     starters = _NOT_A_BULLETED_TERM if bulleted else NOT_A_TERM
     return (bool(item) and any(c.isalnum() for c in item) and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
-            and not item.endswith(("!", "?", ":")) and not _SENTENCE.search(item)
+            and not item.endswith(("!", "?", ":")) and not SENTENCE.search(item)
             and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item))
 
 

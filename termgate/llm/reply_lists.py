@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES,
-                          is_statement, is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
+                          is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
                           unquote, variant)
+from .reply_prose import is_statement
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
