@@ -33,6 +33,8 @@ _NOT_TERM_KEYS = frozenset(("type", "kind", "id", "key", "tags", "tag", "label",
                             "definition", "category", "categories", "note", "notes", "example", "examples",
                             "url", "source", "explanation"))
 _MAX_DEPTH = 32
+# a string literal in a program, in double or single quotes
+_STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'')
 
 
 def term_entries(entries: list) -> list:
@@ -121,9 +123,10 @@ def json_answer(text: str) -> list | None:
 
 def _held_by(terms: list, programs: list[str]) -> bool:
     """Whether every term of `terms` stands as a string in one of `programs` (then the JSON
-    is the program's own data or output, quoted again)."""
-    texts = [t if isinstance(t, str) else t.get("term", "") for t in terms]
-    return all(any(f'"{t}"' in body or f"'{t}'" in body for body in programs) for t in texts)
+    is the program's own data or output, quoted again). Linear: the programs' string
+    literals are collected once."""
+    held = {a or b for body in programs for a, b in _STRING_LITERAL.findall(body)}
+    return all((t if isinstance(t, str) else t.get("term", "")) in held for t in terms)
 
 
 def _parses(body: str) -> bool:
