@@ -248,6 +248,10 @@ def test_a_stray_bracket_is_stripped_from_a_term(reply, expected):
     assert read_reply(reply) == expected
 
 
+def test_an_explanation_heading_over_a_list_of_terms_gives_the_list():
+    assert read_reply("- Examples: sofa, couch\n- Origin: Latin\n- sofa bed") == ["sofa", "couch", "sofa bed"]
+
+
 @pytest.mark.parametrize("reply", [
     # the headings of an explanation name what is said of the topic, not terms
     "1. Usage: used in medicine\n2. Origin: from Latin",

@@ -41,13 +41,13 @@ choices the spec leaves open):
    kind of term is two terms; `A = B` is two terms, a clause after B's comma a note, only
    A when B defines it ("to be …", "mouth and nose"); a sentence after a list item's
    colon explains its label when it speaks of it (repeats a word of it, or opens "This",
-   "It", "A" …), else the label heads
-   prose; explanation headings ("Etymology:", "Definition:") are commentary; a dotted
-   abbreviation's "for …" is a note; a trailing "..." and a bracket without its pair go.
-   `X-ray`, `COVID-19`, `E. coli` stay whole.
+   "It", "A" …), else the label heads prose; explanation headings ("Etymology:",
+   "Definition:") give only a list after them; a dotted abbreviation's "for …" is a note;
+   a trailing "..." and a bracket without its pair go. `X-ray`, `COVID-19`, `E. coli`
+   stay whole.
 6. Not terms: more than six words or 100 characters, a sentence break, a trailing `!` or
-   `?`, a statement ending with a full stop (a lower-case verb, or a pronoun such as "the"),
-   no letter or digit, words saying
+   `?`, a statement ending with a full stop (a lower-case verb, or a pronoun such as
+   "the"), no letter or digit, words saying
    there is nothing ("None", "N/A").
 7. No term left, empty text or invalid JSON raises ValueError naming why; the client
    retries it and, after the last try, the item is errored `unparseable reply: <why>`.

@@ -24,11 +24,12 @@ _NOT_A_BULLETED_TERM = re.compile(
 LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|"
                          r"suggest(?:ions?)?|variants?|phrases?|names?|queries|list|answer|expanded)\b", re.I)
 # labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all
-# and the headings of an explanation, naming what is said of the topic ("Etymology: …", "Definition: …")
 META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
-                         r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s|"
-                         r"etymology|etymological|definitions?|meanings?|origins?|usage|examples?|example\s+sentence|"
-                         r"descriptions?|summary|overview|background|history|pronunciation)$")
+                         r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s)$")
+# the headings of an explanation, naming what is said of the topic ("Etymology: …", "Definition: …"):
+# no term, and nothing after them unless it is a list of terms ("Examples: sofa, couch")
+_EXPLANATION_HEADING = re.compile(r"^(?i:etymology|etymological|definitions?|meanings?|origins?|usage|examples?|"
+                                  r"example\s+sentences?|descriptions?|summary|overview|background|history|pronunciation)$")
 # a heading of an explanation standing alone ("1. **Etymology**" over a paragraph) is no term either;
 # words that are also terms ("usage", "history", "tips", "output") are left to be
 _HEADING_WORD = re.compile(r"^(?i:etymology|etymological|definitions?|meanings?|pronunciation|overview|summary|"
@@ -131,6 +132,8 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if colon and (ENDS_IN_PREPOSITION.search(label) or prose_before_colon(label)):
             return []  # "Suggest query expansions for: X": the colon is inside a sentence
         listy = any(c in rest for c in ",;")
+        if _EXPLANATION_HEADING.match(label):
+            return list_of(rest, lambda part: terms_of(part, True, False)) if colon and listy else []
         listed = rest.strip() and (label.isdigit() or (LEAD_WORDS.search(label) and (colon or listy))
                                    or NOT_A_TERM.match(label) or (colon and listy and not is_sentence(rest)))
         # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"; a sentence after a
