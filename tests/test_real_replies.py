@@ -3,7 +3,7 @@
 The replies are SmolLM2-135M-Instruct's, recorded from a real llama.cpp server
 (tests/data/real_replies/README.md); the labels are a person's reading. The held-out rows
 were not looked at while the rules were first tuned; in the second round both parts were,
-and in the third round the fresh part too.
+in the third round the fresh part too, and in the fourth the fresh2 part.
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ from real_replies import agreement, load
 GOAL = 0.97
 """Issue 35's goal for the share of finished replies read as the person read them. Both parts
 now read above it, but both were read while tuning: a fresh set measures it."""
-FLOOR = {"tuning": 212 / 215, "heldout": 112 / 114, "fresh": 114 / 115, "fresh2": 110 / 115}
-"""What the reading reached in issue 35's third round (tests/data/real_replies/README.md),
+FLOOR = {"tuning": 212 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115}
+"""What the reading reached in issue 35's fourth round (tests/data/real_replies/README.md),
 the labels relabelled by the code convention: tuning 212/215 (98.6%), the first round's
-held-out part 112/114 (98.2%), `fresh` 114/115 (99.1%). A change to the reading may not fall
-below it. `fresh` (16 new queries, labelled blind) was measured once after the second round,
-106/115 (92.2%, under GOAL); the third round tuned on it, so it is tuning data too now."""
+held-out part 112/114 (98.2%), `fresh` 115/115 and `fresh2` 115/115. A change to the reading
+may not fall below it. `fresh` was measured once after the second round (106/115, 92.2%),
+`fresh2` once after the third (110/115, 95.7%, two prose replies read as terms); the rounds
+after each tuned on them, so all four parts are tuning data now."""
 
 
 @pytest.mark.parametrize("part", ["tuning", "heldout", "fresh", "fresh2"])
@@ -33,15 +34,10 @@ def test_finished_replies_read_as_the_person_read_them(part):
     assert result.share >= FLOOR[part] - 1e-9, f"{result.agreed}/{result.rows} agree:\n{shown}"
 
 
-FRESH2_PROSE = ("explain-t0-ear_infection", "fields-t0-printer_offline")
-"""fresh2 (the third round's held-out set, measured once): two prose replies ARE read as terms
-(README.md); the goal's second half is not met there, and this test says so until it is."""
-
-
 @pytest.mark.parametrize("part", ["tuning", "heldout", "fresh", "fresh2"])
 def test_no_prose_reply_is_read_as_terms(part):
     result = agreement(load(part))
-    assert result.prose_read_as_terms == (FRESH2_PROSE if part == "fresh2" else ())
+    assert result.prose_read_as_terms == ()
 
 
 def test_the_labelled_set_is_whole():

@@ -123,3 +123,172 @@ def test_json_mode_reads_records_by_the_same_rule():
     assert read_json_reply('{"results": [{"name": "couch", "type": "noun"}]}') == ["couch"]
     with pytest.raises(ValueError):
         read_json_reply('{"name": "sofa", "type": "noun"}')
+
+
+# Issue 35, fourth round: prose under headings, the program's own JSON, notes after an
+# abbreviation or a list, stray brackets.
+
+@pytest.mark.parametrize("reply", [
+    # a sentence after a list item's colon that does not speak of its label: the label heads prose
+    'Here are the words that mean "ear infection":\n'
+    '1. Etymology: The word "ear" is derived from the Latin word, which refers to the outer ear.\n'
+    '2. Etymological: Both words have a similar etymology, but they are not exactly the same thing.',
+    "To expand the query, you can use the following options:\n"
+    "- Thesaurus: to add synonyms to your search query.\n"
+    "- Google Suggestions: provide additional suggestions based on user preferences.",
+])
+def test_a_label_over_a_sentence_that_is_not_about_it_is_prose(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # the sentence repeats a word of the label
+    ("1. Asthma inhalers: Asthma medications, such as bronchodilators, can be used to treat asthma.\n"
+     "2. Asthma treatments: Asthma is a medical condition that affects the airways in the lungs.",
+     ["Asthma inhalers", "Asthma treatments"]),
+    # or points back to it, or defines it
+    ("1. **Otitis Media**: This is the medical term for a middle ear infection.\n"
+     "2. Sofa: A long upholstered seat for several people to sit on.\n"
+     "3. Couch: Another word used in America and in Canada.", ["Otitis Media", "Sofa", "Couch"]),
+])
+def test_a_label_explained_by_a_sentence_about_it_is_a_term(reply, expected):
+    assert read_reply(reply) == expected
+
+
+PRINTER = ("The AI can assist with various tasks, including:\n\n"
+           "1. Printer Support:\n- Supports printing on different types of devices (printer, scanner)\n"
+           "2. Printer Support:\n- Supports printing on multiple platforms (desktop, tablet, smartphone)\n"
+           "3. Printer Support:\n- Supports printing on any type of device that supports a PDF reader\n"
+           "4. Printer Support:\n- Supports printing on any device that runs Adobe Acrobat 10.x or above")
+
+
+@pytest.mark.parametrize("reply", [
+    # headings over sentences: another kind of marker under a heading is its body; most items are sentences
+    PRINTER,
+    # the same marker: a heading item over a sentence item heads it (no stray colon)
+    PRINTER.replace("1. ", "- ").replace("2. ", "- ").replace("3. ", "- ").replace("4. ", "- "),
+    # unbulleted: headings set aside, a line with commas only inside brackets is no one-line list
+    "\n".join(line.lstrip("-1234. ") for line in PRINTER.split("\n")),
+    "- sofa\n- The sofa is a long seat made for several people to sit on.\n"
+    "- It has been used in homes across Europe since the eighteenth century.",
+    "sofa\nThe sofa is a long upholstered seat for several people.\nIt was made popular in homes across Europe by 1700.",
+])
+def test_a_list_whose_items_are_mostly_sentences_is_prose(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # half or fewer of the items sentences: the short items are the terms
+    ("1. legal document\n2. power of attorney\n3. legal document that gives you the right to decide for me\n"
+     "4. legal document that allows someone else to act in your favor", ["legal document", "power of attorney"]),
+    # a heading item over another kind of marker: its body items, the heading no term
+    ("1. Brand names:\n- Tylenol\n- Panadol\n2. Generic names:\n- acetaminophen", ["Tylenol", "Panadol", "acetaminophen"]),
+    # a heading item with nothing under it: a stray colon
+    ("- Luggage Bags:\n- Lighter Baggies:", ["Luggage Bags", "Lighter Baggies"]),
+])
+def test_a_list_with_few_sentences_keeps_its_terms(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # the program's dict quoted again after it, in a fence tagged with the program's language
+    'Here is a sample:\n```python\nimport json\nd = {\n    "name": "Allergy Medicine",\n'
+    '    "synonyms": ["Asthma, Allergy", "Respiratory Diseases"]\n}\nprint(json.dumps(d))\n```\n'
+    'This will create:\n```python\n{\n    "name": "Allergy Medicine",\n'
+    '    "synonyms": ["Asthma, Allergy", "Respiratory Diseases"]\n}\n```',
+    # the same, fenced as JSON: the program's own data, quoted again
+    '```python\nimport json\nd = {"synonyms": ["sofa", "couch"]}\nprint(json.dumps(d))\n```\n'
+    'Output:\n```json\n{"synonyms": ["sofa", "couch"]}\n```',
+])
+def test_a_program_s_own_json_quoted_after_it_is_code(reply):
+    with pytest.raises(ValueError, match="^code, not terms$"):
+        read_reply(reply)
+
+
+def test_json_data_beside_a_program_that_it_does_not_hold_is_the_answer():
+    reply = ('```python\nimport json\nprint(json.dumps(load()))\n```\nIt prints:\n'
+             '```json\n{"synonyms": ["sofa", "couch"]}\n```')
+    assert read_reply(reply) == ["sofa", "couch"]
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a dotted abbreviation then "for …": what it stands for is a note
+    ("* p.s. for permanent agreements\n* p.o.g. for permanent and permanent-only agreements", ["p.s.", "p.o.g."]),
+    # an undotted phrase with "for" is a term as written
+    ("- CBT for anxiety\n- Vegan Meal Planning for Dummies", ["CBT for anxiety", "Vegan Meal Planning for Dummies"]),
+])
+def test_an_abbreviation_for_its_meaning_is_the_abbreviation(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a note label after a comma or semicolon ends the list, and a postscript line is a note
+    ("sofa, couch; Note: both are informal", ["sofa", "couch"]),
+    ("sofa, couch, P.S. these are the common words", ["sofa", "couch"]),
+    ("sofa\ncouch\nP.S. ask me for more.", ["sofa", "couch"]),
+    ("- sofa, couch; NB: informal\n- settee", ["sofa", "couch", "settee"]),
+    # "note" inside a term is no label
+    ("notebook, laptop", ["notebook", "laptop"]),
+])
+def test_a_trailing_note_is_no_term(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a bracket whose pair is not in the term goes from its end
+    ("1. travel-insurance\n2. travel-in-the-world-to-travel-and-insure)", ["travel-insurance",
+                                                                          "travel-in-the-world-to-travel-and-insure"]),
+    ("- (MI\n- [heart attack", ["MI", "heart attack"]),
+    # balanced brackets keep their reading: a trailing note goes, a bracket inside a term stays
+    ("- naloxone (generic name)\n- Vitamin B(12) deficiency", ["naloxone", "Vitamin B(12) deficiency"]),
+])
+def test_a_stray_bracket_is_stripped_from_a_term(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_an_explanation_heading_over_a_list_of_terms_gives_the_list():
+    assert read_reply("- Examples: sofa, couch\n- Origin: Latin\n- sofa bed") == ["sofa", "couch", "sofa bed"]
+
+
+@pytest.mark.parametrize("reply", [
+    # the headings of an explanation name what is said of the topic, not terms
+    "1. Usage: used in medicine\n2. Origin: from Latin",
+    "- Etymology - The word ear is derived from the Latin word auris.\n- Usage - It is used in medicine.",
+    "**Definition:** a painful throat\n**Meaning:** pain",
+    # a heading word alone over paragraphs, bulleted or not
+    "1. **Etymology**\nThe word ear is derived from Latin and means hearing.\n2. **Meaning**\nIt is used in medicine.",
+    "**Etymology**\nThe word ear is derived from Latin and means hearing.",
+])
+def test_the_headings_of_an_explanation_are_no_terms(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # `A - B` with a finite verb in B: B is a note, not a second term
+    ("- Sofa - It is used in homes\n- Couch - Davenport", ["Sofa", "Couch", "Davenport"]),
+    # an unbulleted line, or a value after its colon, ending with a full stop over three or more words is a statement
+    ("Definition:\nA sore throat is pain in the throat.\nCauses:\nViruses cause it.\nsore throat", ["sore throat"]),
+    ("Printer Support: It supports printing on your devices.\nprinter offline", ["printer offline"]),
+    # one or two words with a full stop are still terms; a comma list is a list
+    ("sofa.\nsofa bed.\nLaptop bag: laptop bags.", ["sofa", "sofa bed", "laptop bags"]),
+    ("1. Acute coronary syndrome.\n2. Vegan (from the Latin word, which means plant).",
+     ["Acute coronary syndrome", "Vegan"]),
+    ("sofa bed, pull-out couch, futon.", ["sofa bed", "pull-out couch", "futon"]),
+    # opening with an article and holding a lower-case finite verb: a statement, full stop or not
+    ("The legal domain is trademark registration\ntrademark filing", ["trademark filing"]),
+    ("- wifi is down\n- The router is off", ["wifi is down"]),
+    # a long value after a label holding a finite verb is a sentence, full stop or not
+    ("Home loan refinancing: Home loans are a type of financial product that allows refinancing\nremortgage",
+     ["remortgage"]),
+    # a bulleted item too: instructions and statements ending with a full stop give nothing
+    ("Here are some tips:\n1. Restart the printer.\n2. Check the cable.\n3. printer offline", ["printer offline"]),
+    ("- The printer is offline.\n- printer status", ["printer status"]),
+    # a note after a dash is no statement of the term's own
+    ("Sofa - a long seat for the family.\nCouch - a seat.", ["Sofa", "Couch"]),
+    ("- Sofa - it is a seat.\n- Couch - a seat for people.", ["Sofa", "Couch"]),
+])
+def test_a_statement_is_no_term(reply, expected):
+    assert read_reply(reply) == expected

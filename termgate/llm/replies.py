@@ -16,7 +16,8 @@ choices the spec leaves open):
    JSON is invalid JSON; other brackets are plain text. A fence whose content parses as
    JSON is data, whatever its tag; a program (a fence tagged python, js, … or holding code
    statements, that does not parse as JSON) is never read as terms, strings in it or its
-   quoted output included: only JSON data fenced beside it is, else "code, not terms".
+   quoted output included: only JSON data fenced beside it as JSON or text, holding terms the
+   program does not hold itself, is; else "code, not terms".
 3. A reply whose first line is a refusal or apology and that lists nothing, or only echoes
    the prompt up to an empty answer heading ("Expansion terms:"), is a refusal.
 4. Otherwise a list: when some lines are bulleted or numbered, only those lines are items
@@ -27,7 +28,10 @@ choices the spec leaves open):
    every part is a term with no verb in lower case (else the commas are a sentence's and
    the line gives none, as when its first part is a phrase of four or more words with
    an article: "Using the + operator for addition, subtraction, …"); a short part opening
-   with a note word ("including", "also spelled", "e.g.") is a note on the one before.
+   with a note word ("including", "also spelled", "e.g.") is a note on the one before, and
+   one opening with a note label ("Note:", "P.S.") ends the list. Another kind of marker
+   under a heading item is its body; a list whose items are mostly sentences (more than
+   half longer than six words and giving no term) is prose: no terms.
 5. From each item: markers, emphasis, backticks, quotes, a trailing full stop, a stray
    colon or hyphen and a trailing note (in parentheses, after a spaced dash, after a colon
    outside brackets) are removed; a label before a colon whose rest is a list gives the
@@ -36,17 +40,22 @@ choices the spec leaves open):
    term. In a list item, `A - B` or `A: B` with both capitalised and `B` a term naming no
    kind of term is two terms; `A = B` is two terms, a clause after B's comma a note, only
    A when B defines it ("to be …", "mouth and nose"); a sentence after a list item's
-   colon explains its label; a trailing "..." goes. `X-ray`, `COVID-19`, `E. coli` stay whole.
+   colon explains its label when it speaks of it (repeats a word of it, or opens "This",
+   "It", "A" …), else the label heads prose; explanation headings ("Etymology:",
+   "Definition:") give only a list after them; a dotted abbreviation's "for …" is a note;
+   a trailing "..." and a bracket without its pair go. `X-ray`, `COVID-19`, `E. coli`
+   stay whole.
 6. Not terms: more than six words or 100 characters, a sentence break, a trailing `!` or
-   `?`, an unbulleted statement ending with a full stop, no letter or digit, words saying
+   `?`, a statement ending with a full stop (a lower-case verb, or a pronoun such as
+   "the"), no letter or digit, words saying
    there is nothing ("None", "N/A").
 7. No term left, empty text or invalid JSON raises ValueError naming why; the client
    retries it and, after the last try, the item is errored `unparseable reply: <why>`.
    `[]` is a valid empty expansion.
 
 Every step is linear in the reply's length (bench/bench_replies.py). The steps live in
-reply_clean (0, 1), reply_json (2 and code), reply_lists (4) and reply_items (5, 6); this
-module runs them in order.
+reply_clean (0, 1), reply_json (2 and code), reply_lists (4), reply_items (5, 6) and
+reply_prose (what reads as a sentence or statement); this module runs them in order.
 """
 
 from __future__ import annotations

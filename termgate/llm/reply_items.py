@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from .reply_prose import SENTENCE, STATEMENT, is_sentence, is_statement, speaks_of
+
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
 # after it goes too. "E. coli", "V. cholerae" and "#1" are not markers.
@@ -15,7 +17,7 @@ BULLET = re.compile(r"^\s*(?:[^\w\s\"'“”‘’«»„()\[\]{}<`#@$%&/\\.,:;!
 # the sentence-like ones count ("- Note 20 Ultra", "- Sure deodorant", "- This Is Us" are names)
 NOT_A_TERM = re.compile(
     r"^(?i:here\b|sure\b|certainly\b|of\s+course\b|notes?\b|hope\b|let\s+me\b|feel\s+free\b|please\b|"
-    r"absolutely\b|the\s+following\b|these\b|this\b|they\b|those\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
+    r"absolutely\b|the\s+following\b|these\b|this\b|they\b|those\b|p\.\s?s\.|ps:)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
 _NOT_A_BULLETED_TERM = re.compile(
     r"^(?i:here\s+(?:are|is)\b|hope\s+this\b|let\s+me\b|feel\s+free\b|please\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
 # words that name the list rather than belong to it ("Synonyms: A, B", "Keywords — A, B")
@@ -24,6 +26,14 @@ LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|relate
 # labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all
 META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
                          r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s)$")
+# the headings of an explanation, naming what is said of the topic ("Etymology: …", "Definition: …"):
+# no term, and nothing after them unless it is a list of terms ("Examples: sofa, couch")
+_EXPLANATION_HEADING = re.compile(r"^(?i:etymology|etymological|definitions?|meanings?|origins?|usage|examples?|"
+                                  r"example\s+sentences?|descriptions?|summary|overview|background|history|pronunciation)$")
+# a heading of an explanation standing alone ("1. **Etymology**" over a paragraph) is no term either;
+# words that are also terms ("usage", "history", "tips", "output") are left to be
+_HEADING_WORD = re.compile(r"^(?i:etymology|etymological|definitions?|meanings?|pronunciation|overview|summary|"
+                           r"descriptions?|examples?|explanation|disclaimer)$")
 # "there are none": not a term (rule 7 then makes the reply unparseable)
 _NONE_WORDS = re.compile(r"^(?i:\d{1,2}|none|none found|n/?a|nil|null|nothing(?: found)?|etc|and so on|"
                          r"no (?:synonyms?|terms?|expansions?|results?|alternatives?|matches)(?: (?:found|available))?)$")
@@ -32,16 +42,8 @@ MAX_TERM_CHARS = 100
 _STARS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
 QUOTES = (('"', '"'), ("'", "'"), ("“", "”"), ("‘", "’"), ("«", "»"), ("„", "“"), ("`", "`"))
 _DASHES = (" - ", " -- ", " – ", " — ")
-# a sentence break (rule 6: ". " inside an item): a word of two or more letters, ". " (or
-# "? ", "! "), then more text; an initial or a common abbreviation before the stop is not a
-# break ("E. coli", "St. John's wort", "Roe vs. Wade" are terms)
-_SENTENCE = re.compile(r"(?<![A-Za-z])(?!(?i:vs|etc|approx|incl|cf|viz|al|st|dr|mr|mrs|ms|jr|sr|no|co|inc|ltd|mt|ft|"
-                       r"gen|gov|sen|rep|corp|dept|univ|ave|fig)\.)[A-Za-z][a-z]+[.?!]\s+\w")
 # a label ending with a preposition is the start of a sentence, not a heading ("… expansions for: X")
 ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|at|into|like)$")
-# a finite verb written in lower case: an unbulleted line ending with a full stop that holds one
-# is a statement, not a term ("- This Is Us", a title, is bulleted and capitalised)
-STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s")
 # a note after a dash describes ("a thick, scaly layer", "the clinical term"); a list of terms does not
 # ("used to treat …" describes, "used car" is a term)
 _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|when|with)|refers?|means?|not|also|"
@@ -58,6 +60,12 @@ _ARTICLE = re.compile(r"\s(?:the|a|an)\s")
 _NOTE_PART = re.compile(r"^\W*(?i:including|includes|such\s+as|e\.\s?g\.|i\.\s?e\.|for\s+(?:example|instance)|"
                         r"also\s+(?:spelled|spelt|written|known\s+as|called|referred\s+to\s+as)|a\.?k\.?a\.?|"
                         r"especially|particularly)(?:\s|$|\W)")
+# a part that opens with a note label ends a comma list: it and what follows are a note
+# ("sofa, couch; Note: both are informal", "A, B, P.S. ask me for more")
+_NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)\s*\S")
+# a dotted abbreviation followed by "for …" says what it stands for: "p.s. for permanent
+# agreements" gives "p.s." ("CBT for anxiety", undotted, is a term as written)
+_ABBREVIATION_FOR = re.compile(r"^((?:[A-Za-z]\.){2,})\s+for\s+\w")
 # a phrase that ends with an article, a preposition or a conjunction is cut off, not a side of `A = B`
 _CUT_PHRASE = re.compile(r"\b(?i:the|a|an|of|to|for|and|or|with|in|on|by)$")
 # a clause after a comma that explains what comes before it ("Fares = flights, which can be …")
@@ -96,11 +104,13 @@ def strip_note(item: str) -> tuple[str, str | None]:
 
 
 def unmark(item: str) -> str:
-    """Bullets, numbering, emphasis and backticks off one item."""
+    """Bullets, numbering, emphasis and backticks off one item, and a note that ends it after
+    a comma or semicolon ("sofa, couch; Note: both are informal", "…, P.S. ask for more")."""
     for _ in range(2):  # "> - x", "**1.** x"
         item = BULLET.sub("", item, count=1)
         item = _STARS.sub("", item.replace("`", "")).strip()
-    return item
+    note = _NOTE_LABEL_PART.search(item) if ("," in item or ";" in item) else None
+    return item[:note.start()].strip() if note else item
 
 
 def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
@@ -122,8 +132,10 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if colon and (ENDS_IN_PREPOSITION.search(label) or prose_before_colon(label)):
             return []  # "Suggest query expansions for: X": the colon is inside a sentence
         listy = any(c in rest for c in ",;")
+        if _EXPLANATION_HEADING.match(label):
+            return list_of(rest, lambda part: terms_of(part, True, False)) if colon and listy else []
         listed = rest.strip() and (label.isdigit() or (LEAD_WORDS.search(label) and (colon or listy))
-                                   or NOT_A_TERM.match(label) or (colon and listy and not _is_sentence(rest)))
+                                   or NOT_A_TERM.match(label) or (colon and listy and not is_sentence(rest)))
         # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"; a sentence after a
         # term's colon explains it, commas or not ("Asthma inhalers: Asthma medications, such as …, can be used …")
         if listed:
@@ -137,7 +149,9 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if bulleted and not listy and _second_term(head, rest):
             # "1. Financial crisis - Financial disaster", "* Last Will and Ends: Last Will and Die"
             return terms_of(head, bulleted, False) + [unquote(unmark(rest))]
-        if colon and not bulleted and _is_sentence(rest):
+        if colon and bulleted and is_sentence(rest) and not speaks_of(rest, label):
+            return []  # "1. Etymology: The word "ear" is derived from …": a heading over a sentence, not a term
+        if colon and not bulleted and (is_sentence(rest) or is_statement(rest)):
             return []  # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"
         if colon and not bulleted:
             value = unquote(unmark(rest).rstrip(":"))  # a stray colon after the value goes
@@ -147,6 +161,11 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
     if bulleted and rest is None and ("," in item or ";" in item) and len(split_line(item)) > 1:
         return list_of(item, lambda part: terms_of(part, True, False))  # "- Dissolution, divorce"
+    if bulleted and labelled and rest is None and is_statement(item):
+        return []  # "1. Restart the printer.", "- The cable is loose.": a statement (a comma list's parts are not)
+    abbreviation = _ABBREVIATION_FOR.match(item)
+    if abbreviation:
+        item = abbreviation.group(1)  # "p.s. for permanent agreements": the rest says what it stands for
     item = unquote(item)
     if not is_term(item, bulleted):
         return []
@@ -156,11 +175,12 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
 def _second_term(head: str, rest: str) -> bool:
     """Whether the `B` of a list item `A - B` or `A: B` is a second term rather than a note
     on `A`: both are written as names are, starting with a capital letter, and `B` is a term
-    (rule 6) that opens with no describing word and names no kind of term ("Brand name",
-    "Abbreviation"), as notes do ("MI – abbreviation", "Coumadin: the brand name")."""
+    (rule 6) that opens with no describing word, names no kind of term ("Brand name",
+    "Abbreviation") and holds no lower-case finite verb ("It is used in medicine"), as notes
+    do ("MI – abbreviation", "Coumadin: the brand name")."""
     a, b = unquote(unmark(head)), unquote(unmark(rest))
-    return (a[:1].isupper() and b[:1].isupper() and is_term(b, True) and not _is_sentence(rest)
-            and not _DESCRIBES.match(b) and not _KIND.search(b))
+    return (a[:1].isupper() and b[:1].isupper() and is_term(b, True) and not is_sentence(rest)
+            and not _DESCRIBES.match(b) and not _KIND.search(b) and not STATEMENT.search(f" {b} "))
 
 
 def _equated(item: str, bulleted: bool) -> list[str]:
@@ -216,7 +236,7 @@ def prose_before_colon(head: str) -> bool:
     """Whether the text before a colon is sentences whose last one names no list ("… in a
     query? I can provide more details: X"); "You are an assistant. I suggest: X" names one."""
     last = None
-    for last in _SENTENCE.finditer(head):
+    for last in SENTENCE.finditer(head):
         pass
     return last is not None and not LEAD_WORDS.search(head[last.end() - 1:])
 
@@ -225,13 +245,6 @@ def variant(label: str, value: str) -> bool:
     """Whether `value` repeats a word of `label`, whole or inflected ("sofa" / "sofas")."""
     mine = [w for w in re.findall(r"\w{3,}", label.lower())][:6]
     return any(a.startswith(b) or b.startswith(a) for a in mine for b in re.findall(r"\w{3,}", value.lower())[:6])
-
-
-def _is_sentence(text: str) -> bool:
-    """Whether `text` reads as a sentence rather than a short note: it holds a sentence
-    break, ends with `!` or `?`, or ends with a full stop after more than six words."""
-    text = text.strip()
-    return bool(_SENTENCE.search(text)) or text.endswith(("!", "?")) or (text.endswith(".") and len(text.split()) > 6)
 
 
 def unquote(item: str) -> str:
@@ -247,6 +260,11 @@ def unquote(item: str) -> str:
             elif opening > 0 and not any(c in item[opening + 1:-1] for c in "()[]"):
                 item = item[:opening]  # "naloxone (generic name)"
         item = item.strip()
+        for left, right in ("()", "[]", "{}"):  # "journey)", "(journey": a bracket whose pair is not there
+            if item.endswith(right) and left not in item:
+                item = item[:-1].rstrip()
+            if item.startswith(left) and right not in item:
+                item = item[1:].lstrip()
         if len(item) > 2 and item.endswith("-") and item[-2].isalpha():  # "run- (verb)"
             item = item[:-1]
         if item.endswith("..."):  # "luggables...": a trailing ellipsis says the list goes on, not part of a term
@@ -265,8 +283,8 @@ def is_term(item: str, bulleted: bool = False) -> bool:
     """Rule 6 on a cleaned item."""
     starters = _NOT_A_BULLETED_TERM if bulleted else NOT_A_TERM
     return (bool(item) and any(c.isalnum() for c in item) and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
-            and not item.endswith(("!", "?", ":")) and not _SENTENCE.search(item)
-            and not starters.match(item) and not _NONE_WORDS.match(item))
+            and not item.endswith(("!", "?", ":")) and not SENTENCE.search(item)
+            and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item))
 
 
 def split_line(line: str) -> list[str]:

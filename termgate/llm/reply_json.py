@@ -33,6 +33,8 @@ _NOT_TERM_KEYS = frozenset(("type", "kind", "id", "key", "tags", "tag", "label",
                             "definition", "category", "categories", "note", "notes", "example", "examples",
                             "url", "source", "explanation"))
 _MAX_DEPTH = 32
+# a string literal in a program, in double or single quotes
+_STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'')
 
 
 def term_entries(entries: list) -> list:
@@ -105,14 +107,26 @@ def json_answer(text: str) -> list | None:
     holding a program, only JSON data outside it (a whole fence that parses), else
     ValueError `code, not terms`."""
     fences = list(_FENCE.finditer(text))
-    if any(_is_program(m) for m in fences):
+    programs = [m.group(2) for m in fences if _is_program(m)]
+    if programs:
         for m in fences:
-            if _parses(m.group(2)):
+            # data beside a program: a fence tagged as JSON or text (one tagged with a
+            # language shows more of the program, or its output), holding terms the
+            # program does not hold itself (else it is the program's data, quoted again)
+            if m.group(1).lower() in _JSON_FENCES + _TEXT_FENCES and _parses(m.group(2)):
                 terms = _json_span(m.group(2), records=False)
-                if terms is not None:
+                if terms is not None and not _held_by(terms, programs):
                     return terms
         raise ValueError("code, not terms")  # strings inside code are not the reply's answer
     return _json_span(text)
+
+
+def _held_by(terms: list, programs: list[str]) -> bool:
+    """Whether every term of `terms` stands as a string in one of `programs` (then the JSON
+    is the program's own data or output, quoted again). Linear: the programs' string
+    literals are collected once."""
+    held = {a or b for body in programs for a, b in _STRING_LITERAL.findall(body)}
+    return all((t if isinstance(t, str) else t.get("term", "")) in held for t in terms)
 
 
 def _parses(body: str) -> bool:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 
-from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES, STATEMENT,
+from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES,
                           is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
                           unquote, variant)
+from .reply_prose import is_statement
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -60,7 +61,7 @@ def list_terms(text: str) -> list[str]:
     bulleted = [line for line in lines if BULLET.match(line)]
     if bulleted:
         items = _with_run_on(text) if len(bulleted) < len(lines) else bulleted
-        return [term for line in _top_items(items) for term in terms_of(line, True)]
+        return _unless_sentences([(line, terms_of(line, True)) for line in _top_items(items)])
     single = len(lines) == 1
     kept = []
     for line in lines:
@@ -71,9 +72,28 @@ def list_terms(text: str) -> list[str]:
             kept.append(line)
     if len(kept) > 1:  # a lead-in or closing sentence around a one-line list
         listy = [line for line in kept if not _is_prose(line)]
-        if len(listy) == 1 and any(sep in listy[0] for sep in ",;"):
+        if len(listy) == 1 and len(split_line(listy[0])) > 1:  # commas in brackets make no list
             kept = listy
-    return [term for line in kept for term in _line_terms(line)]
+    return _unless_sentences([(line, _line_terms(line)) for line in kept])
+
+
+def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:
+    """The terms of a list's items, none when most of its items are sentences (longer than a
+    term can be, and giving no term): its few short items are then fragments of the same
+    prose ("1. Printer Support:" over "- Supports printing on any type of device that …"
+    five times, and once "- Supports printing on multiple platforms"). A heading item
+    ("Brand names:") counts as neither."""
+    found, items, sentences = [], 0, 0
+    for line, terms in read:
+        if terms:
+            found.extend(terms)
+            items += 1
+            continue
+        plain = unmark(line).rstrip()
+        if not plain.endswith(":"):
+            items += 1
+            sentences += len(plain.split()) > 6
+    return [] if 2 * sentences > items else found
 
 
 def _line_terms(line: str) -> list[str]:
@@ -91,9 +111,8 @@ def _line_terms(line: str) -> list[str]:
     parts = split_line(line)
     if len(parts) > 1:
         return list_of(line, lambda part: terms_of(part, False), parts)
-    plain = unmark(line).strip()
-    if plain.endswith(".") and STATEMENT.search(plain):
-        return []
+    if is_statement(line, by_words=rest is None):
+        return []  # "The medical domain is diabetes medication.", "Viruses cause it." ("Sofa - a seat." is a note's)
     return terms_of(line, False)
 
 
@@ -120,19 +139,33 @@ def _top_items(bulleted: list[str]) -> list[str]:
     names:" then "  - Tylenol"), and are notes under an item that is a term ("1. Sofa" then
     "   - most common")."""
     indent = [len(line) - len(line.lstrip()) for line in bulleted]
+    kinds = [_marker_kind(line) for line in bulleted]
     top = min(indent)
-    items, under_heading, numbered = [], True, False
+    items, under_heading, numbered, heads = [], True, False, None
     for i, (line, depth) in enumerate(zip(bulleted, indent)):
         if numbered and depth > top and _NUMBERED.match(line):
             items.append(line)  # "1. sofa" then "  2. couch": numbering goes on, an indented sibling
             continue
-        if depth <= top:
+        if depth <= top and kinds[i] != heads:
             numbered = line.lstrip()[:1].isdigit() and bool(_NUMBERED.match(line))
             under_heading = unmark(line).rstrip().endswith(":")
-            if under_heading and (i + 1 == len(bulleted) or indent[i + 1] <= top) \
-                    and not LEAD_WORDS.search(unmark(line)):
-                line = line.rstrip()[:-1]  # "- Luggage Bags:" with nothing under it: a stray colon
+            # "1. Printer Support:" then "- Supports …" at the same indent: another kind of
+            # marker under a heading item is its body, as an indented one is
+            nxt = i + 1 < len(bulleted) and indent[i + 1] <= top and kinds[i + 1] != kinds[i]
+            heads = kinds[i + 1] if under_heading and nxt else None
+            if under_heading and heads is None and (i + 1 == len(bulleted) or indent[i + 1] <= top) \
+                    and not LEAD_WORDS.search(unmark(line)) \
+                    and (i + 1 == len(bulleted) or len(unmark(bulleted[i + 1]).split()) <= 6):
+                # "- Luggage Bags:" with nothing under it: a stray colon; over a sentence item
+                # ("- Printer Support:" then "- Supports printing on any type of device …") it heads it
+                line = line.rstrip()[:-1]
             items.append(line)
         elif under_heading:
             items.append(line)
     return items
+
+
+def _marker_kind(line: str) -> str:
+    """An item's kind of marker: "1" for numbering, else its first character ("-", "*")."""
+    marker = line.lstrip()[:1]
+    return "1" if marker.isdigit() else marker

@@ -1,0 +1,60 @@
+"""Whether a piece of a reply reads as prose rather than as a term (SPEC §6, docs/harness.md
+steps 5 and 6): a sentence break, a statement, a sentence after a label's colon and whether
+it speaks of that label. Part of the reading in termgate.llm.replies."""
+
+from __future__ import annotations
+
+import re
+
+# a sentence break (rule 6: ". " inside an item): a word of two or more letters, ". " (or
+# "? ", "! "), then more text; an initial or a common abbreviation before the stop is not a
+# break ("E. coli", "St. John's wort", "Roe vs. Wade" are terms)
+SENTENCE = re.compile(r"(?<![A-Za-z])(?!(?i:vs|etc|approx|incl|cf|viz|al|st|dr|mr|mrs|ms|jr|sr|no|co|inc|ltd|mt|ft|"
+                      r"gen|gov|sen|rep|corp|dept|univ|ave|fig)\.)[A-Za-z][a-z]+[.?!]\s+\w")
+# a finite verb written in lower case: an unbulleted line ending with a full stop that holds one
+# is a statement, not a term ("- This Is Us", a title, is bulleted and capitalised)
+STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s")
+_BRACKETED = re.compile(r"\s*\([^()]*\)")
+_ARTICLE_OPENING = re.compile(r"^\W*(?i:the|a|an)\s")
+# a lower-case pronoun or determiner inside an item: sentences have them, names of things rarely
+_PRONOUN = re.compile(r"\s(?:the|your|you|my|it|its|them|their|our|we|this|that|these|those)\b")
+# a sentence opening so points back to the label before its colon, or defines it
+_REFERS_BACK = re.compile(r"^\W*(?i:this|it|these|they|a|an|another)\s")
+
+
+def speaks_of(sentence: str, label: str) -> bool:
+    """Whether a sentence after a list item's colon is about its label: it repeats a word of
+    it, whole or inflected ("Asthma inhalers: Asthma medications … can be used …"), or
+    opens by pointing back to it or defining it ("This is the medical term for …", "A long
+    seat for …"); then the label is a term it explains. Else the label heads prose
+    ("Etymological: Both "ear" and …", "Thesaurus: to add synonyms to your query.")."""
+    if _REFERS_BACK.match(sentence):
+        return True
+    mine = re.findall(r"\w{3,}", label.lower())[:6]
+    return bool(mine) and any(a.startswith(b) or b.startswith(a) for b in set(re.findall(r"\w{3,}", sentence.lower()))
+                              for a in mine)
+
+
+def is_statement(line: str, by_words: bool = True) -> bool:
+    """Whether an item (or a value after its colon) ending with a full stop is a statement:
+    it holds a lower-case finite verb ("The domain is medicine."), or (`by_words`: no note
+    after a dash in it) three or more words of which one is a lower-case pronoun or
+    determiner ("Restart the printer.", "Viruses cause it."); a term ending with a stray
+    stop is not ("Acute coronary syndrome.", "laptop bags."), and a comma list is read as a
+    list. One that opens with an article and holds such a verb is a statement, full stop or
+    not ("The legal domain is trademark registration"); "wifi is down" is a term."""
+    line = _BRACKETED.sub("", line).strip()  # "Vegan (from the Latin word, which means plant)." is a term's note
+    if _ARTICLE_OPENING.match(line) and STATEMENT.search(line):
+        return True  # "The medical domain is sore throat", full stop or not
+    if not line.endswith(".") or line.endswith("..."):
+        return False
+    return bool(STATEMENT.search(line)) or (by_words and len(line.split()) >= 3 and bool(_PRONOUN.search(line)))
+
+
+def is_sentence(text: str) -> bool:
+    """Whether `text` reads as a sentence rather than a short note: it holds a sentence
+    break, ends with `!` or `?`, or has more than six words and ends with a full stop or
+    holds a lower-case finite verb ("Home loans are a type of financial product that …")."""
+    text = text.strip()
+    return (bool(SENTENCE.search(text)) or text.endswith(("!", "?"))
+            or (len(text.split()) > 6 and (text.endswith(".") or bool(STATEMENT.search(f" {text} ")))))
