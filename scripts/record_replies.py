@@ -91,6 +91,18 @@ FRESH3_QUERIES = [
 ]
 """The fourth round's fresh held-out set (`--fresh3`): recorded before the fourth round's rules
 were merged, after they had been tuned on every row above, fresh2.jsonl included."""
+FRESH4_QUERIES = [
+    ("gout flare", "medical", "condition"), ("high cholesterol", "medical", "condition"),
+    ("physical therapy", "medical", "treatment"), ("blood test results", "medical", "symptom lookup"),
+    ("small business license", "legal", "business"), ("custody modification", "legal", "family law"),
+    ("car accident lawyer", "legal", "traffic"), ("copyright fair use", "legal", "intellectual property"),
+    ("trail running shoes", "ecommerce", "sports"), ("air purifier", "ecommerce", "home"),
+    ("kitchen knife set", "ecommerce", "kitchen"), ("wireless earbuds", "ecommerce", "electronics"),
+    ("roth ira", "finance", "investing"), ("hotel cancellation", "travel", "booking"),
+    ("slow computer", "software", "support"), ("home insurance", "insurance", "quotes"),
+]
+"""The fifth round's fresh held-out set (`--fresh4`): recorded before the fifth round's rules
+were written, after they had been tuned on every row above, fresh3.jsonl included."""
 SAMPLED = ("assistant",)
 """Styles also asked at temperature 0.8 (seed 35), for shapes temperature 0 never gives."""
 
@@ -176,11 +188,13 @@ def main() -> None:
                         help="record the third round's held-out set (FRESH2_QUERIES) to fresh2.jsonl")
     parser.add_argument("--fresh3", action="store_const", const="fresh3", dest="fresh",
                         help="record the fourth round's held-out set (FRESH3_QUERIES) to fresh3.jsonl")
+    parser.add_argument("--fresh4", action="store_const", const="fresh4", dest="fresh",
+                        help="record the fifth round's held-out set (FRESH4_QUERIES) to fresh4.jsonl")
     args = parser.parse_args()
     started = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.fresh:
-        queries = {"fresh": FRESH_QUERIES, "fresh2": FRESH2_QUERIES, "fresh3": FRESH3_QUERIES}[args.fresh]
+        queries = {"fresh": FRESH_QUERIES, "fresh2": FRESH2_QUERIES, "fresh3": FRESH3_QUERIES, "fresh4": FRESH4_QUERIES}[args.fresh]
         rows = asyncio.run(record(args.base_url, args.model, args.max_tokens, args.out / f"{args.fresh}.partial.jsonl",
                                   fresh=queries))
         target = args.out / f"{args.fresh}.jsonl"
