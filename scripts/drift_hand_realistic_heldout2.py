@@ -65,8 +65,9 @@ Judgement calls:
     yoga mat, a foam roller or exercise ball is a sibling; curtain rod is related, a shower
     door a sibling; a record sleeve is a sibling cover for a laptop sleeve, not a sense shift.
     The model's appellate court for a bench trial is filed `sib` (another level of court, not
-    a trial), not `unr`: it is drift, but not plainly unrelated. Brand lines of the query's own product are `brand` (Sonicare, Phonak,
-    Lodge), a rival drug's brand is `sib` (Januvia, Eliquis).
+    a trial), not `unr`: it is drift, but not plainly unrelated. Brand lines of the query's
+    own product are `brand` (Sonicare, Phonak, Lodge), a rival drug's brand is `sib`
+    (Januvia, Eliquis).
   - Two kinds of the same thing that exclude each other are `sib`, not `opp`, unless one is
     named as the negation or the reverse of the other: jury trial for a bench trial, hourly
     billing for a contingency fee and hiking shoes for hiking boots are siblings; manual for
