@@ -32,9 +32,9 @@ SENSE_SIGNALS = (
 reads them)."""
 
 SENSE_FEATURES = (
-    "residual_sim_context", "same_head_fit", "head_sense_meant", "head_sense_other", "head_not_kind", "wn_path_other",
-    "string_sibling", "curated_sibling", "curated_same", "modifier_swap", "wn_opposite", "opposite_curated",
-    "short_lookalike", "word_sense_meant", "word_sense_other",
+    "residual_sim_context", "same_head_fit", "head_sense_meant", "wn_path_other", "wn_sibling", "string_sibling",
+    "curated_sibling", "curated_same", "modifier_swap", "wn_opposite", "opposite_curated", "short_lookalike",
+    "unknown_word_domain", "word_sense_meant", "word_sense_other",
 )
 """Those the combiner weighs (after signals.FEATURES' first 41, in this order): all but those
 whose removal lowered the grouped cross-validated log-loss on the training rows by 0.0005 or
