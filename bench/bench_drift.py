@@ -8,7 +8,7 @@
 2. One cold `evaluate` of a 48-query demo set with the default judge: a new process and an
    empty store (goal ≤ 4 s).
 3. The figures of `termgate drift calibrate`: for the grouped cross-validated training rows
-   and each evaluation set present (heldout.jsonl, heldout_realistic.jsonl,
+   and each evaluation set present (heldout.jsonl, heldout_realistic2.jsonl,
    biosynonyms.jsonl), the refit combiner beside the previous one
    (data/drift/previous_model.json) and the old cosine judge: precision, recall, ROC AUC,
    accuracy (hard kinds, per kind), expected calibration error, share of drift scored

@@ -1,15 +1,18 @@
-"""Build data/drift/train.jsonl, heldout.jsonl and heldout_realistic.jsonl: labelled drift-judge rows.
+"""Build data/drift/train.jsonl, heldout.jsonl and heldout_realistic2.jsonl: labelled drift-judge rows.
 
 train.jsonl   general-English rows drawn from WordNet 3.0 (Debian's `wordnet-base`, read
               from /usr/share/wordnet by scripts/drift_wordnet.py) plus hand-written
               medical, legal and e-commerce rows (scripts/drift_hand_train.py and the
-              realistic rows of issue 36, scripts/drift_hand_realistic_train.py).
+              realistic rows of issue 36: scripts/drift_hand_realistic_train.py and
+              scripts/drift_hand_realistic_heldout.py, the first realistic held-out set,
+              measured once and fitted on since).
 heldout.jsonl hand-written medical, legal and e-commerce rows only
               (scripts/drift_hand_heldout.py), none drawn from WordNet, no query shared
               with train.jsonl: the honest test set, since WordNet relations are features.
-heldout_realistic.jsonl
-              realistic hand-written held-out rows (scripts/drift_hand_realistic_heldout.py,
-              written apart from the judge's code), built only when that file exists.
+heldout_realistic2.jsonl
+              the second set of realistic hand-written held-out rows
+              (scripts/drift_hand_realistic_heldout2.py, written apart from the judge's code;
+              ids and groups prefixed `s`), built only when that file exists.
 
 Every row: id, group (one per query), domain, query, expected_terms (1-5 correct
 expansions, as a golden set would list them), term (a generated term that is not an
@@ -506,18 +509,22 @@ def main() -> None:
     args = parser.parse_args()
 
     from drift_hand_heldout import ROWS as HELDOUT_TEXT
+    from drift_hand_realistic_heldout import ROWS as REALISTIC_FIT_TEXT
     from drift_hand_realistic_train import ROWS as REALISTIC_TRAIN_TEXT
     from drift_hand_train import ROWS as TRAIN_TEXT
     heldout = parse_hand(HELDOUT_TEXT, "scripts/drift_hand_heldout.py")
-    realistic_train = parse_hand(REALISTIC_TRAIN_TEXT, "scripts/drift_hand_realistic_train.py")
+    # the realistic fit rows: those written for fitting, and (issue 36, second round) the first
+    # realistic held-out set, measured once and fitted on since
+    realistic_train = (parse_hand(REALISTIC_TRAIN_TEXT, "scripts/drift_hand_realistic_train.py")
+                       + parse_hand(REALISTIC_FIT_TEXT, "scripts/drift_hand_realistic_heldout.py"))
     hand_train = parse_hand(TRAIN_TEXT, "scripts/drift_hand_train.py") + realistic_train
-    # the realistic held-out rows (issue 36) are written apart, by someone who does not read the
-    # judge's code; until their file exists the build leaves heldout_realistic.jsonl alone
-    realistic_path = Path(__file__).resolve().parent / "drift_hand_realistic_heldout.py"
+    # the second realistic held-out set is written apart, by someone who does not read the judge's
+    # code; until its file exists the build leaves heldout_realistic2.jsonl alone
+    realistic_path = Path(__file__).resolve().parent / "drift_hand_realistic_heldout2.py"
     realistic = None
     if realistic_path.exists():
-        from drift_hand_realistic_heldout import ROWS as REALISTIC_TEXT
-        realistic = parse_hand(REALISTIC_TEXT, "scripts/drift_hand_realistic_heldout.py")
+        from drift_hand_realistic_heldout2 import ROWS as REALISTIC_TEXT
+        realistic = parse_hand(REALISTIC_TEXT, "scripts/drift_hand_realistic_heldout2.py")
     if any(r["domain"] == "general" for r in heldout + (realistic or [])):
         raise SystemExit("held-out rows must be medical, legal or e-commerce")
     heldout_queries = {r["query"].lower() for r in heldout}
@@ -525,16 +532,16 @@ def main() -> None:
     demo = {json.loads(line)["query"].lower() for path in sorted((ROOT / "data" / "demo").glob("*/golden.jsonl"))
             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
     # the WordNet sample avoids the hand-written queries and terms of train and the old held-out
-    # file only, so train.jsonl does not change when the realistic held-out rows do
+    # file only, so train.jsonl does not change when the second realistic held-out rows do
     taken = heldout_queries | demo | {r["query"].lower() for r in hand_train}
     taken |= {t.lower() for r in heldout + hand_train for t in [r["term"], *r["expected_terms"]]}
     wordnet = WordNetRows(args.seed).build(args.wordnet_groups, taken)
 
     files = {"train": assign_ids(hand_train + wordnet), "heldout": assign_ids(heldout, prefix="h")}
     if realistic is not None:
-        files["heldout_realistic"] = assign_ids(realistic, prefix="r")
+        files["heldout_realistic2"] = assign_ids(realistic, prefix="s")
     sources = {"train": {"wordnet", "hand", "model"}, "heldout": {"hand", "model"},
-               "heldout_realistic": {"hand", "model"}}
+               "heldout_realistic2": {"hand", "model"}}
     queries = {name: {r["query"].lower() for r in rows} for name, rows in files.items()}
     errors = []
     for name, rows in files.items():
@@ -548,13 +555,14 @@ def main() -> None:
         raise SystemExit(f"{len(errors)} validation errors")
     counts = "\n\n".join(report(rows, f"data/drift/{name}.jsonl") for name, rows in files.items())
     fit = Counter(r["label"] for r in realistic_train)
-    counts += (f"\n\nof train.jsonl, the realistic fit rows (scripts/drift_hand_realistic_train.py): "
+    counts += (f"\n\nof train.jsonl, the realistic fit rows (scripts/drift_hand_realistic_train.py and "
+               f"scripts/drift_hand_realistic_heldout.py): "
                f"{len(realistic_train)} rows, {len({r['query'] for r in realistic_train})} queries; "
                f"drift {fit['drift']}, not_drift {fit['not_drift']}; "
                f"sources {dict(sorted(Counter(r['source'] for r in realistic_train).items()))}")
     print(counts)
     if realistic is None:
-        print(f"\n(no {realistic_path.name}: data/drift/heldout_realistic.jsonl not built)")
+        print(f"\n(no {realistic_path.name}: data/drift/heldout_realistic2.jsonl not built)")
     if not args.check:
         for name, rows in files.items():
             write_jsonl(OUT / f"{name}.jsonl", rows)

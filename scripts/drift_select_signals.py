@@ -3,7 +3,9 @@
 On the training rows only (never a held-out file): start from the 41 earlier signals and all of
 `SENSE_SIGNALS`; remove, one at a time, the sense-aware signal whose removal lowers the grouped
 cross-validated log-loss most (the better of L2 3 and 10), while it lowers it by `--tol` or
-more. Prints each step and the signals kept, in `SENSE_SIGNALS` order, for SENSE_FEATURES.
+more. Prints each step, the signals kept, and SENSE_FEATURES: those kept plus every signal the
+current SENSE_FEATURES already names (an earlier round's coefficients file names them and must
+stay scoreable by name), in `SENSE_SIGNALS` order, with the log-loss of that set.
 
 Usage: python scripts/drift_select_signals.py [--data data/drift/train.jsonl] [--db /tmp/x.duckdb] [--tol 0.0005]
 """
@@ -18,7 +20,7 @@ from termgate.config import load_settings
 from termgate.drift.calibration import candidates_of, cross_validate, load_rows, log_loss
 from termgate.drift.embeddings import make_embedder
 from termgate.drift.resolve import lexicon_for
-from termgate.drift.senses import SENSE_SIGNALS
+from termgate.drift.senses import SENSE_FEATURES, SENSE_SIGNALS
 from termgate.drift.signals import FEATURES, compute_signals
 from termgate.store import StoredVectors
 
@@ -51,7 +53,9 @@ def main() -> None:
         best, dropped = trials[0]
         kept.remove(dropped)
         print(f"without {dropped}: {best:.4f}")
-    print("SENSE_FEATURES =", tuple(kept))
+    print("kept:", tuple(kept))
+    union = [f for f in SENSE_SIGNALS if f in kept or f in SENSE_FEATURES]
+    print(f"SENSE_FEATURES = {tuple(union)}  (with those weighed before: {loss(union):.4f})")
 
 
 if __name__ == "__main__":

@@ -165,6 +165,9 @@ def test_a_co_hyponym_of_the_meant_sense_is_a_sibling_but_a_synonym_or_a_kind_is
     ("hepatitis", ["hepatitis b"], None),             # a broader term, not a sibling
     ("hepatitis b", ["hepatitis b"], None),
     ("acute hepatitis", ["viral hepatitis"], None),   # a differing word, not a letter or number
+    ("type i diabetes", ["type 1 diabetes"], None),   # one number written another way: the same thing
+    ("second degree burn", ["2 degree burn"], None),
+    ("type ii diabetes", ["type 1 diabetes"], "type 1 diabetes"),
 ])
 def test_string_siblings(term, refs, expected):
     assert string_sibling(term, refs) == expected

@@ -198,6 +198,11 @@ def curated_opposite(term: str, refs: list[str], domain: str | None) -> str | No
 
 
 _NUMERALS = frozenset("i ii iii iv v vi vii viii ix x first second third fourth fifth".split())
+# one number written three ways names the same thing ('type i diabetes' is 'type 1 diabetes')
+_NUMBER_OF = {w: n for n, words in enumerate(("1 i one first", "2 ii two second", "3 iii three third",
+                                               "4 iv four fourth", "5 v five fifth", "6 vi six", "7 vii seven",
+                                               "8 viii eight", "9 ix nine", "10 x ten"), 1)
+              for w in words.split()}
 
 
 @lru_cache(maxsize=1 << 14)
@@ -209,7 +214,8 @@ def _variant_token(word: str) -> bool:
 
 def string_sibling(term: str, refs: list[str]) -> str | None:
     """The first reference the term matches word for word but for one letter, number or
-    numeral token ('hepatitis a' for 'hepatitis b', 'type 1 diabetes' for 'type 2 diabetes')."""
+    numeral token ('hepatitis a' for 'hepatitis b', 'type 1 diabetes' for 'type 2 diabetes'); one
+    number written another way is no sibling ('type i diabetes' for 'type 1 diabetes')."""
     mine = tokens(term)
     if len(mine) < 2 or not any(_variant_token(w) for w in mine):
         return None
@@ -217,7 +223,7 @@ def string_sibling(term: str, refs: list[str]) -> str | None:
         theirs = tokens(ref)
         if len(theirs) != len(mine):
             continue
-        apart = [(a, b) for a, b in zip(mine, theirs) if a != b]
+        apart = [(a, b) for a, b in zip(mine, theirs) if a != b and _NUMBER_OF.get(a, a) != _NUMBER_OF.get(b, b)]
         if len(apart) == 1 and _variant_token(apart[0][0]) and _variant_token(apart[0][1]):
             return ref
     return None

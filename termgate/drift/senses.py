@@ -33,12 +33,14 @@ reads them)."""
 
 SENSE_FEATURES = (
     "residual_sim_context", "same_head_fit", "head_sense_meant", "head_sense_other", "head_not_kind", "wn_path_other",
-    "string_sibling", "curated_sibling", "curated_same", "modifier_swap", "wn_opposite", "opposite_curated",
-    "short_lookalike", "word_sense_meant", "word_sense_other",
+    "wn_sibling", "string_sibling", "curated_sibling", "curated_same", "modifier_swap", "wn_opposite",
+    "opposite_curated", "short_lookalike", "unknown_word_domain", "word_sense_meant", "word_sense_other",
 )
-"""Those the combiner weighs (after signals.FEATURES' first 41, in this order): all but those
-whose removal lowered the grouped cross-validated log-loss on the training rows by 0.0005 or
-more, removed one at a time, the largest first (docs/drift.md)."""
+"""Those the combiner weighs (after signals.FEATURES' first 41, in `SENSE_SIGNALS` order): the
+ones grouped cross-validation keeps on the training rows (scripts/drift_select_signals.py: all
+but those whose removal lowered the log-loss by 0.0005 or more, removed one at a time, the
+largest first), plus every signal an earlier round's combiner weighed, so that its
+coefficients file can still be scored by name (docs/drift.md)."""
 
 
 @lru_cache(maxsize=1 << 16)
