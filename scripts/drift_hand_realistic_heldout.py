@@ -1,10 +1,15 @@
-"""Hand-labelled realistic held-out rows for data/drift/heldout_realistic.jsonl (issue 36).
+"""Hand-labelled realistic rows, written as issue 36's first realistic held-out set (issue 36).
+
+Where they go now: measured once as data/drift/heldout_realistic.jsonl in the first round,
+they were moved into train.jsonl in the second round (scripts/build_drift_labels.py) and
+are fitted on; scripts/drift_hand_realistic_heldout2.py holds the held-out rows since.
 
 How written and by whom: by helper D of the 2026-12-04 session, from domain knowledge,
 blind to the drift judge: its code (termgate/drift/*) was not read, the judge and
 `termgate drift calibrate` were not run, and no row was checked against a score. No WordNet
-look-ups were made either (WordNet relations are features of the judge). These rows are
-never fitted on; they are reported separately from train.jsonl and heldout.jsonl. No query
+look-ups were made either (WordNet relations are features of the judge). These rows were
+not fitted on in the first round, where they were reported apart from train.jsonl and
+heldout.jsonl. No query
 here appears in train.jsonl, heldout.jsonl, the demo golden sets or
 scripts/drift_hand_realistic_train.py.
 
