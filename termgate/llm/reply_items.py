@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .reply_prose import SENTENCE, STATEMENT, is_sentence, is_statement, speaks_of
+from .reply_prose import SENTENCE, STATEMENT, is_clause, is_sentence, is_statement, speaks_of
 
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
@@ -151,8 +151,11 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             return terms_of(head, bulleted, False) + [unquote(unmark(rest))]
         if colon and bulleted and is_sentence(rest) and not speaks_of(rest, label):
             return []  # "1. Etymology: The word "ear" is derived from …": a heading over a sentence, not a term
-        if colon and not bulleted and (is_sentence(rest) or is_statement(rest)):
-            return []  # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"
+        if colon and not bulleted and (is_sentence(rest) or is_statement(rest)
+                                       or (len(rest.split()) > 6 and not speaks_of(rest, label))):
+            # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"; a label over
+            # a long phrase not about it heads commentary ("Severity: 15 years in prison for …")
+            return []
         if colon and not bulleted:
             value = unquote(unmark(rest).rstrip(":"))  # a stray colon after the value goes
             if is_term(value) and variant(label, value):
@@ -221,8 +224,8 @@ def list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
             and sum(len(part.split()) for part in parts) >= 8):
         return []  # "Using the + operator for addition, subtraction, …": a description naming things
     for i, part in enumerate(parts):
-        if " " in part.strip() and STATEMENT.search(f" {part.strip()} "):
-            return []  # "The sofa is designed with comfort, elegance, …": a clause
+        if " " in part.strip() and (STATEMENT.search(f" {part.strip()} ") or is_clause(part)):
+            return []  # "The sofa is designed with comfort, elegance, …", "tenants may ask for repairs, …": a clause
         if i and _NOTE_PART.match(part) and is_term(unquote(part), True):
             continue  # "DUINED, also spelled duh-deed", "X, including Y": a short note on the part before
         terms = read(part)

@@ -9,7 +9,7 @@ import re
 from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES,
                           is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
                           unquote, variant)
-from .reply_prose import is_statement
+from .reply_prose import is_sentence, is_statement
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -44,6 +44,16 @@ def _lead_in(line: str, single: bool) -> str | None:
     return None
 
 
+def labelled_sentence(line: str) -> bool:
+    """Whether a line is a label over a sentence ("Severity: 15 years in prison for every
+    offense …", "Impact on employment: Sexual harassment can have …"): commentary on a
+    topic, the body of the reply rather than a lead-in or closing line around a list."""
+    head, rest = strip_note(unmark(line))
+    return (rest is not None and line[len(line) - len(line.lstrip()):].find(": ") >= 0
+            and unmark(line)[len(head):len(head) + 2] == ": " and len(head.split()) <= 4
+            and (is_sentence(rest) or is_statement(rest)))
+
+
 def _is_prose(line: str) -> bool:
     """A line that reads as a sentence, not as a term or a list of terms."""
     parts = split_line(line)
@@ -72,7 +82,8 @@ def list_terms(text: str) -> list[str]:
             kept.append(line)
     if len(kept) > 1:  # a lead-in or closing sentence around a one-line list
         listy = [line for line in kept if not _is_prose(line)]
-        if len(listy) == 1 and len(split_line(listy[0])) > 1:  # commas in brackets make no list
+        if (len(listy) == 1 and len(split_line(listy[0])) > 1  # commas in brackets make no list
+                and not any(labelled_sentence(line) for line in kept)):
             kept = listy
     return _unless_sentences([(line, _line_terms(line)) for line in kept])
 
