@@ -352,3 +352,61 @@ def test_labels_over_sentences_make_the_reply_prose(reply):
 ])
 def test_labels_over_sentences_leave_a_list_alone(reply, expected):
     assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a label repeated over items, each with a list after it, names the topic
+    ("1. Sofa - couch, settee, divan\n2. Sofa - loveseat, futon", ["couch", "settee", "divan", "loveseat", "futon"]),
+    # once, or repeated over one second term, it is a term
+    ("1. breach - breaching, breached", ["breach", "breaching", "breached"]),
+    ("* CAGR: Compound Annual Growth Rate\n* CAGR: Compound Annual Growth Rate",
+     ["CAGR", "Compound Annual Growth Rate", "CAGR", "Compound Annual Growth Rate"]),
+])
+def test_a_repeated_label_over_lists_names_the_topic(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # figures after a label annotate it: the label is the term
+    ("1. **Flat tire**: 20% flat, 30% flat\n2. **Floats on the road**: 45% flat, 60% flat",
+     ["Flat tire", "Floats on the road"]),
+    ("* Interest rate percentage: 8%, 9%, 10%, etc.", ["Interest rate percentage"]),
+    # names that open with a digit are terms
+    ("- Brand names: 3M, 7-Eleven", ["3M", "7-Eleven"]),
+])
+def test_figures_after_a_label_leave_the_label(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # after a dash, a second term whose comma part is a description: the description is a note
+    ('1. Hi-lax - Hi-lo-la, a combination of "Hi-Lalo" and "Lo-la".', ["Hi-lax", "Hi-lo-la"]),
+    # "not …" is a note on the first term, as before
+    ("1. Last - LAST, not lastwill;", ["Last"]),
+])
+def test_a_second_term_after_a_dash_keeps_its_description_as_a_note(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a bracket inside a term, words on both sides, is a gloss
+    ("1. Ankle-foot-ankle (AFNA) ankle injury: This refers to an ankle injury.\n2. Sprained ankle",
+     ["Ankle-foot-ankle ankle injury", "Sprained ankle"]),
+    ("- naloxone (generic) nasal spray\n- Narcan (brand)", ["naloxone nasal spray", "Narcan"]),
+])
+def test_a_bracket_inside_a_term_is_a_note(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # one record under a key naming it is the thing described: no term
+    ('```json\n{"living_trust": {"name": "Living Trust", "description": "A document."}}\n```', None),
+    # a key naming a list keeps its record's name
+    ('{"keywords": {"name": "living trust"}}', ["living trust"]),
+])
+def test_one_record_under_a_key_naming_it_is_the_thing_described(reply, expected):
+    if expected is None:
+        with pytest.raises(ValueError):
+            read_reply(reply)
+    else:
+        assert read_reply(reply) == expected
