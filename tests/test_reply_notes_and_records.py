@@ -292,3 +292,121 @@ def test_the_headings_of_an_explanation_are_no_terms(reply):
 ])
 def test_a_statement_is_no_term(reply, expected):
     assert read_reply(reply) == expected
+
+
+# Issue 35, fifth round: clauses without their full stop, labels over commentary, and the
+# judgement calls a general rule reads as the person did.
+
+@pytest.mark.parametrize("reply", [
+    # a subject, a lower-case modal verb, then a lower-case word: a clause, stop or not
+    'Here is a bulleted list of ways to say "sofa":\n1. Sofas can seat three people\n'
+    "2. Couches may come with a chaise\n3. Families should buy a sofa bed",
+    "- Tenants must report damage quickly\n- Landlords will fix the roof",
+    # an auxiliary in an item of five or more words is one too
+    "Tenants are responsible for minor repairs\nLandlords have duties under the lease",
+    # a comma part that is a clause makes the commas a sentence's
+    "sofa, couches may seat three people, settee",
+])
+def test_a_clause_is_a_statement_without_its_full_stop(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a modal or auxiliary that is a noun, joins nothing, or stands in a short item: terms
+    ("- Last will and testament\n- living will for couples\n- trash can with lid\n- wifi is down",
+     ["Last will and testament", "living will for couples", "trash can with lid", "wifi is down"]),
+    ("- wifi is not working\n- printer is offline", ["wifi is not working", "printer is offline"]),
+    # a question a searcher types is a query, not a statement
+    ("- what is a living trust\n- living trust", ["what is a living trust", "living trust"]),
+    # a note after a dash is no part of the clause
+    ("glitches (verb) - to make something behave in a way that is not normal\nglint (noun) - a flash",
+     ["glitches", "glint"]),
+])
+def test_a_modal_that_makes_no_clause_leaves_the_term(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # labels over sentences are the body of the reply, not lines around a one-line list
+    "Theft of personal property, including sexual harassment.\n"
+    "Severity: 15 years in prison for every offense committed against a person's dignity.\n"
+    "Impact on employment: Sexual harassment can have severe consequences for employees.",
+    # the same without full stops: a label over a long phrase not about it heads commentary
+    "Theft of personal property, including sexual harassment\n"
+    "Severity: 15 years in prison for every offense committed against a person's dignity\n"
+    "Impact on employment: Sexual harassment can have severe consequences for employees",
+])
+def test_labels_over_sentences_make_the_reply_prose(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a lead-in or closing sentence around a one-line list is still set aside
+    ("Here are some words for sofa.\nsofa, couch, settee\nThese are common in the US.", ["sofa", "couch", "settee"]),
+    # one label over a sentence beside a list is not most of the reply
+    ("sofa, couch, settee\nDefinition: A sofa is a long seat for several people.", ["sofa", "couch", "settee"]),
+    # a long value that speaks of its label still names the topic
+    ("Laptop bag: laptop bags for travel and work in the city\nbackpack", ["Laptop bag", "backpack"]),
+])
+def test_labels_over_sentences_leave_a_list_alone(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a label repeated over items, each with a list after it, names the topic
+    ("1. Sofa - couch, settee, divan\n2. Sofa - loveseat, futon", ["couch", "settee", "divan", "loveseat", "futon"]),
+    # once, or repeated over one second term, it is a term
+    ("1. breach - breaching, breached", ["breach", "breaching", "breached"]),
+    ("* CAGR: Compound Annual Growth Rate\n* CAGR: Compound Annual Growth Rate",
+     ["CAGR", "Compound Annual Growth Rate", "CAGR", "Compound Annual Growth Rate"]),
+])
+def test_a_repeated_label_over_lists_names_the_topic(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # figures after a label annotate it: the label is the term
+    ("1. **Flat tire**: 20% flat, 30% flat\n2. **Floats on the road**: 45% flat, 60% flat",
+     ["Flat tire", "Floats on the road"]),
+    ("* Interest rate percentage: 8%, 9%, 10%, etc.", ["Interest rate percentage"]),
+    # names that open with a digit are terms
+    ("- Brand names: 3M, 7-Eleven", ["3M", "7-Eleven"]),
+])
+def test_figures_after_a_label_leave_the_label(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # after a dash, a second term whose comma part is a description: the description is a note
+    ('1. Hi-lax - Hi-lo-la, a combination of "Hi-Lalo" and "Lo-la".', ["Hi-lax", "Hi-lo-la"]),
+    # "not …" is a note on the first term, as before
+    ("1. Last - LAST, not lastwill;", ["Last"]),
+])
+def test_a_second_term_after_a_dash_keeps_its_description_as_a_note(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a bracket inside a term, words on both sides, is a gloss
+    ("1. Ankle-foot-ankle (AFNA) ankle injury: This refers to an ankle injury.\n2. Sprained ankle",
+     ["Ankle-foot-ankle ankle injury", "Sprained ankle"]),
+    ("- naloxone (generic) nasal spray\n- Narcan (brand)", ["naloxone nasal spray", "Narcan"]),
+])
+def test_a_bracket_inside_a_term_is_a_note(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # one record under a key naming it is the thing described: no term
+    ('```json\n{"living_trust": {"name": "Living Trust", "description": "A document."}}\n```', None),
+    # a key naming a list keeps its record's name
+    ('{"keywords": {"name": "living trust"}}', ["living trust"]),
+])
+def test_one_record_under_a_key_naming_it_is_the_thing_described(reply, expected):
+    if expected is None:
+        with pytest.raises(ValueError):
+            read_reply(reply)
+    else:
+        assert read_reply(reply) == expected

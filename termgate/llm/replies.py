@@ -31,7 +31,9 @@ choices the spec leaves open):
    with a note word ("including", "also spelled", "e.g.") is a note on the one before, and
    one opening with a note label ("Note:", "P.S.") ends the list. Another kind of marker
    under a heading item is its body; a list whose items are mostly sentences (more than
-   half longer than six words and giving no term) is prose: no terms.
+   half longer than six words and giving no term) is prose: no terms. A label over a
+   sentence is the body, never a line set aside around a list; a label repeated over
+   items each with a list after it names the topic, not a term.
 5. From each item: markers, emphasis, backticks, quotes, a trailing full stop, a stray
    colon or hyphen and a trailing note (in parentheses, after a spaced dash, after a colon
    outside brackets) are removed; a label before a colon whose rest is a list gives the
@@ -43,11 +45,12 @@ choices the spec leaves open):
    colon explains its label when it speaks of it (repeats a word of it, or opens "This",
    "It", "A" …), else the label heads prose; explanation headings ("Etymology:",
    "Definition:") give only a list after them; a dotted abbreviation's "for …" is a note;
-   a trailing "..." and a bracket without its pair go. `X-ray`, `COVID-19`, `E. coli`
+   a trailing "..." and a bracket without its pair go, a bracket inside a term is a gloss;
+   figures after a label ("20% flat, 30% flat") leave the label. `X-ray`, `COVID-19`, `E. coli`
    stay whole.
 6. Not terms: more than six words or 100 characters, a sentence break, a trailing `!` or
    `?`, a statement ending with a full stop (a lower-case verb, or a pronoun such as
-   "the"), no letter or digit, words saying
+   "the"), a clause with or without its stop ("Landlords can repair their homes"), no letter or digit, words saying
    there is nothing ("None", "N/A").
 7. No term left, empty text or invalid JSON raises ValueError naming why; the client
    retries it and, after the last try, the item is errored `unparseable reply: <why>`.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .reply_prose import SENTENCE, STATEMENT, is_sentence, is_statement, speaks_of
+from .reply_prose import SENTENCE, STATEMENT, is_clause, is_sentence, is_statement, speaks_of
 
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
@@ -48,6 +48,9 @@ ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|a
 # ("used to treat …" describes, "used car" is a term)
 _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|when|with)|refers?|means?|not|also|"
                        r"see|as|such|e\.g\.|i\.e\.|usually|often|especially|including|sometimes)(?:\s|$)")
+# a description opening with an article, after a second term's comma ("Hi-lax - Hi-lo-la, a
+# combination of …"); "Last - LAST, not lastwill" is a note on the first term
+_DESCRIPTION = re.compile(r"^\W*(?i:a|an|the)\s")
 # a note naming what kind of term the one before it is ("Tylenol - Brand name", "MI: Abbreviation")
 _KIND = re.compile(r"\b(?i:terms?|names?|words?|abbreviations?|abbr|acronyms?|initialism|spellings?|synonyms?|"
                    r"variants?|slang|usage|forms?|plural|singular|nouns?|verbs?|adjectives?|adverbs?|brand|generic|"
@@ -63,6 +66,10 @@ _NOTE_PART = re.compile(r"^\W*(?i:including|includes|such\s+as|e\.\s?g\.|i\.\s?e
 # a part that opens with a note label ends a comma list: it and what follows are a note
 # ("sofa, couch; Note: both are informal", "A, B, P.S. ask me for more")
 _NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)\s*\S")
+# a figure, not a term (fifth round): a number, maybe a per cent, and at most one word after it,
+# or "etc."; a list of them after a label annotates the label ("Flat tire: 20% flat, 30% flat",
+# "Interest rate: 3%, 4%, 6, etc."), which is the term ("3M", "7-Eleven", "401k" are names)
+QUANTITY = re.compile(r"^\W*(?:(?:\d+(?:[.,]\d+)?\s*%?|\d+(?:[.,]\d+)?\s*%?\s+\w+)|etc\.?)$")
 # a dotted abbreviation followed by "for …" says what it stands for: "p.s. for permanent
 # agreements" gives "p.s." ("CBT for anxiety", undotted, is a term as written)
 _ABBREVIATION_FOR = re.compile(r"^((?:[A-Za-z]\.){2,})\s+for\s+\w")
@@ -134,6 +141,8 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         listy = any(c in rest for c in ",;")
         if _EXPLANATION_HEADING.match(label):
             return list_of(rest, lambda part: terms_of(part, True, False)) if colon and listy else []
+        if listy and all(QUANTITY.match(unquote(part)) for part in split_line(rest)):
+            return terms_of(head, bulleted, False)  # "**Flat tire**: 20% flat, 30% flat": figures on the label
         listed = rest.strip() and (label.isdigit() or (LEAD_WORDS.search(label) and (colon or listy))
                                    or NOT_A_TERM.match(label) or (colon and listy and not is_sentence(rest)))
         # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"; a sentence after a
@@ -146,13 +155,20 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             more = list_of(rest, lambda part: terms_of(part, True, False))
             if more:
                 return terms_of(head, bulleted, False) + more
+        parts = split_line(rest) if listy and not colon and bulleted else []
+        if len(parts) > 1 and _second_term(head, parts[0]) and all(_DESCRIPTION.match(p) for p in parts[1:]):
+            # "1. Hi-lax - Hi-lo-la, a combination of …": a second term, then a note on it
+            return terms_of(head, bulleted, False) + [unquote(unmark(parts[0]))]
         if bulleted and not listy and _second_term(head, rest):
             # "1. Financial crisis - Financial disaster", "* Last Will and Ends: Last Will and Die"
             return terms_of(head, bulleted, False) + [unquote(unmark(rest))]
         if colon and bulleted and is_sentence(rest) and not speaks_of(rest, label):
             return []  # "1. Etymology: The word "ear" is derived from …": a heading over a sentence, not a term
-        if colon and not bulleted and (is_sentence(rest) or is_statement(rest)):
-            return []  # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"
+        if colon and not bulleted and (is_sentence(rest) or is_statement(rest)
+                                       or (len(rest.split()) > 6 and not speaks_of(rest, label))):
+            # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"; a label over
+            # a long phrase not about it heads commentary ("Severity: 15 years in prison for …")
+            return []
         if colon and not bulleted:
             value = unquote(unmark(rest).rstrip(":"))  # a stray colon after the value goes
             if is_term(value) and variant(label, value):
@@ -221,8 +237,8 @@ def list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
             and sum(len(part.split()) for part in parts) >= 8):
         return []  # "Using the + operator for addition, subtraction, …": a description naming things
     for i, part in enumerate(parts):
-        if " " in part.strip() and STATEMENT.search(f" {part.strip()} "):
-            return []  # "The sofa is designed with comfort, elegance, …": a clause
+        if " " in part.strip() and (STATEMENT.search(f" {part.strip()} ") or is_clause(part)):
+            return []  # "The sofa is designed with comfort, elegance, …", "tenants may ask for repairs, …": a clause
         if i and _NOTE_PART.match(part) and is_term(unquote(part), True):
             continue  # "DUINED, also spelled duh-deed", "X, including Y": a short note on the part before
         terms = read(part)
@@ -247,8 +263,13 @@ def variant(label: str, value: str) -> bool:
     return any(a.startswith(b) or b.startswith(a) for a in mine for b in re.findall(r"\w{3,}", value.lower())[:6])
 
 
+# a note in brackets inside a term, words on both sides of it (fifth round): an acronym or a
+# gloss, not a part of the term ("Ankle-foot-ankle (AFNA) ankle injury")
+_INNER_NOTE = re.compile(r"(?<=\S)\s\([^()\[\]]*\)\s(?=\S)")
+
+
 def unquote(item: str) -> str:
-    """Trailing notes in brackets, a trailing full stop and surrounding quotes (a few passes:
+    """Notes in brackets (trailing, or inside a term), a trailing full stop and surrounding quotes (a few passes:
     each pass removes one layer, so nothing here is quadratic)."""
     for _ in range(4):
         before = item
@@ -259,7 +280,7 @@ def unquote(item: str) -> str:
                 item = item[1:-1]
             elif opening > 0 and not any(c in item[opening + 1:-1] for c in "()[]"):
                 item = item[:opening]  # "naloxone (generic name)"
-        item = item.strip()
+        item = _INNER_NOTE.sub(" ", item).strip()  # "Ankle-foot-ankle (AFNA) ankle injury": a gloss inside a term
         for left, right in ("()", "[]", "{}"):  # "journey)", "(journey": a bracket whose pair is not there
             if item.endswith(right) and left not in item:
                 item = item[:-1].rstrip()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from .reply_items import is_term, list_of, split_line, unquote
+from .reply_items import LEAD_WORDS, is_term, list_of, split_line, unquote
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _TERM_KEYS = ("terms", "synonyms", "expansions")
@@ -55,9 +55,12 @@ def _as_terms(value, records: bool = True) -> list | None:
         for key in _TERM_KEYS:
             if key in value:
                 return _as_terms(value[key], records) if isinstance(value[key], list) else None
+        while (len(value) == 1 and isinstance(next(iter(value.values())), dict)
+               and not LEAD_WORDS.search(str(next(iter(value))).replace("_", " "))):
+            value = next(iter(value.values()))  # {"living_trust": {"name": …, "description": …}}: a wrapper naming one record
         if any(isinstance(value.get(key), str) for key in _NAME_KEYS):
-            # one record as the whole JSON is the thing described ({"name": "cell_phone", …}):
-            # its name is no term, what its other fields list may be
+            # one record as the whole JSON, or under one key naming it, is the thing described
+            # ({"name": "cell_phone", …}): its name is no term, what its other fields list may be
             value = {key: field for key, field in value.items() if key not in _NAME_KEYS}
         return _named(value, records)
     try:

@@ -9,7 +9,7 @@ import re
 from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES,
                           is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
                           unquote, variant)
-from .reply_prose import is_statement
+from .reply_prose import is_sentence, is_statement
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -44,6 +44,16 @@ def _lead_in(line: str, single: bool) -> str | None:
     return None
 
 
+def labelled_sentence(line: str) -> bool:
+    """Whether a line is a label over a sentence ("Severity: 15 years in prison for every
+    offense …", "Impact on employment: Sexual harassment can have …"): commentary on a
+    topic, the body of the reply rather than a lead-in or closing line around a list."""
+    plain = unmark(line)
+    head, rest = strip_note(plain)
+    return (rest is not None and plain[len(head):len(head) + 2] == ": " and len(head.split()) <= 4
+            and (is_sentence(rest) or is_statement(rest)))
+
+
 def _is_prose(line: str) -> bool:
     """A line that reads as a sentence, not as a term or a list of terms."""
     parts = split_line(line)
@@ -61,7 +71,7 @@ def list_terms(text: str) -> list[str]:
     bulleted = [line for line in lines if BULLET.match(line)]
     if bulleted:
         items = _with_run_on(text) if len(bulleted) < len(lines) else bulleted
-        return _unless_sentences([(line, terms_of(line, True)) for line in _top_items(items)])
+        return _unless_sentences(_without_topic([(line, terms_of(line, True)) for line in _top_items(items)]))
     single = len(lines) == 1
     kept = []
     for line in lines:
@@ -72,9 +82,33 @@ def list_terms(text: str) -> list[str]:
             kept.append(line)
     if len(kept) > 1:  # a lead-in or closing sentence around a one-line list
         listy = [line for line in kept if not _is_prose(line)]
-        if len(listy) == 1 and len(split_line(listy[0])) > 1:  # commas in brackets make no list
+        if (len(listy) == 1 and len(split_line(listy[0])) > 1  # commas in brackets make no list
+                and not any(labelled_sentence(line) for line in kept)):
             kept = listy
-    return _unless_sentences([(line, _line_terms(line)) for line in kept])
+    return _unless_sentences(_without_topic([(line, _line_terms(line)) for line in kept]))
+
+
+def _without_topic(read: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
+    """A label repeated over two or more items, each giving it and a list (two or more terms)
+    after it, names the
+    topic the lists expand, not a term ("1. Credit Score - credit card, credit-rating" then
+    "2. Credit Score - credit-factor, credit-value"): those items give only their lists. One
+    such item keeps its label ("breach - breaching, breached" is three terms), and so does a
+    label repeated over one second term ("CAGR: Compound annual growth rate" twice)."""
+    heads: dict[str, int] = {}
+    for _, terms in read:
+        if len(terms) > 2:
+            heads[terms[0].casefold()] = heads.get(terms[0].casefold(), 0) + 1
+    repeated = {head for head, count in heads.items() if count > 1}
+    if not repeated:
+        return read
+    out = []
+    for line, terms in read:
+        head = strip_note(unquote(unmark(line)))[0]
+        if len(terms) > 2 and terms[0].casefold() in repeated and unquote(head).casefold() == terms[0].casefold():
+            terms = terms[1:]
+        out.append((line, terms))
+    return out
 
 
 def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:

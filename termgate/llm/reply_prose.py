@@ -18,6 +18,14 @@ _BRACKETED = re.compile(r"\s*\([^()]*\)")
 _ARTICLE_OPENING = re.compile(r"^\W*(?i:the|a|an)\s")
 # a lower-case pronoun or determiner inside an item: sentences have them, names of things rarely
 _PRONOUN = re.compile(r"\s(?:the|your|you|my|it|its|them|their|our|we|this|that|these|those)\b")
+# a clause (fifth round): a subject, then a lower-case modal or auxiliary verb, then a lower-case
+# word that is no joining word ("Landlords can repair their homes", stop or not); "Last Will and
+# Testament", "trash can for the kitchen" and "wifi is down" are terms
+_MODAL = frozenset("can could may might must should shall will would cannot".split())
+_AUXILIARY = frozenset("is are was were has have had".split())
+_JOINING = frozenset("and or nor of for vs versus with without in on by at to from as than".split())
+_DASH_NOTE = re.compile(r"\s(?:--?|–|—)\s")
+_QUESTION = re.compile(r"^\W*(?i:what|how|why|when|where|who|which|whose)\b")
 # a sentence opening so points back to the label before its colon, or defines it
 _REFERS_BACK = re.compile(r"^\W*(?i:this|it|these|they|a|an|another)\s")
 
@@ -35,17 +43,38 @@ def speaks_of(sentence: str, label: str) -> bool:
                               for a in mine)
 
 
+def is_clause(line: str) -> bool:
+    """Whether an item is a clause, a statement with or without its full stop: after its first
+    word, a lower-case modal verb ("can", "may", "should", "will" …) in an item of four or
+    more words, or an auxiliary ("is", "are", "has" …) in one of five or more, followed by a
+    lower-case word that joins nothing ("Landlords can repair their homes", "Tenants are
+    responsible for minor repairs"). "Last Will and Testament", "trash can for the
+    kitchen", "wifi is not working" and a question a searcher types ("what is a living
+    trust") are not, nor is a term with a note after a dash ("glitches (verb) - to make
+    something appear … in a way that is not normal")."""
+    words = _DASH_NOTE.split(_BRACKETED.sub("", line), 1)[0].split()  # a note after a dash is no part of it
+    if len(words) < 4 or _QUESTION.match(line):
+        return False
+    for i in range(1, len(words) - 1):
+        word, after = words[i], words[i + 1].strip("\"'“”‘’*_")
+        if ((word in _MODAL or (word in _AUXILIARY and len(words) >= 5))
+                and after[:1].islower() and after.isalpha() and after not in _JOINING):
+            return True
+    return False
+
+
 def is_statement(line: str, by_words: bool = True) -> bool:
     """Whether an item (or a value after its colon) ending with a full stop is a statement:
     it holds a lower-case finite verb ("The domain is medicine."), or (`by_words`: no note
     after a dash in it) three or more words of which one is a lower-case pronoun or
     determiner ("Restart the printer.", "Viruses cause it."); a term ending with a stray
     stop is not ("Acute coronary syndrome.", "laptop bags."), and a comma list is read as a
-    list. One that opens with an article and holds such a verb is a statement, full stop or
-    not ("The legal domain is trademark registration"); "wifi is down" is a term."""
+    list. One that opens with an article and holds such a verb, or a clause (`is_clause`), is
+    a statement, full stop or not ("The legal domain is trademark registration"); "wifi is
+    down" is a term."""
     line = _BRACKETED.sub("", line).strip()  # "Vegan (from the Latin word, which means plant)." is a term's note
-    if _ARTICLE_OPENING.match(line) and STATEMENT.search(line):
-        return True  # "The medical domain is sore throat", full stop or not
+    if (_ARTICLE_OPENING.match(line) and STATEMENT.search(line)) or is_clause(line):
+        return True  # "The medical domain is sore throat", "Landlords can fix their homes", full stop or not
     if not line.endswith(".") or line.endswith("..."):
         return False
     return bool(STATEMENT.search(line)) or (by_words and len(line.split()) >= 3 and bool(_PRONOUN.search(line)))
