@@ -103,6 +103,18 @@ FRESH4_QUERIES = [
 ]
 """The fifth round's fresh held-out set (`--fresh4`): recorded before the fifth round's rules
 were written, after they had been tuned on every row above, fresh3.jsonl included."""
+FRESH5_QUERIES = [
+    ("shingles vaccine", "medical", "prevention"), ("acid reflux", "medical", "condition"),
+    ("knee brace", "medical", "treatment"), ("urinary tract infection", "medical", "symptom lookup"),
+    ("healthcare proxy", "legal", "estate planning"), ("eviction notice", "legal", "housing"),
+    ("speeding ticket appeal", "legal", "traffic"), ("trade secret theft", "legal", "intellectual property"),
+    ("electric kettle", "ecommerce", "kitchen"), ("baby monitor", "ecommerce", "baby"),
+    ("rain boots", "ecommerce", "clothing"), ("mechanical keyboard", "ecommerce", "electronics"),
+    ("identity theft", "finance", "fraud"), ("flight delay compensation", "travel", "claims"),
+    ("password manager", "software", "security"), ("motorcycle insurance", "insurance", "quotes"),
+]
+"""The sixth round's fresh held-out set (`--fresh5`): recorded before the sixth round's rules
+were written, after they had been tuned on every row above, fresh4.jsonl included."""
 SAMPLED = ("assistant",)
 """Styles also asked at temperature 0.8 (seed 35), for shapes temperature 0 never gives."""
 
@@ -190,11 +202,13 @@ def main() -> None:
                         help="record the fourth round's held-out set (FRESH3_QUERIES) to fresh3.jsonl")
     parser.add_argument("--fresh4", action="store_const", const="fresh4", dest="fresh",
                         help="record the fifth round's held-out set (FRESH4_QUERIES) to fresh4.jsonl")
+    parser.add_argument("--fresh5", action="store_const", const="fresh5", dest="fresh",
+                        help="record the sixth round's held-out set (FRESH5_QUERIES) to fresh5.jsonl")
     args = parser.parse_args()
     started = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.fresh:
-        queries = {"fresh": FRESH_QUERIES, "fresh2": FRESH2_QUERIES, "fresh3": FRESH3_QUERIES, "fresh4": FRESH4_QUERIES}[args.fresh]
+        queries = {"fresh": FRESH_QUERIES, "fresh2": FRESH2_QUERIES, "fresh3": FRESH3_QUERIES, "fresh4": FRESH4_QUERIES, "fresh5": FRESH5_QUERIES}[args.fresh]
         rows = asyncio.run(record(args.base_url, args.model, args.max_tokens, args.out / f"{args.fresh}.partial.jsonl",
                                   fresh=queries))
         target = args.out / f"{args.fresh}.jsonl"
