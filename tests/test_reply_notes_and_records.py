@@ -410,3 +410,72 @@ def test_one_record_under_a_key_naming_it_is_the_thing_described(reply, expected
             read_reply(reply)
     else:
         assert read_reply(reply) == expected
+
+
+# Issue 35, sixth round: contracted verbs, a label heading every item over remarks, records'
+# synonyms, figures and dates, lists of phrases with empty values, long noun phrases with notes.
+
+@pytest.mark.parametrize("reply", [
+    # a contracted verb ("'re", "'ve", "n't", a pronoun's "'s") in four or more words makes a
+    # clause, full stop or not
+    "- they're not old anymore\n- we've called them couches\n- sofas don't fold out\n- it's a long seat",
+    # a comma part holding one makes the commas a sentence's
+    "sofa, couch, it's a long seat for two",
+])
+def test_a_contracted_verb_makes_a_statement(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # "'s" is also a possessive; a contraction in a short item, or a title's, leaves the term
+    ("- St. John's wort\n- Alzheimer's disease\n- car won't start", ["St. John's wort", "Alzheimer's disease",
+                                                                     "car won't start"]),
+])
+def test_a_possessive_or_a_short_contraction_leaves_the_term(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a capitalised value holding a contracted verb is a statement: a note on its label, not a
+    # second term
+    ("- Sofas: They're not old anymore.\n- Couches: They've become common.", ["Sofas", "Couches"]),
+    ("- Sofa: It's a long seat.\n- Couch: Isn't common", ["Sofa", "Couch"]),
+])
+def test_a_contracted_verb_after_a_label_is_no_second_term(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # one label over every item, over remarks that do not say what it is: the topic of commentary
+    'Here are some examples of a bulleted list with "sofa":\n'
+    "1. Sofas: 20 years ago, they were called old sofas.\n"
+    "2. Sofas: These days, we just call them sofas.\n"
+    "3. Sofas: They're not old anymore.\n"
+    "4. Sofas: They're just another word for sofas.",
+    # the same with the full stops dropped
+    "1. Sofas: 20 years ago, they were called old sofas\n"
+    "2. Sofas: These days, we just call them sofas\n"
+    "3. Sofas: They're not old anymore\n"
+    "4. Sofas: They're just another word for sofas",
+])
+def test_one_label_over_remarks_is_the_topic_of_commentary(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # one label over definitions of it is a term each time
+    ("1. Living Trusts: A living trust is a legal arrangement for managing your assets.\n"
+     "2. Living Trusts: A living trust is a legal document created by someone for their heirs.",
+     ["Living Trusts", "Living Trusts"]),
+    # distinct labels over sentences that speak of them stay terms
+    ("1. Asthma inhalers: Asthma medications, such as bronchodilators, can be used to treat asthma.\n"
+     "2. Asthma treatments: Asthma is a medical condition that affects the airways in the lungs.",
+     ["Asthma inhalers", "Asthma treatments"]),
+    # after a dash the sentence is a note on the term, remark or not
+    ("1. hair dryer - a device that helps dry the hair.\n2. hair dryer - they're used every day by everyone.",
+     ["hair dryer", "hair dryer"]),
+])
+def test_a_label_over_definitions_stays_a_term(reply, expected):
+    assert read_reply(reply) == expected

@@ -9,7 +9,7 @@ import re
 from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES,
                           is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
                           unquote, variant)
-from .reply_prose import is_sentence, is_statement
+from .reply_prose import defines, is_sentence, is_statement
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -95,6 +95,7 @@ def _without_topic(read: list[tuple[str, list[str]]]) -> list[tuple[str, list[st
     "2. Credit Score - credit-factor, credit-value"): those items give only their lists. One
     such item keeps its label ("breach - breaching, breached" is three terms), and so does a
     label repeated over one second term ("CAGR: Compound annual growth rate" twice)."""
+    read = _without_topic_of_prose(read)
     heads: dict[str, int] = {}
     for _, terms in read:
         if len(terms) > 2:
@@ -109,6 +110,29 @@ def _without_topic(read: list[tuple[str, list[str]]]) -> list[tuple[str, list[st
             terms = terms[1:]
         out.append((line, terms))
     return out
+
+
+def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
+    """One label heading every item of a list (two or more), over sentences or statements
+    after its colon most of which are remarks — they do not say what the label is
+    (`defines`) — is the topic of commentary, not a term (sixth round: "1. Slow computers:
+    20 years ago, they were called slow computers." … "5. Slow computers: They're not old
+    anymore."): no item gives a term, its short values included, fragments of the same
+    commentary (as in a list of mostly sentences). The same label over definitions
+    ("Living Trusts: A living trust is …" four times), or after a dash ("hair dryer - a
+    device that …"), and distinct labels over sentences ("Asthma inhalers: Asthma
+    medications … can be used …") stay terms."""
+    labels, said = set(), []
+    for line, _ in read:
+        plain = unmark(line)
+        head, rest = strip_note(plain)
+        if rest is None or plain[len(head):len(head) + 2] != ": ":
+            return read
+        labels.add(unquote(head).casefold())
+        said.append((is_sentence(rest) or is_statement(rest)) and not defines(rest, unquote(head)))
+    if len(read) < 2 or len(labels) > 1 or 2 * sum(said) <= len(read):
+        return read
+    return [(line, []) for line, _ in read]  # its short values too: fragments of the same commentary
 
 
 def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:
