@@ -479,3 +479,17 @@ def test_one_label_over_remarks_is_the_topic_of_commentary(reply):
 ])
 def test_a_label_over_definitions_stays_a_term(reply, expected):
     assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a record's own synonyms (or aliases) list is its answer; the records' names are no answer beside it
+    ('```json\n{"sofa": [{"name": "Sofas", "description": "A seat.", "synonyms": ["couch", "settee"],'
+     ' "keywords": ["sofa"]}, {"name": "Furniture", "tags": ["furniture"]}]}\n```', ["couch", "settee"]),
+    ('[{"name": "Ibuprofen", "aliases": ["Advil", "Motrin"]}, {"name": "Acetaminophen", "aliases": ["Tylenol"]}]',
+     ["Advil", "Motrin", "Tylenol"]),
+    # records without such a list still give their names
+    ('[{"name": "Ibuprofen", "type": "drug"}, {"name": "Acetaminophen"}]', ["Ibuprofen", "Acetaminophen"]),
+])
+def test_a_record_s_synonyms_list_is_its_answer(reply, expected):
+    assert read_reply(reply) == expected
+    assert read_json_reply(reply) == expected
