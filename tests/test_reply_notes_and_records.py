@@ -493,3 +493,17 @@ def test_a_label_over_definitions_stays_a_term(reply, expected):
 def test_a_record_s_synonyms_list_is_its_answer(reply, expected):
     assert read_reply(reply) == expected
     assert read_json_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # a part with no letter is a date, a price, a version or a count, not a search term
+    "1. 2018-07-31: 2019-07-31: 2019-07-31\n2. 2018-04-25: 2019-04-26: 2019-04-26",
+    "- 10.95\n- 24.95\n- 2.7.1",
+])
+def test_digits_and_punctuation_are_no_term(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+def test_a_term_with_a_letter_and_digits_stays_a_term():
+    assert read_reply("- 401k\n- 7-Eleven\n- COVID-19\n- 2.7.1") == ["401k", "7-Eleven", "COVID-19"]
