@@ -507,3 +507,20 @@ def test_digits_and_punctuation_are_no_term(reply):
 
 def test_a_term_with_a_letter_and_digits_stays_a_term():
     assert read_reply("- 401k\n- 7-Eleven\n- COVID-19\n- 2.7.1") == ["401k", "7-Eleven", "COVID-19"]
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # every line "Phrase:" with nothing after it: a list of phrases with stray colons
+    ("Sofa bed: \nCouch with chaise: \nLoveseat:", ["Sofa bed", "Couch with chaise", "Loveseat"]),
+    # a lead-in among them stays a lead-in
+    ("Here are some synonyms:\nCouch:\nSettee:", ["Couch", "Settee"]),
+    # a heading over a list is still a heading
+    ("Synonyms:\ncouch\nsettee", ["couch", "settee"]),
+])
+def test_lines_that_all_end_with_an_empty_colon_are_a_list(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_lines_of_empty_headings_that_are_sentences_give_nothing():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("Here are some synonyms:\nSofas can be described as follows:")

@@ -72,6 +72,10 @@ def list_terms(text: str) -> list[str]:
     if bulleted:
         items = _with_run_on(text) if len(bulleted) < len(lines) else bulleted
         return _unless_sentences(_without_topic([(line, terms_of(line, True)) for line in _top_items(items)]))
+    if len(lines) > 1 and all(unmark(line).rstrip().endswith(":") for line in lines):
+        # sixth round: every line "Phrase:" with nothing after it heads nothing; the colons are
+        # stray, as after a bulleted "- Luggage Bags:" with nothing under it (a lead-in stays one)
+        lines = [line if _line_is_out(line.rstrip()[:-1]) else line.rstrip()[:-1] for line in lines]
     single = len(lines) == 1
     kept = []
     for line in lines:
