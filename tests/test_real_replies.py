@@ -17,7 +17,7 @@ from real_replies import agreement, load
 GOAL = 0.97
 """Issue 35's goal for the share of finished replies read as the person read them. Both parts
 now read above it, but both were read while tuning: a fresh set measures it."""
-FLOOR = {"tuning": 212 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115, "fresh3": 112 / 114, "fresh4": 114 / 115}
+FLOOR = {"tuning": 212 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115, "fresh3": 112 / 114, "fresh4": 115 / 115}
 """What the reading reached in issue 35's fourth round (tests/data/real_replies/README.md),
 the labels relabelled by the code convention: tuning 212/215 (98.6%), the first round's
 held-out part 112/114 (98.2%), `fresh` 115/115 and `fresh2` 115/115. A change to the reading

@@ -524,3 +524,25 @@ def test_lines_that_all_end_with_an_empty_colon_are_a_list(reply, expected):
 def test_lines_of_empty_headings_that_are_sentences_give_nothing():
     with pytest.raises(ValueError, match="no terms found"):
         read_reply("Here are some synonyms:\nSofas can be described as follows:")
+
+
+def test_long_noun_phrases_with_notes_are_no_sentences():
+    # seven-word lower-case noun phrases, their notes in brackets aside, are no terms but no
+    # sentences: the short item among them is the term
+    reply = ("* sofa bed (additionally)\n"
+             "* sofas with a pull out bed frame (also known as sleeper sofas, which you can unfold at night)\n"
+             "* sofas with a fold out bed frame (more specific terms that may be used by a shop)\n"
+             "* couches with a pull out bed frame (additionally)")
+    assert read_reply(reply) == ["sofa bed"]
+
+
+@pytest.mark.parametrize("reply", [
+    # long items that are sentences by a pronoun, a verb or a label still make the list prose
+    "* sofa bed\n* sleeping on any type of frame that you like\n* folding on many frames with your own hands",
+    "* sofa bed\n* sofas can be unfolded into beds at night\n* couches are made for several people to sit on",
+    # a long item opening with a capital, as a sentence does, is one
+    "* sofa bed\n* Supports sleeping on many types of frames\n* Supports folding on many frames with two hands",
+])
+def test_long_sentence_items_still_make_the_list_prose(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)

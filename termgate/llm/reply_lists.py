@@ -9,7 +9,7 @@ import re
 from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES,
                           is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
                           unquote, variant)
-from .reply_prose import defines, is_sentence, is_statement
+from .reply_prose import defines, is_sentence, is_statement, reads_as_sentence
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -154,7 +154,7 @@ def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:
         plain = unmark(line).rstrip()
         if not plain.endswith(":"):
             items += 1
-            sentences += len(plain.split()) > 6
+            sentences += reads_as_sentence(plain)
     return [] if 2 * sentences > items else found
 
 

@@ -121,3 +121,16 @@ def is_sentence(text: str) -> bool:
     text = text.strip()
     return (bool(SENTENCE.search(text)) or text.endswith(("!", "?"))
             or (len(text.split()) > 6 and (text.endswith(".") or bool(STATEMENT.search(f" {text} ")))))
+
+
+def reads_as_sentence(text: str) -> bool:
+    """Whether an item that gives no term is a sentence for the mostly-sentences rule: longer
+    than a term can be (more than six words, notes in brackets aside) and sentence-like —
+    opening with a capital as a sentence does ("Supports printing on different types of
+    devices"), or, in lower case, a sentence (`is_sentence`), a clause, a pronoun or
+    determiner ("legal document that gives you the right …") or a label over a long value.
+    A long lower-case noun phrase, a note in brackets after it or not, is not (sixth round:
+    "business licenses with a small business label (also known as …)")."""
+    text = _BRACKETED.sub("", text).strip()
+    return len(text.split()) > 6 and (not text[:1].islower() or is_sentence(text) or is_clause(text)
+                                      or bool(_PRONOUN.search(f" {text}")) or ": " in text)
