@@ -126,15 +126,18 @@ def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str
     ("Living Trusts: A living trust is …" four times), or after a dash ("hair dryer - a
     device that …"), and distinct labels over sentences ("Asthma inhalers: Asthma
     medications … can be used …") stay terms."""
-    labels, said = set(), []
+    if len(read) < 2:
+        return read
+    labelled = []
     for line, _ in read:
         plain = unmark(line)
         head, rest = strip_note(plain)
-        if rest is None or plain[len(head):len(head) + 2] != ": ":
-            return read
-        labels.add(unquote(head).casefold())
-        said.append((is_sentence(rest) or is_statement(rest)) and not defines(rest, unquote(head)))
-    if len(read) < 2 or len(labels) > 1 or 2 * sum(said) <= len(read):
+        if rest is None or plain[len(head):len(head) + 2] != ": " or (labelled and head.casefold() != labelled[0][0].casefold()):
+            return read  # an item without a colon, or another label: no one topic
+        labelled.append((head, rest))
+    label = unquote(labelled[0][0])
+    said = [(is_sentence(rest) or is_statement(rest)) and not defines(rest, label) for _, rest in labelled]
+    if 2 * sum(said) <= len(read):
         return read
     return [(line, []) for line, _ in read]  # its short values too: fragments of the same commentary
 
