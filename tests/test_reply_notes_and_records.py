@@ -410,3 +410,139 @@ def test_one_record_under_a_key_naming_it_is_the_thing_described(reply, expected
             read_reply(reply)
     else:
         assert read_reply(reply) == expected
+
+
+# Issue 35, sixth round: contracted verbs, a label heading every item over remarks, records'
+# synonyms, figures and dates, lists of phrases with empty values, long noun phrases with notes.
+
+@pytest.mark.parametrize("reply", [
+    # a contracted verb ("'re", "'ve", "n't", a pronoun's "'s") in four or more words makes a
+    # clause, full stop or not
+    "- they're not old anymore\n- we've called them couches\n- sofas don't fold out\n- it's a long seat",
+    # a comma part holding one makes the commas a sentence's
+    "sofa, couch, it's a long seat for two",
+])
+def test_a_contracted_verb_makes_a_statement(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # "'s" is also a possessive; a contraction in a short item, or a title's, leaves the term
+    ("- St. John's wort\n- Alzheimer's disease\n- car won't start", ["St. John's wort", "Alzheimer's disease",
+                                                                     "car won't start"]),
+])
+def test_a_possessive_or_a_short_contraction_leaves_the_term(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a capitalised value holding a contracted verb is a statement: a note on its label, not a
+    # second term
+    ("- Sofas: They're not old anymore.\n- Couches: They've become common.", ["Sofas", "Couches"]),
+    ("- Sofa: It's a long seat.\n- Couch: Isn't common", ["Sofa", "Couch"]),
+])
+def test_a_contracted_verb_after_a_label_is_no_second_term(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # one label over every item, over remarks that do not say what it is: the topic of commentary
+    'Here are some examples of a bulleted list with "sofa":\n'
+    "1. Sofas: 20 years ago, they were called old sofas.\n"
+    "2. Sofas: These days, we just call them sofas.\n"
+    "3. Sofas: They're not old anymore.\n"
+    "4. Sofas: They're just another word for sofas.",
+    # the same with the full stops dropped
+    "1. Sofas: 20 years ago, they were called old sofas\n"
+    "2. Sofas: These days, we just call them sofas\n"
+    "3. Sofas: They're not old anymore\n"
+    "4. Sofas: They're just another word for sofas",
+])
+def test_one_label_over_remarks_is_the_topic_of_commentary(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # one label over definitions of it is a term each time
+    ("1. Living Trusts: A living trust is a legal arrangement for managing your assets.\n"
+     "2. Living Trusts: A living trust is a legal document created by someone for their heirs.",
+     ["Living Trusts", "Living Trusts"]),
+    # distinct labels over sentences that speak of them stay terms
+    ("1. Asthma inhalers: Asthma medications, such as bronchodilators, can be used to treat asthma.\n"
+     "2. Asthma treatments: Asthma is a medical condition that affects the airways in the lungs.",
+     ["Asthma inhalers", "Asthma treatments"]),
+    # after a dash the sentence is a note on the term, remark or not
+    ("1. hair dryer - a device that helps dry the hair.\n2. hair dryer - they're used every day by everyone.",
+     ["hair dryer", "hair dryer"]),
+])
+def test_a_label_over_definitions_stays_a_term(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a record's own synonyms (or aliases) list is its answer; the records' names are no answer beside it
+    ('```json\n{"sofa": [{"name": "Sofas", "description": "A seat.", "synonyms": ["couch", "settee"],'
+     ' "keywords": ["sofa"]}, {"name": "Furniture", "tags": ["furniture"]}]}\n```', ["couch", "settee"]),
+    ('[{"name": "Ibuprofen", "aliases": ["Advil", "Motrin"]}, {"name": "Acetaminophen", "aliases": ["Tylenol"]}]',
+     ["Advil", "Motrin", "Tylenol"]),
+    # records without such a list still give their names
+    ('[{"name": "Ibuprofen", "type": "drug"}, {"name": "Acetaminophen"}]', ["Ibuprofen", "Acetaminophen"]),
+])
+def test_a_record_s_synonyms_list_is_its_answer(reply, expected):
+    assert read_reply(reply) == expected
+    assert read_json_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # a part with no letter is a date, a price, a version or a count, not a search term
+    "1. 2018-07-31: 2019-07-31: 2019-07-31\n2. 2018-04-25: 2019-04-26: 2019-04-26",
+    "- 10.95\n- 24.95\n- 2.7.1",
+])
+def test_digits_and_punctuation_are_no_term(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+def test_a_term_with_a_letter_and_digits_stays_a_term():
+    assert read_reply("- 401k\n- 7-Eleven\n- COVID-19\n- 2.7.1") == ["401k", "7-Eleven", "COVID-19"]
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # every line "Phrase:" with nothing after it: a list of phrases with stray colons
+    ("Sofa bed: \nCouch with chaise: \nLoveseat:", ["Sofa bed", "Couch with chaise", "Loveseat"]),
+    # a lead-in among them stays a lead-in
+    ("Here are some synonyms:\nCouch:\nSettee:", ["Couch", "Settee"]),
+    # a heading over a list is still a heading
+    ("Synonyms:\ncouch\nsettee", ["couch", "settee"]),
+])
+def test_lines_that_all_end_with_an_empty_colon_are_a_list(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_lines_of_empty_headings_that_are_sentences_give_nothing():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("Here are some synonyms:\nSofas can be described as follows:")
+
+
+def test_long_noun_phrases_with_notes_are_no_sentences():
+    # seven-word lower-case noun phrases, their notes in brackets aside, are no terms but no
+    # sentences: the short item among them is the term
+    reply = ("* sofa bed (additionally)\n"
+             "* sofas with a pull out bed frame (also known as sleeper sofas, which you can unfold at night)\n"
+             "* sofas with a fold out bed frame (more specific terms that may be used by a shop)\n"
+             "* couches with a pull out bed frame (additionally)")
+    assert read_reply(reply) == ["sofa bed"]
+
+
+@pytest.mark.parametrize("reply", [
+    # long items that are sentences by a pronoun, a verb or a label still make the list prose
+    "* sofa bed\n* sleeping on any type of frame that you like\n* folding on many frames with your own hands",
+    "* sofa bed\n* sofas can be unfolded into beds at night\n* couches are made for several people to sit on",
+    # a long item opening with a capital, as a sentence does, is one
+    "* sofa bed\n* Supports sleeping on many types of frames\n* Supports folding on many frames with two hands",
+])
+def test_long_sentence_items_still_make_the_list_prose(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)

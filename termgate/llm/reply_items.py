@@ -303,7 +303,9 @@ def unquote(item: str) -> str:
 def is_term(item: str, bulleted: bool = False) -> bool:
     """Rule 6 on a cleaned item."""
     starters = _NOT_A_BULLETED_TERM if bulleted else NOT_A_TERM
-    return (bool(item) and any(c.isalnum() for c in item) and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
+    # (sixth round) a term has a letter: digits and punctuation alone are a date, a price, a
+    # version or a count ("2018-07-31", "10.95", "2.7.1"), not a search term
+    return (bool(item) and any(c.isalpha() for c in item) and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
             and not item.endswith(("!", "?", ":")) and not SENTENCE.search(item)
             and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item))
 

@@ -33,6 +33,8 @@ _NOT_TERM_KEYS = frozenset(("type", "kind", "id", "key", "tags", "tag", "label",
                             "definition", "category", "categories", "note", "notes", "example", "examples",
                             "url", "source", "explanation"))
 _MAX_DEPTH = 32
+# the keys of an answer list, wherever it stands in the JSON (sixth round)
+_ANSWER_KEYS = frozenset(_TERM_KEYS + ("aliases",))
 # a string literal in a program, in double or single quotes
 _STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'')
 
@@ -55,6 +57,10 @@ def _as_terms(value, records: bool = True) -> list | None:
         for key in _TERM_KEYS:
             if key in value:
                 return _as_terms(value[key], records) if isinstance(value[key], list) else None
+    listed = _answer_lists(value, 0)
+    if listed:  # sixth round: a record's own "synonyms" list is its answer, not its name
+        return listed
+    if isinstance(value, dict):
         while (len(value) == 1 and isinstance(next(iter(value.values())), dict)
                and not LEAD_WORDS.search(str(next(iter(value))).replace("_", " "))):
             value = next(iter(value.values()))  # {"living_trust": {"name": …, "description": …}}: a wrapper naming one record
@@ -68,6 +74,28 @@ def _as_terms(value, records: bool = True) -> list | None:
     except ValueError:
         pass
     return _named(value, records)
+
+
+def _answer_lists(value, depth: int) -> list[str]:
+    """The strings of the answer lists nested in `value` (sixth round): a `terms`, `synonyms`,
+    `expansions` or `aliases` key holding a list of strings, wherever it stands (`{"blood_test":
+    [{"name": "Blood Test Results", "synonyms": ["blood test result", …]}, {"name": "Medical
+    Tests", …}]}` is the synonyms); where the JSON holds one, the records' names, keywords and
+    tags are no answer beside it."""
+    if depth > _MAX_DEPTH:
+        return []
+    if isinstance(value, dict):
+        found = []
+        for key, field in value.items():
+            if str(key).lower() in _ANSWER_KEYS and isinstance(field, list) and field \
+                    and all(isinstance(entry, str) for entry in field):
+                found.extend(entry for entry in field if is_term(unquote(entry), True))
+            elif str(key).lower() not in _NOT_TERM_KEYS:
+                found.extend(_answer_lists(field, depth + 1))
+        return found
+    if isinstance(value, list):
+        return [term for entry in value for term in _answer_lists(entry, depth + 1)]
+    return []
 
 
 def _named(value, records: bool = True) -> list | None:

@@ -9,7 +9,7 @@ import re
 from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES,
                           is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
                           unquote, variant)
-from .reply_prose import is_sentence, is_statement
+from .reply_prose import defines, is_sentence, is_statement, reads_as_sentence
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -72,6 +72,10 @@ def list_terms(text: str) -> list[str]:
     if bulleted:
         items = _with_run_on(text) if len(bulleted) < len(lines) else bulleted
         return _unless_sentences(_without_topic([(line, terms_of(line, True)) for line in _top_items(items)]))
+    if len(lines) > 1 and all(unmark(line).rstrip().endswith(":") for line in lines):
+        # sixth round: every line "Phrase:" with nothing after it heads nothing; the colons are
+        # stray, as after a bulleted "- Luggage Bags:" with nothing under it (a lead-in stays one)
+        lines = [line if _line_is_out(line.rstrip()[:-1]) else line.rstrip()[:-1] for line in lines]
     single = len(lines) == 1
     kept = []
     for line in lines:
@@ -95,6 +99,7 @@ def _without_topic(read: list[tuple[str, list[str]]]) -> list[tuple[str, list[st
     "2. Credit Score - credit-factor, credit-value"): those items give only their lists. One
     such item keeps its label ("breach - breaching, breached" is three terms), and so does a
     label repeated over one second term ("CAGR: Compound annual growth rate" twice)."""
+    read = _without_topic_of_prose(read)
     heads: dict[str, int] = {}
     for _, terms in read:
         if len(terms) > 2:
@@ -109,6 +114,32 @@ def _without_topic(read: list[tuple[str, list[str]]]) -> list[tuple[str, list[st
             terms = terms[1:]
         out.append((line, terms))
     return out
+
+
+def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
+    """One label heading every item of a list (two or more), over sentences or statements
+    after its colon most of which are remarks — they do not say what the label is
+    (`defines`) — is the topic of commentary, not a term (sixth round: "1. Slow computers:
+    20 years ago, they were called slow computers." … "5. Slow computers: They're not old
+    anymore."): no item gives a term, its short values included, fragments of the same
+    commentary (as in a list of mostly sentences). The same label over definitions
+    ("Living Trusts: A living trust is …" four times), or after a dash ("hair dryer - a
+    device that …"), and distinct labels over sentences ("Asthma inhalers: Asthma
+    medications … can be used …") stay terms."""
+    if len(read) < 2:
+        return read
+    labelled = []
+    for line, _ in read:
+        plain = unmark(line)
+        head, rest = strip_note(plain)
+        if rest is None or plain[len(head):len(head) + 2] != ": " or (labelled and head.casefold() != labelled[0][0].casefold()):
+            return read  # an item without a colon, or another label: no one topic
+        labelled.append((head, rest))
+    label = unquote(labelled[0][0])
+    said = [(is_sentence(rest) or is_statement(rest)) and not defines(rest, label) for _, rest in labelled]
+    if 2 * sum(said) <= len(read):
+        return read
+    return [(line, []) for line, _ in read]  # its short values too: fragments of the same commentary
 
 
 def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:
@@ -126,7 +157,7 @@ def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:
         plain = unmark(line).rstrip()
         if not plain.endswith(":"):
             items += 1
-            sentences += len(plain.split()) > 6
+            sentences += reads_as_sentence(plain)
     return [] if 2 * sentences > items else found
 
 

@@ -13,7 +13,13 @@ SENTENCE = re.compile(r"(?<![A-Za-z])(?!(?i:vs|etc|approx|incl|cf|viz|al|st|dr|m
                       r"gen|gov|sen|rep|corp|dept|univ|ave|fig)\.)[A-Za-z][a-z]+[.?!]\s+\w")
 # a finite verb written in lower case: an unbulleted line ending with a full stop that holds one
 # is a statement, not a term ("- This Is Us", a title, is bulleted and capitalised)
-STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s")
+# (sixth round) a contraction holding a verb is one too: "They're not old anymore.", "we've",
+# "isn't", "don't", and "'s" after a pronoun ("it's", "there's"); after a noun "'s" is also a
+# possessive ("St. John's wort", "Alzheimer's disease"), so it is none
+_CONTRACTED = (r"(?:[A-Za-z](?:'|’)(?:re|ve|ll|m)|[A-Za-z]n(?:'|’)t|"
+               r"\b(?i:it|that|there|here|what|he|she|who|where|let)(?:'|’)s)(?![A-Za-z])")
+STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s"
+                       r"|" + _CONTRACTED)
 _BRACKETED = re.compile(r"\s*\([^()]*\)")
 _ARTICLE_OPENING = re.compile(r"^\W*(?i:the|a|an)\s")
 # a lower-case pronoun or determiner inside an item: sentences have them, names of things rarely
@@ -24,6 +30,9 @@ _PRONOUN = re.compile(r"\s(?:the|your|you|my|it|its|them|their|our|we|this|that|
 _MODAL = frozenset("can could may might must should shall will would cannot".split())
 _AUXILIARY = frozenset("is are was were has have had".split())
 _JOINING = frozenset("and or nor of for vs versus with without in on by at to from as than".split())
+# (sixth round) a verb contracted onto its subject or its "not": "They're", "we've", "I'm",
+# "isn't", "won't", "it's" ("John's" is also a possessive, so it is none)
+_CONTRACTION = re.compile(r"^[A-Za-z]*" + _CONTRACTED + "$")
 _DASH_NOTE = re.compile(r"\s(?:--?|–|—)\s")
 _QUESTION = re.compile(r"^\W*(?i:what|how|why|when|where|who|which|whose)\b")
 # a sentence opening so points back to the label before its colon, or defines it
@@ -43,22 +52,47 @@ def speaks_of(sentence: str, label: str) -> bool:
                               for a in mine)
 
 
+# (sixth round) a sentence opening so says what its label is: an article ("A living trust is
+# …"), or a pointer with its verb ("This is the medical term for …", "They are used to …")
+_DEFINING = re.compile(r"^\W*(?i:(?:a|an|the|another)\s|(?:this|it|these|those|they)\s+"
+                       r"(?:is|are|was|were|refers?|means?|describes?)\b)")
+
+
+def defines(sentence: str, label: str) -> bool:
+    """Whether a sentence after a label's colon says what the label is: it opens with an
+    article or a pointer and its verb ("A living trust is a legal arrangement …", "This is
+    …"), or with a word of the label ("Asthma medications … can be used …"). A remark
+    opens otherwise ("20 years ago, they were called …", "These days, we just call them
+    …", "They're not old anymore.")."""
+    if _DEFINING.match(sentence):
+        return True
+    first = re.findall(r"\w{3,}", sentence.lower())[:1]
+    return bool(first) and sentence.lstrip(" \"'“*_")[:1].isalpha() and variant_of(first[0], label)
+
+
+def variant_of(word: str, label: str) -> bool:
+    """Whether `word` is a word of `label`, whole or inflected ("computer" / "computers")."""
+    return any(word.startswith(a) or a.startswith(word) for a in re.findall(r"\w{3,}", label.lower())[:6])
+
+
 def is_clause(line: str) -> bool:
     """Whether an item is a clause, a statement with or without its full stop: after its first
     word, a lower-case modal verb ("can", "may", "should", "will" …) in an item of four or
-    more words, or an auxiliary ("is", "are", "has" …) in one of five or more, followed by a
-    lower-case word that joins nothing ("Landlords can repair their homes", "Tenants are
-    responsible for minor repairs"). "Last Will and Testament", "trash can for the
+    more words, or an auxiliary ("is", "are", "has" …) in one of five or more, or (sixth
+    round) anywhere a contracted verb ("They're", "we've", "isn't", "won't") in one of four
+    or more, followed by a lower-case word that joins nothing ("Landlords can repair their
+    homes", "Tenants are responsible for minor repairs", "They're not old anymore"). "Last Will and Testament", "trash can for the
     kitchen", "wifi is not working" and a question a searcher types ("what is a living
     trust") are not, nor is a term with a note after a dash ("glitches (verb) - to make
     something appear … in a way that is not normal")."""
     words = _DASH_NOTE.split(_BRACKETED.sub("", line), 1)[0].split()  # a note after a dash is no part of it
     if len(words) < 4 or _QUESTION.match(line):
         return False
-    for i in range(1, len(words) - 1):
+    for i in range(len(words) - 1):
         word, after = words[i], words[i + 1].strip("\"'“”‘’*_")
-        if ((word in _MODAL or (word in _AUXILIARY and len(words) >= 5))
-                and after[:1].islower() and after.isalpha() and after not in _JOINING):
+        verb = (_CONTRACTION.match(word.strip("\"“”‘*_")) if i == 0 or word[:1].islower()
+                else None) or (i and (word in _MODAL or (word in _AUXILIARY and len(words) >= 5)))
+        if verb and after[:1].islower() and after.isalpha() and after not in _JOINING:
             return True
     return False
 
@@ -87,3 +121,16 @@ def is_sentence(text: str) -> bool:
     text = text.strip()
     return (bool(SENTENCE.search(text)) or text.endswith(("!", "?"))
             or (len(text.split()) > 6 and (text.endswith(".") or bool(STATEMENT.search(f" {text} ")))))
+
+
+def reads_as_sentence(text: str) -> bool:
+    """Whether an item that gives no term is a sentence for the mostly-sentences rule: longer
+    than a term can be (more than six words, notes in brackets aside) and sentence-like —
+    opening with a capital as a sentence does ("Supports printing on different types of
+    devices"), or, in lower case, a sentence (`is_sentence`), a clause, a pronoun or
+    determiner ("legal document that gives you the right …") or a label over a long value.
+    A long lower-case noun phrase, a note in brackets after it or not, is not (sixth round:
+    "business licenses with a small business label (also known as …)")."""
+    text = _BRACKETED.sub("", text).strip()
+    return len(text.split()) > 6 and (not text[:1].islower() or is_sentence(text) or is_clause(text)
+                                      or bool(_PRONOUN.search(f" {text}")) or ": " in text)
