@@ -499,6 +499,7 @@ def test_a_record_s_synonyms_list_is_its_answer(reply, expected):
     # a part with no letter is a date, a price, a version or a count, not a search term
     "1. 2018-07-31: 2019-07-31: 2019-07-31\n2. 2018-04-25: 2019-04-26: 2019-04-26",
     "- 10.95\n- 24.95\n- 2.7.1",
+    "- 3\n- 12\n- 2018-04",
 ])
 def test_digits_and_punctuation_are_no_term(reply):
     with pytest.raises(ValueError, match="no terms found"):
@@ -507,6 +508,12 @@ def test_digits_and_punctuation_are_no_term(reply):
 
 def test_a_term_with_a_letter_and_digits_stays_a_term():
     assert read_reply("- 401k\n- 7-Eleven\n- COVID-19\n- 2.7.1") == ["401k", "7-Eleven", "COVID-19"]
+
+
+def test_a_code_of_digits_stays_a_term():
+    # a CPT code, a tax form, an emergency number: digits that name something
+    assert read_reply("- 99213\n- office visit\n- 10.95") == ["99213", "office visit"]
+    assert read_reply("Form 1040, 1040, 1040-SR") == ["Form 1040", "1040", "1040-SR"]
 
 
 @pytest.mark.parametrize("reply, expected", [

@@ -69,6 +69,8 @@ _NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)
 # a figure, not a term (fifth round): a number, maybe a per cent, and at most one word after it,
 # or "etc."; a list of them after a label annotates the label ("Flat tire: 20% flat, 30% flat",
 # "Interest rate: 3%, 4%, 6, etc."), which is the term ("3M", "7-Eleven", "401k" are names)
+# a number that names something, not a figure: a code of 3-8 digits (a CPT code, a tax form)
+_CODE = re.compile(r"\d{3,8}")
 QUANTITY = re.compile(r"^\W*(?:(?:\d+(?:[.,]\d+)?\s*%?|\d+(?:[.,]\d+)?\s*%?\s+\w+)|etc\.?)$")
 # a dotted abbreviation followed by "for …" says what it stands for: "p.s. for permanent
 # agreements" gives "p.s." ("CBT for anxiety", undotted, is a term as written)
@@ -303,9 +305,11 @@ def unquote(item: str) -> str:
 def is_term(item: str, bulleted: bool = False) -> bool:
     """Rule 6 on a cleaned item."""
     starters = _NOT_A_BULLETED_TERM if bulleted else NOT_A_TERM
-    # (sixth round) a term has a letter: digits and punctuation alone are a date, a price, a
-    # version or a count ("2018-07-31", "10.95", "2.7.1"), not a search term
-    return (bool(item) and any(c.isalpha() for c in item) and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
+    # (sixth round) a term has a letter, or is a code of 3-8 digits (CPT 99213, form 1040, 911):
+    # other digits and punctuation are a date, a price, a version or a count ("2018-07-31",
+    # "10.95", "2.7.1", "3"), not a search term
+    return (bool(item) and (any(c.isalpha() for c in item) or _CODE.fullmatch(item) is not None)
+            and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
             and not item.endswith(("!", "?", ":")) and not SENTENCE.search(item)
             and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item))
 
