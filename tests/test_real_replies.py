@@ -5,7 +5,8 @@ The replies are SmolLM2-135M-Instruct's, recorded from a real llama.cpp server
 were not looked at while the rules were first tuned; in the second round both parts were,
 in the third round the fresh part too, in the fourth the fresh2 part, in the fifth
 the fresh3 part (measured once, blind, after the fourth round), and in the sixth the fresh4
-part (measured once, blind, after the fifth round).
+part (measured once, blind, after the fifth round). fresh5 was measured once, blind, after
+the sixth round.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from real_replies import agreement, load
 GOAL = 0.97
 """Issue 35's goal for the share of finished replies read as the person read them. Both parts
 now read above it, but both were read while tuning: a fresh set measures it."""
-FLOOR = {"tuning": 212 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115, "fresh3": 112 / 114, "fresh4": 115 / 115}
+FLOOR = {"tuning": 212 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115, "fresh3": 112 / 114, "fresh4": 115 / 115,
+         "fresh5": 109 / 115}
 """What the reading reached in issue 35's fourth round (tests/data/real_replies/README.md),
 the labels relabelled by the code convention: tuning 212/215 (98.6%), the first round's
 held-out part 112/114 (98.2%), `fresh` 115/115 and `fresh2` 115/115. A change to the reading
@@ -30,11 +32,12 @@ are prose, and four judgement calls read by general rules), so
 it is tuning data too now. `fresh4` was measured once after the fifth round: 110/115
 (95.7%), one prose reply read as terms; the sixth round tuned on it to 115/115 and none
 (contractions, one topic over remarks, records' synonyms, letterless parts, lists of empty
-labels, long noun phrases), so it is tuning data too now. `fresh5` measures the sixth round."""
-KNOWN_PROSE: dict[str, set[str]] = {}
+labels, long noun phrases), so it is tuning data too now. `fresh5` was measured once after the sixth round: 109/115
+(94.8%), one prose reply read as terms (KNOWN_PROSE)."""
+KNOWN_PROSE: dict[str, set[str]] = {"fresh5": {"fields-t0-password_manager"}}
 """Prose replies the reading still takes terms from, measured once on a blind set: named so
 that any other one fails the test, and so that a fix is seen (drop the name then)."""
-PARTS = ["tuning", "heldout", "fresh", "fresh2", "fresh3", "fresh4"]
+PARTS = ["tuning", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"]
 
 
 @pytest.mark.parametrize("part", PARTS)
