@@ -553,3 +553,20 @@ def test_long_noun_phrases_with_notes_are_no_sentences():
 def test_long_sentence_items_still_make_the_list_prose(reply):
     with pytest.raises(ValueError, match="no terms found"):
         read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a label over an e-mail or web address is a contact field: neither side is a term
+    ("- couch\n- Website: https://example.com/sofas\n- settee", ["couch", "settee"]),
+    ("Sofa, couch\nEmail: help@example.com", ["Sofa", "couch"]),
+    # a term's note that merely holds an address is still a note on the term
+    ("- couch (see www.example.com)\n- settee", ["couch", "settee"]),
+])
+def test_a_label_over_an_address_gives_no_term(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_a_reply_of_chat_and_a_contact_field_is_no_list():
+    with pytest.raises(ValueError):
+        read_reply("I'm here to help you with a password manager. What's the best one for you?\nChat: help@example.com")
+

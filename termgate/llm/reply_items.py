@@ -69,6 +69,8 @@ _NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)
 # a figure, not a term (fifth round): a number, maybe a per cent, and at most one word after it,
 # or "etc."; a list of them after a label annotates the label ("Flat tire: 20% flat, 30% flat",
 # "Interest rate: 3%, 4%, 6, etc."), which is the term ("3M", "7-Eleven", "401k" are names)
+# an e-mail address or a web address alone: contact details, not a search term
+_CONTACT = re.compile(r"<?(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?://|www\.)\S+)>?")
 # a number that names something, not a figure: a code of 3-8 digits (a CPT code, a tax form)
 _CODE = re.compile(r"\d{3,8}")
 QUANTITY = re.compile(r"^\W*(?:(?:\d+(?:[.,]\d+)?\s*%?|\d+(?:[.,]\d+)?\s*%?\s+\w+)|etc\.?)$")
@@ -138,6 +140,8 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         label = unquote(unmark(head).strip(" :").strip())  # "scabies (medical term)": the note is no lead word
         if META_LABEL.match(label):
             return []  # "Note: …", "Source: MeSH"
+        if colon and _CONTACT.fullmatch(rest.strip()):
+            return []  # "Chat: smolLM@gmail.com", "Website: https://…": a contact field, neither side a term
         if colon and (ENDS_IN_PREPOSITION.search(label) or prose_before_colon(label)):
             return []  # "Suggest query expansions for: X": the colon is inside a sentence
         listy = any(c in rest for c in ",;")
