@@ -66,13 +66,13 @@ _NOTE_PART = re.compile(r"^\W*(?i:including|includes|such\s+as|e\.\s?g\.|i\.\s?e
 # a part that opens with a note label ends a comma list: it and what follows are a note
 # ("sofa, couch; Note: both are informal", "A, B, P.S. ask me for more")
 _NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)\s*\S")
-# a figure, not a term (fifth round): a number, maybe a per cent, and at most one word after it,
-# or "etc."; a list of them after a label annotates the label ("Flat tire: 20% flat, 30% flat",
-# "Interest rate: 3%, 4%, 6, etc."), which is the term ("3M", "7-Eleven", "401k" are names)
 # an e-mail address or a web address alone: contact details, not a search term
 _CONTACT = re.compile(r"<?(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?://|www\.)\S+)>?")
 # a number that names something, not a figure: a code of 3-8 digits (a CPT code, a tax form)
 _CODE = re.compile(r"\d{3,8}")
+# a figure, not a term (fifth round): a number, maybe a per cent, and at most one word after it,
+# or "etc."; a list of them after a label annotates the label ("Flat tire: 20% flat, 30% flat",
+# "Interest rate: 3%, 4%, 6, etc."), which is the term ("3M", "7-Eleven", "401k" are names)
 QUANTITY = re.compile(r"^\W*(?:(?:\d+(?:[.,]\d+)?\s*%?|\d+(?:[.,]\d+)?\s*%?\s+\w+)|etc\.?)$")
 # a dotted abbreviation followed by "for …" says what it stands for: "p.s. for permanent
 # agreements" gives "p.s." ("CBT for anxiety", undotted, is a term as written)
