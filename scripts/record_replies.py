@@ -115,6 +115,18 @@ FRESH5_QUERIES = [
 ]
 """The sixth round's fresh held-out set (`--fresh5`): recorded before the sixth round's rules
 were written, after they had been tuned on every row above, fresh4.jsonl included."""
+FRESH6_QUERIES = [
+    ("chronic sinusitis", "medical", "condition"), ("insulin pump", "medical", "device"),
+    ("hearing aids", "medical", "device"), ("pink eye", "medical", "symptom lookup"),
+    ("non-compete agreement", "legal", "employment"), ("jury duty", "legal", "civic duty"),
+    ("will contest", "legal", "estate planning"), ("tenant rights", "legal", "housing"),
+    ("robot vacuum", "ecommerce", "home"), ("dog bed", "ecommerce", "pets"),
+    ("yoga pants", "ecommerce", "clothing"), ("external hard drive", "ecommerce", "electronics"),
+    ("mortgage preapproval", "finance", "loans"), ("lost luggage", "travel", "claims"),
+    ("screen flickering", "software", "support"), ("boat insurance", "insurance", "quotes"),
+]
+"""A fresh held-out set recorded after the sixth round (`--fresh6`): no round tunes on it
+before it is measured; it measures the rules as they stand."""
 SAMPLED = ("assistant",)
 """Styles also asked at temperature 0.8 (seed 35), for shapes temperature 0 never gives."""
 
@@ -204,11 +216,13 @@ def main() -> None:
                         help="record the fifth round's held-out set (FRESH4_QUERIES) to fresh4.jsonl")
     parser.add_argument("--fresh5", action="store_const", const="fresh5", dest="fresh",
                         help="record the sixth round's held-out set (FRESH5_QUERIES) to fresh5.jsonl")
+    parser.add_argument("--fresh6", action="store_const", const="fresh6", dest="fresh",
+                        help="record a held-out set after the sixth round (FRESH6_QUERIES) to fresh6.jsonl")
     args = parser.parse_args()
     started = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.fresh:
-        queries = {"fresh": FRESH_QUERIES, "fresh2": FRESH2_QUERIES, "fresh3": FRESH3_QUERIES, "fresh4": FRESH4_QUERIES, "fresh5": FRESH5_QUERIES}[args.fresh]
+        queries = {"fresh": FRESH_QUERIES, "fresh2": FRESH2_QUERIES, "fresh3": FRESH3_QUERIES, "fresh4": FRESH4_QUERIES, "fresh5": FRESH5_QUERIES, "fresh6": FRESH6_QUERIES}[args.fresh]
         rows = asyncio.run(record(args.base_url, args.model, args.max_tokens, args.out / f"{args.fresh}.partial.jsonl",
                                   fresh=queries))
         target = args.out / f"{args.fresh}.jsonl"
