@@ -21,7 +21,7 @@ from termgate.drift.judge import NoDriftJudge
 from termgate.drift.embeddings import packaged_model_available
 from termgate.errors import InputError
 from termgate.evaluation import evaluate
-from termgate.io import load_generated, load_golden_set, load_thresholds
+from termgate.io import load_generated, load_golden_set
 from termgate.scoring.metrics import format_pair
 from termgate.models import Thresholds
 from termgate.report import build_report, iter_report_json

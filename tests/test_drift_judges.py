@@ -314,6 +314,7 @@ def test_show_counts_a_stored_runs_unjudged_terms_beside_its_drift(tmp_path, mon
     result = CliRunner().invoke(main, [
         "evaluate", "--golden", str(tmp_path / "golden.jsonl"), "--generated", str(tmp_path / "generated.jsonl"),
         "--drift-judge", "llm", "--db", db, "--json", str(tmp_path / "r.json")])
+    assert result.exit_code in (0, 1), result.output  # scored (a gate verdict), not a usage or input error
     run_id = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["evaluation_id"]
     shown = CliRunner().invoke(main, ["show", run_id, "--db", db])
     assert shown.exit_code == 0, shown.output

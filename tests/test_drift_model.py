@@ -13,7 +13,7 @@ import pytest
 from termgate.drift.calibration import CUTOFF_PRECISION, choose_band, choose_cutoff, grouped_folds, roc_auc
 from termgate.drift.judge import DriftCandidate, EmbeddingDriftJudge
 from termgate.drift.calibration import L2_CHOICES, choose_l2, log_loss
-from termgate.drift.model import SHIPPED_MODEL, DriftModel, fit_logistic, load_model
+from termgate.drift.model import SHIPPED_MODEL, fit_logistic, load_model
 from termgate.drift.signals import FEATURES
 from termgate.errors import UsageError
 from termgate.drift.lexicon import LexiconEntry

@@ -10,7 +10,6 @@ parts), each attack a regression test on both backends:
 
 from __future__ import annotations
 
-import json
 
 import pytest
 from click.testing import CliRunner

@@ -6,7 +6,6 @@ was stored under says so, with `--golden-name OLD`."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest

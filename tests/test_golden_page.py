@@ -7,7 +7,6 @@ verdicts survive `store copy` DuckDB -> PostgreSQL -> DuckDB with `audit verify`
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from pathlib import Path

@@ -314,6 +314,7 @@ def test_bom_accepted_in_golden_set_and_does_not_change_content_hash(tmp_path):
     bom.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
     a, b = load_golden_set(plain), load_golden_set(bom)
     assert [i.query_id for i in b.items] == ["q1", "q2"]  # no "\ufeffq1"
+    assert a.items == b.items  # the BOM changes nothing read
     generated = write_lines(tmp_path / "generated.jsonl", [GEN_OK])
     hashes = [evaluate(path, generated, drift_judge="none").golden_hash for path in (plain, bom)]
     assert hashes[0] == hashes[1]  # SPEC §4: encoding details do not change the hash
