@@ -19,7 +19,7 @@ GOAL = 0.97
 """Issue 35's goal for the share of finished replies read as the person read them. Both parts
 now read above it, but both were read while tuning: a fresh set measures it."""
 FLOOR = {"tuning": 212 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115, "fresh3": 112 / 114, "fresh4": 115 / 115,
-         "fresh5": 110 / 115, "fresh6": 111 / 118}
+         "fresh5": 110 / 115, "fresh6": 112 / 118}
 """What the reading reached in issue 35's fourth round (tests/data/real_replies/README.md),
 the labels relabelled by the code convention: tuning 212/215 (98.6%), the first round's
 held-out part 112/114 (98.2%), `fresh` 115/115 and `fresh2` 115/115. A change to the reading
@@ -36,9 +36,10 @@ labels, long noun phrases), so it is tuning data too now. `fresh5` was measured 
 (94.8%), one prose reply read as terms (`Chat: help@…` under chat: a label over an
 address now gives nothing, so fresh5 reads 110/115 and none, and is tuning data too).
 `fresh6`, recorded after that and read by no round first, measures the rules as they stand:
-111/118 (94.1%), three prose replies read as terms (KNOWN_PROSE)."""
+111/118 (94.1%), three prose replies read as terms; an ISO date-time is no term since
+(112/118, two left: KNOWN_PROSE)."""
 KNOWN_PROSE: dict[str, set[str]] = {
-    "fresh6": {"bullets-t0-pink_eye", "bullets-t0-tenant_rights", "comma-t0-insulin_pump"}}
+    "fresh6": {"bullets-t0-pink_eye", "comma-t0-insulin_pump"}}
 """Prose replies the reading still takes terms from, measured once on a blind set: named so
 that any other one fails the test, and so that a fix is seen (drop the name then)."""
 PARTS = ["tuning", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"]

@@ -500,6 +500,8 @@ def test_a_record_s_synonyms_list_is_its_answer(reply, expected):
     "1. 2018-07-31: 2019-07-31: 2019-07-31\n2. 2018-04-25: 2019-04-26: 2019-04-26",
     "- 10.95\n- 24.95\n- 2.7.1",
     "- 3\n- 12\n- 2018-04",
+    # an ISO 8601 date-time: its T and Z are separators, not letters of a term
+    "- 2019-08-31T14:57:56.133\n- 2019-09-01T08:00:00Z\n- 2019-09-01 08:00",
 ])
 def test_digits_and_punctuation_are_no_term(reply):
     with pytest.raises(ValueError, match="no terms found"):

@@ -70,6 +70,9 @@ _NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)
 _CONTACT = re.compile(r"<?(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?://|www\.)\S+)>?")
 # a number that names something, not a figure: a code of 3-8 digits (a CPT code, a tax form)
 _CODE = re.compile(r"\d{3,8}")
+# a date and time written as ISO 8601 does ("2019-08-31T14:57:56.133Z"): its letters are
+# separators, and like any date it is no term
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?")
 # a figure, not a term (fifth round): a number, maybe a per cent, and at most one word after it,
 # or "etc."; a list of them after a label annotates the label ("Flat tire: 20% flat, 30% flat",
 # "Interest rate: 3%, 4%, 6, etc."), which is the term ("3M", "7-Eleven", "401k" are names)
@@ -311,8 +314,9 @@ def is_term(item: str, bulleted: bool = False) -> bool:
     starters = _NOT_A_BULLETED_TERM if bulleted else NOT_A_TERM
     # (sixth round) a term has a letter, or is a code of 3-8 digits (CPT 99213, form 1040, 911):
     # other digits and punctuation are a date, a price, a version or a count ("2018-07-31",
-    # "10.95", "2.7.1", "3"), not a search term
+    # "10.95", "2.7.1", "3"), not a search term, and so is an ISO date-time ("…T14:57:56Z")
     return (bool(item) and (any(c.isalpha() for c in item) or _CODE.fullmatch(item) is not None)
+            and _TIMESTAMP.fullmatch(item) is None
             and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
             and not item.endswith(("!", "?", ":")) and not SENTENCE.search(item)
             and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item))
