@@ -127,6 +127,15 @@ FRESH6_QUERIES = [
 ]
 """A fresh held-out set recorded after the sixth round (`--fresh6`): no round tunes on it
 before it is measured; it measures the rules as they stand."""
+FRESH_SETS = {
+    "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
+    "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
+    "fresh3": (FRESH3_QUERIES, "the fourth round's held-out set"),
+    "fresh4": (FRESH4_QUERIES, "the fifth round's held-out set"),
+    "fresh5": (FRESH5_QUERIES, "the sixth round's held-out set"),
+    "fresh6": (FRESH6_QUERIES, "a held-out set after the sixth round"),
+}
+"""Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)
 """Styles also asked at temperature 0.8 (seed 35), for shapes temperature 0 never gives."""
 
@@ -206,28 +215,18 @@ def main() -> None:
     parser.add_argument("--model", default="smollm2")
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--fresh", action="store_const", const="fresh",
-                        help="record the fresh held-out set (FRESH_QUERIES, every style at temperature 0) to fresh.jsonl")
-    parser.add_argument("--fresh2", action="store_const", const="fresh2", dest="fresh",
-                        help="record the third round's held-out set (FRESH2_QUERIES) to fresh2.jsonl")
-    parser.add_argument("--fresh3", action="store_const", const="fresh3", dest="fresh",
-                        help="record the fourth round's held-out set (FRESH3_QUERIES) to fresh3.jsonl")
-    parser.add_argument("--fresh4", action="store_const", const="fresh4", dest="fresh",
-                        help="record the fifth round's held-out set (FRESH4_QUERIES) to fresh4.jsonl")
-    parser.add_argument("--fresh5", action="store_const", const="fresh5", dest="fresh",
-                        help="record the sixth round's held-out set (FRESH5_QUERIES) to fresh5.jsonl")
-    parser.add_argument("--fresh6", action="store_const", const="fresh6", dest="fresh",
-                        help="record a held-out set after the sixth round (FRESH6_QUERIES) to fresh6.jsonl")
+    for name, (queries, what) in FRESH_SETS.items():
+        parser.add_argument(f"--{name}", action="store_const", const=name, dest="fresh",
+                            help=f"record {what} ({len(queries)} queries) to {name}.jsonl")
     args = parser.parse_args()
     started = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.fresh:
-        queries = {"fresh": FRESH_QUERIES, "fresh2": FRESH2_QUERIES, "fresh3": FRESH3_QUERIES, "fresh4": FRESH4_QUERIES, "fresh5": FRESH5_QUERIES, "fresh6": FRESH6_QUERIES}[args.fresh]
-        rows = asyncio.run(record(args.base_url, args.model, args.max_tokens, args.out / f"{args.fresh}.partial.jsonl",
-                                  fresh=queries))
         target = args.out / f"{args.fresh}.jsonl"
-        if target.exists():
+        if target.exists():  # before asking the server anything
             raise SystemExit(f"{target}: exists; recordings are never overwritten (move it away first)")
+        rows = asyncio.run(record(args.base_url, args.model, args.max_tokens, args.out / f"{args.fresh}.partial.jsonl",
+                                  fresh=FRESH_SETS[args.fresh][0]))
         rows = sorted(rows, key=lambda r: r["id"])
         target.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         cut = sum(r["finish_reason"] != "stop" for r in rows)

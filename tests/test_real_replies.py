@@ -49,17 +49,23 @@ def test_no_prose_reply_is_read_as_terms(part):
 
 
 def test_the_labelled_set_is_whole():
-    """At least 300 labelled replies, 100 finished ones held out, every reply labelled once,
-    no reply in both parts."""
-    tuning, held, fresh = load("tuning"), load("heldout"), load("fresh")
-    assert len(tuning) + len(held) >= 300
-    assert sum(row.finished for row in held) >= 100 and sum(row.finished for row in fresh) >= 100
-    ids = [row.id for row in tuning + held + fresh]
+    """At least 300 labelled replies in the first recording, 100 finished ones in every
+    held-out part, every reply labelled once, no reply in two parts, and every fresh set asks
+    queries no other part asked (so each measured once what no rule had seen)."""
+    parts = {part: load(part) for part in PARTS}
+    assert len(parts["tuning"]) + len(parts["heldout"]) >= 300
+    ids = [row.id for rows in parts.values() for row in rows]
     assert len(ids) == len(set(ids))
-    assert not {row.id.split("-t0-")[-1] for row in fresh} & {row.id.split("-", 2)[-1] for row in tuning + held}
-    for row in tuning + held + fresh:
-        assert row.label["reading"] in ("terms", "error"), row.id
-        if row.label["reading"] == "terms":
-            assert row.label["terms"] and all(isinstance(t, str) and t.strip() for t in row.label["terms"]), row.id
-        else:
-            assert row.label["why"] in ("prose", "refusal", "empty", "no_terms", "invalid_json", "code"), row.id
+    queries = {part: {row.id.split("-", 2)[-1] for row in rows} for part, rows in parts.items()}
+    for part, rows in parts.items():
+        if part != "tuning":
+            assert sum(row.finished for row in rows) >= 100, part
+        if part.startswith("fresh"):
+            others = set().union(*(q for other, q in queries.items() if other != part))
+            assert not queries[part] & others, part
+        for row in rows:
+            assert row.label["reading"] in ("terms", "error"), row.id
+            if row.label["reading"] == "terms":
+                assert row.label["terms"] and all(isinstance(t, str) and t.strip() for t in row.label["terms"]), row.id
+            else:
+                assert row.label["why"] in ("prose", "refusal", "empty", "no_terms", "invalid_json", "code"), row.id

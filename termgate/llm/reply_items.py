@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .reply_prose import SENTENCE, STATEMENT, is_clause, is_sentence, is_statement, speaks_of
+from .reply_prose import SENTENCE, STATEMENT, is_clause, is_sentence, is_statement, shares_word, speaks_of
 
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
@@ -86,6 +86,13 @@ _CUT_PHRASE = re.compile(r"\b(?i:the|a|an|of|to|for|and|or|with|in|on|by)$")
 _CLAUSE = re.compile(r",\s*(?i:which|who|whose|where|that|as\s+in|as\s+it|i\.e\.|e\.g\.|meaning|referring)\b")
 
 
+def colon_label(item: str) -> tuple[str, str] | None:
+    """`(label, value)` when an item (markers removed) is `Label: value`, the colon outside
+    brackets and followed by a space; None otherwise (no colon, or a note after a dash)."""
+    head, rest = strip_note(item)
+    return (head, rest) if rest is not None and item[len(head):len(head) + 2] == ": " else None
+
+
 def strip_note(item: str) -> tuple[str, str | None]:
     """(head, rest) of `head: rest` or `head – rest`, or (item, None); a colon or dash inside
     brackets is part of a note there ("(user intent: symptom lookup)"), not a separator.
@@ -138,7 +145,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if pair:
             return pair
     head, rest = strip_note(item)
-    colon = rest is not None and item[len(head):len(head) + 2] == ": "
+    colon = rest is not None and item[len(head):len(head) + 2] == ": "  # as colon_label reads it
     if rest is not None and labelled:
         label = unquote(unmark(head).strip(" :").strip())  # "scabies (medical term)": the note is no lead word
         if META_LABEL.match(label):
@@ -180,7 +187,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             return []
         if colon and not bulleted:
             value = unquote(unmark(rest).rstrip(":"))  # a stray colon after the value goes
-            if is_term(value) and variant(label, value):
+            if is_term(value) and shares_word(label, value, 6):
                 return [value]  # "Laptop bag: laptop bags": the label names the topic, the value is the term
     if rest is not None:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
@@ -264,12 +271,6 @@ def prose_before_colon(head: str) -> bool:
     for last in SENTENCE.finditer(head):
         pass
     return last is not None and not LEAD_WORDS.search(head[last.end() - 1:])
-
-
-def variant(label: str, value: str) -> bool:
-    """Whether `value` repeats a word of `label`, whole or inflected ("sofa" / "sofas")."""
-    mine = [w for w in re.findall(r"\w{3,}", label.lower())][:6]
-    return any(a.startswith(b) or b.startswith(a) for a in mine for b in re.findall(r"\w{3,}", value.lower())[:6])
 
 
 # a note in brackets inside a term, words on both sides of it (fifth round): an acronym or a

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 
-from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES,
+from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES, colon_label,
                           is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
-                          unquote, variant)
-from .reply_prose import defines, is_sentence, is_statement, reads_as_sentence
+                          unquote)
+from .reply_prose import defines, is_sentence, is_statement, reads_as_sentence, shares_word
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -26,7 +26,7 @@ def _line_is_out(line: str) -> bool:
     head, rest = strip_note(plain)
     if rest is not None and META_LABEL.match(unmark(head).strip()):
         return True
-    if rest is not None and plain.rstrip().endswith(":") and rest.strip(" :") and variant(head, rest):
+    if rest is not None and plain.rstrip().endswith(":") and rest.strip(" :") and shares_word(head, rest, 6):
         return False  # "Retirement savings: Retirement savings:": a value repeating its label, a stray colon
     return (plain.rstrip().endswith(":") or bool(_TITLE.match(plain))
             or (bool(NOT_A_TERM.match(plain)) and _lead_in(line, False) is None))
@@ -48,10 +48,8 @@ def labelled_sentence(line: str) -> bool:
     """Whether a line is a label over a sentence ("Severity: 15 years in prison for every
     offense …", "Impact on employment: Sexual harassment can have …"): commentary on a
     topic, the body of the reply rather than a lead-in or closing line around a list."""
-    plain = unmark(line)
-    head, rest = strip_note(plain)
-    return (rest is not None and plain[len(head):len(head) + 2] == ": " and len(head.split()) <= 4
-            and (is_sentence(rest) or is_statement(rest)))
+    labelled = colon_label(unmark(line))
+    return labelled is not None and len(labelled[0].split()) <= 4 and (is_sentence(labelled[1]) or is_statement(labelled[1]))
 
 
 def _is_prose(line: str) -> bool:
@@ -130,11 +128,10 @@ def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str
         return read
     labelled = []
     for line, _ in read:
-        plain = unmark(line)
-        head, rest = strip_note(plain)
-        if rest is None or plain[len(head):len(head) + 2] != ": " or (labelled and head.casefold() != labelled[0][0].casefold()):
+        pair = colon_label(unmark(line))
+        if pair is None or (labelled and pair[0].casefold() != labelled[0][0].casefold()):
             return read  # an item without a colon, or another label: no one topic
-        labelled.append((head, rest))
+        labelled.append(pair)
     label = unquote(labelled[0][0])
     said = [(is_sentence(rest) or is_statement(rest)) and not defines(rest, label) for _, rest in labelled]
     if 2 * sum(said) <= len(read):

@@ -45,11 +45,19 @@ def speaks_of(sentence: str, label: str) -> bool:
     opens by pointing back to it or defining it ("This is the medical term for …", "A long
     seat for …"); then the label is a term it explains. Else the label heads prose
     ("Etymological: Both "ear" and …", "Thesaurus: to add synonyms to your query.")."""
-    if _REFERS_BACK.match(sentence):
-        return True
-    mine = re.findall(r"\w{3,}", label.lower())[:6]
-    return bool(mine) and any(a.startswith(b) or b.startswith(a) for b in set(re.findall(r"\w{3,}", sentence.lower()))
-                              for a in mine)
+    return bool(_REFERS_BACK.match(sentence)) or shares_word(label, sentence)
+
+
+_WORD = re.compile(r"\w{3,}")
+
+
+def shares_word(label: str, text: str, first: int | None = None) -> bool:
+    """Whether `text` (its first `first` words of three letters or more; all of them for None)
+    repeats one of the first six such words of `label`, whole or inflected ("sofa" / "sofas",
+    "computer" / "computers"): the one test of a value, a sentence or a sentence's first word
+    speaking of its label."""
+    mine = _WORD.findall(label.lower())[:6]
+    return any(a.startswith(b) or b.startswith(a) for b in _WORD.findall(text.lower())[:first] for a in mine)
 
 
 # (sixth round) a sentence opening so says what its label is: an article ("A living trust is
@@ -66,13 +74,7 @@ def defines(sentence: str, label: str) -> bool:
     …", "They're not old anymore.")."""
     if _DEFINING.match(sentence):
         return True
-    first = re.findall(r"\w{3,}", sentence.lower())[:1]
-    return bool(first) and sentence.lstrip(" \"'“*_")[:1].isalpha() and variant_of(first[0], label)
-
-
-def variant_of(word: str, label: str) -> bool:
-    """Whether `word` is a word of `label`, whole or inflected ("computer" / "computers")."""
-    return any(word.startswith(a) or a.startswith(word) for a in re.findall(r"\w{3,}", label.lower())[:6])
+    return sentence.lstrip(" \"'“*_")[:1].isalpha() and shares_word(label, sentence, 1)
 
 
 def is_clause(line: str) -> bool:
