@@ -127,6 +127,28 @@ FRESH6_QUERIES = [
 ]
 """A fresh held-out set recorded after the sixth round (`--fresh6`): no round tunes on it
 before it is measured; it measures the rules as they stand."""
+FRESH7_QUERIES = [
+    ("plantar fasciitis", "medical", "condition"), ("blood thinners", "medical", "treatment"),
+    ("sleep apnea machine", "medical", "device"), ("chest pain when breathing", "medical", "symptom lookup"),
+    ("adverse possession", "legal", "property"), ("wage garnishment", "legal", "debt"),
+    ("guardianship of a minor", "legal", "family law"), ("class action lawsuit", "legal", "litigation"),
+    ("standing fan", "ecommerce", "home"), ("cast iron skillet", "ecommerce", "kitchen"),
+    ("car seat for toddler", "ecommerce", "baby"), ("noise cancelling headphones", "ecommerce", "electronics"),
+    ("index funds", "finance", "investing"), ("visa application", "travel", "documents"),
+    ("blue screen error", "software", "support"), ("renters insurance", "insurance", "quotes"),
+]
+"""A held-out set recorded before the seventh round's rules were written (`--fresh7`)."""
+FRESH8_QUERIES = [
+    ("tennis elbow", "medical", "injury"), ("antibiotic side effects", "medical", "treatment"),
+    ("colonoscopy prep", "medical", "procedure"), ("night sweats", "medical", "symptom lookup"),
+    ("easement dispute", "legal", "property"), ("bankruptcy chapter 7", "legal", "debt"),
+    ("adoption process", "legal", "family law"), ("medical malpractice", "legal", "litigation"),
+    ("bookshelf", "ecommerce", "furniture"), ("rice cooker", "ecommerce", "kitchen"),
+    ("diaper bag", "ecommerce", "baby"), ("portable charger", "ecommerce", "electronics"),
+    ("savings account interest", "finance", "banking"), ("passport renewal", "travel", "documents"),
+    ("phone won't charge", "software", "support"), ("life insurance", "insurance", "quotes"),
+]
+"""The held-out set the seventh round is measured on once (`--fresh8`), recorded with fresh7."""
 FRESH_SETS = {
     "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
     "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
@@ -134,6 +156,8 @@ FRESH_SETS = {
     "fresh4": (FRESH4_QUERIES, "the fifth round's held-out set"),
     "fresh5": (FRESH5_QUERIES, "the sixth round's held-out set"),
     "fresh6": (FRESH6_QUERIES, "a held-out set after the sixth round"),
+    "fresh7": (FRESH7_QUERIES, "the seventh round's first held-out set"),
+    "fresh8": (FRESH8_QUERIES, "the seventh round's second held-out set"),
 }
 """Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)
@@ -229,6 +253,7 @@ def main() -> None:
                                   fresh=FRESH_SETS[args.fresh][0]))
         rows = sorted(rows, key=lambda r: r["id"])
         target.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        (args.out / f"{args.fresh}.partial.jsonl").unlink()  # the resume log, now whole in the target
         cut = sum(r["finish_reason"] != "stop" for r in rows)
         print(f"recorded {len(rows)} fresh replies in {time.monotonic() - started:.0f} s ({cut} cut off), all held out")
         return
