@@ -18,6 +18,7 @@ DATA = Path(__file__).resolve().parent / "data" / "real_replies"
 @dataclass(frozen=True)
 class Labelled:
     id: str
+    query: str
     reply: str
     finish_reason: str
     label: dict
@@ -45,15 +46,15 @@ def load(part: str) -> list[Labelled]:
         if line.strip():
             entry = json.loads(line)
             labels[entry["id"]] = entry["label"]
-    return [Labelled(row["id"], row["reply"], row["finish_reason"], labels[row["id"]]) for row in rows]
+    return [Labelled(row["id"], row["query"], row["reply"], row["finish_reason"], labels[row["id"]]) for row in rows]
 
 
-def termgate_reading(reply: str) -> frozenset[str] | None:
+def termgate_reading(reply: str, query: str | None = None) -> frozenset[str] | None:
     """termgate's terms for a reply (normalised), or None when it errors the reply."""
     from termgate.llm.harness import parse_reply
 
     try:
-        terms = frozenset(parse_reply(reply))
+        terms = frozenset(parse_reply(reply, query))
     except ValueError:
         return None
     return terms or None
@@ -77,7 +78,7 @@ def agreement(rows: list[Labelled]) -> Agreement:
     finished = [row for row in rows if row.finished]
     agreed, prose, wrong = 0, [], []
     for row in finished:
-        mine = termgate_reading(row.reply)
+        mine = termgate_reading(row.reply, row.query)
         if mine == row.person:
             agreed += 1
         else:

@@ -236,3 +236,20 @@ def test_async_callable_object(files, tmp_path):
     report = json.loads(open("o.json").read())
     assert report["summary"]["errored"] == 0, result.output
     assert report["per_query_results"][0]["generated_terms"] == ["heart attack"]
+
+
+def test_the_reader_knows_each_replys_query(llm, files):
+    """Seventh round: run_prompt gives the text reader each item's query, so a label that is
+    the query gives only its values (docs/harness.md step 5), and a record naming it is the
+    thing described; the same shape under another label keeps the label as a term."""
+    golden, prompt, db = files
+
+    def labelled(body):
+        query = body["messages"][0]["content"].split("Query: ", 1)[1].split("\n", 1)[0]
+        return ("text", f"1. {query.title()} - alpha, beta\n2. Gamma - delta, epsilon")
+    llm.default = ("callable", labelled)
+    result = harness(llm, golden, prompt, db)
+    assert result.exit_code == 1 and "0 errored" in result.output  # read, and scored: these are no golden terms
+    outputs = store.harness_outputs(db, store.list_runs(db)["run_id"].iloc[0])
+    for terms in outputs["terms"]:
+        assert sorted(terms) == ["alpha", "beta", "delta", "epsilon", "gamma"]

@@ -572,3 +572,102 @@ def test_a_reply_of_chat_and_a_contact_field_is_no_list():
     with pytest.raises(ValueError):
         read_reply("I'm here to help you with a password manager. What's the best one for you?\nChat: help@example.com")
 
+
+
+# seventh round: the reader knows the query (run_prompt gives it)
+
+@pytest.mark.parametrize("reply, query, expected", [
+    # a label that is the query itself, over a list of terms, gives the list (the guide's rule)
+    ("cheap flights: cheap, fleets\ncheap travel deals: cheaper, flightshare", "cheap flights",
+     ["cheap", "fleets", "cheaper", "flightshare"]),
+    ("1. Credit Score - credit card, credit-rating\n2. FICO - credit-factor, credit-value", "credit score",
+     ["credit card", "credit-rating", "FICO", "credit-factor", "credit-value"]),
+    # a plural or an identifier's underscores are still the query; one term after its colon is the term
+    ("1. Insulin pumps: insulin-pump injector\n2. Insulin pumps: insulin pumps (not in the original)", "insulin pump",
+     ["insulin-pump injector", "insulin pumps"]),
+    # over a definition or a note, the query stays the term it explains
+    ("1. Divorce - the legal end of a marriage\n2. Separation - living apart", "divorce", ["Divorce", "Separation"]),
+    ("1. **Rental car**: A vehicle used for rental purposes.\n2. **Rentals**: The act of renting.", "rental car",
+     ["Rental car", "Rentals"]),
+])
+def test_a_label_that_is_the_query_gives_its_list(reply, query, expected):
+    assert read_reply(reply, query) == expected
+
+
+def test_without_the_query_a_label_before_a_dash_list_is_a_term():
+    assert read_reply("1. Credit Score - credit card, credit-rating", None) == ["Credit Score", "credit card",
+                                                                                 "credit-rating"]
+
+
+@pytest.mark.parametrize("reply, query, expected", [
+    # a record naming the query, with records under its own answer key: those are the terms
+    ('```json\n{"acid_reflux": [{"name": "Acid Reflux", "synonyms": [{"type": "adjective"}, '
+     '{"value": "acetic acid"}]}, {"type": "noun"}]}\n```', "acid reflux", ["acetic acid"]),
+    # one record as the whole JSON: the thing described when it names the query, else a term
+    ('```json\n{"healthcare_proxy": {"name": "Healthcare", "description": "A healthcare proxy"}}\n```',
+     "healthcare proxy", ["Healthcare"]),
+    # records beside it: the query, listed, is a term; other fields ("keywords") are not its answer
+    ('{"x": [{"name": "Bluetooth Speaker", "keywords": ["wireless"]}, {"name": "Speaker"}]}', "bluetooth speaker",
+     ["Bluetooth Speaker", "Speaker"]),
+])
+def test_json_records_read_with_the_query(reply, query, expected):
+    assert read_reply(reply, query) == expected
+
+
+def test_one_record_naming_the_query_offers_no_term():
+    with pytest.raises(ValueError):
+        read_reply('```json\n{"living_trust": {"name": "Living Trust", "description": "A trust"}}\n```', "living trust")
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a trailing comma before a closing bracket is forgiven, never inside a string
+    ('```json\n{"keywords": [{"type": "noun", "defaultValue": "rightful_termination"},\n]}\n```',
+     ["rightful_termination"]),
+    ('["sofa", "couch,]", "settee",]', ["sofa", "couch,]", "settee"]),
+    ('["sofa \\" x", "couch",\n]', ['sofa " x', "couch"]),
+])
+def test_a_trailing_comma_in_json_is_forgiven(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_json_broken_otherwise_is_still_invalid():
+    with pytest.raises(ValueError, match="invalid JSON"):
+        read_reply('```json\n{"terms": ["sofa" "couch"],}\n```')
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a long name in title case is no sentence: the list keeps its short items
+    ("1. Uterine Proliferative Adenocarcinoma of the Urethral Vulpallus\n"
+     "2. Ureteral Proliferative Adenocarcinoma of the Urethral Vulpallus\n"
+     "3. Uremic Acidosis of the Urethral Vulpallus\n"
+     "4. Urea II Absorption of Urate in the Urethral Vulpallus", ["Uremic Acidosis of the Urethral Vulpallus"]),
+    # a relative clause after a comma is a note on the part before it
+    ("1. Redness of the eyes (blepharitis)\n2. Discharge from the nose\n"
+     "3. Inflamation of the conjunctiva, which can lead to infection and inflammation in the eye area",
+     ["Redness of the eyes", "Discharge from the nose", "Inflamation of the conjunctiva"]),
+    # a long lower-case name among short terms is no term, and no sentence's comma
+    ("1. UTI treatment, uromitrogenic medical device for urinary tract infection\n2. UTI prevention",
+     ["UTI treatment", "UTI prevention"]),
+    # a comma grouping thousands splits nothing; a figure after "=" annotates the term
+    ("1. Lost = ⅛ 2,000\n2. Laid = ⅛ 3,000", ["Lost", "Laid"]),
+    ("1. Flat tire: 1,250 flat, 30% flat\n2. Puncture", ["Flat tire", "Puncture"]),
+])
+def test_long_names_relative_clauses_and_figures(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # a sentence with its commas stays prose: a relative clause after a sentence, or an article
+    'Here are the words that mean "ear infection":\n'
+    '1. Etymology: The word "ear" is derived from the Latin word, which refers to the outer ear.\n'
+    '2. Etymological: Both words have a similar etymology, but they are not exactly the same thing.',
+    "The drug, which is cheap, helps many people with pain every day.",
+    # long parts that read as sentences (a pronoun, a capital opening) are not names
+    "1. Rest, a way to help your body recover from the flu\n2. Fluids, something you should drink",
+    # a list of capitalised sentences is still prose
+    "1. Supports printing on any type of device that you own\n2. Supports printing from the cloud to any printer\n"
+    "3. Prints",
+])
+def test_sentences_with_commas_stay_prose(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)

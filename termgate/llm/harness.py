@@ -79,13 +79,30 @@ def list_complete(text: str) -> bool:
     return True
 
 
-def parse_reply(text: str) -> dict[str, float]:
-    """A reply as normalised terms (SPEC §6 reading); ValueError naming why when unusable."""
-    return terms_from_entries(read_reply(text))
+def parse_reply(text: str, query: str | None = None) -> dict[str, float]:
+    """A reply as normalised terms (SPEC §6 reading); ValueError naming why when unusable.
+    `query` is the query the reply expands (run_prompt gives it)."""
+    return terms_from_entries(read_reply(text, query))
 
 
 parse_reply.complete = list_complete
 parse_reply.repair = TEXT_REPAIR
+parse_reply.takes_query = True
+
+
+def for_query(parse: Callable[..., dict[str, float]], query: str) -> Callable[[str], dict[str, float]]:
+    """`parse` reading the reply to `query`, when it takes the query (`takes_query`: the
+    text reader's step 5 reads a label that is the query as the topic); else `parse` as it is."""
+    if not getattr(parse, "takes_query", False):
+        return parse
+
+    def bound(text: str) -> dict[str, float]:
+        return parse(text, query)
+
+    for name in ("complete", "repair", "blocking"):
+        if hasattr(parse, name):
+            setattr(bound, name, getattr(parse, name))
+    return bound
 
 
 def parse_json_reply(text: str) -> dict[str, float]:
@@ -171,7 +188,7 @@ async def run_prompt(golden: GoldenSet, prompt: str, client: AsyncLLMClient, dom
 
     async def one(item: PreparedItem, text: str, msgs: list[dict], repeat: int, key: str) -> HarnessOutput:
         try:
-            terms, reply, _ = await client.chat(msgs, parse, params, repeat, key, repair)
+            terms, reply, _ = await client.chat(msgs, for_query(parse, item.query), params, repeat, key, repair)
             out = HarnessOutput(item.query_id, text, reply, terms)
         except LLMCallError as exc:
             out = HarnessOutput(item.query_id, text, exc.reply, {}, str(exc))

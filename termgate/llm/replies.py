@@ -18,6 +18,8 @@ choices the spec leaves open):
    statements, that does not parse as JSON) is never read as terms, strings in it or its
    quoted output included: only JSON data fenced beside it as JSON or text, holding terms the
    program does not hold itself, is; else "code, not terms".
+   With the query known, a record naming it is the thing described (its own answer list's
+   records are the terms); a trailing comma before a closing bracket is forgiven.
 3. A reply whose first line is a refusal or apology and that lists nothing, or only echoes
    the prompt up to an empty answer heading ("Expansion terms:"), is a refusal.
 4. Otherwise a list: when some lines are bulleted or numbered, only those lines are items
@@ -46,8 +48,10 @@ choices the spec leaves open):
    "It", "A" …), else the label heads prose; explanation headings ("Etymology:",
    "Definition:") give only a list after them; a dotted abbreviation's "for …" is a note;
    a trailing "..." and a bracket without its pair go, a bracket inside a term is a gloss;
-   figures after a label ("20% flat, 30% flat") leave the label. `X-ray`, `COVID-19`, `E. coli`
-   stay whole.
+   figures after a label ("20% flat, 30% flat") or "=" ("Lost = ⅛ 2,000") leave the label; a label
+   that is the query gives its list, or its one term after a colon. A comma part opening
+   "which"/"who"/"whose" is a note; a long name (title case, or no mark of a sentence) is no
+   term and no sentence. `X-ray`, `COVID-19`, `E. coli` stay whole.
 6. Not terms: more than six words or 100 characters, a sentence break, a trailing `!` or
    `?`, a statement ending with a full stop (a lower-case verb, or a pronoun such as
    "the"), a clause with or without its stop ("Landlords can repair their homes"), no letter or digit, words saying
@@ -66,7 +70,7 @@ from __future__ import annotations
 import re
 
 from .reply_clean import clean, drop_reasoning
-from .reply_items import BULLET, LEAD_WORDS
+from .reply_items import BULLET, LEAD_WORDS, QUERY, query_words
 from .reply_json import json_answer, json_entry, must_be_json, term_entries
 from .reply_lists import list_terms
 
@@ -96,9 +100,18 @@ _ANSWER_TAGS = re.compile(r"</?(?i:answer|output|result|response|terms|synonyms|
 _INTERJECTION = re.compile(r"^(?i:sure|certainly|of course|absolutely|okay|ok|great|yes)[!.,]\s+")
 
 
-def read_reply(text: str | None) -> list:
+def read_reply(text: str | None, query: str | None = None) -> list:
     """The reply's terms as a list of strings or `{"term", "weight"}` objects (SPEC §6);
-    ValueError naming why when the reply holds none."""
+    ValueError naming why when the reply holds none. `query`, the query the reply expands,
+    lets a label that is the query give its values (step 5)."""
+    token = QUERY.set(query_words(query) if query and query.strip() else None)
+    try:
+        return _read(text)
+    finally:
+        QUERY.reset(token)
+
+
+def _read(text: str | None) -> list:
     if text is None or not text.strip():
         raise ValueError("empty")
     body = drop_reasoning(clean(text))

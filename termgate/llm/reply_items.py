@@ -5,8 +5,11 @@ term. Part of the reading in termgate.llm.replies."""
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 
-from .reply_prose import SENTENCE, STATEMENT, is_clause, is_sentence, is_statement, shares_word, speaks_of
+from ..scoring.metrics import normalize_term
+from .reply_prose import (SENTENCE, STATEMENT, is_clause, is_sentence, is_statement, reads_as_sentence, shares_word,
+                          speaks_of)
 
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
@@ -76,7 +79,8 @@ _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?
 # a figure, not a term (fifth round): a number, maybe a per cent, and at most one word after it,
 # or "etc."; a list of them after a label annotates the label ("Flat tire: 20% flat, 30% flat",
 # "Interest rate: 3%, 4%, 6, etc."), which is the term ("3M", "7-Eleven", "401k" are names)
-QUANTITY = re.compile(r"^\W*(?:(?:\d+(?:[.,]\d+)?\s*%?|\d+(?:[.,]\d+)?\s*%?\s+\w+)|etc\.?)$")
+_NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)"  # "1,250,000" groups thousands
+QUANTITY = re.compile(rf"^\W*(?:{_NUMBER}\s*%?(?:\s+\w+)?|etc\.?)$")
 # a dotted abbreviation followed by "for …" says what it stands for: "p.s. for permanent
 # agreements" gives "p.s." ("CBT for anxiety", undotted, is a term as written)
 _ABBREVIATION_FOR = re.compile(r"^((?:[A-Za-z]\.){2,})\s+for\s+\w")
@@ -84,6 +88,24 @@ _ABBREVIATION_FOR = re.compile(r"^((?:[A-Za-z]\.){2,})\s+for\s+\w")
 _CUT_PHRASE = re.compile(r"\b(?i:the|a|an|of|to|for|and|or|with|in|on|by)$")
 # a clause after a comma that explains what comes before it ("Fares = flights, which can be …")
 _CLAUSE = re.compile(r",\s*(?i:which|who|whose|where|that|as\s+in|as\s+it|i\.e\.|e\.g\.|meaning|referring)\b")
+
+
+QUERY: ContextVar[tuple[str, ...] | None] = ContextVar("QUERY", default=None)
+"""The words of the query the reply answers (folded by `query_words`), while `read_reply` reads
+it with the query given; None when it was not given."""
+
+
+def query_words(text: str) -> tuple[str, ...]:
+    """Rule-1 normalisation, word by word, a plural's "s" off ("Insulin pumps" is "insulin
+    pump"), an identifier's underscores as spaces ("cell_phone")."""
+    words = normalize_term(text.replace("_", " ")).split()
+    return tuple(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words)
+
+
+def is_query(text: str) -> bool:
+    """Whether `text` is the query's own text (rule 1, a plural folded), when the query is known."""
+    query = QUERY.get()
+    return query is not None and query_words(unquote(unmark(text))) == query
 
 
 def colon_label(item: str) -> tuple[str, str] | None:
@@ -159,6 +181,9 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             return list_of(rest, lambda part: terms_of(part, True, False)) if colon and listy else []
         if listy and all(QUANTITY.match(unquote(part)) for part in split_line(rest)):
             return terms_of(head, bulleted, False)  # "**Flat tire**: 20% flat, 30% flat": figures on the label
+        values = _query_label(rest, colon) if is_query(label) else None
+        if values:
+            return values
         listed = rest.strip() and (label.isdigit() or (LEAD_WORDS.search(label) and (colon or listy))
                                    or NOT_A_TERM.match(label) or (colon and listy and not is_sentence(rest)))
         # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"; a sentence after a
@@ -204,6 +229,22 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     return [item]
 
 
+def _query_label(rest: str, colon: bool) -> list[str] | None:
+    """The values of an item whose label is the query itself, when they are a list of terms
+    (seventh round, the labelling guide's "a label that is the query itself gives the
+    values": "Credit Score - credit card, credit-rating", "cheap flights: cheap, fleets");
+    None otherwise: over one value, a note or a definition the query stays the term it
+    explains ("Divorce: the legal end of a marriage")."""
+    parts = split_line(rest)
+    if len(parts) > 1 and not any(_DESCRIBES.match(part) for part in parts):
+        return list_of(rest, lambda part: terms_of(part, True, False), parts) or None
+    value = unquote(unmark(rest))
+    if colon and len(parts) == 1 and is_term(value, True) and not _DESCRIBES.match(value) and not is_statement(rest) \
+            and not QUANTITY.match(value) and not is_sentence(rest):
+        return [value]  # "1. Insulin pumps: insulin-pump injector"
+    return None
+
+
 def _second_term(head: str, rest: str) -> bool:
     """Whether the `B` of a list item `A - B` or `A: B` is a second term rather than a note
     on `A`: both are written as names are, starting with a capital letter, and `B` is a term
@@ -226,6 +267,8 @@ def _equated(item: str, bulleted: bool) -> list[str]:
     a = unquote(left)
     if _CUT_PHRASE.search(a):
         return []  # "Using the *= operator …": the " = " is inside a phrase, not between two sides
+    if not any(c.isalpha() for c in right):
+        return [a] if is_term(a, bulleted) else []  # "Lost = ⅛ 2,000": a figure on A, as after a label
     if _defines(unquote(unmark(right))):
         return [a] if is_term(a, bulleted) else []  # "SORE = to be very painful": B defines A
     b = list_of(right, lambda part: terms_of(part, True, False))
@@ -243,12 +286,25 @@ def _defines(text: str) -> bool:
     return bool(_DESCRIBES.match(text)) or (first[:1].islower() and bool(re.search(r"\s(?:and|or)\s", first)))
 
 
+# a relative clause after a comma says more of the part before it, to the end of the item
+# (seventh round): "Inflamation of the conjunctiva, which can lead to infection …"; not after
+# a sentence ("The word "ear" is derived from …, which refers to …"), nor a part opening with
+# an article ("The drug, which is cheap, helps …")
+_RELATIVE = re.compile(r"^\s*(?:which|who|whose)\s")
+_RELATIVE_AFTER = re.compile(r"[,;]\s*(?:which|who|whose)\s")
+
+
 def list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
     """The terms of a comma or semicolon list when every part of it is a term; none when a
     part is not (then the commas are a sentence's: "It is designed with comfort, elegance,
     and beauty in mind, making it perfect for parties")."""
-    found = []
+    found, skipped = [], 0
     parts = split_line(text) if parts is None else parts
+    relative = next((i for i, part in enumerate(parts) if i and _RELATIVE.match(part)), None)
+    head = _RELATIVE_AFTER.split(text, 1)[0]
+    if (relative is not None and not _DESCRIPTION.match(head) and not STATEMENT.search(f" {head} ")
+            and not is_clause(head) and all(len(part.split()) <= 3 for part in parts[relative + 1:])):
+        parts = parts[:relative]  # "Inflamation of the conjunctiva, which can lead to …": a note on what it follows
     if (parts and len(parts[0].split()) >= 4 and _ARTICLE.search(f" {parts[0].strip()} ")
             and sum(len(part.split()) for part in parts) >= 8):
         return []  # "Using the + operator for addition, subtraction, …": a description naming things
@@ -258,10 +314,13 @@ def list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
         if i and _NOTE_PART.match(part) and is_term(unquote(part), True):
             continue  # "DUINED, also spelled duh-deed", "X, including Y": a short note on the part before
         terms = read(part)
+        if not terms and len(unquote(part).split()) > 6 and not reads_as_sentence(unquote(part)):
+            skipped += 1  # "UTI treatment, uromitrogenic medical device for urinary tract infection":
+            continue      # a long name is no term, and no sentence's comma either
         if not terms:
             return []
         found.extend(terms)
-    return found
+    return found if len(found) >= skipped else []
 
 
 def prose_before_colon(head: str) -> bool:
@@ -323,6 +382,10 @@ def is_term(item: str, bulleted: bool = False) -> bool:
             and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item))
 
 
+# a comma between digits that groups thousands ("2,000", "1,250,000") separates no items
+_THOUSANDS = re.compile(r"\d,\d{3}(?!\d)")
+
+
 def split_line(line: str) -> list[str]:
     """One line's items: split on commas and semicolons outside brackets (rule 4); a line
     that is wholly one bracketed list ("['sofa', 'couch']") is split inside it."""
@@ -330,12 +393,12 @@ def split_line(line: str) -> list[str]:
     if len(stripped) > 2 and stripped[0] == "[" and stripped[-1] == "]" and "," in stripped:
         line = stripped[1:-1]
     items, depth, current = [], 0, []
-    for char in line:
+    for i, char in enumerate(line):
         if char in "([{":
             depth += 1
         elif char in ")]}" and depth:
             depth -= 1
-        if char in ",;" and not depth:
+        if char in ",;" and not depth and not (char == "," and _THOUSANDS.match(line, i - 1)):
             items.append("".join(current))
             current = []
         else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from .reply_items import LEAD_WORDS, is_term, list_of, split_line, unquote
+from .reply_items import QUERY, LEAD_WORDS, is_query, is_term, list_of, split_line, unquote
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _TERM_KEYS = ("terms", "synonyms", "expansions")
@@ -64,9 +64,12 @@ def _as_terms(value, records: bool = True) -> list | None:
         while (len(value) == 1 and isinstance(next(iter(value.values())), dict)
                and not LEAD_WORDS.search(str(next(iter(value))).replace("_", " "))):
             value = next(iter(value.values()))  # {"living_trust": {"name": …, "description": …}}: a wrapper naming one record
-        if any(isinstance(value.get(key), str) for key in _NAME_KEYS):
+        name = next((value[key] for key in _NAME_KEYS if isinstance(value.get(key), str)), None)
+        if name is not None and (QUERY.get() is None or is_query(name)):
             # one record as the whole JSON, or under one key naming it, is the thing described
-            # ({"name": "cell_phone", …}): its name is no term, what its other fields list may be
+            # ({"name": "cell_phone", …}): its name is no term, what its other fields list may
+            # be; with the query known, only a record naming the query is (seventh round:
+            # {"healthcare_proxy": {"name": "Healthcare", …}} offers "Healthcare")
             value = {key: field for key, field in value.items() if key not in _NAME_KEYS}
         return _named(value, records)
     try:
@@ -114,11 +117,17 @@ def _record_names(value, records: bool, depth: int) -> list[str]:
     if depth > _MAX_DEPTH:
         return []
     if isinstance(value, dict):
-        for key in _NAME_KEYS:
-            if isinstance(value.get(key), str):
-                return [value[key]] if records else []
-        return [name for key, field in value.items() if str(key).lower() not in _NOT_TERM_KEYS
-                for name in _record_names(field, records, depth + 1)]
+        named = next((key for key in _NAME_KEYS if isinstance(value.get(key), str)), None)
+        held = [] if named is not None and not is_query(value[named]) else [
+            name for key, field in value.items() if named is None and str(key).lower() not in _NOT_TERM_KEYS
+            or named is not None and str(key).lower() in _ANSWER_KEYS
+            for name in _record_names(field, records, depth + 1)]
+        if held or named is None:
+            # a record naming the query itself, with records under an answer key of its own,
+            # describes the query (seventh round): they are its terms ({"name": "Acid Reflux",
+            # "synonyms": [{"value": "acetic acid"}]}); else the query, listed, is a term
+            return held
+        return [value[named]] if records else []
     if isinstance(value, list):
         return [name for entry in value for name in
                 ([entry] if isinstance(entry, str) else _record_names(entry, records, depth + 1))]
@@ -149,7 +158,37 @@ def json_answer(text: str) -> list | None:
                 if terms is not None and not _held_by(terms, programs):
                     return terms
         raise ValueError("code, not terms")  # strings inside code are not the reply's answer
-    return _json_span(text)
+    found = _json_span(text)
+    if found is None and _TRAILING_COMMA.search(text):
+        found = _json_span(_without_trailing_commas(text))
+    return found
+
+
+# a comma right before a closing bracket: JSON forbids it, and a reader forgives it
+_TRAILING_COMMA = re.compile(r",\s*[\]}]")
+
+
+def _without_trailing_commas(text: str) -> str:
+    """`text` with each comma that stands right before a closing bracket, outside strings,
+    taken out (seventh round: `{"keywords": [{…}, {…},]}` is JSON a person reads, and two
+    of three labellers did). One pass, linear."""
+    out, in_string, escaped, i = [], False, False, 0
+    while i < len(text):
+        char = text[i]
+        if in_string:  # a string ends at its closing quote, or at a line break (no JSON string holds one)
+            escaped, in_string = (False, char != "\n") if escaped else (char == "\\", char not in '"\n')
+        elif char == '"':
+            in_string = True
+        elif char == ",":
+            j = i + 1
+            while j < len(text) and text[j] in " \t\r\n":
+                j += 1
+            if j < len(text) and text[j] in "]}":
+                i += 1
+                continue
+        out.append(char)
+        i += 1
+    return "".join(out)
 
 
 def _held_by(terms: list, programs: list[str]) -> bool:

@@ -130,9 +130,18 @@ def reads_as_sentence(text: str) -> bool:
     than a term can be (more than six words, notes in brackets aside) and sentence-like —
     opening with a capital as a sentence does ("Supports printing on different types of
     devices"), or, in lower case, a sentence (`is_sentence`), a clause, a pronoun or
-    determiner ("legal document that gives you the right …") or a label over a long value.
+    determiner ("legal document that gives you the right …") or a label over a long value;
+    a long name in title case is none (seventh round).
     A long lower-case noun phrase, a note in brackets after it or not, is not (sixth round:
     "business licenses with a small business label (also known as …)")."""
     text = _BRACKETED.sub("", text).strip()
-    return len(text.split()) > 6 and (not text[:1].islower() or is_sentence(text) or is_clause(text)
-                                      or bool(_PRONOUN.search(f" {text}")) or ": " in text)
+    return len(text.split()) > 6 and (is_sentence(text) or is_clause(text) or (not title_case(text) and (
+        not text[:1].islower() or bool(_PRONOUN.search(f" {text}")) or ": " in text)))
+
+
+def title_case(text: str) -> bool:
+    """Whether a phrase is written as a name is, every word of four or more letters
+    capitalised ("Uterine Proliferative Adenocarcinoma of the Urethral Vulpallus"): a long
+    name, not a sentence, which capitalises only its first word (seventh round)."""
+    words = [word for word in re.findall(r"[A-Za-z][\w'’-]*", text) if len(word) >= 4]
+    return len(words) >= 2 and all(word[:1].isupper() for word in words)
