@@ -671,3 +671,29 @@ def test_long_names_relative_clauses_and_figures(reply, expected):
 def test_sentences_with_commas_stay_prose(reply):
     with pytest.raises(ValueError, match="no terms found"):
         read_reply(reply)
+
+
+def test_the_query_over_sentences_in_every_item_offers_nothing():
+    reply = ("Here are some additional ways to use the index fund terminology:\n"
+             "1. Index Funds: A financial instrument that tracks a diversified portfolio of securities.\n"
+             "2. Index Funds: A type of investment where funds are managed by an index provider.\n"
+             "3. **Index Funds** (also known as trackers): A fund that follows a market index closely.")
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply, "index funds")
+    assert set(read_reply(reply, "mutual funds")) == {"Index Funds"}  # another label over definitions is the term
+    assert set(read_reply(reply)) == {"Index Funds"}
+
+
+def test_a_sign_inside_brackets_pairs_nothing():
+    reply = ('1. Plantar fasciitis (plantar means "sole" in Latin)\n2. Plantar fasciitis (fascii = feet, fasciae = skin)\n'
+             "3. Heel spur (spur = bone growth)")
+    assert read_reply(reply) == ["Plantar fasciitis", "Plantar fasciitis", "Heel spur"]
+
+
+def test_a_span_inside_a_broken_json_fence_is_no_answer():
+    reply = ('Here is a sample:\n```json\n{"chest_pain": [{"name": "chest_pain", "synonyms": ["heartache", "heartburn"]},\n'
+             '{"name": "heartache", "synonyms": ["heartbreak", "heartwrenching"}"}]}\n```')
+    with pytest.raises(ValueError, match="invalid JSON"):
+        read_reply(reply)
+    # the same span in prose, or in a fence that parses, is read
+    assert read_reply('Try these: ["heartache", "heartburn"] or more.') == ["heartache", "heartburn"]

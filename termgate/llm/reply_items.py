@@ -108,6 +108,10 @@ def is_query(text: str) -> bool:
     return query is not None and query_words(unquote(unmark(text))) == query
 
 
+_BRACKETED_NOTE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+"""A bracketed note (innermost), removed to see what stands outside brackets."""
+
+
 def colon_label(item: str) -> tuple[str, str] | None:
     """`(label, value)` when an item (markers removed) is `Label: value`, the colon outside
     brackets and followed by a space; None otherwise (no colon, or a note after a dash)."""
@@ -162,7 +166,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     item = unmark(item)
     if not item:
         return []
-    if " = " in item:
+    if " = " in _BRACKETED_NOTE.sub("", item):  # "Plantar fasciitis (fascia = tissue)": a sign in a note pairs nothing
         pair = _equated(item, bulleted)
         if pair:
             return pair

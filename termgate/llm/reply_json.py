@@ -164,6 +164,14 @@ def json_answer(text: str) -> list | None:
     return found
 
 
+def _broken_json_fences(text: str) -> list[tuple[int, int]]:
+    """Where `text` holds a fence tagged as JSON whose content does not parse, a trailing
+    comma forgiven (seventh round): a bracket span inside it is a piece of invalid JSON,
+    not an answer (`"synonyms": ["heartache", "heartburn"]` in a block broken further on)."""
+    return [(m.start(2), m.end(2)) for m in _FENCE.finditer(text) if m.group(1).lower() in _JSON_FENCES
+            and not _parses(m.group(2)) and not _parses(_without_trailing_commas(m.group(2)))]
+
+
 # a comma right before a closing bracket: JSON forbids it, and a reader forgives it
 _TRAILING_COMMA = re.compile(r",\s*[\]}]")
 
@@ -222,9 +230,10 @@ def _json_span(text: str, records: bool = True) -> list | None:
     """The first fenced block or bracket span of `text` that holds a term list."""
     decoder = json.JSONDecoder()
     starts = sorted({m.start(2) for m in _FENCE.finditer(text)} | {m.start() for m in _JSON_START.finditer(text)})
+    broken = _broken_json_fences(text)
     covered = -1  # a span inside JSON already read is part of it, not an answer beside it
     for start in starts[:_MAX_STARTS]:
-        if start < covered:
+        if start < covered or any(a <= start < b for a, b in broken):
             continue
         body = text[start:].lstrip()
         if not body.startswith(("[", "{")):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES, colon_label,
-                          is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
+                          is_query, is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
                           unquote)
 from .reply_prose import defines, is_sentence, is_statement, reads_as_sentence, shares_word
 
@@ -123,17 +123,23 @@ def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str
     commentary (as in a list of mostly sentences). The same label over definitions
     ("Living Trusts: A living trust is …" four times), or after a dash ("hair dryer - a
     device that …"), and distinct labels over sentences ("Asthma inhalers: Asthma
-    medications … can be used …") stay terms."""
+    medications … can be used …") stay terms; a note in brackets after the label is no
+    other label ("**pink eye** (also known as …):"). Seventh round: when the label is the
+    query itself, over sentences, definitions too are commentary ("1. Index Funds: A
+    financial instrument that …" three times offers no expansion): three blind labellers
+    read four such replies so, one read a fifth ("Living Trusts: A living trust is …") as
+    the term."""
     if len(read) < 2:
         return read
     labelled = []
     for line, _ in read:
         pair = colon_label(unmark(line))
-        if pair is None or (labelled and pair[0].casefold() != labelled[0][0].casefold()):
+        if pair is None or (labelled and unquote(pair[0]).casefold() != unquote(labelled[0][0]).casefold()):
             return read  # an item without a colon, or another label: no one topic
         labelled.append(pair)
     label = unquote(labelled[0][0])
-    said = [(is_sentence(rest) or is_statement(rest)) and not defines(rest, label) for _, rest in labelled]
+    topic = is_query(label)  # seventh round: the query over sentences is explained, not expanded
+    said = [(is_sentence(rest) or is_statement(rest)) and (topic or not defines(rest, label)) for _, rest in labelled]
     if 2 * sum(said) <= len(read):
         return read
     return [(line, []) for line, _ in read]  # its short values too: fragments of the same commentary
