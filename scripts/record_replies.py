@@ -149,6 +149,28 @@ FRESH8_QUERIES = [
     ("phone won't charge", "software", "support"), ("life insurance", "insurance", "quotes"),
 ]
 """The held-out set the seventh round is measured on once (`--fresh8`), recorded with fresh7."""
+FRESH9_QUERIES = [
+    ("carpal tunnel syndrome", "medical", "condition"), ("statin alternatives", "medical", "treatment"),
+    ("hip replacement recovery", "medical", "procedure"), ("blurry vision", "medical", "symptom lookup"),
+    ("zoning variance", "legal", "property"), ("debt collector harassment", "legal", "debt"),
+    ("spousal support", "legal", "family law"), ("defamation claim", "legal", "litigation"),
+    ("recliner chair", "ecommerce", "furniture"), ("air fryer", "ecommerce", "kitchen"),
+    ("crib mattress", "ecommerce", "baby"), ("usb-c hub", "ecommerce", "electronics"),
+    ("certificate of deposit", "finance", "banking"), ("travel visa waiver", "travel", "documents"),
+    ("app keeps crashing", "software", "support"), ("pet health insurance", "insurance", "quotes"),
+]
+"""A held-out set recorded after fresh7's measurement, before any rule was tuned on fresh8 (`--fresh9`)."""
+FRESH10_QUERIES = [
+    ("rotator cuff tear", "medical", "injury"), ("eczema cream", "medical", "treatment"),
+    ("mri scan", "medical", "procedure"), ("dizziness after standing", "medical", "symptom lookup"),
+    ("boundary line dispute", "legal", "property"), ("payday loan debt", "legal", "debt"),
+    ("paternity test", "legal", "family law"), ("product liability", "legal", "litigation"),
+    ("bunk bed", "ecommerce", "furniture"), ("stand mixer", "ecommerce", "kitchen"),
+    ("baby carrier", "ecommerce", "baby"), ("4k monitor", "ecommerce", "electronics"),
+    ("high yield savings", "finance", "banking"), ("international driving permit", "travel", "documents"),
+    ("bluetooth won't connect", "software", "support"), ("dental insurance", "insurance", "quotes"),
+]
+"""A held-out set recorded with fresh9 (`--fresh10`)."""
 FRESH_SETS = {
     "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
     "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
@@ -158,6 +180,8 @@ FRESH_SETS = {
     "fresh6": (FRESH6_QUERIES, "a held-out set after the sixth round"),
     "fresh7": (FRESH7_QUERIES, "the seventh round's first held-out set"),
     "fresh8": (FRESH8_QUERIES, "the seventh round's second held-out set"),
+    "fresh9": (FRESH9_QUERIES, "a held-out set recorded after fresh7's measurement"),
+    "fresh10": (FRESH10_QUERIES, "a held-out set recorded with fresh9"),
 }
 """Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)
