@@ -662,8 +662,8 @@ def test_long_names_relative_clauses_and_figures(reply, expected):
     '1. Etymology: The word "ear" is derived from the Latin word, which refers to the outer ear.\n'
     '2. Etymological: Both words have a similar etymology, but they are not exactly the same thing.',
     "The drug, which is cheap, helps many people with pain every day.",
-    # long parts that read as sentences (a pronoun, a capital opening) are not names
-    "1. Rest, a way to help your body recover from the flu\n2. Fluids, something you should drink",
+    # long parts that read as sentences (a pronoun, a verb) are not names
+    "rest is what your body needs, fluids, sleep for recovery from the flu",
     # a list of capitalised sentences is still prose
     "1. Supports printing on any type of device that you own\n2. Supports printing from the cloud to any printer\n"
     "3. Prints",
@@ -697,3 +697,52 @@ def test_a_span_inside_a_broken_json_fence_is_no_answer():
         read_reply(reply)
     # the same span in prose, or in a fence that parses, is read
     assert read_reply('Try these: ["heartache", "heartburn"] or more.') == ["heartache", "heartburn"]
+
+
+# after fresh8's one measurement
+
+def test_a_records_own_answer_list_of_records_gives_their_values():
+    reply = ('```json\n{"data": [{"name": "phone", "synonyms": [{"type": "adjective"}, {"value": "mobile"}]},\n'
+             '{"name": "apple", "synonyms": [{"type": "noun"}, {"value": "orange"}]}]}\n```')
+    assert read_reply(reply) == ["mobile", "orange"]
+
+
+def test_the_querys_own_contraction_is_no_sign_of_a_sentence():
+    reply = ("Here are some related search terms:\n* won't charge phone battery\n* won't work on phone charger")
+    assert read_reply(reply, "phone won't charge") == ["won't charge phone battery", "won't work on phone charger"]
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("* They're not old anymore\n* We've called them couches", "old couch")
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a long description after a numbered item's comma, opening with an article: a note on the term
+    ("1. Cola-narrows, a medical term referring to an injection of colostumax into the stomach.\n"
+     "2. Colonic, a medical term used to describe any part of the digestive system that is not visible.",
+     ["Cola-narrows", "Colonic"]),
+    # glosses after a dash ("medical = medicine") are notes, for the query's label too
+    ("1. Medical malpractice - medical = medical, legal = legal (legal)\n2. Legal malpractice - legal = legalism",
+     ["Medical malpractice", "Legal malpractice"]),
+    ("1. Rest, a way to help your body recover from the flu\n2. Fluids, a drink of water or juice taken often",
+     ["Rest", "Fluids"]),
+])
+def test_appositives_and_glosses_are_notes(reply, expected):
+    assert read_reply(reply, "medical malpractice") == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # an appositive that is itself a sentence, or a sentence adverb, leaves the commas a sentence's
+    "1. In legal terms, juries are composed of the people who decide.\n"
+    "2. In other contexts, such as politics or social justice movements, a jury is a group that makes decisions.",
+    "additionally, the search query \"adopemodel\" with synonyms.",
+    "However, the term covers many meanings, sofa, couch",
+])
+def test_sentences_opening_with_a_phrase_and_a_comma_stay_prose(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+def test_a_description_list_after_a_dash_keeps_only_the_term():
+    reply = ("1. portable - something that is meant to be carried around easily;\n"
+             "2. chargers - devices specifically designed to charge electronic devices like computers, smartphones, "
+             "and televisions;")
+    assert read_reply(reply) == ["portable", "chargers"]

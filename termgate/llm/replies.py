@@ -70,7 +70,8 @@ from __future__ import annotations
 import re
 
 from .reply_clean import clean, drop_reasoning
-from .reply_items import BULLET, LEAD_WORDS, QUERY, query_words
+from .reply_items import BULLET, LEAD_WORDS
+from .reply_prose import QUERY, query_words
 from .reply_json import json_answer, json_entry, must_be_json, term_entries
 from .reply_lists import list_terms
 

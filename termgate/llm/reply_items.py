@@ -5,11 +5,8 @@ term. Part of the reading in termgate.llm.replies."""
 from __future__ import annotations
 
 import re
-from contextvars import ContextVar
-
-from ..scoring.metrics import normalize_term
-from .reply_prose import (SENTENCE, STATEMENT, is_clause, is_sentence, is_statement, reads_as_sentence, shares_word,
-                          speaks_of)
+from .reply_prose import (QUERY, SENTENCE, STATEMENT, is_clause, is_sentence, is_statement, query_words,
+                          reads_as_sentence, shares_word, speaks_of)
 
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
@@ -90,18 +87,6 @@ _CUT_PHRASE = re.compile(r"\b(?i:the|a|an|of|to|for|and|or|with|in|on|by)$")
 _CLAUSE = re.compile(r",\s*(?i:which|who|whose|where|that|as\s+in|as\s+it|i\.e\.|e\.g\.|meaning|referring)\b")
 
 
-QUERY: ContextVar[tuple[str, ...] | None] = ContextVar("QUERY", default=None)
-"""The words of the query the reply answers (folded by `query_words`), while `read_reply` reads
-it with the query given; None when it was not given."""
-
-
-def query_words(text: str) -> tuple[str, ...]:
-    """Rule-1 normalisation, word by word, a plural's "s" off ("Insulin pumps" is "insulin
-    pump"), an identifier's underscores as spaces ("cell_phone")."""
-    words = normalize_term(text.replace("_", " ")).split()
-    return tuple(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words)
-
-
 def is_query(text: str) -> bool:
     """Whether `text` is the query's own text (rule 1, a plural folded), when the query is known."""
     query = QUERY.get()
@@ -166,7 +151,9 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     item = unmark(item)
     if not item:
         return []
-    if " = " in _BRACKETED_NOTE.sub("", item):  # "Plantar fasciitis (fascia = tissue)": a sign in a note pairs nothing
+    # a sign in a note pairs nothing: in brackets ("Plantar fasciitis (fascia = tissue)") or
+    # after a spaced dash ("Medical malpractice - medical = medical, legal = legal")
+    if " = " in _BRACKETED_NOTE.sub("", item).split(" - ", 1)[0]:
         pair = _equated(item, bulleted)
         if pair:
             return pair
@@ -195,8 +182,9 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if listed:
             return list_of(rest, lambda part: terms_of(part, True, False))
         if (listy and not colon and len(split_line(rest)) > 1 and not rest.rstrip().endswith(".")
-                and not any(_DESCRIBES.match(part) for part in split_line(rest))):
-            # "breach - breaching, breached": a list of terms, not a note ("a disease, spread by contact")
+                and not any(_DESCRIBES.match(part) or " = " in part for part in split_line(rest))):
+            # "breach - breaching, breached": a list of terms, not a note ("a disease, spread by
+            # contact"; "medical = medical, legal = legal" glosses)
             more = list_of(rest, lambda part: terms_of(part, True, False))
             if more:
                 return terms_of(head, bulleted, False) + more
@@ -221,7 +209,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     if rest is not None:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
     if bulleted and rest is None and ("," in item or ";" in item) and len(split_line(item)) > 1:
-        return list_of(item, lambda part: terms_of(part, True, False))  # "- Dissolution, divorce"
+        return list_of(item, lambda part: terms_of(part, True, False), item=True)  # "- Dissolution, divorce"
     if bulleted and labelled and rest is None and is_statement(item):
         return []  # "1. Restart the printer.", "- The cable is loose.": a statement (a comma list's parts are not)
     abbreviation = _ABBREVIATION_FOR.match(item)
@@ -240,7 +228,7 @@ def _query_label(rest: str, colon: bool) -> list[str] | None:
     None otherwise: over one value, a note or a definition the query stays the term it
     explains ("Divorce: the legal end of a marriage")."""
     parts = split_line(rest)
-    if len(parts) > 1 and not any(_DESCRIBES.match(part) for part in parts):
+    if len(parts) > 1 and not any(_DESCRIBES.match(part) or " = " in part for part in parts):
         return list_of(rest, lambda part: terms_of(part, True, False), parts) or None
     value = unquote(unmark(rest))
     if colon and len(parts) == 1 and is_term(value, True) and not _DESCRIBES.match(value) and not is_statement(rest) \
@@ -295,13 +283,23 @@ def _defines(text: str) -> bool:
 # a sentence ("The word "ear" is derived from …, which refers to …"), nor a part opening with
 # an article ("The drug, which is cheap, helps …")
 _RELATIVE = re.compile(r"^\s*(?:which|who|whose)\s")
+# a sentence adverb that links to what came before: a comma after it opens a sentence's clause
+# (seventh round: "additionally, the search query "adopemodel" with synonyms.")
+_CONNECTIVE = re.compile(r"^\W*(?i:additionally|however|furthermore|moreover|therefore|thus|hence|"
+                         r"consequently|meanwhile|nevertheless|nonetheless|otherwise|instead|similarly|likewise|"
+                         r"in\s+addition|in\s+contrast|in\s+general|in\s+summary|in\s+conclusion|for\s+example|"
+                         r"for\s+instance|as\s+a\s+result|on\s+the\s+other\s+hand)\W*$")
+_RELATIVE_CLAUSE = re.compile(r"\s(?:that|which|who|whose|where)\s")
+"""Where a description's relative clause begins ("a medical term used … that is not visible"):
+a verb after it is the clause's, not the sentence's."""
 _RELATIVE_AFTER = re.compile(r"[,;]\s*(?:which|who|whose)\s")
 
 
-def list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
+def list_of(text: str, read, parts: list[str] | None = None, item: bool = False) -> list[str]:
     """The terms of a comma or semicolon list when every part of it is a term; none when a
     part is not (then the commas are a sentence's: "It is designed with comfort, elegance,
-    and beauty in mind, making it perfect for parties")."""
+    and beauty in mind, making it perfect for parties"). `item`: the list is a bulleted or
+    numbered item's, where a long description after a comma is an appositive note."""
     found, skipped = [], 0
     parts = split_line(text) if parts is None else parts
     relative = next((i for i, part in enumerate(parts) if i and _RELATIVE.match(part)), None)
@@ -309,16 +307,26 @@ def list_of(text: str, read, parts: list[str] | None = None) -> list[str]:
     if (relative is not None and not _DESCRIPTION.match(head) and not STATEMENT.search(f" {head} ")
             and not is_clause(head) and all(len(part.split()) <= 3 for part in parts[relative + 1:])):
         parts = parts[:relative]  # "Inflamation of the conjunctiva, which can lead to …": a note on what it follows
+    appositive = next((i for i, part in enumerate(parts) if i and _DESCRIPTION.match(part)
+                       and len(unquote(part).split()) > 6
+                       and not STATEMENT.search(f" {_RELATIVE_CLAUSE.split(part, 1)[0]} ")), None) if item else None
+    if appositive is not None and not any(_DESCRIPTION.match(part) or STATEMENT.search(f" {part} ") or is_clause(part)
+                                          for part in parts[:appositive]):
+        # seventh round: "1. Colonic, a medical term used to describe any part of …": the item's
+        # term, then a description of it opening with an article, to the end of the item
+        parts = parts[:appositive]
     if (parts and len(parts[0].split()) >= 4 and _ARTICLE.search(f" {parts[0].strip()} ")
             and sum(len(part.split()) for part in parts) >= 8):
         return []  # "Using the + operator for addition, subtraction, …": a description naming things
+    if parts and _CONNECTIVE.match(parts[0]):
+        return []  # "additionally, the search query …": a sentence goes on, no list begins so
     for i, part in enumerate(parts):
         if " " in part.strip() and (STATEMENT.search(f" {part.strip()} ") or is_clause(part)):
             return []  # "The sofa is designed with comfort, elegance, …", "tenants may ask for repairs, …": a clause
         if i and _NOTE_PART.match(part) and is_term(unquote(part), True):
             continue  # "DUINED, also spelled duh-deed", "X, including Y": a short note on the part before
         terms = read(part)
-        if not terms and len(unquote(part).split()) > 6 and not reads_as_sentence(unquote(part)):
+        if not terms and i and len(unquote(part).split()) > 6 and not reads_as_sentence(unquote(part)):
             skipped += 1  # "UTI treatment, uromitrogenic medical device for urinary tract infection":
             continue      # a long name is no term, and no sentence's comma either
         if not terms:

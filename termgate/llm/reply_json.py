@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import re
 
-from .reply_items import QUERY, LEAD_WORDS, is_query, is_term, list_of, split_line, unquote
+from .reply_items import LEAD_WORDS, is_query, is_term, list_of, split_line, unquote
+from .reply_prose import QUERY
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _TERM_KEYS = ("terms", "synonyms", "expansions")
@@ -118,14 +119,15 @@ def _record_names(value, records: bool, depth: int) -> list[str]:
         return []
     if isinstance(value, dict):
         named = next((key for key in _NAME_KEYS if isinstance(value.get(key), str)), None)
-        held = [] if named is not None and not is_query(value[named]) else [
-            name for key, field in value.items() if named is None and str(key).lower() not in _NOT_TERM_KEYS
-            or named is not None and str(key).lower() in _ANSWER_KEYS
-            for name in _record_names(field, records, depth + 1)]
-        if held or named is None:
-            # a record naming the query itself, with records under an answer key of its own,
-            # describes the query (seventh round): they are its terms ({"name": "Acid Reflux",
-            # "synonyms": [{"value": "acetic acid"}]}); else the query, listed, is a term
+        if named is None:  # no record: what its fields hold, but for the fields that never name a term
+            return [name for key, field in value.items() if str(key).lower() not in _NOT_TERM_KEYS
+                    for name in _record_names(field, records, depth + 1)]
+        held = [name for key, field in value.items() if str(key).lower() in _ANSWER_KEYS
+                for name in _record_names(field, records, depth + 1)]
+        if held:
+            # a record with records under an answer key of its own (seventh round): they are
+            # what it is called, its name the thing described ({"name": "Acid Reflux",
+            # "synonyms": [{"type": "adjective"}, {"value": "acetic acid"}]} is "acetic acid")
             return held
         return [value[named]] if records else []
     if isinstance(value, list):

@@ -5,6 +5,21 @@ it speaks of that label. Part of the reading in termgate.llm.replies."""
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
+
+from ..scoring.metrics import normalize_term
+
+QUERY: ContextVar[tuple[str, ...] | None] = ContextVar("QUERY", default=None)
+"""The words of the query the reply answers (folded by `query_words`), while `read_reply` reads
+it with the query given; None when it was not given."""
+
+
+def query_words(text: str) -> tuple[str, ...]:
+    """Rule-1 normalisation, word by word, a plural's "s" off ("Insulin pumps" is "insulin
+    pump"), an identifier's underscores as spaces ("cell_phone")."""
+    words = normalize_term(text.replace("_", " ")).split()
+    return tuple(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words)
+
 
 # a sentence break (rule 6: ". " inside an item): a word of two or more letters, ". " (or
 # "? ", "! "), then more text; an initial or a common abbreviation before the stop is not a
@@ -90,10 +105,12 @@ def is_clause(line: str) -> bool:
     words = _DASH_NOTE.split(_BRACKETED.sub("", line), 1)[0].split()  # a note after a dash is no part of it
     if len(words) < 4 or _QUESTION.match(line):
         return False
+    query = QUERY.get() or ()  # seventh round: the query's own "won't" is no sign of a sentence
     for i in range(len(words) - 1):
         word, after = words[i], words[i + 1].strip("\"'“”‘’*_")
-        verb = (_CONTRACTION.match(word.strip("\"“”‘*_")) if i == 0 or word[:1].islower()
-                else None) or (i and (word in _MODAL or (word in _AUXILIARY and len(words) >= 5)))
+        verb = (_CONTRACTION.match(word.strip("\"“”‘*_")) if (i == 0 or word[:1].islower())
+                and normalize_term(word.replace("’", "'")) not in query else None) \
+            or (i and (word in _MODAL or (word in _AUXILIARY and len(words) >= 5)))
         if verb and after[:1].islower() and after.isalpha() and after not in _JOINING:
             return True
     return False
