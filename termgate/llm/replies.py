@@ -50,8 +50,9 @@ choices the spec leaves open):
    a trailing "..." and a bracket without its pair go, a bracket inside a term is a gloss;
    figures after a label ("20% flat, 30% flat") or "=" ("Lost = ⅛ 2,000") leave the label; a label
    that is the query gives its list, or its one term after a colon. A comma part opening
-   "which"/"who"/"whose" is a note; a long name (title case, or no mark of a sentence) is no
-   term and no sentence. `X-ray`, `COVID-19`, `E. coli` stay whole.
+   "which"/"who"/"whose", or in a bulleted item a long description opening with an article
+   ("Colonic, a medical term used to …"), is a note; a long name (title case, or no mark of
+   a sentence) is no term and no sentence; a sentence adverb ("additionally, …") opens no list. `X-ray`, `COVID-19`, `E. coli` stay whole.
 6. Not terms: more than six words or 100 characters, a sentence break, a trailing `!` or
    `?`, a statement ending with a full stop (a lower-case verb, or a pronoun such as
    "the"), a clause with or without its stop ("Landlords can repair their homes"), no letter or digit, words saying
