@@ -418,7 +418,8 @@ def test_one_record_under_a_key_naming_it_is_the_thing_described(reply, expected
 @pytest.mark.parametrize("reply", [
     # a contracted verb ("'re", "'ve", "n't", a pronoun's "'s") in four or more words makes a
     # clause, full stop or not
-    "- they're not old anymore\n- we've called them couches\n- sofas don't fold out\n- it's a long seat",
+    # (after fresh9, a noun's "n't" is a searcher's phrase: "sofas don't fold out" is no longer here)
+    "- they're not old anymore\n- we've called them couches\n- you don't need one\n- it's a long seat",
     # a comma part holding one makes the commas a sentence's
     "sofa, couch, it's a long seat for two",
 ])
@@ -746,3 +747,11 @@ def test_a_description_list_after_a_dash_keeps_only_the_term():
              "2. chargers - devices specifically designed to charge electronic devices like computers, smartphones, "
              "and televisions;")
     assert read_reply(reply) == ["portable", "chargers"]
+
+
+def test_a_nouns_not_is_a_searchers_phrase_a_pronouns_a_sentence():
+    # after fresh9: "app doesn't work anymore" is typed into search boxes; "It doesn't work anymore" is said
+    assert read_reply("* app crashes\n* app doesn't work anymore\n* printer isn't printing at all") == [
+        "app crashes", "app doesn't work anymore", "printer isn't printing at all"]
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("* It doesn't work anymore\n* They're not old anymore")

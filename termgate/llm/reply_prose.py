@@ -48,6 +48,10 @@ _JOINING = frozenset("and or nor of for vs versus with without in on by at to fr
 # (sixth round) a verb contracted onto its subject or its "not": "They're", "we've", "I'm",
 # "isn't", "won't", "it's" ("John's" is also a possessive, so it is none)
 _CONTRACTION = re.compile(r"^[A-Za-z]*" + _CONTRACTED + "$")
+# (after fresh9) a verb's "n't" after a noun is a searcher's phrase ("app doesn't work anymore",
+# "car won't start"); after a pronoun it is a sentence's ("It doesn't work anymore")
+_NOT = re.compile(r"n(?:'|’)t\W*$")
+_SUBJECTS = frozenset("i you he she it we they this that there these those who what".split())
 _DASH_NOTE = re.compile(r"\s(?:--?|–|—)\s")
 _QUESTION = re.compile(r"^\W*(?i:what|how|why|when|where|who|which|whose)\b")
 # a sentence opening so points back to the label before its colon, or defines it
@@ -109,7 +113,8 @@ def is_clause(line: str) -> bool:
     for i in range(len(words) - 1):
         word, after = words[i], words[i + 1].strip("\"'“”‘’*_")
         verb = (_CONTRACTION.match(word.strip("\"“”‘*_")) if (i == 0 or word[:1].islower())
-                and normalize_term(word.replace("’", "'")) not in query else None) \
+                and normalize_term(word.replace("’", "'")) not in query
+                and not (i and _NOT.search(word) and words[i - 1].lower() not in _SUBJECTS) else None) \
             or (i and (word in _MODAL or (word in _AUXILIARY and len(words) >= 5)))
         if verb and after[:1].islower() and after.isalpha() and after not in _JOINING:
             return True
