@@ -755,3 +755,44 @@ def test_a_nouns_not_is_a_searchers_phrase_a_pronouns_a_sentence():
         "app crashes", "app doesn't work anymore", "printer isn't printing at all"]
     with pytest.raises(ValueError, match="no terms found"):
         read_reply("* It doesn't work anymore\n* They're not old anymore")
+
+
+# after fresh10's one measurement
+
+@pytest.mark.parametrize("reply, query, expected", [
+    # quoted alternatives joined by "or" are each a term, a clause or not
+    ('* "bluetooth is down" or "battery is low" (to avoid ambiguity)\n* "no bluetooth available"', "bluetooth",
+     ["bluetooth is down", "battery is low", "no bluetooth available"]),
+    # a label opening with a preposition says where: its value is the term
+    ("- In English: MRI (Magnetic Resonance Imaging)\n- In French: IRM\n- For kids: brain scan", "mri scan",
+     ["MRI", "IRM", "brain scan"]),
+    # "slang for …" after a comma is a note; a note in brackets makes no sentence of a pair
+    ('1. Payday = payday, slang for "payday" (a quick money trick);\n2. bed = bed (the only difference is the sound)',
+     "payday loan", ["Payday", "payday", "bed", "bed"]),
+    # the query as the label over sentences in most items: those items explain it
+    ("1. **Rotator Cuff Tear**: Rotator cuff tears can be described as tears in the rotator cuff.\n"
+     "2. **Rotator Cuff Tear**: Rotator cuff tears are often referred to as tears, but this is not a term.\n"
+     '3. **Tearing of Rotator Cuff**: The most common medical term for the tear in the rotator cuff is "tear".',
+     "rotator cuff tear", ["Tearing of Rotator Cuff"]),
+])
+def test_after_fresh10(reply, query, expected):
+    assert read_reply(reply, query) == expected
+
+
+@pytest.mark.parametrize("reply, query", [
+    # an echoed instruction under a lead-in is a statement, not a term
+    ('The search query "bluetooth won\'t connect" can be rephrased to:\n\nReply with a comma-separated list.',
+     "bluetooth won't connect"),
+    # the query (hyphens aside) as the one label over a sentence explains it
+    ("High-yield savings:\n1. High-yield savings: A high-yield savings account offers higher returns than "
+     "traditional accounts, often with a 20% interest rate.", "high yield savings"),
+])
+def test_after_fresh10_prose(reply, query):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply, query)
+
+
+def test_a_hyphenated_spelling_of_the_query_before_a_list_is_a_term():
+    reply = "1. breach - breaching, breach (adjective)\n2. breach-of-contract - breach-of-contraction, breach-of-contracts"
+    assert read_reply(reply, "breach of contract") == ["breach", "breaching", "breach", "breach-of-contract",
+                                                         "breach-of-contraction", "breach-of-contracts"]

@@ -62,7 +62,7 @@ _ARTICLE = re.compile(r"\s(?:the|a|an)\s")
 # ("Security deposit dispute, including additional details", "DUINED, also spelled duh-deed")
 _NOTE_PART = re.compile(r"^\W*(?i:including|includes|such\s+as|e\.\s?g\.|i\.\s?e\.|for\s+(?:example|instance)|"
                         r"also\s+(?:spelled|spelt|written|known\s+as|called|referred\s+to\s+as)|a\.?k\.?a\.?|"
-                        r"especially|particularly)(?:\s|$|\W)")
+                        r"especially|particularly|(?:slang|short|shorthand|abbreviation|another\s+(?:word|name))\s+(?:for|of))(?:\s|$|\W)")
 # a part that opens with a note label ends a comma list: it and what follows are a note
 # ("sofa, couch; Note: both are informal", "A, B, P.S. ask me for more")
 _NOTE_LABEL_PART = re.compile(r"[,;]\s*(?i:(?:notes?|nb|p\.?\s?s)\s*:|p\.\s?s\.)\s*\S")
@@ -87,12 +87,28 @@ _CUT_PHRASE = re.compile(r"\b(?i:the|a|an|of|to|for|and|or|with|in|on|by)$")
 _CLAUSE = re.compile(r",\s*(?i:which|who|whose|where|that|as\s+in|as\s+it|i\.e\.|e\.g\.|meaning|referring)\b")
 
 
-def is_query(text: str) -> bool:
-    """Whether `text` is the query's own text (rule 1, a plural folded), when the query is known."""
+def is_query(text: str, hyphens: bool = False) -> bool:
+    """Whether `text` is the query's own text (rule 1, a plural folded), when the query is known;
+    with `hyphens`, a hyphen is a space on both sides ("High-yield savings" for "high yield
+    savings"; a hyphenated label giving a list, "breach-of-contract - …", is a spelling of its own)."""
     query = QUERY.get()
-    return query is not None and query_words(unquote(unmark(text))) == query
+    if query is None:
+        return False
+    words = query_words(unquote(unmark(text)))
+    if hyphens:
+        return _unhyphened(words) == _unhyphened(query)
+    return words == query
 
 
+def _unhyphened(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(part for word in words for part in word.split("-") if part)
+
+
+# a label opening with a preposition: where, in which language or for whom ("In French", "For adults")
+_PLACE_LABEL = re.compile(r"^(?i:in|for|on|at|from|under|within|among)\s")
+# quoted phrases, and what may stand between alternatives: "or", "and", "/", commas
+_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
+_ALTERNATIVES = re.compile(r"[\s,;/]*(?:(?i:or|and)(?:[\s,;/]+|$))*")
 _BRACKETED_NOTE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 """A bracketed note (innermost), removed to see what stands outside brackets."""
 
@@ -168,6 +184,11 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if colon and (ENDS_IN_PREPOSITION.search(label) or prose_before_colon(label)):
             return []  # "Suggest query expansions for: X": the colon is inside a sentence
         listy = any(c in rest for c in ",;")
+        if colon and _PLACE_LABEL.match(label):
+            # after fresh10: a label opening with a preposition says where or for whom ("In
+            # French: MRI", "For adults: …"): a heading, its value the term
+            return (list_of(rest, lambda part: terms_of(part, True, False)) if listy
+                    else terms_of(rest, bulleted, False))
         if _EXPLANATION_HEADING.match(label):
             return list_of(rest, lambda part: terms_of(part, True, False)) if colon and listy else []
         if listy and all(QUANTITY.match(unquote(part)) for part in split_line(rest)):
@@ -210,6 +231,10 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
     if bulleted and rest is None and ("," in item or ";" in item) and len(split_line(item)) > 1:
         return list_of(item, lambda part: terms_of(part, True, False), item=True)  # "- Dissolution, divorce"
+    quoted = _QUOTED.findall(_BRACKETED_NOTE.sub("", item))
+    if len(quoted) > 1 and _ALTERNATIVES.fullmatch(_QUOTED.sub("", _BRACKETED_NOTE.sub("", item))):
+        # after fresh10: '"bluetooth is down" or "battery is low" (…)': quoted alternatives
+        return [term for term in (unquote(a or b) for a, b in quoted) if is_term(term, bulleted)]
     if bulleted and labelled and rest is None and is_statement(item):
         return []  # "1. Restart the printer.", "- The cable is loose.": a statement (a comma list's parts are not)
     abbreviation = _ABBREVIATION_FOR.match(item)
@@ -315,13 +340,15 @@ def list_of(text: str, read, parts: list[str] | None = None, item: bool = False)
         # seventh round: "1. Colonic, a medical term used to describe any part of …": the item's
         # term, then a description of it opening with an article, to the end of the item
         parts = parts[:appositive]
-    if (parts and len(parts[0].split()) >= 4 and _ARTICLE.search(f" {parts[0].strip()} ")
-            and sum(len(part.split()) for part in parts) >= 8):
+    bare = [_BRACKETED_NOTE.sub("", part) for part in parts]  # a note's words are no part of the list's
+    if (bare and len(bare[0].split()) >= 4 and _ARTICLE.search(f" {bare[0].strip()} ")
+            and sum(len(part.split()) for part in bare) >= 8):
         return []  # "Using the + operator for addition, subtraction, …": a description naming things
     if parts and _CONNECTIVE.match(parts[0]):
         return []  # "additionally, the search query …": a sentence goes on, no list begins so
     for i, part in enumerate(parts):
-        if " " in part.strip() and (STATEMENT.search(f" {part.strip()} ") or is_clause(part)):
+        bare = _BRACKETED_NOTE.sub("", part).strip()  # "bungerbunk (both have the same sound)": the note's verb
+        if " " in bare and (STATEMENT.search(f" {bare} ") or is_clause(bare)):
             return []  # "The sofa is designed with comfort, elegance, …", "tenants may ask for repairs, …": a clause
         if i and _NOTE_PART.match(part) and is_term(unquote(part), True):
             continue  # "DUINED, also spelled duh-deed", "X, including Y": a short note on the part before
@@ -390,7 +417,7 @@ def is_term(item: str, bulleted: bool = False) -> bool:
     return (bool(item) and (any(c.isalpha() for c in item) or _CODE.fullmatch(item) is not None)
             and _TIMESTAMP.fullmatch(item) is None
             and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
-            and not item.endswith(("!", "?", ":")) and not SENTENCE.search(item)
+            and not item.endswith(("!", "?", ":")) and not SENTENCE.search(item) and " = " not in item
             and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item))
 
 

@@ -129,6 +129,14 @@ def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str
     financial instrument that …" three times offers no expansion): three blind labellers
     read four such replies so, one read a fifth ("Living Trusts: A living trust is …") as
     the term."""
+    explained = [i for i, (line, _) in enumerate(read) if _explains_query(line)]
+    if explained and 2 * len(explained) > len(read):
+        # after fresh10: the query over sentences in most items ("1. **Rotator Cuff Tear**:
+        # Rotator cuff tears can be described as …" twice, then another label): those items
+        # explain the query and give nothing; the others keep their terms
+        # (the label heads its explanation: neither a term nor a sentence for the mostly-sentences rule)
+        read = [(f"{colon_label(unmark(line))[0]}:" if i in explained else line, [] if i in explained else terms)
+                for i, (line, terms) in enumerate(read)]
     if len(read) < 2:
         return read
     labelled = []
@@ -143,6 +151,12 @@ def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str
     if 2 * sum(said) <= len(read):
         return read
     return [(line, []) for line, _ in read]  # its short values too: fragments of the same commentary
+
+
+def _explains_query(line: str) -> bool:
+    """Whether an item is the query as its label over a sentence or a statement after its colon."""
+    pair = colon_label(unmark(line))
+    return pair is not None and is_query(pair[0], hyphens=True) and (is_sentence(pair[1]) or is_statement(pair[1]))
 
 
 def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:

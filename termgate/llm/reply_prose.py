@@ -39,6 +39,8 @@ _BRACKETED = re.compile(r"\s*\([^()]*\)")
 _ARTICLE_OPENING = re.compile(r"^\W*(?i:the|a|an)\s")
 # a lower-case pronoun or determiner inside an item: sentences have them, names of things rarely
 _PRONOUN = re.compile(r"\s(?:the|your|you|my|it|its|them|their|our|we|this|that|these|those)\b")
+# (after fresh10) in a statement an article counts too: "Reply with a comma-separated list."
+_DETERMINER = re.compile(r"\s(?:the|a|an|your|you|my|it|its|them|their|our|we|this|that|these|those)\b")
 # a clause (fifth round): a subject, then a lower-case modal or auxiliary verb, then a lower-case
 # word that is no joining word ("Landlords can repair their homes", stop or not); "Last Will and
 # Testament", "trash can for the kitchen" and "wifi is down" are terms
@@ -135,7 +137,7 @@ def is_statement(line: str, by_words: bool = True) -> bool:
         return True  # "The medical domain is sore throat", "Landlords can fix their homes", full stop or not
     if not line.endswith(".") or line.endswith("..."):
         return False
-    return bool(STATEMENT.search(line)) or (by_words and len(line.split()) >= 3 and bool(_PRONOUN.search(line)))
+    return bool(STATEMENT.search(line)) or (by_words and len(line.split()) >= 3 and bool(_DETERMINER.search(line)))
 
 
 def is_sentence(text: str) -> bool:
