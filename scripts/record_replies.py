@@ -171,6 +171,28 @@ FRESH10_QUERIES = [
     ("bluetooth won't connect", "software", "support"), ("dental insurance", "insurance", "quotes"),
 ]
 """A held-out set recorded with fresh9 (`--fresh10`)."""
+FRESH11_QUERIES = [
+    ("shin splints", "medical", "injury"), ("migraine prevention", "medical", "treatment"),
+    ("cortisone injection", "medical", "procedure"), ("ringing in ears", "medical", "symptom lookup"),
+    ("quiet title action", "legal", "property"), ("credit card debt lawsuit", "legal", "debt"),
+    ("visitation rights", "legal", "family law"), ("wrongful death lawsuit", "legal", "litigation"),
+    ("tv stand", "ecommerce", "furniture"), ("blender", "ecommerce", "kitchen"),
+    ("high chair", "ecommerce", "baby"), ("webcam", "ecommerce", "electronics"),
+    ("overdraft fee", "finance", "banking"), ("green card renewal", "travel", "documents"),
+    ("keyboard not typing", "software", "support"), ("flood insurance", "insurance", "quotes"),
+]
+"""A held-out set recorded after fresh9's measurement (`--fresh11`)."""
+FRESH12_QUERIES = [
+    ("frozen shoulder", "medical", "condition"), ("nasal spray", "medical", "treatment"),
+    ("cataract lens options", "medical", "procedure"), ("numb fingers", "medical", "symptom lookup"),
+    ("eminent domain", "legal", "property"), ("medical debt relief", "legal", "debt"),
+    ("grandparents rights", "legal", "family law"), ("slip and fall claim", "legal", "litigation"),
+    ("coffee table", "ecommerce", "furniture"), ("toaster oven", "ecommerce", "kitchen"),
+    ("baby bottle", "ecommerce", "baby"), ("gaming mouse", "ecommerce", "electronics"),
+    ("wire transfer limit", "finance", "banking"), ("schengen visa", "travel", "documents"),
+    ("email not syncing", "software", "support"), ("umbrella insurance", "insurance", "quotes"),
+]
+"""A held-out set recorded with fresh11 (`--fresh12`)."""
 FRESH_SETS = {
     "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
     "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
@@ -182,6 +204,8 @@ FRESH_SETS = {
     "fresh8": (FRESH8_QUERIES, "the seventh round's second held-out set"),
     "fresh9": (FRESH9_QUERIES, "a held-out set recorded after fresh7's measurement"),
     "fresh10": (FRESH10_QUERIES, "a held-out set recorded with fresh9"),
+    "fresh11": (FRESH11_QUERIES, "a held-out set recorded after fresh9's measurement"),
+    "fresh12": (FRESH12_QUERIES, "a held-out set recorded with fresh11"),
 }
 """Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)
