@@ -796,3 +796,26 @@ def test_a_hyphenated_spelling_of_the_query_before_a_list_is_a_term():
     reply = "1. breach - breaching, breach (adjective)\n2. breach-of-contract - breach-of-contraction, breach-of-contracts"
     assert read_reply(reply, "breach of contract") == ["breach", "breaching", "breach", "breach-of-contract",
                                                          "breach-of-contraction", "breach-of-contracts"]
+
+
+# after fresh11's one measurement
+
+def test_a_short_phrase_stating_a_condition_is_a_term():
+    reply = "* Keyboard is not typing.\n* Keyboard is disabled.\n* No power is available.\n* Keyboard is out of range."
+    assert read_reply(reply) == ["Keyboard is not typing", "Keyboard is disabled", "No power is available",
+                                 "Keyboard is out of range"]
+    with pytest.raises(ValueError, match="no terms found"):  # a pronoun, an article or a determiner: said, not searched
+        read_reply("* It is broken.\n* The domain is medicine.\n* Restart the printer.")
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ('Here are some additional ways to use the word "webcam":\n1. Webcams - 2. Cameras - 3. VideoCameras - 4.',
+     ["Webcams", "Cameras", "VideoCameras"]),
+    ("Synonyms: 1. sofa 2. couch 3. settee", ["sofa", "couch", "settee"]),
+])
+def test_a_numbered_list_run_inline_is_a_list(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_numbers_that_do_not_run_on_are_text():
+    assert read_reply("Size 10. Colour 2. Model 7.") != ["Size", "Colour", "Model"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from .reply_prose import (QUERY, SENTENCE, STATEMENT, is_clause, is_sentence, is_statement, query_words,
-                          reads_as_sentence, shares_word, speaks_of)
+                          reads_as_sentence, shares_word, speaks_of, states_a_condition)
 
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
@@ -235,7 +235,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     if len(quoted) > 1 and _ALTERNATIVES.fullmatch(_QUOTED.sub("", _BRACKETED_NOTE.sub("", item))):
         # after fresh10: '"bluetooth is down" or "battery is low" (…)': quoted alternatives
         return [term for term in (unquote(a or b) for a, b in quoted) if is_term(term, bulleted)]
-    if bulleted and labelled and rest is None and is_statement(item):
+    if bulleted and labelled and rest is None and is_statement(item) and not states_a_condition(item):
         return []  # "1. Restart the printer.", "- The cable is loose.": a statement (a comma list's parts are not)
     abbreviation = _ABBREVIATION_FOR.match(item)
     if abbreviation:

@@ -58,8 +58,27 @@ def _is_prose(line: str) -> bool:
     return not parts or not all(terms_of(part, False) for part in parts)
 
 
+_INLINE_NUMBER = re.compile(r"(?:^|(?<=\s))(\d{1,2})\.\s+")
+
+
+def _inline_items(line: str) -> list[str]:
+    """A line holding a numbered list inline, three or more numbers running on ("1. Webcams -
+    2. Cameras - 3. VideoCameras - 4."), as one line per item (after fresh11; a lead-in
+    before the first number stays a line of its own); any other line as it is."""
+    found = list(_INLINE_NUMBER.finditer(line))
+    numbers = [int(m.group(1)) for m in found]
+    if len(found) < 3 or any(b != a + 1 for a, b in zip(numbers, numbers[1:])):
+        return [line]
+    cuts = [m.start() for m in found] + [len(line)]
+    items = [line[a:b].strip().rstrip("-–—,;").strip() for a, b in zip(cuts, cuts[1:])]
+    lead = line[:cuts[0]].strip()
+    return ([lead] if lead else []) + [item for item in items if not _INLINE_NUMBER.fullmatch(item + " ")]
+
+
 def list_terms(text: str) -> list[str]:
     """Rules 4-6: the terms of a reply read as a list."""
+    if text.count(". ") >= 3:
+        text = "\n".join(item for line in text.split("\n") for item in _inline_items(line))
     lines = [line for line in text.split("\n") if line.strip()
              and not _FENCE_LINE.match(line) and not _HEADING.match(line)]
     rows = [line for line in lines if _TABLE_ROW.match(line)]

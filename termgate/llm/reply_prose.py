@@ -140,6 +140,22 @@ def is_statement(line: str, by_words: bool = True) -> bool:
     return bool(STATEMENT.search(line)) or (by_words and len(line.split()) >= 3 and bool(_DETERMINER.search(line)))
 
 
+def states_a_condition(line: str) -> bool:
+    """Whether a bulleted item that reads as a statement is a searcher's short phrase for a
+    condition (after fresh11: "Keyboard is disabled.", "No power is available."): ending
+    with a full stop, at most six words, "is" or "are" and no modal verb, opening with no
+    pronoun or article and holding none, no sentence break. "Restart the printer.", "The domain is medicine.", "It is broken." are statements."""
+    if not line.strip().endswith(".") or line.strip().endswith(".."):
+        return False  # without its stop, only a clause is a statement ("Tenants must report damage quickly")
+    text = line.strip().rstrip(".").strip()
+    words = text.split()
+    first = re.split(r"['’]", words[0])[0].lower() if words else ""  # "They're" is "they"
+    return (2 <= len(words) <= 6 and first not in _SUBJECTS and first not in ("the", "a", "an")
+            and any(word in ("is", "are") for word in words) and not any(word in _MODAL for word in words)
+            and not _DETERMINER.search(f" {text}")
+            and not SENTENCE.search(text) and not text.endswith(("!", "?")))
+
+
 def is_sentence(text: str) -> bool:
     """Whether `text` reads as a sentence rather than a short note: it holds a sentence
     break, ends with `!` or `?`, or has more than six words and ends with a full stop or
