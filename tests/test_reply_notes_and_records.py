@@ -819,3 +819,20 @@ def test_a_numbered_list_run_inline_is_a_list(reply, expected):
 
 def test_numbers_that_do_not_run_on_are_text():
     assert read_reply("Size 10. Colour 2. Model 7.") != ["Size", "Colour", "Model"]
+
+
+# after fresh12's one measurement
+
+def test_an_amount_is_no_term():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("1. 10,000,000 USD (US Dollars)\n2. 10,000,000 USD (USD)\n3. 2.5 mg\n4. 20%")
+    assert read_reply("- CPT 99213\n- 1040\n- 401k\n- 4k monitor") == ["CPT 99213", "1040", "401k", "4k monitor"]
+
+
+def test_a_long_phrase_whose_verbs_are_a_relative_clauses_is_no_sentence():
+    reply = ("1. slip and fall claim\n2. legal claims of injury to a person who is injured by falling from a height\n"
+             "3. legal claims of injuries caused by falls that are not the result of physical activity")
+    assert read_reply(reply) == ["slip and fall claim"]
+    with pytest.raises(ValueError, match="no terms found"):  # a verb of its own, or a full stop: a sentence
+        read_reply("1. slip and fall claim\n2. injured people can claim damages from the owner of the shop\n"
+                   "3. most claims are settled out of court before any trial begins.")

@@ -73,6 +73,9 @@ _CODE = re.compile(r"\d{3,8}")
 # a date and time written as ISO 8601 does ("2019-08-31T14:57:56.133Z"): its letters are
 # separators, and like any date it is no term
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?")
+# an amount (after fresh12): a figure with grouped thousands, decimals or a per cent, and at
+# most one word, a unit or a currency ("10,000,000 USD", "2.5 mg", "20%"), is no term
+_AMOUNT = re.compile(r"\W*(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+(?:\.\d+)?\s*%)(?:\s*[A-Za-z$€£¥]+)?")
 # a figure, not a term (fifth round): a number, maybe a per cent, and at most one word after it,
 # or "etc."; a list of them after a label annotates the label ("Flat tire: 20% flat, 30% flat",
 # "Interest rate: 3%, 4%, 6, etc."), which is the term ("3M", "7-Eleven", "401k" are names)
@@ -353,7 +356,9 @@ def list_of(text: str, read, parts: list[str] | None = None, item: bool = False)
         if i and _NOTE_PART.match(part) and is_term(unquote(part), True):
             continue  # "DUINED, also spelled duh-deed", "X, including Y": a short note on the part before
         terms = read(part)
-        if not terms and i and len(unquote(part).split()) > 6 and not reads_as_sentence(unquote(part)):
+        if (not terms and i and len(unquote(part).split()) > 6
+                and (not part.rstrip().endswith(".") or _DESCRIPTION.match(part))
+                and not reads_as_sentence(unquote(part))):
             skipped += 1  # "UTI treatment, uromitrogenic medical device for urinary tract infection":
             continue      # a long name is no term, and no sentence's comma either
         if not terms:
@@ -415,7 +420,7 @@ def is_term(item: str, bulleted: bool = False) -> bool:
     # other digits and punctuation are a date, a price, a version or a count ("2018-07-31",
     # "10.95", "2.7.1", "3"), not a search term, and so is an ISO date-time ("…T14:57:56Z")
     return (bool(item) and (any(c.isalpha() for c in item) or _CODE.fullmatch(item) is not None)
-            and _TIMESTAMP.fullmatch(item) is None
+            and _TIMESTAMP.fullmatch(item) is None and _AMOUNT.fullmatch(item) is None
             and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
             and not item.endswith(("!", "?", ":")) and not SENTENCE.search(item) and " = " not in item
             and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item))

@@ -171,12 +171,22 @@ def reads_as_sentence(text: str) -> bool:
     opening with a capital as a sentence does ("Supports printing on different types of
     devices"), or, in lower case, a sentence (`is_sentence`), a clause, a pronoun or
     determiner ("legal document that gives you the right …") or a label over a long value;
-    a long name in title case is none (seventh round).
+    a long name in title case is none (seventh round), nor (after fresh12) a lower-case noun
+    phrase without a full stop whose verbs are a relative clause's ("legal claims of injury
+    to a person who is injured by falling").
     A long lower-case noun phrase, a note in brackets after it or not, is not (sixth round:
     "business licenses with a small business label (also known as …)")."""
     text = _BRACKETED.sub("", text).strip()
-    return len(text.split()) > 6 and (is_sentence(text) or is_clause(text) or (not title_case(text) and (
-        not text[:1].islower() or bool(_PRONOUN.search(f" {text}")) or ": " in text)))
+    if len(text.split()) <= 6:
+        return False
+    if text[:1].islower() and not text.endswith("."):
+        # after fresh12: a lower-case phrase's verbs after "who", "that" … are a relative clause's
+        head = _RELATIVE_PRONOUN.split(text, 1)[0]  # a pronoun anywhere still speaks to someone ("that you like")
+        return is_sentence(head) or is_clause(head) or bool(_PRONOUN.search(f" {text}")) or ": " in text
+    return is_sentence(text) or is_clause(text) or not title_case(text)
+
+
+_RELATIVE_PRONOUN = re.compile(r"\s(?:who|whom|whose|which|that|where)\s")
 
 
 def title_case(text: str) -> bool:
