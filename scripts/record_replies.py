@@ -193,6 +193,28 @@ FRESH12_QUERIES = [
     ("email not syncing", "software", "support"), ("umbrella insurance", "insurance", "quotes"),
 ]
 """A held-out set recorded with fresh11 (`--fresh12`)."""
+FRESH13_QUERIES = [
+    ("torn meniscus", "medical", "injury"), ("acne treatment", "medical", "treatment"),
+    ("endoscopy", "medical", "procedure"), ("shortness of breath", "medical", "symptom lookup"),
+    ("property line survey", "legal", "property"), ("debt settlement", "legal", "debt"),
+    ("legal separation", "legal", "family law"), ("breach of warranty", "legal", "litigation"),
+    ("futon", "ecommerce", "furniture"), ("pressure cooker", "ecommerce", "kitchen"),
+    ("baby swing", "ecommerce", "baby"), ("smart speaker", "ecommerce", "electronics"),
+    ("joint checking account", "finance", "banking"), ("travel adapter", "travel", "gear"),
+    ("printer paper jam", "software", "support"), ("earthquake insurance", "insurance", "quotes"),
+]
+"""A held-out set recorded after fresh12's measurement (`--fresh13`)."""
+FRESH14_QUERIES = [
+    ("heel pain", "medical", "symptom lookup"), ("hormone therapy", "medical", "treatment"),
+    ("tonsillectomy", "medical", "procedure"), ("kidney infection", "medical", "condition"),
+    ("right of way dispute", "legal", "property"), ("student loan default", "legal", "debt"),
+    ("child support calculator", "legal", "family law"), ("dog bite lawsuit", "legal", "litigation"),
+    ("loveseat", "ecommerce", "furniture"), ("waffle maker", "ecommerce", "kitchen"),
+    ("baby gate", "ecommerce", "baby"), ("drawing tablet", "ecommerce", "electronics"),
+    ("mobile check deposit", "finance", "banking"), ("airport lounge access", "travel", "booking"),
+    ("mouse cursor frozen", "software", "support"), ("landlord insurance", "insurance", "quotes"),
+]
+"""A held-out set recorded with fresh13 (`--fresh14`)."""
 FRESH_SETS = {
     "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
     "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
@@ -206,6 +228,8 @@ FRESH_SETS = {
     "fresh10": (FRESH10_QUERIES, "a held-out set recorded with fresh9"),
     "fresh11": (FRESH11_QUERIES, "a held-out set recorded after fresh9's measurement"),
     "fresh12": (FRESH12_QUERIES, "a held-out set recorded with fresh11"),
+    "fresh13": (FRESH13_QUERIES, "a held-out set recorded after fresh12's measurement"),
+    "fresh14": (FRESH14_QUERIES, "a held-out set recorded with fresh13"),
 }
 """Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)
