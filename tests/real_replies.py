@@ -9,6 +9,7 @@ Used by tests/test_real_replies.py and bench/bench_replies.py (which prints the 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,29 +61,45 @@ def termgate_reading(reply: str, query: str | None = None) -> frozenset[str] | N
     return terms or None
 
 
+JUDGEMENT = re.compile(r"judge?ment call|a reader could|arguabl|defensible|could (?:also|just as well|fairly)|"
+                       r"close call", re.I)
+"""A label whose note says the reading was a judgement call (the labeller wrote it blind,
+before termgate read the set): "judgement call: …", "a reader could take …", "arguable"."""
+
+
 @dataclass(frozen=True)
 class Agreement:
     rows: int
     agreed: int
     prose_read_as_terms: tuple[str, ...]
     disagreements: tuple[tuple[str, frozenset[str] | None, frozenset[str] | None], ...]
+    clear_rows: int = 0
+    """Finished replies whose label the labeller did not call a judgement call."""
+    clear_agreed: int = 0
 
     @property
     def share(self) -> float:
         return self.agreed / self.rows if self.rows else 0.0
+
+    @property
+    def clear_share(self) -> float:
+        return self.clear_agreed / self.clear_rows if self.clear_rows else 0.0
 
 
 def agreement(rows: list[Labelled]) -> Agreement:
     """How many finished replies termgate reads as the person did (the same normalised terms,
     or an error on both sides), and the prose replies read as terms."""
     finished = [row for row in rows if row.finished]
-    agreed, prose, wrong = 0, [], []
+    agreed, prose, wrong, clear, clear_agreed = 0, [], [], 0, 0
     for row in finished:
         mine = termgate_reading(row.reply, row.query)
+        if not JUDGEMENT.search(row.label.get("note", "")):
+            clear += 1
+            clear_agreed += mine == row.person
         if mine == row.person:
             agreed += 1
         else:
             wrong.append((row.id, row.person, mine))
         if row.label["reading"] == "error" and row.label.get("why") == "prose" and mine is not None:
             prose.append(row.id)
-    return Agreement(len(finished), agreed, tuple(prose), tuple(wrong))
+    return Agreement(len(finished), agreed, tuple(prose), tuple(wrong), clear, clear_agreed)

@@ -5,6 +5,7 @@ term. Part of the reading in termgate.llm.replies."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from .reply_prose import (QUERY, SENTENCE, STATEMENT, is_clause, is_sentence, is_statement, query_words,
                           reads_as_sentence, shares_word, speaks_of, states_a_condition)
 
@@ -154,6 +155,7 @@ def strip_note(item: str) -> tuple[str, str | None]:
     return item, None
 
 
+@lru_cache(maxsize=8192)  # pure; a list's items are unmarked by several steps
 def unmark(item: str) -> str:
     """Bullets, numbering, emphasis and backticks off one item, and a note that ends it after
     a comma or semicolon ("sofa, couch; Note: both are informal", "…, P.S. ask for more")."""
@@ -381,6 +383,7 @@ def prose_before_colon(head: str) -> bool:
 _INNER_NOTE = re.compile(r"(?<=\S)\s\([^()\[\]]*\)\s(?=\S)")
 
 
+@lru_cache(maxsize=8192)
 def unquote(item: str) -> str:
     """Notes in brackets (trailing, or inside a term), a trailing full stop and surrounding quotes (a few passes:
     each pass removes one layer, so nothing here is quadratic)."""

@@ -9,7 +9,7 @@ import re
 from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES, colon_label,
                           is_query, is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
                           unquote)
-from .reply_prose import defines, is_sentence, is_statement, reads_as_sentence, shares_word
+from .reply_prose import QUERY, defines, is_sentence, is_statement, reads_as_sentence, shares_word
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -148,7 +148,7 @@ def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str
     financial instrument that …" three times offers no expansion): three blind labellers
     read four such replies so, one read a fifth ("Living Trusts: A living trust is …") as
     the term."""
-    explained = [i for i, (line, _) in enumerate(read) if _explains_query(line)]
+    explained = [i for i, (line, _) in enumerate(read) if _explains_query(line)] if QUERY.get() is not None else []
     if explained and 2 * len(explained) > len(read):
         # after fresh10: the query over sentences in most items ("1. **Rotator Cuff Tear**:
         # Rotator cuff tears can be described as …" twice, then another label): those items
