@@ -836,3 +836,26 @@ def test_a_long_phrase_whose_verbs_are_a_relative_clauses_is_no_sentence():
     with pytest.raises(ValueError, match="no terms found"):  # a verb of its own, or a full stop: a sentence
         read_reply("1. slip and fall claim\n2. injured people can claim damages from the owner of the shop\n"
                    "3. most claims are settled out of court before any trial begins.")
+
+
+# after fresh13's one measurement
+
+@pytest.mark.parametrize("reply", [
+    'The search query "pressure cooker" is a compound word consisting of two words: "pressuracron."',
+    'The search query "insulin pump" is a compound word consisting of two words: insulin and pump.',
+    'The search query "torn meniscus" is a compound word that contains multiple words. To expand the search query, '
+    'you can use the hyphen in the search term to create a compound word with two letters: "TORN".',
+])
+def test_a_colon_inside_a_sentence_that_ends_after_one_item_offers_nothing(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ("The most common synonym for a heart attack is: myocardial infarction.", ["myocardial infarction"]),
+    ("Here is the best expansion for your query about heart disease: cardiopathy.", ["cardiopathy"]),
+    ("The search query can be expanded with these synonyms: MI.", ["MI"]),
+    ("The search query is a compound word of two parts: insulin, pump.", ["insulin", "pump"]),
+])
+def test_a_lead_in_before_a_colon_still_gives_its_list(reply, expected):
+    assert read_reply(reply) == expected

@@ -186,7 +186,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             return []  # "Note: …", "Source: MeSH"
         if colon and _CONTACT.fullmatch(rest.strip()):
             return []  # "Chat: smolLM@gmail.com", "Website: https://…": a contact field, neither side a term
-        if colon and (ENDS_IN_PREPOSITION.search(label) or prose_before_colon(label)):
+        if colon and (ENDS_IN_PREPOSITION.search(label) or prose_before_colon(label) or colon_in_sentence(label, rest)):
             return []  # "Suggest query expansions for: X": the colon is inside a sentence
         listy = any(c in rest for c in ",;")
         if colon and _PLACE_LABEL.match(label):
@@ -367,6 +367,27 @@ def list_of(text: str, read, parts: list[str] | None = None, item: bool = False)
             return []
         found.extend(terms)
     return found if len(found) >= skipped else []
+
+
+# words that offer a list ("synonyms", "terms", "alternatives" …); "two words" or "the search
+# term" speak of the query's make-up
+_OFFERS = re.compile(r"\b(?i:synonyms?|terms|expansions|alternatives|keywords|suggestions|variants|options)\b")
+
+
+def colon_in_sentence(head: str, rest: str) -> bool:
+    """Whether a colon stands inside a sentence that goes on after it to one full stop
+    (after fresh13, four times from the comma prompt: `The search query "insulin pump" is a
+    compound word consisting of two words: insulin and pump.`): the last sentence before the
+    colon holds a finite verb not at its end, runs past six words, offers no list and opens
+    no lead-in, and after the colon stands one item ending the sentence. `The most common
+    synonym is: MI.` and `Here is the best one: MI.` are lead-ins."""
+    if "," in rest or ";" in rest or not rest.rstrip().endswith(('.', '."', '.”')):
+        return False
+    last = re.split(r"(?<=[.!?])\s+", head.strip())[-1]
+    words = last.split()
+    return (len(words) > 6 and not NOT_A_TERM.match(last) and not _OFFERS.search(last)
+            and (bool(STATEMENT.search(f" {' '.join(words[:-1])} ")) or is_clause(last))
+            and not STATEMENT.search(f" {words[-1]} "))
 
 
 def prose_before_colon(head: str) -> bool:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES, colon_label,
-                          is_query, is_term, list_of, prose_before_colon, split_line, strip_note, terms_of, unmark,
-                          unquote)
+from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES, colon_in_sentence,
+                          colon_label, is_query, is_term, list_of, prose_before_colon, split_line, strip_note, terms_of,
+                          unmark, unquote)
 from .reply_prose import QUERY, defines, is_sentence, is_statement, reads_as_sentence, shares_word
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
@@ -35,7 +35,7 @@ def _line_is_out(line: str) -> bool:
 def _lead_in(line: str, single: bool) -> str | None:
     """The list after a lead-in on the same line ("Here are some: A, B"), or None."""
     head, sep, rest = unmark(line).partition(": ")
-    if not sep or not rest.strip():
+    if not sep or not rest.strip() or colon_in_sentence(head, rest):
         return None
     if ENDS_IN_PREPOSITION.search(head.strip()) or prose_before_colon(head):
         return None  # "Suggest query expansions for: X" is a sentence, the colon inside it
