@@ -215,6 +215,28 @@ FRESH14_QUERIES = [
     ("mouse cursor frozen", "software", "support"), ("landlord insurance", "insurance", "quotes"),
 ]
 """A held-out set recorded with fresh13 (`--fresh14`)."""
+FRESH15_QUERIES = [
+    ("gallstones", "medical", "condition"), ("blood pressure medication", "medical", "treatment"),
+    ("wisdom tooth extraction", "medical", "procedure"), ("swollen ankles", "medical", "symptom lookup"),
+    ("encroachment", "legal", "property"), ("debt consolidation loan", "legal", "debt"),
+    ("alimony modification", "legal", "family law"), ("securities fraud", "legal", "litigation"),
+    ("ottoman", "ecommerce", "furniture"), ("electric griddle", "ecommerce", "kitchen"),
+    ("baby bath tub", "ecommerce", "baby"), ("graphics card", "ecommerce", "electronics"),
+    ("atm withdrawal limit", "finance", "banking"), ("luggage scale", "travel", "gear"),
+    ("wifi keeps dropping", "software", "support"), ("critical illness insurance", "insurance", "quotes"),
+]
+"""A held-out set recorded after fresh14's measurement (`--fresh15`)."""
+FRESH16_QUERIES = [
+    ("lower back spasm", "medical", "symptom lookup"), ("antidepressants", "medical", "treatment"),
+    ("lasik surgery", "medical", "procedure"), ("strep throat", "medical", "condition"),
+    ("lien on property", "legal", "property"), ("repossession rights", "legal", "debt"),
+    ("sole custody", "legal", "family law"), ("age discrimination claim", "legal", "litigation"),
+    ("nightstand", "ecommerce", "furniture"), ("food processor", "ecommerce", "kitchen"),
+    ("bassinet", "ecommerce", "baby"), ("wireless router", "ecommerce", "electronics"),
+    ("foreign transaction fee", "finance", "banking"), ("travel pillow", "travel", "gear"),
+    ("laptop overheating", "software", "support"), ("short term disability insurance", "insurance", "quotes"),
+]
+"""A held-out set recorded with fresh15 (`--fresh16`)."""
 FRESH_SETS = {
     "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
     "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
@@ -230,6 +252,8 @@ FRESH_SETS = {
     "fresh12": (FRESH12_QUERIES, "a held-out set recorded with fresh11"),
     "fresh13": (FRESH13_QUERIES, "a held-out set recorded after fresh12's measurement"),
     "fresh14": (FRESH14_QUERIES, "a held-out set recorded with fresh13"),
+    "fresh15": (FRESH15_QUERIES, "a held-out set recorded after fresh14's measurement"),
+    "fresh16": (FRESH16_QUERIES, "a held-out set recorded with fresh15"),
 }
 """Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)
