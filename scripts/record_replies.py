@@ -237,6 +237,28 @@ FRESH16_QUERIES = [
     ("laptop overheating", "software", "support"), ("short term disability insurance", "insurance", "quotes"),
 ]
 """A held-out set recorded with fresh15 (`--fresh16`)."""
+FRESH17_QUERIES = [
+    ("bunion", "medical", "condition"), ("insulin resistance", "medical", "condition"),
+    ("physical therapy for knee", "medical", "treatment"), ("chronic cough", "medical", "symptom lookup"),
+    ("property tax appeal", "legal", "property"), ("garnished wages", "legal", "debt"),
+    ("custody evaluation", "legal", "family law"), ("class action settlement", "legal", "litigation"),
+    ("bean bag chair", "ecommerce", "furniture"), ("slow cooker", "ecommerce", "kitchen"),
+    ("teething toys", "ecommerce", "baby"), ("external monitor", "ecommerce", "electronics"),
+    ("savings bond", "finance", "banking"), ("packing cubes", "travel", "gear"),
+    ("sound not working", "software", "support"), ("gap insurance", "insurance", "quotes"),
+]
+"""A held-out set recorded after the rules were frozen (`--fresh17`)."""
+FRESH18_QUERIES = [
+    ("tendonitis", "medical", "injury"), ("allergy shots", "medical", "treatment"),
+    ("cardiac stress test", "medical", "procedure"), ("itchy eyes", "medical", "symptom lookup"),
+    ("landlord entry rights", "legal", "property"), ("tax debt relief", "legal", "debt"),
+    ("surrogacy agreement", "legal", "family law"), ("whistleblower retaliation", "legal", "litigation"),
+    ("shoe rack", "ecommerce", "furniture"), ("knife sharpener", "ecommerce", "kitchen"),
+    ("baby formula", "ecommerce", "baby"), ("noise machine", "ecommerce", "electronics"),
+    ("routing number", "finance", "banking"), ("neck pillow", "travel", "gear"),
+    ("update failed", "software", "support"), ("cyber insurance", "insurance", "quotes"),
+]
+"""A held-out set recorded with fresh17 (`--fresh18`)."""
 FRESH_SETS = {
     "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
     "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
@@ -254,6 +276,8 @@ FRESH_SETS = {
     "fresh14": (FRESH14_QUERIES, "a held-out set recorded with fresh13"),
     "fresh15": (FRESH15_QUERIES, "a held-out set recorded after fresh14's measurement"),
     "fresh16": (FRESH16_QUERIES, "a held-out set recorded with fresh15"),
+    "fresh17": (FRESH17_QUERIES, "a held-out set recorded after the rules were frozen"),
+    "fresh18": (FRESH18_QUERIES, "a held-out set recorded with fresh17"),
 }
 """Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)

@@ -19,9 +19,10 @@ no rule was tuned on: the blind figures (FLOOR's note) are 92-96%, below it."""
 FLOOR = {"tuning": 213 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115,
          "fresh3": 111 / 114, "fresh4": 115 / 115, "fresh5": 115 / 115, "fresh6": 117 / 118,
          "fresh7": 117 / 118, "fresh8": 110 / 114, "fresh9": 113 / 116,
-         "fresh10": 108 / 111, "fresh11": 116 / 120, "fresh12": 110 / 116, "fresh13": 112 / 116}
+         "fresh10": 108 / 111, "fresh11": 116 / 120, "fresh12": 110 / 116, "fresh13": 112 / 116,
+         "fresh14": 114 / 117, "fresh15": 107 / 108, "fresh16": 110 / 116}
 """What the reading reaches on each labelled part (tests/data/real_replies/README.md, "Where
-it stands"), the labels relabelled by the code convention; a change to the reading may not
+it stands now"), the labels relabelled by the code convention; a change to the reading may not
 fall below it. Every part has been tuned on. Each fresh set was measured once,
 blind, before any rule was tuned on it: fresh 106/115 (92.2%, after round 2), fresh2 110/115
 (95.7%, round 3), fresh3 105/114 (92.1%, round 4), fresh4 110/115 (95.7%, round 5), fresh5
@@ -30,13 +31,16 @@ ISO date-time rule), fresh7 113/118 (95.8%, round 7), fresh8 104/114 (91.2%, rou
 fixes after fresh7), fresh9 112/116 (96.6%, and the fixes after fresh8), fresh10 101/111 (91.0%, two prose
 replies read as terms, and the fix after fresh9), fresh11 114/120 (95.0%, and the fixes after
 fresh10), fresh12 107/116 (92.2%, two prose replies read as terms, and the fixes after fresh11), fresh13
-110/116 (94.8%, two prose replies read as terms, and the fixes after fresh12). fresh3 went from 112 to 111 in round 7
+110/116 (94.8%, two prose replies read as terms, and the fixes after fresh12); the rules as they
+stand after fresh13's fix, tuned on none of them: fresh14 114/117 (97.4%), fresh15 107/108
+(99.1%), fresh16 110/116 (94.8%), no prose read as terms. fresh3 went from 112 to 111 in round 7
 on purpose: its `bullets-t0-living_trust` (the query as every label over definitions) was
 read as a term by its labeller and as prose by three others over four such replies."""
 KNOWN_PROSE: dict[str, set[str]] = {"fresh12": {"bullets-t0-numb_fingers"}}
 """Prose replies the reading still takes terms from, measured once on a blind set: named so
 that any other one fails the test, and so that a fix is seen (drop the name then)."""
-PARTS = ["tuning", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13"]
+PARTS = ["tuning", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15",
+         "fresh16"]
 
 
 @pytest.mark.parametrize("part", PARTS)
