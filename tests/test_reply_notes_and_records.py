@@ -859,3 +859,9 @@ def test_a_colon_inside_a_sentence_that_ends_after_one_item_offers_nothing(reply
 ])
 def test_a_lead_in_before_a_colon_still_gives_its_list(reply, expected):
     assert read_reply(reply) == expected
+
+
+def test_a_double_quote_without_its_pair_leaves_the_term():
+    # after fresh18: '1. **"neck pillow**' (the model opened a quote and never closed it)
+    assert read_reply('1. **"neck pillow**\n2. **"Necks pillow**\n3. travel pillow"\n4. "U-shaped" pillow') == [
+        "neck pillow", "Necks pillow", "travel pillow", '"U-shaped" pillow']

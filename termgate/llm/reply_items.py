@@ -113,6 +113,7 @@ _PLACE_LABEL = re.compile(r"^(?i:in|for|on|at|from|under|within|among)\s")
 # quoted phrases, and what may stand between alternatives: "or", "and", "/", commas
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 _ALTERNATIVES = re.compile(r"[\s,;/]*(?:(?i:or|and)(?:[\s,;/]+|$))*")
+_DOUBLE_QUOTES = (('"', '"'), ("“", "”"), ("«", "»"))
 _BRACKETED_NOTE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 """A bracketed note (innermost), removed to see what stands outside brackets."""
 
@@ -432,6 +433,11 @@ def unquote(item: str) -> str:
         for left, right in QUOTES:
             if len(item) >= 2 and item.startswith(left) and item.endswith(right):
                 item = item[len(left):-len(right)]
+        for left, right in _DOUBLE_QUOTES:  # '"neck pillow': a double quote whose pair is not there
+            if item.startswith(left) and right not in item[1:]:
+                item = item[1:].lstrip()
+            elif item.endswith(right) and left not in item[:-1]:
+                item = item[:-1].rstrip()
         if item == before:
             break
     return item.strip()
