@@ -315,7 +315,7 @@ def _defines(text: str) -> bool:
 # an article ("The drug, which is cheap, helps …")
 _RELATIVE = re.compile(r"^\s*(?:which|who|whose)\s")
 # a sentence adverb that links to what came before: a comma after it opens a sentence's clause
-# (seventh round: "additionally, the search query "adopemodel" with synonyms.")
+# (after fresh8: "additionally, the search query "adopemodel" with synonyms.")
 _CONNECTIVE = re.compile(r"^\W*(?i:additionally|however|furthermore|moreover|therefore|thus|hence|"
                          r"consequently|meanwhile|nevertheless|nonetheless|otherwise|instead|similarly|likewise|"
                          r"in\s+addition|in\s+contrast|in\s+general|in\s+summary|in\s+conclusion|for\s+example|"
