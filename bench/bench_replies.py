@@ -40,8 +40,7 @@ def main() -> None:
     print(f"bench_replies {len(HOSTILE)} hostile replies of ~20 kB: slowest read {times[worst]:.1f} ms "
           f"(reply {worst}: {HOSTILE[worst][:24]!r}…) [goal ≤ 50 ms]; all: "
           + ", ".join(f"{t:.1f}" for t in times))
-    from real_replies import agreement, load
-    from test_real_replies import PARTS
+    from real_replies import PARTS, agreement, load
 
     for part in PARTS:
         result = agreement(load(part))

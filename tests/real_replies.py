@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "real_replies"
+PARTS = ["tuning", "heldout", "fresh"] + [f"fresh{n}" for n in range(2, 19)]
+"""The labelled parts, in the order they were recorded (README.md there)."""
 
 
 @dataclass(frozen=True)

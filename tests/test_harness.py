@@ -253,3 +253,19 @@ def test_the_reader_knows_each_replys_query(llm, files):
     outputs = store.harness_outputs(db, store.list_runs(db)["run_id"].iloc[0])
     for terms in outputs["terms"]:
         assert sorted(terms) == ["alpha", "beta", "delta", "epsilon", "gamma"]
+
+
+def test_a_teams_own_parser_gets_the_reply_alone():
+    """for_query binds the query only for a reader that takes it (termgate's own); a
+    `--parser` keeps its one-argument call and its attributes."""
+    from termgate.llm.harness import for_query, reply_reader
+
+    def mine(text):
+        return [text.strip()]
+    own = reply_reader(mine)
+    assert for_query(own, "heart attack") is own
+    bound = for_query(parse_reply, "cheap flights")
+    assert bound is not parse_reply and bound.complete is parse_reply.complete and bound.repair == parse_reply.repair
+    reply = "1. Cheap flights - cheap, fleets"
+    assert set(bound(reply)) == {"cheap", "fleets"}  # the query as the label gives its list
+    assert set(parse_reply(reply)) == {"cheap flights", "cheap", "fleets"}  # unknown query: the label is a term

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from .reply_prose import (QUERY, SENTENCE, STATEMENT, is_clause, is_sentence, is_statement, query_words,
-                          reads_as_sentence, shares_word, speaks_of, states_a_condition)
+
+from .reply_prose import (QUERY, RELATIVE_PRONOUN, SENTENCE, STATEMENT, is_clause, is_sentence, is_statement,
+                          query_words, reads_as_sentence, shares_word, speaks_of, states_a_condition)
 
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
@@ -237,8 +238,9 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
     if bulleted and rest is None and ("," in item or ";" in item) and len(split_line(item)) > 1:
         return list_of(item, lambda part: terms_of(part, True, False), item=True)  # "- Dissolution, divorce"
-    quoted = _QUOTED.findall(_BRACKETED_NOTE.sub("", item))
-    if len(quoted) > 1 and _ALTERNATIVES.fullmatch(_QUOTED.sub("", _BRACKETED_NOTE.sub("", item))):
+    outside = _BRACKETED_NOTE.sub("", item)
+    quoted = _QUOTED.findall(outside)
+    if len(quoted) > 1 and _ALTERNATIVES.fullmatch(_QUOTED.sub("", outside)):
         # after fresh10: '"bluetooth is down" or "battery is low" (…)': quoted alternatives
         return [term for term in (unquote(a or b) for a, b in quoted) if is_term(term, bulleted)]
     if bulleted and labelled and rest is None and is_statement(item) and not states_a_condition(item):
@@ -320,9 +322,6 @@ _CONNECTIVE = re.compile(r"^\W*(?i:additionally|however|furthermore|moreover|the
                          r"consequently|meanwhile|nevertheless|nonetheless|otherwise|instead|similarly|likewise|"
                          r"in\s+addition|in\s+contrast|in\s+general|in\s+summary|in\s+conclusion|for\s+example|"
                          r"for\s+instance|as\s+a\s+result|on\s+the\s+other\s+hand)\W*$")
-_RELATIVE_CLAUSE = re.compile(r"\s(?:that|which|who|whose|where)\s")
-"""Where a description's relative clause begins ("a medical term used … that is not visible"):
-a verb after it is the clause's, not the sentence's."""
 _RELATIVE_AFTER = re.compile(r"[,;]\s*(?:which|who|whose)\s")
 
 
@@ -340,15 +339,15 @@ def list_of(text: str, read, parts: list[str] | None = None, item: bool = False)
         parts = parts[:relative]  # "Inflamation of the conjunctiva, which can lead to …": a note on what it follows
     appositive = next((i for i, part in enumerate(parts) if i and _DESCRIPTION.match(part)
                        and len(unquote(part).split()) > 6
-                       and not STATEMENT.search(f" {_RELATIVE_CLAUSE.split(part, 1)[0]} ")), None) if item else None
+                       and not STATEMENT.search(f" {RELATIVE_PRONOUN.split(part, 1)[0]} ")), None) if item else None
     if appositive is not None and not any(_DESCRIPTION.match(part) or STATEMENT.search(f" {part} ") or is_clause(part)
                                           for part in parts[:appositive]):
         # seventh round: "1. Colonic, a medical term used to describe any part of …": the item's
         # term, then a description of it opening with an article, to the end of the item
         parts = parts[:appositive]
-    bare = [_BRACKETED_NOTE.sub("", part) for part in parts]  # a note's words are no part of the list's
-    if (bare and len(bare[0].split()) >= 4 and _ARTICLE.search(f" {bare[0].strip()} ")
-            and sum(len(part.split()) for part in bare) >= 8):
+    words = [_BRACKETED_NOTE.sub("", part).split() for part in parts]  # a note's words are no part of the list's
+    if (words and len(words[0]) >= 4 and _ARTICLE.search(f" {' '.join(words[0])} ")
+            and sum(len(part) for part in words) >= 8):
         return []  # "Using the + operator for addition, subtraction, …": a description naming things
     if parts and _CONNECTIVE.match(parts[0]):
         return []  # "additionally, the search query …": a sentence goes on, no list begins so

@@ -148,23 +148,20 @@ def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str
     financial instrument that …" three times offers no expansion): three blind labellers
     read four such replies so, one read a fifth ("Living Trusts: A living trust is …") as
     the term."""
-    explained = [i for i, (line, _) in enumerate(read) if _explains_query(line)] if QUERY.get() is not None else []
+    pairs = [colon_label(unmark(line)) for line, _ in read]
+    explained = {i for i, pair in enumerate(pairs) if _explains_query(pair)} if QUERY.get() is not None else set()
     if explained and 2 * len(explained) > len(read):
         # after fresh10: the query over sentences in most items ("1. **Rotator Cuff Tear**:
         # Rotator cuff tears can be described as …" twice, then another label): those items
-        # explain the query and give nothing; the others keep their terms
-        # (the label heads its explanation: neither a term nor a sentence for the mostly-sentences rule)
-        read = [(f"{colon_label(unmark(line))[0]}:" if i in explained else line, [] if i in explained else terms)
-                for i, (line, terms) in enumerate(read)]
-    if len(read) < 2:
-        return read
-    labelled = []
-    for line, _ in read:
-        pair = colon_label(unmark(line))
-        if pair is None or (labelled and unquote(pair[0]).casefold() != unquote(labelled[0][0]).casefold()):
-            return read  # an item without a colon, or another label: no one topic
-        labelled.append(pair)
-    label = unquote(labelled[0][0])
+        # explain the query and give nothing; the others keep their terms (the label heads
+        # its explanation: neither a term nor a sentence for the mostly-sentences rule)
+        return [(f"{pairs[i][0]}:", []) if i in explained else item for i, item in enumerate(read)]
+    if len(read) < 2 or any(pair is None for pair in pairs):
+        return read  # an item without a colon: no one topic
+    label = unquote(pairs[0][0])
+    if any(unquote(head).casefold() != label.casefold() for head, _ in pairs):
+        return read  # another label: no one topic
+    labelled = pairs
     topic = is_query(label)  # seventh round: the query over sentences is explained, not expanded
     said = [(is_sentence(rest) or is_statement(rest)) and (topic or not defines(rest, label)) for _, rest in labelled]
     if 2 * sum(said) <= len(read):
@@ -172,9 +169,8 @@ def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str
     return [(line, []) for line, _ in read]  # its short values too: fragments of the same commentary
 
 
-def _explains_query(line: str) -> bool:
-    """Whether an item is the query as its label over a sentence or a statement after its colon."""
-    pair = colon_label(unmark(line))
+def _explains_query(pair: tuple[str, str] | None) -> bool:
+    """Whether an item's `colon_label` is the query as its label over a sentence or a statement."""
     return pair is not None and is_query(pair[0], hyphens=True) and (is_sentence(pair[1]) or is_statement(pair[1]))
 
 

@@ -38,9 +38,13 @@ STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|
 _BRACKETED = re.compile(r"\s*\([^()]*\)")
 _ARTICLE_OPENING = re.compile(r"^\W*(?i:the|a|an)\s")
 # a lower-case pronoun or determiner inside an item: sentences have them, names of things rarely
-_PRONOUN = re.compile(r"\s(?:the|your|you|my|it|its|them|their|our|we|this|that|these|those)\b")
+_PRONOUNS = "the|your|you|my|it|its|them|their|our|we|this|that|these|those"
+_PRONOUN = re.compile(rf"\s(?:{_PRONOUNS})\b")
 # (after fresh10) in a statement an article counts too: "Reply with a comma-separated list."
-_DETERMINER = re.compile(r"\s(?:the|a|an|your|you|my|it|its|them|their|our|we|this|that|these|those)\b")
+_DETERMINER = re.compile(rf"\s(?:a|an|{_PRONOUNS})\b")
+# where a relative clause begins: a verb after it is the clause's, not the sentence's
+# ("a medical term used … that is not visible", "a person who is injured")
+RELATIVE_PRONOUN = re.compile(r"\s(?:who|whom|whose|which|that|where)\s")
 # a clause (fifth round): a subject, then a lower-case modal or auxiliary verb, then a lower-case
 # word that is no joining word ("Landlords can repair their homes", stop or not); "Last Will and
 # Testament", "trash can for the kitchen" and "wifi is down" are terms
@@ -170,23 +174,21 @@ def reads_as_sentence(text: str) -> bool:
     than a term can be (more than six words, notes in brackets aside) and sentence-like —
     opening with a capital as a sentence does ("Supports printing on different types of
     devices"), or, in lower case, a sentence (`is_sentence`), a clause, a pronoun or
-    determiner ("legal document that gives you the right …") or a label over a long value;
-    a long name in title case is none (seventh round), nor (after fresh12) a lower-case noun
-    phrase without a full stop whose verbs are a relative clause's ("legal claims of injury
-    to a person who is injured by falling").
+    determiner ("legal document that gives you the right …") or a label over a long value.
     A long lower-case noun phrase, a note in brackets after it or not, is not (sixth round:
-    "business licenses with a small business label (also known as …)")."""
+    "business licenses with a small business label (also known as …)"), nor a long name in
+    title case (seventh round), nor (after fresh12) a lower-case phrase without a full stop
+    whose verbs are a relative clause's ("legal claims of injury to a person who is injured
+    by falling")."""
     text = _BRACKETED.sub("", text).strip()
     if len(text.split()) <= 6:
         return False
     if text[:1].islower() and not text.endswith("."):
         # after fresh12: a lower-case phrase's verbs after "who", "that" … are a relative clause's
-        head = _RELATIVE_PRONOUN.split(text, 1)[0]  # a pronoun anywhere still speaks to someone ("that you like")
+        head = RELATIVE_PRONOUN.split(text, 1)[0]  # a pronoun anywhere still speaks to someone ("that you like")
         return is_sentence(head) or is_clause(head) or bool(_PRONOUN.search(f" {text}")) or ": " in text
     return is_sentence(text) or is_clause(text) or not title_case(text)
 
-
-_RELATIVE_PRONOUN = re.compile(r"\s(?:who|whom|whose|which|that|where)\s")
 
 
 def title_case(text: str) -> bool:
