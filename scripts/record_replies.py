@@ -259,6 +259,50 @@ FRESH18_QUERIES = [
     ("update failed", "software", "support"), ("cyber insurance", "insurance", "quotes"),
 ]
 """A held-out set recorded with fresh17 (`--fresh18`)."""
+FRESH19_QUERIES = [
+    ("hamstring strain", "medical", "injury"), ("antibiotic ointment", "medical", "treatment"),
+    ("bone density scan", "medical", "procedure"), ("swollen lymph nodes", "medical", "symptom lookup"),
+    ("title insurance claim", "legal", "property"), ("debt validation letter", "legal", "debt"),
+    ("child relocation", "legal", "family law"), ("medical negligence suit", "legal", "litigation"),
+    ("dining table", "ecommerce", "furniture"), ("french press", "ecommerce", "kitchen"),
+    ("nursing pillow", "ecommerce", "baby"), ("wireless charger", "ecommerce", "electronics"),
+    ("direct deposit", "finance", "banking"), ("hiking backpack", "travel", "gear"),
+    ("screen frozen", "software", "support"), ("long term care insurance", "insurance", "quotes"),
+]
+"""The eighth round's first held-out set, recorded before its rules were frozen and read after (`--fresh19`)."""
+FRESH20_QUERIES = [
+    ("concussion", "medical", "injury"), ("chemotherapy", "medical", "treatment"),
+    ("knee arthroscopy", "medical", "procedure"), ("blood in urine", "medical", "symptom lookup"),
+    ("rent increase notice", "legal", "property"), ("bankruptcy chapter 13", "legal", "debt"),
+    ("divorce mediation", "legal", "family law"), ("breach of fiduciary duty", "legal", "litigation"),
+    ("wardrobe", "ecommerce", "furniture"), ("dish rack", "ecommerce", "kitchen"),
+    ("baby wipes", "ecommerce", "baby"), ("soundbar", "ecommerce", "electronics"),
+    ("cashier's check", "finance", "banking"), ("luggage lock", "travel", "gear"),
+    ("microphone not detected", "software", "support"), ("health insurance deductible", "insurance", "quotes"),
+]
+"""The eighth round's second held-out set (`--fresh20`)."""
+FRESH21_QUERIES = [
+    ("ankle fracture", "medical", "injury"), ("acupuncture", "medical", "treatment"),
+    ("ct scan", "medical", "procedure"), ("persistent headache", "medical", "symptom lookup"),
+    ("squatters rights", "legal", "property"), ("credit report dispute", "legal", "debt"),
+    ("child support arrears", "legal", "family law"), ("false advertising lawsuit", "legal", "litigation"),
+    ("bar stool", "ecommerce", "furniture"), ("cutting board", "ecommerce", "kitchen"),
+    ("baby thermometer", "ecommerce", "baby"), ("portable projector", "ecommerce", "electronics"),
+    ("checking account fees", "finance", "banking"), ("compression socks", "travel", "gear"),
+    ("vpn not connecting", "software", "support"), ("business liability insurance", "insurance", "quotes"),
+]
+"""The eighth round's third held-out set (`--fresh21`)."""
+FRESH22_QUERIES = [
+    ("whiplash", "medical", "injury"), ("nicotine patch", "medical", "treatment"),
+    ("mammogram", "medical", "procedure"), ("tingling feet", "medical", "symptom lookup"),
+    ("home inspection contingency", "legal", "property"), ("loan default judgment", "legal", "debt"),
+    ("restraining order", "legal", "family law"), ("patent infringement", "legal", "litigation"),
+    ("filing cabinet", "ecommerce", "furniture"), ("pizza stone", "ecommerce", "kitchen"),
+    ("pacifier", "ecommerce", "baby"), ("smart thermostat", "ecommerce", "electronics"),
+    ("credit union", "finance", "banking"), ("money belt", "travel", "gear"),
+    ("browser running slow", "software", "support"), ("classic car insurance", "insurance", "quotes"),
+]
+"""The eighth round's fourth held-out set (`--fresh22`)."""
 FRESH_SETS = {
     "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
     "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
@@ -278,6 +322,10 @@ FRESH_SETS = {
     "fresh16": (FRESH16_QUERIES, "a held-out set recorded with fresh15"),
     "fresh17": (FRESH17_QUERIES, "a held-out set recorded after the rules were frozen"),
     "fresh18": (FRESH18_QUERIES, "a held-out set recorded with fresh17"),
+    "fresh19": (FRESH19_QUERIES, "the eighth round's first held-out set"),
+    "fresh20": (FRESH20_QUERIES, "the eighth round's second held-out set"),
+    "fresh21": (FRESH21_QUERIES, "the eighth round's third held-out set"),
+    "fresh22": (FRESH22_QUERIES, "the eighth round's fourth held-out set"),
 }
 """Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)
