@@ -21,8 +21,8 @@ as terms; earlier rounds' blind figures are in FLOOR's note."""
 FLOOR = {"tuning": 213 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115,
          "fresh3": 111 / 114, "fresh4": 115 / 115, "fresh5": 115 / 115, "fresh6": 117 / 118,
          "fresh7": 117 / 118, "fresh8": 110 / 114, "fresh9": 113 / 116, "fresh10": 108 / 111,
-         "fresh11": 116 / 120, "fresh12": 110 / 116, "fresh13": 112 / 116, "fresh14": 114 / 117,
-         "fresh15": 107 / 108, "fresh16": 110 / 116, "fresh17": 109 / 113, "fresh18": 109 / 111}
+         "fresh11": 116 / 120, "fresh12": 110 / 116, "fresh13": 112 / 116, "fresh14": 115 / 117,
+         "fresh15": 108 / 108, "fresh16": 114 / 116, "fresh17": 111 / 113, "fresh18": 109 / 111}
 """What the reading reaches on each labelled part (tests/data/real_replies/README.md, "Where
 it stands now"), the labels relabelled by the code convention; a change to the reading may not
 fall below it. Each fresh set was measured once, blind, before any rule was tuned on it:

@@ -865,3 +865,78 @@ def test_a_double_quote_without_its_pair_leaves_the_term():
     # after fresh18: '1. **"neck pillow**' (the model opened a quote and never closed it)
     assert read_reply('1. **"neck pillow**\n2. **"Necks pillow**\n3. travel pillow"\n4. "U-shaped" pillow') == [
         "neck pillow", "Necks pillow", "travel pillow", '"U-shaped" pillow']
+
+
+# the eighth round: general rules from the misses of fresh14-fresh18 (each measured once, blind,
+# with the seventh round's rules frozen); docs/harness.md "eighth round"
+
+def test_a_label_whose_value_opens_a_numbered_list_heads_it():
+    # "English: 1. tonsillitis (French)" then "2. …": the label heads the list, its value is item 1
+    assert read_reply("Synonyms: 1. MI\n2. heart attack\n3. cardiac arrest") == ["MI", "heart attack", "cardiac arrest"]
+    assert read_reply("English: 1. tonsillitis (French)\n2. tonsillectomies (Spanish)", "tonsillectomy") == [
+        "tonsillitis", "tonsillectomies"]
+    # no list running on below: the line is a label and its value, as before
+    assert read_reply("Dose: 1. tablet daily") == ["Dose"]
+
+
+def test_a_relative_clause_ending_an_item_after_an_article_is_a_note():
+    assert read_reply("* A moonlit window.\n* A night light, which is often used as a metaphor for calm.",
+                      "nightstand") == ["A moonlit window", "A night light"]
+    # a clause with a sentence going on after it is still a sentence's
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("- The drug, which is cheap, helps many people sleep.\n"
+                   "- The pill, which is small, works fast for most users.")
+
+
+def test_a_sentence_on_a_words_stem_speaks_of_its_label():
+    # "Encroaching is …" explains "Encroachance" (seven letters in common): the label is a term
+    assert read_reply("1. Encroachance: Encroaching is the act of invading land.\n"
+                      "2. Trespass: Trespassing is entering land without leave.", "encroachment") == [
+        "Encroachance", "Trespass"]
+    # a heading over sentences about something else still heads prose
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("1. Etymology: The word comes from the Latin for heart.\n2. Usage: Doctors say it every day.",
+                   "heart attack")
+
+
+def test_the_query_as_a_value_explains_its_label():
+    # "encroaching: Encroachment": the label is the word offered, the query says what it means
+    assert read_reply("Enroachance: Encroachment\nencroaching: Encroachment", "encroachment") == [
+        "Enroachance", "encroaching"]
+    assert read_reply("Laptop bag: laptop bags", "laptop bag") == ["laptop bags"]
+
+
+def test_a_list_word_inside_a_hyphenated_word_names_no_list():
+    # "Age-related claims - A legal term …, such as …" is a term and its definition, not "Related: …"
+    assert read_reply("1. Age-related claims - A legal term describing claims based on age, such as a denial of "
+                      "rights.\n2. Age bias - A legal term.", "age discrimination") == ["Age-related claims", "Age bias"]
+    assert read_reply("Related terms - sofa, couch") == ["sofa", "couch"]
+
+
+def test_the_query_before_a_dash_on_a_line_gives_the_list_after_it():
+    reply = "Here are some:\n\ntravel pillow - travel pillows, neck pillows, sleepers"
+    assert read_reply(reply, "travel pillow") == ["travel pillows", "neck pillows", "sleepers"]
+    # another query: the phrase before the dash is a term of the list
+    assert read_reply(reply, "sofa") == ["travel pillow", "neck pillows", "sleepers"]
+
+
+def test_the_query_among_the_values_of_the_query_as_a_repeated_label_is_a_term():
+    reply = ("- Wireless Router: wireless router, Wi-Fi, mesh router\n"
+             "- Wireless Router: wireless router, Wi-Fi router, access point")
+    assert read_reply(reply, "wireless router") == ["wireless router", "Wi-Fi", "mesh router", "wireless router",
+                                                     "Wi-Fi router", "access point"]
+    # a repeated label that is not the query still names the topic
+    assert read_reply("- Credit Score - credit card, credit rating\n- Credit Score - credit factor, credit value") == [
+        "credit card", "credit rating", "credit factor", "credit value"]
+
+
+def test_a_pronunciation_before_a_part_of_speech_is_no_term():
+    assert read_reply("1. Chronic - CHA-ruhk, a noun (a chronic disease)\n2. Cough - KAWF, a verb (to expel air)",
+                      "chronic cough") == ["Chronic", "Cough"]
+    # a second term before another description stays a term
+    assert read_reply("1. Hi-lax - Hi-lo-la, a combination of hills and lakes") == ["Hi-lax", "Hi-lo-la"]
+
+
+def test_commas_inside_a_values_brackets_make_no_list():
+    assert read_reply("1. Toenails: Toenail (tooth)\n2. Toys totered: Toiletteer (toileth, not tootetter)",
+                      "teething toys") == ["Toenails", "Toenail", "Toys totered", "Toiletteer"]

@@ -22,9 +22,10 @@ NOT_A_TERM = re.compile(
     r"absolutely\b|the\s+following\b|these\b|this\b|they\b|those\b|p\.\s?s\.|ps:)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
 _NOT_A_BULLETED_TERM = re.compile(
     r"^(?i:here\s+(?:are|is)\b|hope\s+this\b|let\s+me\b|feel\s+free\b|please\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
-# words that name the list rather than belong to it ("Synonyms: A, B", "Keywords — A, B")
-LEAD_WORDS = re.compile(r"\b(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|"
-                         r"suggest(?:ions?)?|variants?|phrases?|names?|queries|list|answer|expanded)\b", re.I)
+# words that name the list rather than belong to it ("Synonyms: A, B", "Keywords — A, B"); not
+# inside a hyphenated word, which is a term's ("Age-related claims", "Long-term care" — eighth round)
+LEAD_WORDS = re.compile(r"(?<![\w-])(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|"
+                         r"suggest(?:ions?)?|variants?|phrases?|names?|queries|list|answer|expanded)(?![\w-])", re.I)
 # labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all
 META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
                          r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s)$")
@@ -50,6 +51,9 @@ ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|a
 # ("used to treat …" describes, "used car" is a term)
 _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|when|with)|refers?|means?|not|also|"
                        r"see|as|such|e\.g\.|i\.e\.|usually|often|especially|including|sometimes)(?:\s|$)")
+# a part of speech after a comma names a dictionary entry's kind: what stands between it and the
+# dash is the entry's pronunciation, no second term ("1. Chronic - CHA-ruhk, a noun (…)", eighth round)
+_PART_OF_SPEECH = re.compile(r"^\W*(?i:an?)\s+(?i:noun|verb|adjective|adverb|pronoun|preposition)\b")
 # a description opening with an article, after a second term's comma ("Hi-lax - Hi-lo-la, a
 # combination of …"); "Last - LAST, not lastwill" is a note on the first term
 _DESCRIPTION = re.compile(r"^\W*(?i:a|an|the)\s")
@@ -190,7 +194,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             return []  # "Chat: smolLM@gmail.com", "Website: https://…": a contact field, neither side a term
         if colon and (ENDS_IN_PREPOSITION.search(label) or prose_before_colon(label) or colon_in_sentence(label, rest)):
             return []  # "Suggest query expansions for: X": the colon is inside a sentence
-        listy = any(c in rest for c in ",;")
+        listy = any(c in _BRACKETED_NOTE.sub("", rest) for c in ",;")  # "Toiletteer (toileth, not …)" is one value
         if colon and _PLACE_LABEL.match(label):
             # after fresh10: a label opening with a preposition says where or for whom ("In
             # French: MRI", "For adults: …"): a heading, its value the term
@@ -217,7 +221,8 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             if more:
                 return terms_of(head, bulleted, False) + more
         parts = split_line(rest) if listy and not colon and bulleted else []
-        if len(parts) > 1 and _second_term(head, parts[0]) and all(_DESCRIPTION.match(p) for p in parts[1:]):
+        if (len(parts) > 1 and _second_term(head, parts[0]) and all(_DESCRIPTION.match(p) for p in parts[1:])
+                and not _PART_OF_SPEECH.match(parts[1])):
             # "1. Hi-lax - Hi-lo-la, a combination of …": a second term, then a note on it
             return terms_of(head, bulleted, False) + [unquote(unmark(parts[0]))]
         if bulleted and not listy and _second_term(head, rest):
@@ -232,8 +237,9 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             return []
         if colon and not bulleted:
             value = unquote(unmark(rest).rstrip(":"))  # a stray colon after the value goes
-            if is_term(value) and shares_word(label, value, 6):
+            if is_term(value) and shares_word(label, value, 6) and not is_query(value):
                 return [value]  # "Laptop bag: laptop bags": the label names the topic, the value is the term
+                # (the query as the value says what the label means: "encroaching: Encroachment")
     if rest is not None:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
     if bulleted and rest is None and ("," in item or ";" in item) and len(split_line(item)) > 1:
@@ -314,7 +320,8 @@ def _defines(text: str) -> bool:
 # a relative clause after a comma says more of the part before it, to the end of the item
 # (seventh round): "Inflamation of the conjunctiva, which can lead to infection …"; not after
 # a sentence ("The word "ear" is derived from …, which refers to …"), nor a part opening with
-# an article ("The drug, which is cheap, helps …")
+# an article ("The drug, which is cheap, helps …") unless the clause ends a list item (eighth
+# round: "* A night's light, which is often used as a metaphor …")
 _RELATIVE = re.compile(r"^\s*(?:which|who|whose)\s")
 # a sentence adverb that links to what came before: a comma after it opens a sentence's clause
 # (after fresh8: "additionally, the search query "adopemodel" with synonyms.")
@@ -334,7 +341,8 @@ def list_of(text: str, read, parts: list[str] | None = None, item: bool = False)
     parts = split_line(text) if parts is None else parts
     relative = next((i for i, part in enumerate(parts) if i and _RELATIVE.match(part)), None)
     head = _RELATIVE_AFTER.split(text, 1)[0]
-    if (relative is not None and not _DESCRIPTION.match(head) and not STATEMENT.search(f" {head} ")
+    if (relative is not None and (not _DESCRIPTION.match(head) or (item and relative == len(parts) - 1))
+            and not STATEMENT.search(f" {head} ")
             and not is_clause(head) and all(len(part.split()) <= 3 for part in parts[relative + 1:])):
         parts = parts[:relative]  # "Inflamation of the conjunctiva, which can lead to …": a note on what it follows
     appositive = next((i for i, part in enumerate(parts) if i and _DESCRIPTION.match(part)

@@ -75,10 +75,16 @@ def _inline_items(line: str) -> list[str]:
     return ([lead] if lead else []) + [item for item in items if not _INLINE_NUMBER.fullmatch(item + " ")]
 
 
+# a short label whose value opens a numbered list that runs on below ("English: 1. tonsillitis"
+# then "2. tonsillectomies"): a heading, and the list's first item on a line of its own (eighth round)
+_FIRST_ITEM_AFTER_LABEL = re.compile(r"^([^\n:]{1,40}:)[ \t]+(1[.)][ \t]+\S[^\n]*)(?=\n\s*2[.)]\s)", re.M)
+
+
 def list_terms(text: str) -> list[str]:
     """Rules 4-6: the terms of a reply read as a list."""
     if text.count(". ") >= 3:
         text = "\n".join(item for line in text.split("\n") for item in _inline_items(line))
+    text = _FIRST_ITEM_AFTER_LABEL.sub(r"\1\n\2", text)
     lines = [line for line in text.split("\n") if line.strip()
              and not _FENCE_LINE.match(line) and not _HEADING.match(line)]
     rows = [line for line in lines if _TABLE_ROW.match(line)]
@@ -127,8 +133,10 @@ def _without_topic(read: list[tuple[str, list[str]]]) -> list[tuple[str, list[st
     out = []
     for line, terms in read:
         head = strip_note(unquote(unmark(line)))[0]
-        if len(terms) > 2 and terms[0].casefold() in repeated and unquote(head).casefold() == terms[0].casefold():
-            terms = terms[1:]
+        if (len(terms) > 2 and terms[0].casefold() in repeated and unquote(head).casefold() == terms[0].casefold()
+                and not is_query(head)):
+            terms = terms[1:]  # the query as the label already gave only its values (eighth round:
+            # "- Wireless Router: wireless router, Wi-Fi, …" twice lists the query among them)
         out.append((line, terms))
     return out
 
@@ -203,7 +211,11 @@ def _line_terms(line: str) -> list[str]:
             line = line[len(left):-len(right)]
             break
     head, rest = strip_note(line)
-    if rest is not None and line[len(head):len(head) + 2] == ": ":
+    if rest is not None and (line[len(head):len(head) + 2] == ": " or is_query(head)
+                             or (LEAD_WORDS.search(head) and len(head.split()) <= 4)):
+        # a labelled line, or the query or a list's name before a dash ("travel pillow - travel
+        # pillows, bed pillows", "Related terms - sofa, couch", eighth round): the label's rule
+        # reads it, not the commas around the dash
         return terms_of(line, False)
     parts = split_line(line)
     if len(parts) > 1:
