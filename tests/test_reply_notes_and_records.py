@@ -940,3 +940,60 @@ def test_a_pronunciation_before_a_part_of_speech_is_no_term():
 def test_commas_inside_a_values_brackets_make_no_list():
     assert read_reply("1. Toenails: Toenail (tooth)\n2. Toys totered: Toiletteer (toileth, not tootetter)",
                       "teething toys") == ["Toenails", "Toenail", "Toys totered", "Toiletteer"]
+
+
+# after fresh19-fresh22 (the eighth round measured once on them, blind, at 435/454): rules
+# written on their misses; they change none of the blind figures
+
+def test_a_dash_value_opening_with_a_describing_participle_or_adverb_is_a_note():
+    assert read_reply("1. Antibiotic - Antimicrobial, specifically referring to antibiotics (e.g., penicillin)\n"
+                      "2. Burn gel - Aloe gel, typically used on burns") == ["Antibiotic", "Burn gel"]
+    # a list of terms after the dash stays one
+    assert read_reply("- breach - breaching, breached") == ["breach", "breaching", "breached"]
+
+
+def test_a_label_naming_a_kind_of_word_heads_its_value():
+    assert read_reply("1. Noun: Nursing\n2. Adjective: Nourishing\n3. Abbreviation: NP") == [
+        "Nursing", "Nourishing", "NP"]
+
+
+def test_a_prompts_domain_echoed_with_its_name_is_commentary():
+    assert read_reply("Medical Negligence Suit: Medical Negligness Suit\nLegal Domain: Legal",
+                      "medical negligence suit") == ["Medical Negligness Suit"]
+    # "public domain" is a term of copyright law, not the prompt's field
+    assert read_reply("- Public domain: works free to use\n- Fair use: quoting a work", "copyright") == [
+        "Public domain", "Fair use"]
+
+
+def test_a_dates_comma_before_its_year_splits_nothing():
+    assert read_reply("* Increase in rent notice\n* RENT INCREASE ON SEPTEMBER 31, 2019") == [
+        "Increase in rent notice", "RENT INCREASE ON SEPTEMBER 31, 2019"]
+    assert read_reply("sofa, 2018, couch") == ["sofa", "2018", "couch"]
+
+
+def test_a_definition_by_kind_after_a_list_items_colon_defines_its_label():
+    assert read_reply("1. Chemotherapy drugs: Medications that are used to kill cancer cells.\n"
+                      "2. Chemo: Treatment given to patients who have cancer.", "chemotherapy") == [
+        "Chemotherapy drugs", "Chemo"]
+    # a participle's phrase after the colon is the label's definition, no second term
+    assert read_reply("1. Chemotherapeutic agents: Substances used for treating cancer.", "chemotherapy") == [
+        "Chemotherapeutic agents"]
+    # a purpose, or a sentence with a verb of its own, still heads prose
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("- Thesaurus: to add synonyms to your search query.\n- Etymology: The word comes from the Latin.")
+
+
+def test_a_quoted_phrase_named_by_its_frame_is_the_term():
+    assert read_reply('- The search query "tying up feet" (with synonyms)\n'
+                      '- The search query "fleeting feet" (with synonyms)', "tingling feet") == [
+        "tying up feet", "fleeting feet"]
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply('- The search query is "tying up feet"')
+
+
+def test_beside_a_broken_json_block_a_span_in_the_prose_is_no_answer():
+    reply = ('Here is the JSON:\n```json\n{"keywords": [{"type": "text"},\n]]\n}\n```\n'
+             'The `["type", "dataType"]` syntax sets the type.')
+    with pytest.raises(ValueError, match="invalid JSON"):
+        read_reply(reply, "whiplash")
+    assert read_reply('Here it is: ["sofa", "couch"]') == ["sofa", "couch"]

@@ -8,7 +8,7 @@ import re
 from functools import lru_cache
 
 from .reply_prose import (QUERY, RELATIVE_PRONOUN, SENTENCE, STATEMENT, is_clause, is_sentence, is_statement,
-                          query_words, reads_as_sentence, shares_word, speaks_of, states_a_condition)
+                          names_a_kind, query_words, reads_as_sentence, shares_word, speaks_of, states_a_condition)
 
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
@@ -28,7 +28,11 @@ LEAD_WORDS = re.compile(r"(?<![\w-])(?:synonyms?|terms?|expansions?|alternatives
                          r"suggest(?:ions?)?|variants?|phrases?|names?|queries|list|answer|expanded)(?![\w-])", re.I)
 # labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all
 META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
-                         r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s)$")
+                         r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s|"
+                         # after fresh19-fresh22: a prompt's domain echoed with its name ("Legal Domain: Legal",
+                         # "Finance Domain: …"); "Public domain: …" is a term
+                         r"(?:medical|health|healthcare|legal|law|finance|financial|banking|ecommerce|e-commerce|"
+                         r"retail|shopping|travel|software|technology|tech|insurance|search)\s+domain)$")
 # the headings of an explanation, naming what is said of the topic ("Etymology: …", "Definition: …"):
 # no term, and nothing after them unless it is a list of terms ("Examples: sofa, couch")
 _EXPLANATION_HEADING = re.compile(r"^(?i:etymology|etymological|definitions?|meanings?|origins?|usage|examples?|"
@@ -50,10 +54,18 @@ ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|a
 # a note after a dash describes ("a thick, scaly layer", "the clinical term"); a list of terms does not
 # ("used to treat …" describes, "used car" is a term)
 _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|when|with)|refers?|means?|not|also|"
-                       r"see|as|such|e\.g\.|i\.e\.|usually|often|especially|including|sometimes)(?:\s|$)")
+                       r"see|as|such|e\.g\.|i\.e\.|usually|often|especially|including|sometimes|"
+                       # after fresh19-fresh22: "Antimicrobial, specifically referring to antibiotics"
+                       r"referring|describing|meaning|specifically|particularly|commonly|typically|generally|"
+                       r"mainly|primarily)(?:\s|$)")
 # a part of speech after a comma names a dictionary entry's kind: what stands between it and the
 # dash is the entry's pronunciation, no second term ("1. Chronic - CHA-ruhk, a noun (…)", eighth round)
 _PART_OF_SPEECH = re.compile(r"^\W*(?i:an?)\s+(?i:noun|verb|adjective|adverb|pronoun|preposition)\b")
+# a label naming a kind of word: its value is the term ("Noun: Nursing", "Abbreviation: MI")
+_KIND_LABEL = re.compile(r"^(?i:nouns?|verbs?|adjectives?|adverbs?|plural|singular|abbreviations?|abbr|acronyms?|"
+                         r"initialism|gerund|participle|past\s+tense|(?:(?:brand|generic|common|medical|legal|"
+                         r"scientific|informal|formal|technical)\s+)?names?|spellings?|(?:alternate|alternative|"
+                         r"other|british|american|us|uk)\s+spellings?)$")
 # a description opening with an article, after a second term's comma ("Hi-lax - Hi-lo-la, a
 # combination of …"); "Last - LAST, not lastwill" is a note on the first term
 _DESCRIPTION = re.compile(r"^\W*(?i:a|an|the)\s")
@@ -119,6 +131,9 @@ _PLACE_LABEL = re.compile(r"^(?i:in|for|on|at|from|under|within|among)\s")
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 _ALTERNATIVES = re.compile(r"[\s,;/]*(?:(?i:or|and)(?:[\s,;/]+|$))*")
 _DOUBLE_QUOTES = (('"', '"'), ("“", "”"), ("«", "»"))
+# a quoted phrase named by what it is: 'The search query "X"', 'the term “X”.'
+_FRAMED = re.compile(r'\W*(?i:the\s+)?(?i:search\s+|expanded\s+|alternative\s+)?'
+                     r'(?i:query|term|word|phrase|keyword|expansion|synonym)\s+(?:"([^"]+)"|“([^”]+)”)\W*')
 _BRACKETED_NOTE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 """A bracketed note (innermost), removed to see what stands outside brackets."""
 
@@ -200,6 +215,11 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             # French: MRI", "For adults: …"): a heading, its value the term
             return (list_of(rest, lambda part: terms_of(part, True, False)) if listy
                     else terms_of(rest, bulleted, False))
+        if colon and _KIND_LABEL.match(label) and rest.strip():
+            # after fresh19-fresh22: a label naming a kind of word ("2. Adjective: Nourishing",
+            # "Plural: sofas", "Abbreviation: MI") heads its value, which is the term
+            return (list_of(rest, lambda part: terms_of(part, True, False)) if listy
+                    else terms_of(rest, bulleted, False))
         if _EXPLANATION_HEADING.match(label):
             return list_of(rest, lambda part: terms_of(part, True, False)) if colon and listy else []
         if listy and all(QUANTITY.match(unquote(part)) for part in split_line(rest)):
@@ -228,7 +248,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if bulleted and not listy and _second_term(head, rest):
             # "1. Financial crisis - Financial disaster", "* Last Will and Ends: Last Will and Die"
             return terms_of(head, bulleted, False) + [unquote(unmark(rest))]
-        if colon and bulleted and is_sentence(rest) and not speaks_of(rest, label):
+        if colon and bulleted and is_sentence(rest) and not speaks_of(rest, label) and not names_a_kind(rest):
             return []  # "1. Etymology: The word "ear" is derived from …": a heading over a sentence, not a term
         if colon and not bulleted and (is_sentence(rest) or is_statement(rest)
                                        or (len(rest.split()) > 6 and not speaks_of(rest, label))):
@@ -249,6 +269,11 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     if len(quoted) > 1 and _ALTERNATIVES.fullmatch(_QUOTED.sub("", outside)):
         # after fresh10: '"bluetooth is down" or "battery is low" (…)': quoted alternatives
         return [term for term in (unquote(a or b) for a, b in quoted) if is_term(term, bulleted)]
+    framed = _FRAMED.fullmatch(outside.strip()) if rest is None else None
+    if framed:
+        # after fresh19-fresh22: '- The search query "tying up feet" (with synonyms)': the frame
+        # names what the quoted phrase is, the phrase is the term
+        return [term for term in [unquote(framed.group(1) or framed.group(2))] if is_term(term, bulleted)]
     if bulleted and labelled and rest is None and is_statement(item) and not states_a_condition(item):
         return []  # "1. Restart the printer.", "- The cable is loose.": a statement (a comma list's parts are not)
     abbreviation = _ABBREVIATION_FOR.match(item)
@@ -284,7 +309,14 @@ def _second_term(head: str, rest: str) -> bool:
     do ("MI – abbreviation", "Coumadin: the brand name")."""
     a, b = unquote(unmark(head)), unquote(unmark(rest))
     return (a[:1].isupper() and b[:1].isupper() and is_term(b, True) and not is_sentence(rest)
-            and not _DESCRIBES.match(b) and not _KIND.search(b) and not STATEMENT.search(f" {b} "))
+            and not _DESCRIBES.match(b) and not _KIND.search(b) and not STATEMENT.search(f" {b} ")
+            and not _PARTICIPLE.search(b))
+
+
+# a participle and its preposition inside a phrase describe what it names (after fresh19-fresh22:
+# "Chemotherapeutic agents: Substances used for treating cancer." is a term and its definition)
+_PARTICIPLE = re.compile(r"\s(?:used|given|made|designed|intended|taken|applied|caused|found|known)\s+"
+                         r"(?:to|for|in|as|by|with|when|on|after|during)\s")
 
 
 def _equated(item: str, bulleted: bool) -> list[str]:
@@ -465,6 +497,12 @@ def is_term(item: str, bulleted: bool = False) -> bool:
 
 # a comma between digits that groups thousands ("2,000", "1,250,000") separates no items
 _THOUSANDS = re.compile(r"\d,\d{3}(?!\d)")
+# nor does a date's comma before its year, after a day or a month ("September 31, 2019",
+# "Tuesday, 2018"; after fresh19-fresh22)
+_YEAR_AFTER = re.compile(r",\s?(?:1[89]|20)\d\d(?![\d,])")
+_DATE_BEFORE = re.compile(r"(?:\b\d{1,2}(?:st|nd|rd|th)?|\b(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
+                          r"july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|"
+                          r"tuesday|wednesday|thursday|friday|saturday|sunday))$")
 
 
 def split_line(line: str) -> list[str]:
@@ -479,7 +517,8 @@ def split_line(line: str) -> list[str]:
             depth += 1
         elif char in ")]}" and depth:
             depth -= 1
-        if char in ",;" and not depth and not (char == "," and _THOUSANDS.match(line, i - 1)):
+        if char in ",;" and not depth and not (char == "," and (_THOUSANDS.match(line, i - 1)
+                                                                  or _YEAR_AFTER.match(line, i) and _DATE_BEFORE.search(line, 0, i))):
             items.append("".join(current))
             current = []
         else:

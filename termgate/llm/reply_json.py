@@ -231,12 +231,16 @@ def _is_program(fence: re.Match) -> bool:
 def _json_span(text: str, records: bool = True) -> list | None:
     """The first fenced block or bracket span of `text` that holds a term list."""
     decoder = json.JSONDecoder()
-    starts = sorted({m.start(2) for m in _FENCE.finditer(text)} | {m.start() for m in _JSON_START.finditer(text)})
+    fenced = [(m.start(2), m.end(2)) for m in _FENCE.finditer(text)]
+    starts = sorted({a for a, _ in fenced} | {m.start() for m in _JSON_START.finditer(text)})
     broken = _broken_json_fences(text)
     covered = -1  # a span inside JSON already read is part of it, not an answer beside it
     for start in starts[:_MAX_STARTS]:
         if start < covered or any(a <= start < b for a, b in broken):
             continue
+        if broken and not any(a <= start < b for a, b in fenced):
+            continue  # after fresh19-fresh22: the answer was the broken ```json block; a span in
+            # the prose around it (`the ["type", "dataType"] syntax …`) is no answer either
         body = text[start:].lstrip()
         if not body.startswith(("[", "{")):
             continue

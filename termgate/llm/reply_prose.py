@@ -109,6 +109,27 @@ def defines(sentence: str, label: str) -> bool:
     return sentence.lstrip(" \"'“*_")[:1].isalpha() and shares_word(label, sentence, 1)
 
 
+# words a definition by kind never opens with: a pronoun (a sentence's subject), or a preposition
+# or conjunction (a purpose or a circumstance: "to add synonyms to your query", "when …")
+_NOT_A_KIND = frozenset("to from in on for by with at of as when if because since while so".split()) | _SUBJECTS
+
+
+def names_a_kind(text: str) -> bool:
+    """Whether a value after a list item's colon defines its label by naming what kind of
+    thing it is, a noun phrase whose verbs, if any, are a relative clause's or a participle's
+    (after fresh19-fresh22: "Medications that are used to kill cancer cells.", "The science
+    of using chemicals to treat diseases, including cancer.", "Treatment given to patients
+    who have cancer."): then the label is the term it defines. A sentence with a verb of its
+    own ("The word "ear" is derived from …"), one opening with a pronoun, a preposition or a
+    conjunction ("to add synonyms to your search query.") does not."""
+    text = _BRACKETED.sub("", text).strip()
+    words = text.split()
+    if not words or words[0].lower().strip("\"'“‘*_") in _NOT_A_KIND or SENTENCE.search(text):
+        return False
+    head = RELATIVE_PRONOUN.split(f" {text} ", 1)[0]
+    return not STATEMENT.search(f"{head} ") and not is_clause(head) and not _PRONOUN.search(f"{head} ")
+
+
 def is_clause(line: str) -> bool:
     """Whether an item is a clause, a statement with or without its full stop: after its first
     word, a lower-case modal verb ("can", "may", "should", "will" …) in an item of four or
