@@ -21,11 +21,11 @@ sets recorded and labelled after it (fresh14-fresh18), read 548 of 565 (96.99%);
 round's, measured once on fresh19-fresh22, 435 of 454 (95.8%); no prose read as terms in
 either. Earlier rounds' blind figures are in FLOOR's note."""
 FLOOR = {"tuning": 213 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115,
-         "fresh3": 111 / 114, "fresh4": 115 / 115, "fresh5": 115 / 115, "fresh6": 117 / 118,
+         "fresh3": 110 / 114, "fresh4": 115 / 115, "fresh5": 115 / 115, "fresh6": 117 / 118,
          "fresh7": 117 / 118, "fresh8": 110 / 114, "fresh9": 113 / 116, "fresh10": 108 / 111,
-         "fresh11": 116 / 120, "fresh12": 110 / 116, "fresh13": 112 / 116, "fresh14": 115 / 117,
-         "fresh15": 108 / 108, "fresh16": 114 / 116, "fresh17": 111 / 113, "fresh18": 109 / 111,
-         "fresh19": 116 / 118, "fresh20": 108 / 111, "fresh21": 111 / 113, "fresh22": 106 / 112}
+         "fresh11": 117 / 120, "fresh12": 110 / 116, "fresh13": 114 / 116, "fresh14": 115 / 117,
+         "fresh15": 108 / 108, "fresh16": 115 / 116, "fresh17": 112 / 113, "fresh18": 110 / 111,
+         "fresh19": 117 / 118, "fresh20": 108 / 111, "fresh21": 112 / 113, "fresh22": 110 / 112}
 """What the reading reaches on each labelled part (tests/data/real_replies/README.md, "Where
 it stands now"), the labels relabelled by the code convention; a change to the reading may not
 fall below it. Each fresh set was measured once, blind, before any rule was tuned on it:
@@ -38,7 +38,10 @@ the rules frozen after fresh13's fix: fresh14 114/117 (97.4%), fresh15 107/108 (
 110/116 (94.8%), fresh17 109/113 (96.5%), fresh18 108/111 (97.3%; 109 after the unpaired-quote
 fix); then the eighth round's rules, frozen, on fresh19 114/118 (96.6%), fresh20 106/111
 (95.5%), fresh21 111/113 (98.2%), fresh22 104/112 (92.9%): 435/454 (95.8%), no prose read as
-terms, 385/387 (99.5%) of the replies without a judgement call. fresh3 went from 112 to 111 in round 7 on purpose: its `bullets-t0-living_trust` (the
+terms, 385/387 (99.5%) of the replies without a judgement call. In the ninth round fresh3
+went from 111 to 110 on purpose: its `explain-t0-hiking_boots` (`Hi-lax - Hi-lo-la, a
+combination of …`) was read with the second form by its labeller, and five labellers since
+read that shape as the term alone. fresh3 went from 112 to 111 in round 7 on purpose: its `bullets-t0-living_trust` (the
 query as every label over definitions) was read as a term by its labeller and as prose by
 three others over four such replies."""
 KNOWN_PROSE: dict[str, set[str]] = {"fresh12": {"bullets-t0-numb_fingers"}}

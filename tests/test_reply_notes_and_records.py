@@ -379,12 +379,15 @@ def test_figures_after_a_label_leave_the_label(reply, expected):
 
 
 @pytest.mark.parametrize("reply, expected", [
-    # after a dash, a second term whose comma part is a description: the description is a note
-    ('1. Hi-lax - Hi-lo-la, a combination of "Hi-Lalo" and "Lo-la".', ["Hi-lax", "Hi-lo-la"]),
+    # after a dash, a second form and a description of it are both a note on the term (the
+    # fifth round took the form too, after one labeller; after fresh19-fresh22 five labellers
+    # of this shape against that one take the term alone)
+    ('1. Hi-lax - Hi-lo-la, a combination of "Hi-Lalo" and "Lo-la".', ["Hi-lax"]),
+    ("1. Dog-bite-suit - dog-bite suit, a legal term referring to a court case.", ["Dog-bite-suit"]),
     # "not …" is a note on the first term, as before
     ("1. Last - LAST, not lastwill;", ["Last"]),
 ])
-def test_a_second_term_after_a_dash_keeps_its_description_as_a_note(reply, expected):
+def test_a_second_form_and_its_description_after_a_dash_are_a_note(reply, expected):
     assert read_reply(reply) == expected
 
 
@@ -933,8 +936,8 @@ def test_the_query_among_the_values_of_the_query_as_a_repeated_label_is_a_term()
 def test_a_pronunciation_before_a_part_of_speech_is_no_term():
     assert read_reply("1. Chronic - CHA-ruhk, a noun (a chronic disease)\n2. Cough - KAWF, a verb (to expel air)",
                       "chronic cough") == ["Chronic", "Cough"]
-    # a second term before another description stays a term
-    assert read_reply("1. Hi-lax - Hi-lo-la, a combination of hills and lakes") == ["Hi-lax", "Hi-lo-la"]
+    # a second term alone after the dash stays one
+    assert read_reply("1. Chronic cough - Persistent cough") == ["Chronic cough", "Persistent cough"]
 
 
 def test_commas_inside_a_values_brackets_make_no_list():
@@ -997,3 +1000,49 @@ def test_beside_a_broken_json_block_a_span_in_the_prose_is_no_answer():
     with pytest.raises(ValueError, match="invalid JSON"):
         read_reply(reply, "whiplash")
     assert read_reply('Here it is: ["sofa", "couch"]') == ["sofa", "couch"]
+
+
+def test_a_short_form_after_a_dash_quoted_or_on_its_stem_is_a_second_term():
+    assert read_reply('* email (prefix) - "emails"\n* sync - "synced"') == ["email", "emails", "sync", "synced"]
+    assert read_reply("1. travel-adapter - travel adapters\n2. travel-plug - travel plugs") == [
+        "travel-adapter", "travel adapters", "travel-plug", "travel plugs"]
+    # a lower-case word of another stem is a note, as before
+    assert read_reply("1. Tylenol - brand\n2. Sofa - seat") == ["Tylenol", "Sofa"]
+
+
+def test_a_list_marker_alone_on_its_line_numbers_the_next():
+    # (fresh13's futon: "1. " then "Futon - FUTON, FUTONAN, …", a line too long to run on as a term)
+    assert read_reply("1. \nSofa - couch, settee, divan, loveseat, futon, chesterfield, davenport\n"
+                      "2. \nBed - cot, bunk, berth") == ["Sofa", "couch", "settee", "divan", "loveseat", "futon",
+                                                        "chesterfield", "davenport", "Bed", "cot", "bunk", "berth"]
+    # a rule of dashes is no marker
+    assert read_reply("Here:\n---\n- sofa\n- couch") == ["sofa", "couch"]
+
+
+def test_the_query_hyphenated_as_a_label_over_one_value_gives_the_value():
+    reply = "* travel-pillow: travel pillows.\n* take the trip-pillow: trips that bring you home."
+    assert read_reply(reply, "travel pillow") == ["travel pillows", "take the trip-pillow"]
+    # the query over one noun phrase with an article gives the phrase
+    assert read_reply("* Shoe rack: Shoes with a rack.\n* Boot tray: Trays equipped with rims.", "shoe rack") == [
+        "Shoes with a rack", "Boot tray"]
+
+
+def test_two_names_on_a_line_of_their_own_are_two_terms_when_the_query_is_known():
+    reply = "Nicotine patch: Nicotamine patches\nNarcan: Nalonamine patches"
+    assert read_reply(reply, "nicotine patch") == ["Nicotamine patches", "Narcan", "Nalonamine patches"]
+    # the query as the value explains its label; without the query the label stays alone
+    assert read_reply("Enroachance: Encroachment\nencroaching: Encroachment", "encroachment") == [
+        "Enroachance", "encroaching"]
+    assert read_reply("Narcan: Nalonamine patches") == ["Narcan"]
+
+
+def test_the_query_before_an_equals_sign_gives_what_follows():
+    reply = 'The search query "vpn not connecting" can be rephrased:\n\n* vpn-not-connecting = vpn-connected'
+    assert read_reply(reply, "vpn not connecting") == ["vpn-connected"]
+    assert read_reply("* Fares = flights", "cheap flights") == ["Fares", "flights"]
+
+
+def test_a_variable_assigned_is_a_line_of_code():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("Loan Default Judgment:\nloan_default_judgment = loan_default_judgment", "loan default judgment")
+    assert read_reply("* Sofa = Couch") == ["Sofa", "Couch"]

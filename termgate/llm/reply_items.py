@@ -58,16 +58,12 @@ _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|w
                        # after fresh19-fresh22: "Antimicrobial, specifically referring to antibiotics"
                        r"referring|describing|meaning|specifically|particularly|commonly|typically|generally|"
                        r"mainly|primarily)(?:\s|$)")
-# a part of speech after a comma names a dictionary entry's kind: what stands between it and the
-# dash is the entry's pronunciation, no second term ("1. Chronic - CHA-ruhk, a noun (…)", eighth round)
-_PART_OF_SPEECH = re.compile(r"^\W*(?i:an?)\s+(?i:noun|verb|adjective|adverb|pronoun|preposition)\b")
 # a label naming a kind of word: its value is the term ("Noun: Nursing", "Abbreviation: MI")
 _KIND_LABEL = re.compile(r"^(?i:nouns?|verbs?|adjectives?|adverbs?|plural|singular|abbreviations?|abbr|acronyms?|"
                          r"initialism|gerund|participle|past\s+tense|(?:(?:brand|generic|common|medical|legal|"
                          r"scientific|informal|formal|technical)\s+)?names?|spellings?|(?:alternate|alternative|"
                          r"other|british|american|us|uk)\s+spellings?)$")
-# a description opening with an article, after a second term's comma ("Hi-lax - Hi-lo-la, a
-# combination of …"); "Last - LAST, not lastwill" is a note on the first term
+# a description opening with an article ("Colonic, a medical term used to …")
 _DESCRIPTION = re.compile(r"^\W*(?i:a|an|the)\s")
 # a note naming what kind of term the one before it is ("Tylenol - Brand name", "MI: Abbreviation")
 _KIND = re.compile(r"\b(?i:terms?|names?|words?|abbreviations?|abbr|acronyms?|initialism|spellings?|synonyms?|"
@@ -196,6 +192,8 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     # a sign in a note pairs nothing: in brackets ("Plantar fasciitis (fascia = tissue)") or
     # after a spaced dash ("Medical malpractice - medical = medical, legal = legal")
     if " = " in _BRACKETED_NOTE.sub("", item).split(" - ", 1)[0]:
+        if _IDENTIFIER.fullmatch(item.partition(" = ")[0].strip()):
+            return []  # after fresh19-fresh22: "loan_default_judgment = …" assigns a variable, a line of code
         pair = _equated(item, bulleted)
         if pair:
             return pair
@@ -224,7 +222,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             return list_of(rest, lambda part: terms_of(part, True, False)) if colon and listy else []
         if listy and all(QUANTITY.match(unquote(part)) for part in split_line(rest)):
             return terms_of(head, bulleted, False)  # "**Flat tire**: 20% flat, 30% flat": figures on the label
-        values = _query_label(rest, colon) if is_query(label) else None
+        values = _query_label(rest, colon) if is_query(label) or (colon and is_query(label, hyphens=True)) else None
         if values:
             return values
         listed = rest.strip() and (label.isdigit() or (LEAD_WORDS.search(label) and (colon or listy))
@@ -240,11 +238,6 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             more = list_of(rest, lambda part: terms_of(part, True, False))
             if more:
                 return terms_of(head, bulleted, False) + more
-        parts = split_line(rest) if listy and not colon and bulleted else []
-        if (len(parts) > 1 and _second_term(head, parts[0]) and all(_DESCRIPTION.match(p) for p in parts[1:])
-                and not _PART_OF_SPEECH.match(parts[1])):
-            # "1. Hi-lax - Hi-lo-la, a combination of …": a second term, then a note on it
-            return terms_of(head, bulleted, False) + [unquote(unmark(parts[0]))]
         if bulleted and not listy and _second_term(head, rest):
             # "1. Financial crisis - Financial disaster", "* Last Will and Ends: Last Will and Die"
             return terms_of(head, bulleted, False) + [unquote(unmark(rest))]
@@ -255,6 +248,12 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
             # "Coffee maker: A coffee maker is a device …", "Chatbot: Hey there! …"; a label over
             # a long phrase not about it heads commentary ("Severity: 15 years in prison for …")
             return []
+        if (colon and not bulleted and not listy and QUERY.get() is not None and _second_term(head, rest)
+                and not is_query(label, hyphens=True) and not is_query(rest)):
+            # after fresh19-fresh22: on a line of its own, as in a list item, `A: B` both written
+            # as names are two terms ("Narcan: Nalonamine patches", "Ecommerce: E-commerce");
+            # the query on either side is the label's rule
+            return terms_of(head, bulleted, False) + [unquote(unmark(rest))]
         if colon and not bulleted:
             value = unquote(unmark(rest).rstrip(":"))  # a stray colon after the value goes
             if is_term(value) and shares_word(label, value, 6) and not is_query(value):
@@ -295,7 +294,8 @@ def _query_label(rest: str, colon: bool) -> list[str] | None:
     if len(parts) > 1 and not any(_DESCRIBES.match(part) or " = " in part for part in parts):
         return list_of(rest, lambda part: terms_of(part, True, False), parts) or None
     value = unquote(unmark(rest))
-    if colon and len(parts) == 1 and is_term(value, True) and not _DESCRIBES.match(value) and not is_statement(rest) \
+    if colon and len(parts) == 1 and is_term(value, True) and not _DESCRIBES.match(value) \
+            and not is_statement(rest, by_words=False) \
             and not QUANTITY.match(value) and not is_sentence(rest):
         return [value]  # "1. Insulin pumps: insulin-pump injector"
     return None
@@ -308,6 +308,12 @@ def _second_term(head: str, rest: str) -> bool:
     "Abbreviation") and holds no lower-case finite verb ("It is used in medicine"), as notes
     do ("MI – abbreviation", "Coumadin: the brand name")."""
     a, b = unquote(unmark(head)), unquote(unmark(rest))
+    if (not (a[:1].isupper() and b[:1].isupper()) and len(b.split()) <= 3 and is_term(b, True)
+            and not _DESCRIBES.match(b) and not _KIND.search(b) and not STATEMENT.search(f" {b} ")
+            and (unmark(rest).lstrip()[:1] in "\"“" or shares_word(a, b))):
+        # after fresh19-fresh22: a short form of the word, quoted or on its stem, in lower case
+        # ('email (prefix) - "emails"', "travel-adapter - travel adapters"): another term
+        return True
     return (a[:1].isupper() and b[:1].isupper() and is_term(b, True) and not is_sentence(rest)
             and not _DESCRIBES.match(b) and not _KIND.search(b) and not STATEMENT.search(f" {b} ")
             and not _PARTICIPLE.search(b))
@@ -315,8 +321,14 @@ def _second_term(head: str, rest: str) -> bool:
 
 # a participle and its preposition inside a phrase describe what it names (after fresh19-fresh22:
 # "Chemotherapeutic agents: Substances used for treating cancer." is a term and its definition)
-_PARTICIPLE = re.compile(r"\s(?:used|given|made|designed|intended|taken|applied|caused|found|known)\s+"
+_PARTICIPLE = re.compile(r"\s(?:used|given|made|designed|intended|taken|applied|caused|found|known|equipped|built|"
+                         r"meant|suited|tailored|dedicated|created|developed|prescribed|recommended|required|"
+                         r"shaped|sized|adapted|worn|placed|mounted|attached|sold|offered|provided)\s+"
                          r"(?:to|for|in|as|by|with|when|on|after|during)\s")
+
+
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+"""A variable's name, words joined by underscores ("loan_default_judgment")."""
 
 
 def _equated(item: str, bulleted: bool) -> list[str]:
@@ -335,6 +347,8 @@ def _equated(item: str, bulleted: bool) -> list[str]:
     if _defines(unquote(unmark(right))):
         return [a] if is_term(a, bulleted) else []  # "SORE = to be very painful": B defines A
     b = list_of(right, lambda part: terms_of(part, True, False))
+    if b and is_query(a, hyphens=True):
+        return b  # after fresh19-fresh22: "vpn-not-connecting = vpn-connected", the query as a label gives B
     if not b or not is_term(a, bulleted):
         return []
     return [a] + b

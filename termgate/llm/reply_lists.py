@@ -80,11 +80,16 @@ def _inline_items(line: str) -> list[str]:
 _FIRST_ITEM_AFTER_LABEL = re.compile(r"^([^\n:]{1,40}:)[ \t]+(1[.)][ \t]+\S[^\n]*)(?=\n\s*2[.)]\s)", re.M)
 
 
+# a list marker alone on its line, the item on the next ("1. " then "Futon - FUTON, …"): one item
+_MARKER_ALONE = re.compile(r"^([ \t]*(?:\d{1,3}[.)]|[-*•]))[ \t]*\n[ \t]*(?=[^\s\d*•-])", re.M)
+
+
 def list_terms(text: str) -> list[str]:
     """Rules 4-6: the terms of a reply read as a list."""
     if text.count(". ") >= 3:
         text = "\n".join(item for line in text.split("\n") for item in _inline_items(line))
     text = _FIRST_ITEM_AFTER_LABEL.sub(r"\1\n\2", text)
+    text = _MARKER_ALONE.sub(r"\1 ", text)
     lines = [line for line in text.split("\n") if line.strip()
              and not _FENCE_LINE.match(line) and not _HEADING.match(line)]
     rows = [line for line in lines if _TABLE_ROW.match(line)]
