@@ -303,6 +303,50 @@ FRESH22_QUERIES = [
     ("browser running slow", "software", "support"), ("classic car insurance", "insurance", "quotes"),
 ]
 """The eighth round's fourth held-out set (`--fresh22`)."""
+FRESH23_QUERIES = [
+    ("stress fracture", "medical", "injury"), ("iron supplements", "medical", "treatment"),
+    ("echocardiogram", "medical", "procedure"), ("heart palpitations", "medical", "symptom lookup"),
+    ("hoa fines", "legal", "property"), ("debt collection lawsuit", "legal", "debt"),
+    ("stepparent adoption", "legal", "family law"), ("employment discrimination", "legal", "litigation"),
+    ("accent chair", "ecommerce", "furniture"), ("spice rack", "ecommerce", "kitchen"),
+    ("crib sheets", "ecommerce", "baby"), ("usb microphone", "ecommerce", "electronics"),
+    ("stop payment order", "finance", "banking"), ("passport holder", "travel", "gear"),
+    ("printer driver error", "software", "support"), ("travel health insurance", "insurance", "quotes"),
+]
+"""The ninth round's first held-out set, recorded before its rules were frozen and read after (`--fresh23`)."""
+FRESH24_QUERIES = [
+    ("rib fracture", "medical", "injury"), ("cold laser therapy", "medical", "treatment"),
+    ("biopsy", "medical", "procedure"), ("dry mouth", "medical", "symptom lookup"),
+    ("property deed transfer", "legal", "property"), ("medical bill collections", "legal", "debt"),
+    ("name change after divorce", "legal", "family law"), ("personal injury settlement", "legal", "litigation"),
+    ("sleeper sofa", "ecommerce", "furniture"), ("measuring cups", "ecommerce", "kitchen"),
+    ("baby sling", "ecommerce", "baby"), ("hdmi cable", "ecommerce", "electronics"),
+    ("money market account", "finance", "banking"), ("luggage tags", "travel", "gear"),
+    ("keyboard shortcuts not working", "software", "support"), ("mobile home insurance", "insurance", "quotes"),
+]
+"""The ninth round's second held-out set (`--fresh24`)."""
+FRESH25_QUERIES = [
+    ("torn ligament", "medical", "injury"), ("allergy eye drops", "medical", "treatment"),
+    ("spinal tap", "medical", "procedure"), ("night cramps", "medical", "symptom lookup"),
+    ("lease termination", "legal", "property"), ("debt forgiveness tax", "legal", "debt"),
+    ("child visitation schedule", "legal", "family law"), ("contract dispute lawsuit", "legal", "litigation"),
+    ("tv wall mount", "ecommerce", "furniture"), ("garlic press", "ecommerce", "kitchen"),
+    ("toddler bed", "ecommerce", "baby"), ("fitness tracker", "ecommerce", "electronics"),
+    ("bank reconciliation", "finance", "banking"), ("universal charger", "travel", "gear"),
+    ("app not installing", "software", "support"), ("windstorm insurance", "insurance", "quotes"),
+]
+"""The ninth round's third held-out set (`--fresh25`)."""
+FRESH26_QUERIES = [
+    ("dislocated shoulder", "medical", "injury"), ("antiviral medication", "medical", "treatment"),
+    ("ekg test", "medical", "procedure"), ("chest tightness", "medical", "symptom lookup"),
+    ("landlord harassment", "legal", "property"), ("repossessed car", "legal", "debt"),
+    ("annulment", "legal", "family law"), ("fraud lawsuit", "legal", "litigation"),
+    ("side table", "ecommerce", "furniture"), ("mixing bowls", "ecommerce", "kitchen"),
+    ("breast pump", "ecommerce", "baby"), ("e-reader", "ecommerce", "electronics"),
+    ("atm card blocked", "finance", "banking"), ("neck wallet", "travel", "gear"),
+    ("slow internet", "software", "support"), ("term life insurance", "insurance", "quotes"),
+]
+"""The ninth round's fourth held-out set (`--fresh26`)."""
 FRESH_SETS = {
     "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
     "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
@@ -326,6 +370,10 @@ FRESH_SETS = {
     "fresh20": (FRESH20_QUERIES, "the eighth round's second held-out set"),
     "fresh21": (FRESH21_QUERIES, "the eighth round's third held-out set"),
     "fresh22": (FRESH22_QUERIES, "the eighth round's fourth held-out set"),
+    "fresh23": (FRESH23_QUERIES, "the ninth round's first held-out set"),
+    "fresh24": (FRESH24_QUERIES, "the ninth round's second held-out set"),
+    "fresh25": (FRESH25_QUERIES, "the ninth round's third held-out set"),
+    "fresh26": (FRESH26_QUERIES, "the ninth round's fourth held-out set"),
 }
 """Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)
