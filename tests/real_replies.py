@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "real_replies"
-PARTS = ["tuning", "heldout", "fresh"] + [f"fresh{n}" for n in range(2, 23)]
+PARTS = ["tuning", "heldout", "fresh"] + [f"fresh{n}" for n in range(2, 27)]
 """The labelled parts, in the order they were recorded (README.md there)."""
 
 
@@ -105,3 +105,20 @@ def agreement(rows: list[Labelled]) -> Agreement:
         if row.label["reading"] == "error" and row.label.get("why") == "prose" and mine is not None:
             prose.append(row.id)
     return Agreement(len(finished), agreed, tuple(prose), tuple(wrong), clear, clear_agreed)
+
+
+SECOND_READINGS = ("fresh20", "fresh22", "fresh25")
+"""The parts a second helper labelled blind too (`PART.labels2.jsonl`), without the first
+labeller's labels (fresh5's second reading saw six of the first's labels, so it is left out)."""
+
+
+def two_people(part: str) -> tuple[int, int]:
+    """(finished replies the part's two blind labellers read alike, finished replies)."""
+    rows = [row for row in load(part) if row.finished]
+    second = {}
+    for line in (DATA / f"{part}.labels2.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            entry = json.loads(line)
+            second[entry["id"]] = entry["label"]
+    return sum(row.person == Labelled(row.id, row.query, row.reply, row.finish_reason, second[row.id]).person
+               for row in rows), len(rows)

@@ -5,7 +5,7 @@ The replies are SmolLM2-135M-Instruct's, recorded from a real llama.cpp server
 blind and committed before termgate read it. The held-out rows were not looked at while the
 rules were first tuned; each later round tuned on the newest fresh set after measuring it
 once (FLOOR says the blind figures); fresh14-fresh18 measured the seventh round's rules
-frozen, fresh19-fresh22 the eighth round's.
+frozen, fresh19-fresh22 the eighth round's, fresh23-fresh26 the ninth's.
 """
 
 from __future__ import annotations
@@ -18,14 +18,16 @@ GOAL = 0.97
 """Issue 35's goal for the share of finished replies read as the person read them, on replies
 no rule was tuned on. The rules as they stood after fresh13's fix, measured once on the five
 sets recorded and labelled after it (fresh14-fresh18), read 548 of 565 (96.99%); the eighth
-round's, measured once on fresh19-fresh22, 435 of 454 (95.8%); no prose read as terms in
-either. Earlier rounds' blind figures are in FLOOR's note."""
+round's, measured once on fresh19-fresh22, 435 of 454 (95.8%), no prose read as terms in
+either; the ninth round's, on fresh23-fresh26, 429 of 448 (95.8%), two prose replies read as
+terms. Earlier rounds' blind figures are in FLOOR's note."""
 FLOOR = {"tuning": 213 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115,
          "fresh3": 110 / 114, "fresh4": 115 / 115, "fresh5": 115 / 115, "fresh6": 117 / 118,
          "fresh7": 117 / 118, "fresh8": 110 / 114, "fresh9": 113 / 116, "fresh10": 108 / 111,
          "fresh11": 117 / 120, "fresh12": 110 / 116, "fresh13": 114 / 116, "fresh14": 115 / 117,
          "fresh15": 108 / 108, "fresh16": 115 / 116, "fresh17": 112 / 113, "fresh18": 110 / 111,
-         "fresh19": 117 / 118, "fresh20": 108 / 111, "fresh21": 112 / 113, "fresh22": 110 / 112}
+         "fresh19": 117 / 118, "fresh20": 108 / 111, "fresh21": 112 / 113, "fresh22": 110 / 112,
+         "fresh23": 110 / 114, "fresh24": 108 / 112, "fresh25": 112 / 113, "fresh26": 106 / 109}
 """What the reading reaches on each labelled part (tests/data/real_replies/README.md, "Where
 it stands now"), the labels relabelled by the code convention; a change to the reading may not
 fall below it. Each fresh set was measured once, blind, before any rule was tuned on it:
@@ -38,7 +40,10 @@ the rules frozen after fresh13's fix: fresh14 114/117 (97.4%), fresh15 107/108 (
 110/116 (94.8%), fresh17 109/113 (96.5%), fresh18 108/111 (97.3%; 109 after the unpaired-quote
 fix); then the eighth round's rules, frozen, on fresh19 114/118 (96.6%), fresh20 106/111
 (95.5%), fresh21 111/113 (98.2%), fresh22 104/112 (92.9%): 435/454 (95.8%), no prose read as
-terms, 385/387 (99.5%) of the replies without a judgement call. In the ninth round fresh3
+terms, 385/387 (99.5%) of the replies without a judgement call; then the ninth round's,
+frozen, on fresh23 108/114 (94.7%, two prose replies read as terms), fresh24 104/112
+(92.9%), fresh25 112/113 (99.1%), fresh26 105/109 (96.3%): 429/448 (95.8%), 375/380 (98.7%)
+of the replies without a judgement call. In the ninth round fresh3
 went from 111 to 110 on purpose: its `explain-t0-hiking_boots` (`Hi-lax - Hi-lo-la, a
 combination of …`) was read with the second form by its labeller, and five labellers since
 read that shape as the term alone. fresh3 went from 112 to 111 in round 7 on purpose: its `bullets-t0-living_trust` (the
@@ -61,8 +66,8 @@ def test_finished_replies_read_as_the_person_read_them(part):
 def test_replies_the_labeller_did_not_call_a_judgement_call_read_at_the_goal(part):
     """The replies whose label carries no judgement-call note (real_replies.JUDGEMENT, written
     blind) read at 97% or better in every part; blind, they read at 98.6% (579/587) over
-    fresh7-fresh12, 99.4% (471/474) over fresh14-fresh18 and 99.5% (385/387) over
-    fresh19-fresh22, the rules frozen."""
+    fresh7-fresh12, 99.4% (471/474) over fresh14-fresh18, 99.5% (385/387) over
+    fresh19-fresh22 and 98.7% (375/380) over fresh23-fresh26, the rules frozen."""
     result = agreement(load(part))
     assert result.clear_rows >= 80
     assert result.clear_share >= GOAL, f"{result.clear_agreed}/{result.clear_rows}"

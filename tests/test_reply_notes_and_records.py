@@ -1046,3 +1046,61 @@ def test_a_variable_assigned_is_a_line_of_code():
     with pytest.raises(ValueError, match="no terms found"):
         read_reply("Loan Default Judgment:\nloan_default_judgment = loan_default_judgment", "loan default judgment")
     assert read_reply("* Sofa = Couch") == ["Sofa", "Couch"]
+
+
+# after fresh23-fresh26 (the ninth round measured once on them, blind, at 429/448): rules
+# written on their misses; they change none of the blind figures
+
+def test_a_hash_number_with_a_stop_is_a_marker():
+    assert read_reply("Repossessed Car:\n#1. Republished Car:\n#2. Reclaimed Car:", "repossessed car") == [
+        "Republished Car", "Reclaimed Car"]
+
+
+def test_the_query_over_definitions_in_most_items_offers_nothing():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("Here are some examples:\n1. Crib sheets: 2018-04-30Crucial to the game, but now obsolete.\n"
+                   "2. Crib sheets: A marketing tool for advertising.\n"
+                   "3. Crib sheets: A type of paper that is used in a business setting.", "crib sheets")
+
+
+def test_an_instruction_with_a_quoted_phrase_is_advice():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply('* Use "supplement" instead of "ingredient": "Iron supplements"\n'
+                   '* Use "in addition to" or "additionally": "iron supplements"', "iron supplements")
+    assert read_reply('* "supplement" or "tablet"') == ["supplement", "tablet"]
+
+
+def test_words_joined_by_underscores_pair_in_a_list_and_assign_on_a_line():
+    assert read_reply("Here are the words:\n1. medical_bill = medical_bills\n2. medical_care = medical_cares",
+                      "medical bill collections") == ["medical_bill", "medical_bills", "medical_care", "medical_cares"]
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("Loan Default Judgment:\nloan_default_judgment = loan_default_judgment", "loan default judgment")
+
+
+def test_a_participle_in_a_list_after_a_dash_makes_it_a_description():
+    assert read_reply("1. Dislocation - injury caused by movement or stretching; breaking of bone\n"
+                      "2. Dislocate - dislodge, displace") == ["Dislocation", "Dislocate", "dislodge", "displace"]
+
+
+def test_a_letter_after_a_dash_is_no_second_term():
+    assert read_reply("1. Child - C\n2. Visit - Visitation", "child visitation") == ["Child", "Visit", "Visitation"]
+
+
+def test_a_records_field_label_heads_its_value():
+    assert read_reply("Sleeper sofa:\n- Product: Sleeper Sofa\n- Description: A luxurious sofa that can be "
+                      "customized to fit any style.", "sleeper sofa") == ["Sleeper Sofa"]
+
+
+def test_a_relative_clauses_nt_after_a_noun_is_a_searchers_phrase():
+    assert read_reply("* keyboard shortcuts not working\n* keyboard shortcuts that don't work",
+                      "keyboard shortcuts not working") == ["keyboard shortcuts not working",
+                                                            "keyboard shortcuts that don't work"]
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("- It says that doesn't work anymore")
+
+
+def test_the_querys_own_words_name_no_list():
+    reply = ('1. "name change after divorce" - This is a legal term that refers to changing a name. It can also '
+             'refer to any change, such as marriage, divorce, or even death.\n'
+             '2. "divorcee" - This term can refer to a person who has been divorced.')
+    assert read_reply(reply, "name change after divorce") == ["name change after divorce", "divorcee"]

@@ -14,7 +14,7 @@ from .reply_prose import (QUERY, RELATIVE_PRONOUN, SENTENCE, STATEMENT, is_claus
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
 # after it goes too. "E. coli", "V. cholerae" and "#1" are not markers.
 BULLET = re.compile(r"^\s*(?:[^\w\s\"'“”‘’«»„()\[\]{}<`#@$%&/\\.,:;!?]{1,2}|\d{1,3}[.)]|\(\d{1,3}\)|\[\d{1,3}\]|"
-                     r"#\d{1,3}|[a-zA-Z]\)|[ivx]{1,5}\.|[IVX]{2,5}\.)\s+(?:\[[ xX✓✔]?\]\s+)?")
+                     r"#\d{1,3}[.)]?|[a-zA-Z]\)|[ivx]{1,5}\.|[IVX]{2,5}\.)\s+(?:\[[ xX✓✔]?\]\s+)?")
 # lead-ins and closings (rule 6): a line starting so is not an item; in a bulleted list only
 # the sentence-like ones count ("- Note 20 Ultra", "- Sure deodorant", "- This Is Us" are names)
 NOT_A_TERM = re.compile(
@@ -59,7 +59,7 @@ _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|w
                        r"referring|describing|meaning|specifically|particularly|commonly|typically|generally|"
                        r"mainly|primarily)(?:\s|$)")
 # a label naming a kind of word: its value is the term ("Noun: Nursing", "Abbreviation: MI")
-_KIND_LABEL = re.compile(r"^(?i:nouns?|verbs?|adjectives?|adverbs?|plural|singular|abbreviations?|abbr|acronyms?|"
+_KIND_LABEL = re.compile(r"^(?i:products?|items?|brands?|models?|titles?|nouns?|verbs?|adjectives?|adverbs?|plural|singular|abbreviations?|abbr|acronyms?|"
                          r"initialism|gerund|participle|past\s+tense|(?:(?:brand|generic|common|medical|legal|"
                          r"scientific|informal|formal|technical)\s+)?names?|spellings?|(?:alternate|alternative|"
                          r"other|british|american|us|uk)\s+spellings?)$")
@@ -187,13 +187,14 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     """Rules 5 and 6 on one item: the terms it holds (none, one, or — once, not within a
     list already labelled — a labelled list)."""
     item = unmark(item)
-    if not item:
-        return []
+    if not item or _INSTRUCTION.match(item):
+        return []  # after fresh23-fresh26: 'Use "supplement" instead of "ingredient": "…"' is advice
     # a sign in a note pairs nothing: in brackets ("Plantar fasciitis (fascia = tissue)") or
     # after a spaced dash ("Medical malpractice - medical = medical, legal = legal")
     if " = " in _BRACKETED_NOTE.sub("", item).split(" - ", 1)[0]:
-        if _IDENTIFIER.fullmatch(item.partition(" = ")[0].strip()):
-            return []  # after fresh19-fresh22: "loan_default_judgment = …" assigns a variable, a line of code
+        if not bulleted and _IDENTIFIER.fullmatch(item.partition(" = ")[0].strip()):
+            return []  # after fresh19-fresh22: "loan_default_judgment = …" on a line of its own assigns a
+            # variable, a line of code; in a numbered list ("1. medical_bill = medical_bills") it pairs words
         pair = _equated(item, bulleted)
         if pair:
             return pair
@@ -225,14 +226,16 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         values = _query_label(rest, colon) if is_query(label) or (colon and is_query(label, hyphens=True)) else None
         if values:
             return values
-        listed = rest.strip() and (label.isdigit() or (LEAD_WORDS.search(label) and (colon or listy))
+        listed = rest.strip() and (label.isdigit() or (LEAD_WORDS.search(label) and (colon or listy)
+                                                       and not is_query(label, hyphens=True))  # "name change …"
                                    or NOT_A_TERM.match(label) or (colon and listy and not is_sentence(rest)))
         # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"; a sentence after a
         # term's colon explains it, commas or not ("Asthma inhalers: Asthma medications, such as …, can be used …")
         if listed:
             return list_of(rest, lambda part: terms_of(part, True, False))
         if (listy and not colon and len(split_line(rest)) > 1 and not rest.rstrip().endswith(".")
-                and not any(_DESCRIBES.match(part) or " = " in part for part in split_line(rest))):
+                and not any(_DESCRIBES.match(part) or " = " in part or _PARTICIPLE.search(f" {_BRACKETED_NOTE.sub('', part)} ")
+                            for part in split_line(rest))):
             # "breach - breaching, breached": a list of terms, not a note ("a disease, spread by
             # contact"; "medical = medical, legal = legal" glosses)
             more = list_of(rest, lambda part: terms_of(part, True, False))
@@ -308,6 +311,8 @@ def _second_term(head: str, rest: str) -> bool:
     "Abbreviation") and holds no lower-case finite verb ("It is used in medicine"), as notes
     do ("MI – abbreviation", "Coumadin: the brand name")."""
     a, b = unquote(unmark(head)), unquote(unmark(rest))
+    if len(b) < 2:
+        return False  # after fresh23-fresh26: "Child - C", a letter, abbreviates the term
     if (not (a[:1].isupper() and b[:1].isupper()) and len(b.split()) <= 3 and is_term(b, True)
             and not _DESCRIBES.match(b) and not _KIND.search(b) and not STATEMENT.search(f" {b} ")
             and (unmark(rest).lstrip()[:1] in "\"“" or shares_word(a, b))):
@@ -327,6 +332,9 @@ _PARTICIPLE = re.compile(r"\s(?:used|given|made|designed|intended|taken|applied|
                          r"(?:to|for|in|as|by|with|when|on|after|during)\s")
 
 
+# an instruction: an imperative verb, then a quoted phrase ('Use "X" instead of "Y"', 'Try "X"')
+_INSTRUCTION = re.compile(r'^\W*(?i:use|try|replace|avoid|add|include|type|search\s+for|write|say|combine|'
+                          r'consider|enter)\s+["“]')
 _IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 """A variable's name, words joined by underscores ("loan_default_judgment")."""
 

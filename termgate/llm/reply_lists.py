@@ -184,7 +184,13 @@ def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str
 
 def _explains_query(pair: tuple[str, str] | None) -> bool:
     """Whether an item's `colon_label` is the query as its label over a sentence or a statement."""
-    return pair is not None and is_query(pair[0], hyphens=True) and (is_sentence(pair[1]) or is_statement(pair[1]))
+    return pair is not None and is_query(pair[0], hyphens=True) and (is_sentence(pair[1]) or is_statement(pair[1])
+                                                                      or _DEFINITION.match(pair[1]) is not None)
+
+
+# after fresh23-fresh26: a phrase opening with an article and ending with a full stop defines
+# what it follows ("Crib sheets: A marketing tool for advertising.")
+_DEFINITION = re.compile(r"^\W*(?i:a|an|the)\s.*\.\s*$")
 
 
 def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:

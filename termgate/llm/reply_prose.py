@@ -58,6 +58,10 @@ _CONTRACTION = re.compile(r"^[A-Za-z]*" + _CONTRACTED + "$")
 # "car won't start"); after a pronoun it is a sentence's ("It doesn't work anymore")
 _NOT = re.compile(r"n(?:'|’)t\W*$")
 _SUBJECTS = frozenset("i you he she it we they this that there these those who what".split())
+# after fresh23-fresh26: after a noun these open a relative clause, whose "n't" is the phrase's
+# ("keyboard shortcuts that don't work"), not a sentence's ("That doesn't work", "It says that
+# doesn't work": a pronoun opening the item is a sentence's subject)
+_RELATIVES = frozenset(("that", "which", "who"))
 _DASH_NOTE = re.compile(r"\s(?:--?|–|—)\s")
 _QUESTION = re.compile(r"^\W*(?i:what|how|why|when|where|who|which|whose)\b")
 # a sentence opening so points back to the label before its colon, or defines it
@@ -148,7 +152,10 @@ def is_clause(line: str) -> bool:
         word, after = words[i], words[i + 1].strip("\"'“”‘’*_")
         verb = (_CONTRACTION.match(word.strip("\"“”‘*_")) if (i == 0 or word[:1].islower())
                 and normalize_term(word.replace("’", "'")) not in query
-                and not (i and _NOT.search(word) and words[i - 1].lower() not in _SUBJECTS) else None) \
+                and not (i and _NOT.search(word) and (words[i - 1].lower() not in _SUBJECTS
+                                                      or (i > 1 and words[i - 1].lower() in _RELATIVES
+                                                          and words[0].lower() not in _SUBJECTS)))
+                else None) \
             or (i and (word in _MODAL or (word in _AUXILIARY and len(words) >= 5)))
         if verb and after[:1].islower() and after.isalpha() and after not in _JOINING:
             return True
