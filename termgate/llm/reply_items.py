@@ -58,11 +58,12 @@ _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|w
                        # after fresh19-fresh22: "Antimicrobial, specifically referring to antibiotics"
                        r"referring|describing|meaning|specifically|particularly|commonly|typically|generally|"
                        r"mainly|primarily)(?:\s|$)")
-# a label naming a kind of word: its value is the term ("Noun: Nursing", "Abbreviation: MI")
-_KIND_LABEL = re.compile(r"^(?i:products?|items?|brands?|models?|titles?|nouns?|verbs?|adjectives?|adverbs?|plural|singular|abbreviations?|abbr|acronyms?|"
+# a label naming a kind of word, or a record's field: its value is the term ("Noun: Nursing",
+# "Abbreviation: MI", after fresh19-fresh22; "Product: Sleeper Sofa", after fresh23-fresh26)
+_KIND_LABEL = re.compile(r"^(?i:nouns?|verbs?|adjectives?|adverbs?|plural|singular|abbreviations?|abbr|acronyms?|"
                          r"initialism|gerund|participle|past\s+tense|(?:(?:brand|generic|common|medical|legal|"
                          r"scientific|informal|formal|technical)\s+)?names?|spellings?|(?:alternate|alternative|"
-                         r"other|british|american|us|uk)\s+spellings?)$")
+                         r"other|british|american|us|uk)\s+spellings?|products?|items?|brands?|models?|titles?)$")
 # a description opening with an article ("Colonic, a medical term used to …")
 _DESCRIPTION = re.compile(r"^\W*(?i:a|an|the)\s")
 # a note naming what kind of term the one before it is ("Tylenol - Brand name", "MI: Abbreviation")
@@ -234,10 +235,10 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if listed:
             return list_of(rest, lambda part: terms_of(part, True, False))
         if (listy and not colon and len(split_line(rest)) > 1 and not rest.rstrip().endswith(".")
-                and not any(_DESCRIBES.match(part) or " = " in part or _PARTICIPLE.search(f" {_BRACKETED_NOTE.sub('', part)} ")
-                            for part in split_line(rest))):
+                and not any(_DESCRIBES.match(part) or " = " in part
+                            or _PARTICIPLE.search(f" {_BRACKETED_NOTE.sub('', part)} ") for part in split_line(rest))):
             # "breach - breaching, breached": a list of terms, not a note ("a disease, spread by
-            # contact"; "medical = medical, legal = legal" glosses)
+            # contact"; "medical = medical, legal = legal" glosses; "injury caused by …")
             more = list_of(rest, lambda part: terms_of(part, True, False))
             if more:
                 return terms_of(head, bulleted, False) + more
@@ -308,8 +309,11 @@ def _second_term(head: str, rest: str) -> bool:
     """Whether the `B` of a list item `A - B` or `A: B` is a second term rather than a note
     on `A`: both are written as names are, starting with a capital letter, and `B` is a term
     (rule 6) that opens with no describing word, names no kind of term ("Brand name",
-    "Abbreviation") and holds no lower-case finite verb ("It is used in medicine"), as notes
-    do ("MI – abbreviation", "Coumadin: the brand name")."""
+    "Abbreviation"), holds no lower-case finite verb ("It is used in medicine") and no
+    participle with its preposition ("Substances used for …"), as notes do ("MI –
+    abbreviation", "Coumadin: the brand name"); or (ninth round) `B` is a short form of `A`
+    in lower case, quoted or on its stem ('email - "emails"', "travel-adapter - travel
+    adapters"). A single letter ("Child - C") is none."""
     a, b = unquote(unmark(head)), unquote(unmark(rest))
     if len(b) < 2:
         return False  # after fresh23-fresh26: "Child - C", a letter, abbreviates the term
@@ -522,9 +526,9 @@ _THOUSANDS = re.compile(r"\d,\d{3}(?!\d)")
 # nor does a date's comma before its year, after a day or a month ("September 31, 2019",
 # "Tuesday, 2018"; after fresh19-fresh22)
 _YEAR_AFTER = re.compile(r",\s?(?:1[89]|20)\d\d(?![\d,])")
-_DATE_BEFORE = re.compile(r"(?:\b\d{1,2}(?:st|nd|rd|th)?|\b(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
-                          r"july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|"
-                          r"tuesday|wednesday|thursday|friday|saturday|sunday))$")
+_DATE_BEFORE = re.compile(r"(?:\b\d{1,2}(?:st|nd|rd|th)?|\b(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|"
+                          r"may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|"
+                          r"dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday))$")
 
 
 def split_line(line: str) -> list[str]:
@@ -539,8 +543,9 @@ def split_line(line: str) -> list[str]:
             depth += 1
         elif char in ")]}" and depth:
             depth -= 1
-        if char in ",;" and not depth and not (char == "," and (_THOUSANDS.match(line, i - 1)
-                                                                  or _YEAR_AFTER.match(line, i) and _DATE_BEFORE.search(line, 0, i))):
+        grouping = char == "," and (_THOUSANDS.match(line, i - 1)
+                                    or (_YEAR_AFTER.match(line, i) and _DATE_BEFORE.search(line, 0, i)))
+        if char in ",;" and not depth and not grouping:
             items.append("".join(current))
             current = []
         else:

@@ -83,8 +83,8 @@ _WORD = re.compile(r"\w{3,}")
 def shares_word(label: str, text: str, first: int | None = None) -> bool:
     """Whether `text` (its first `first` words of three letters or more; all of them for None)
     repeats one of the first six such words of `label`, whole, inflected or on its stem ("sofa" /
-    "sofas", "computer" / "computers", "encroachance" / "encroaching"): the one test of a value, a sentence or a sentence's first word
-    speaking of its label."""
+    "sofas", "computer" / "computers", "encroachance" / "encroaching"): the one test of a
+    value, a sentence or a sentence's first word speaking of its label."""
     mine = _WORD.findall(label.lower())[:6]
     return any(a.startswith(b) or b.startswith(a) or a[:_STEM] == b[:_STEM] != b
                for b in _WORD.findall(text.lower())[:first] for a in mine)
@@ -92,8 +92,8 @@ def shares_word(label: str, text: str, first: int | None = None) -> bool:
 
 _STEM = 7
 """Two words sharing their first seven letters share a stem (eighth round: "Encroachance" and
-"Encroaching", "computerised" and "computing"); a shorter word shares one only when the other
-starts with it."""
+"Encroaching", "chemotherapy" and "chemotherapeutic"); a shorter word shares one only when the
+other starts with it."""
 
 
 # (sixth round) a sentence opening so says what its label is: an article ("A living trust is
