@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .reply_prose import (QUERY, RELATIVE_PRONOUN, SENTENCE, STATEMENT, is_clause, is_sentence, is_statement,
-                          names_a_kind, query_words, reads_as_sentence, shares_word, speaks_of, states_a_condition)
+from .reply_prose import (ARTICLE_OPENING, QUERY, RELATIVE_PRONOUN, SENTENCE, STATEMENT, is_clause, is_sentence,
+                          is_statement, names_a_kind, query_words, reads_as_sentence, shares_word, speaks_of, states_a_condition)
 
 # a list marker: a symbol bullet ("-", "*", "•", "→", "✅", an emoji, a blockquote ">"),
 # numbering ("1.", "1)", "(1)", "[1]", "a)", "ii."), then white space; a checkbox "[ ]"/"[x]"
@@ -64,8 +64,6 @@ _KIND_LABEL = re.compile(r"^(?i:nouns?|verbs?|adjectives?|adverbs?|plural|singul
                          r"initialism|gerund|participle|past\s+tense|(?:(?:brand|generic|common|medical|legal|"
                          r"scientific|informal|formal|technical)\s+)?names?|spellings?|(?:alternate|alternative|"
                          r"other|british|american|us|uk)\s+spellings?|products?|items?|brands?|models?|titles?)$")
-# a description opening with an article ("Colonic, a medical term used to …")
-_DESCRIPTION = re.compile(r"^\W*(?i:a|an|the)\s")
 # a note naming what kind of term the one before it is ("Tylenol - Brand name", "MI: Abbreviation")
 _KIND = re.compile(r"\b(?i:terms?|names?|words?|abbreviations?|abbr|acronyms?|initialism|spellings?|synonyms?|"
                    r"variants?|slang|usage|forms?|plural|singular|nouns?|verbs?|adjectives?|adverbs?|brand|generic|"
@@ -210,14 +208,11 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if colon and (ENDS_IN_PREPOSITION.search(label) or prose_before_colon(label) or colon_in_sentence(label, rest)):
             return []  # "Suggest query expansions for: X": the colon is inside a sentence
         listy = any(c in _BRACKETED_NOTE.sub("", rest) for c in ",;")  # "Toiletteer (toileth, not …)" is one value
-        if colon and _PLACE_LABEL.match(label):
-            # after fresh10: a label opening with a preposition says where or for whom ("In
-            # French: MRI", "For adults: …"): a heading, its value the term
-            return (list_of(rest, lambda part: terms_of(part, True, False)) if listy
-                    else terms_of(rest, bulleted, False))
-        if colon and _KIND_LABEL.match(label) and rest.strip():
-            # after fresh19-fresh22: a label naming a kind of word ("2. Adjective: Nourishing",
-            # "Plural: sofas", "Abbreviation: MI") heads its value, which is the term
+        if colon and (_PLACE_LABEL.match(label) or (_KIND_LABEL.match(label) and rest.strip())):
+            # a heading, its value the term: a label opening with a preposition says where or for
+            # whom (after fresh10: "In French: MRI", "For adults: …"); one naming a kind of word
+            # or a record's field says what the value is (after fresh19-fresh22: "2. Adjective:
+            # Nourishing", "Abbreviation: MI", "Product: Sleeper Sofa")
             return (list_of(rest, lambda part: terms_of(part, True, False)) if listy
                     else terms_of(rest, bulleted, False))
         if _EXPLANATION_HEADING.match(label):
@@ -315,17 +310,13 @@ def _second_term(head: str, rest: str) -> bool:
     in lower case, quoted or on its stem ('email - "emails"', "travel-adapter - travel
     adapters"). A single letter ("Child - C") is none."""
     a, b = unquote(unmark(head)), unquote(unmark(rest))
-    if len(b) < 2:
-        return False  # after fresh23-fresh26: "Child - C", a letter, abbreviates the term
-    if (not (a[:1].isupper() and b[:1].isupper()) and len(b.split()) <= 3 and is_term(b, True)
-            and not _DESCRIBES.match(b) and not _KIND.search(b) and not STATEMENT.search(f" {b} ")
-            and (unmark(rest).lstrip()[:1] in "\"“" or shares_word(a, b))):
-        # after fresh19-fresh22: a short form of the word, quoted or on its stem, in lower case
-        # ('email (prefix) - "emails"', "travel-adapter - travel adapters"): another term
-        return True
-    return (a[:1].isupper() and b[:1].isupper() and is_term(b, True) and not is_sentence(rest)
-            and not _DESCRIBES.match(b) and not _KIND.search(b) and not STATEMENT.search(f" {b} ")
-            and not _PARTICIPLE.search(b))
+    if len(b) < 2 or not is_term(b, True) or _DESCRIBES.match(b) or _KIND.search(b) or STATEMENT.search(f" {b} "):
+        return False  # a letter abbreviates the term (after fresh23-fresh26: "Child - C"); a note
+    if a[:1].isupper() and b[:1].isupper():
+        return not is_sentence(rest) and not _PARTICIPLE.search(b)
+    # ninth round: a short form of the word in lower case, quoted or on its stem
+    # ('email (prefix) - "emails"', "travel-adapter - travel adapters")
+    return len(b.split()) <= 3 and (unmark(rest).lstrip()[:1] in "\"“" or shares_word(a, b))
 
 
 # a participle and its preposition inside a phrase describe what it names (after fresh19-fresh22:
@@ -399,14 +390,14 @@ def list_of(text: str, read, parts: list[str] | None = None, item: bool = False)
     parts = split_line(text) if parts is None else parts
     relative = next((i for i, part in enumerate(parts) if i and _RELATIVE.match(part)), None)
     head = _RELATIVE_AFTER.split(text, 1)[0]
-    if (relative is not None and (not _DESCRIPTION.match(head) or (item and relative == len(parts) - 1))
+    if (relative is not None and (not ARTICLE_OPENING.match(head) or (item and relative == len(parts) - 1))
             and not STATEMENT.search(f" {head} ")
             and not is_clause(head) and all(len(part.split()) <= 3 for part in parts[relative + 1:])):
         parts = parts[:relative]  # "Inflamation of the conjunctiva, which can lead to …": a note on what it follows
-    appositive = next((i for i, part in enumerate(parts) if i and _DESCRIPTION.match(part)
+    appositive = next((i for i, part in enumerate(parts) if i and ARTICLE_OPENING.match(part)
                        and len(unquote(part).split()) > 6
                        and not STATEMENT.search(f" {RELATIVE_PRONOUN.split(part, 1)[0]} ")), None) if item else None
-    if appositive is not None and not any(_DESCRIPTION.match(part) or STATEMENT.search(f" {part} ") or is_clause(part)
+    if appositive is not None and not any(ARTICLE_OPENING.match(part) or STATEMENT.search(f" {part} ") or is_clause(part)
                                           for part in parts[:appositive]):
         # seventh round: "1. Colonic, a medical term used to describe any part of …": the item's
         # term, then a description of it opening with an article, to the end of the item
@@ -425,7 +416,7 @@ def list_of(text: str, read, parts: list[str] | None = None, item: bool = False)
             continue  # "DUINED, also spelled duh-deed", "X, including Y": a short note on the part before
         terms = read(part)
         if (not terms and i and len(unquote(part).split()) > 6
-                and (not part.rstrip().endswith(".") or _DESCRIPTION.match(part))
+                and (not part.rstrip().endswith(".") or ARTICLE_OPENING.match(part))
                 and not reads_as_sentence(unquote(part))):
             skipped += 1  # "UTI treatment, uromitrogenic medical device for urinary tract infection":
             continue      # a long name is no term, and no sentence's comma either

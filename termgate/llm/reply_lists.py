@@ -9,7 +9,7 @@ import re
 from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES, colon_in_sentence,
                           colon_label, is_query, is_term, list_of, prose_before_colon, split_line, strip_note, terms_of,
                           unmark, unquote)
-from .reply_prose import QUERY, defines, is_sentence, is_statement, reads_as_sentence, shares_word
+from .reply_prose import ARTICLE_OPENING, QUERY, defines, is_sentence, is_statement, reads_as_sentence, shares_word
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -184,13 +184,11 @@ def _without_topic_of_prose(read: list[tuple[str, list[str]]]) -> list[tuple[str
 
 def _explains_query(pair: tuple[str, str] | None) -> bool:
     """Whether an item's `colon_label` is the query as its label over a sentence or a statement."""
-    return pair is not None and is_query(pair[0], hyphens=True) and (is_sentence(pair[1]) or is_statement(pair[1])
-                                                                      or _DEFINITION.match(pair[1]) is not None)
-
-
-# after fresh23-fresh26: a phrase opening with an article and ending with a full stop defines
-# what it follows ("Crib sheets: A marketing tool for advertising.")
-_DEFINITION = re.compile(r"^\W*(?i:a|an|the)\s.*\.\s*$")
+    # after fresh23-fresh26: a phrase opening with an article and ending with a full stop
+    # defines what it follows as a sentence does ("Crib sheets: A marketing tool for advertising.")
+    return pair is not None and is_query(pair[0], hyphens=True) and (
+        is_sentence(pair[1]) or is_statement(pair[1])
+        or (ARTICLE_OPENING.match(pair[1]) is not None and pair[1].rstrip().endswith(".")))
 
 
 def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:

@@ -36,7 +36,9 @@ _CONTRACTED = (r"(?:[A-Za-z](?:'|’)(?:re|ve|ll|m)|[A-Za-z]n(?:'|’)t|"
 STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s"
                        r"|" + _CONTRACTED)
 _BRACKETED = re.compile(r"\s*\([^()]*\)")
-_ARTICLE_OPENING = re.compile(r"^\W*(?i:the|a|an)\s")
+ARTICLE_OPENING = re.compile(r"^\W*(?i:the|a|an)\s")
+"""A phrase opening with an article: a description ("Colonic, a medical term used to …"), or
+a statement's subject ("The domain is medicine.")."""
 # a lower-case pronoun or determiner inside an item: sentences have them, names of things rarely
 _PRONOUNS = "the|your|you|my|it|its|them|their|our|we|this|that|these|those"
 _PRONOUN = re.compile(rf"\s(?:{_PRONOUNS})\b")
@@ -172,7 +174,7 @@ def is_statement(line: str, by_words: bool = True) -> bool:
     a statement, full stop or not ("The legal domain is trademark registration"); "wifi is
     down" is a term."""
     line = _BRACKETED.sub("", line).strip()  # "Vegan (from the Latin word, which means plant)." is a term's note
-    if (_ARTICLE_OPENING.match(line) and STATEMENT.search(line)) or is_clause(line):
+    if (ARTICLE_OPENING.match(line) and STATEMENT.search(line)) or is_clause(line):
         return True  # "The medical domain is sore throat", "Landlords can fix their homes", full stop or not
     if not line.endswith(".") or line.endswith("..."):
         return False
