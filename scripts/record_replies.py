@@ -347,6 +347,50 @@ FRESH26_QUERIES = [
     ("slow internet", "software", "support"), ("term life insurance", "insurance", "quotes"),
 ]
 """The ninth round's fourth held-out set (`--fresh26`)."""
+FRESH27_QUERIES = [
+    ("rotator cuff strain", "medical", "injury"), ("nebulizer treatment", "medical", "treatment"),
+    ("spinal fusion", "medical", "procedure"), ("ear pressure", "medical", "symptom lookup"),
+    ("lien on house", "legal", "property"), ("credit card lawsuit", "legal", "debt"),
+    ("paternity leave", "legal", "family law"), ("deposition", "legal", "litigation"),
+    ("corner desk", "ecommerce", "furniture"), ("salad spinner", "ecommerce", "kitchen"),
+    ("bottle warmer", "ecommerce", "baby"), ("usb hub", "ecommerce", "electronics"),
+    ("wire transfer fee", "finance", "banking"), ("rain poncho", "travel", "gear"),
+    ("wifi keeps disconnecting", "software", "support"), ("vision insurance", "insurance", "quotes"),
+]
+"""The tenth round's first held-out set, recorded before its rules were frozen and read after (`--fresh27`)."""
+FRESH28_QUERIES = [
+    ("burn blister", "medical", "injury"), ("cortisone cream", "medical", "treatment"),
+    ("blood transfusion", "medical", "procedure"), ("hoarse voice", "medical", "symptom lookup"),
+    ("quitclaim deed", "legal", "property"), ("charged off debt", "legal", "debt"),
+    ("grandparent visitation", "legal", "family law"), ("summary judgment", "legal", "litigation"),
+    ("armoire", "ecommerce", "furniture"), ("dutch oven", "ecommerce", "kitchen"),
+    ("swaddle blanket", "ecommerce", "baby"), ("power bank", "ecommerce", "electronics"),
+    ("cashier check fraud", "finance", "banking"), ("travel towel", "travel", "gear"),
+    ("mouse not working", "software", "support"), ("critical illness cover", "insurance", "quotes"),
+]
+"""The tenth round's second held-out set (`--fresh28`)."""
+FRESH29_QUERIES = [
+    ("jammed finger", "medical", "injury"), ("nicotine gum", "medical", "treatment"),
+    ("appendectomy", "medical", "procedure"), ("cold sweats", "medical", "symptom lookup"),
+    ("home inspection dispute", "legal", "property"), ("payday loan lawsuit", "legal", "debt"),
+    ("joint custody", "legal", "family law"), ("appeal deadline", "legal", "litigation"),
+    ("hall tree", "ecommerce", "furniture"), ("measuring spoons", "ecommerce", "kitchen"),
+    ("nursing bra", "ecommerce", "baby"), ("smart plug", "ecommerce", "electronics"),
+    ("bank statement", "finance", "banking"), ("passport wallet", "travel", "gear"),
+    ("no sound", "software", "support"), ("crop insurance", "insurance", "quotes"),
+]
+"""The tenth round's third held-out set (`--fresh29`)."""
+FRESH30_QUERIES = [
+    ("bruised ribs", "medical", "injury"), ("iron infusion", "medical", "treatment"),
+    ("hernia repair", "medical", "procedure"), ("metallic taste", "medical", "symptom lookup"),
+    ("hoa lawsuit", "legal", "property"), ("judgment lien", "legal", "debt"),
+    ("marital assets", "legal", "family law"), ("defamation lawsuit", "legal", "litigation"),
+    ("folding table", "ecommerce", "furniture"), ("can opener", "ecommerce", "kitchen"),
+    ("changing table", "ecommerce", "baby"), ("drone", "ecommerce", "electronics"),
+    ("mobile deposit", "finance", "banking"), ("tsa lock", "travel", "gear"),
+    ("battery draining fast", "software", "support"), ("fire insurance", "insurance", "quotes"),
+]
+"""The tenth round's fourth held-out set (`--fresh30`)."""
 FRESH_SETS = {
     "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
     "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
@@ -374,6 +418,10 @@ FRESH_SETS = {
     "fresh24": (FRESH24_QUERIES, "the ninth round's second held-out set"),
     "fresh25": (FRESH25_QUERIES, "the ninth round's third held-out set"),
     "fresh26": (FRESH26_QUERIES, "the ninth round's fourth held-out set"),
+    "fresh27": (FRESH27_QUERIES, "the tenth round's first held-out set"),
+    "fresh28": (FRESH28_QUERIES, "the tenth round's second held-out set"),
+    "fresh29": (FRESH29_QUERIES, "the tenth round's third held-out set"),
+    "fresh30": (FRESH30_QUERIES, "the tenth round's fourth held-out set"),
 }
 """Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)

@@ -1104,3 +1104,69 @@ def test_the_querys_own_words_name_no_list():
              'refer to any change, such as marriage, divorce, or even death.\n'
              '2. "divorcee" - This term can refer to a person who has been divorced.')
     assert read_reply(reply, "name change after divorce") == ["name change after divorce", "divorcee"]
+
+
+# the tenth round (its rules frozen before fresh27-fresh30 were read): broader word classes
+# for the families the earlier rounds found, and three shapes of the tuned sets' misses
+
+@pytest.mark.parametrize("reply, expected", [
+    # any participle with its preposition describes, not only the ones seen so far
+    ("1. Chemotherapeutic agents: Substances delivered to the bloodstream.\n2. Chemo drugs: Medications",
+     ["Chemotherapeutic agents", "Chemo drugs", "Medications"]),
+    ("* Sofa: Couch\n* Settee: Loveseat", ["Sofa", "Couch", "Settee", "Loveseat"]),
+])
+def test_any_participle_and_its_preposition_describe(reply, expected):
+    assert read_reply(reply, "seating") == expected
+
+
+def test_a_records_field_names_head_their_values():
+    assert read_reply("Bunker: Furniture\nCategory: Bunk Bed\nType: Loft bed\nColour: Oak", "bunk bed") == [
+        "Bunker", "Furniture", "Bunk Bed", "Loft bed", "Oak"]
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ("1. mamma - breast cancer screening\n2. mammagallina - breast health and wellness\n"
+     "3. mammagallina-breast health and wellness\n4. mammabellini-breast health and wellness",
+     ["mamma", "mammagallina", "mammagallina", "mammabellini"]),
+    ("1. Dislodged - to remove something from its place\n2. Dislodged-to remove, break something from its place",
+     ["Dislodged", "Dislodged"]),
+    # a compound with no such sibling stays one term
+    ("1. Long-term care and support\n2. Home care - care given at home", ["Long-term care and support", "Home care"]),
+])
+def test_a_bare_hyphen_is_a_dash_where_another_item_has_its_word_or_gloss(reply, expected):
+    assert read_reply(reply) == expected
+
+
+def test_a_short_word_list_after_a_dash_may_end_in_a_full_stop():
+    assert read_reply("Measuring cups:\n- Measured - Measureful, precise.\n- Cup - Beaker, mug.", "measuring cups") == [
+        "Measured", "Measureful", "precise", "Cup", "Beaker", "mug"]
+    # a longer phrase with a full stop is still a description
+    assert read_reply("- Eczema - a dry, itchy skin condition.") == ["Eczema"]
+
+
+def test_a_note_part_ends_the_comma_list():
+    assert read_reply("1. Browser's performance\n2. Other devices running slow, such as tablets, smartphones, etc.") == [
+        "Browser's performance", "Other devices running slow"]
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply("Theft of personal property, including money and other valuables, is a serious offense.")
+
+
+def test_an_identifier_after_a_names_colon_is_a_second_term():
+    assert read_reply("Mixing Bars: mix_barns", "mixing bowls") == ["Mixing Bars", "mix_barns"]
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ("- Laser eye surgery: LASIK, PRK\n- Purpose: improve vision\n- Risks: dry eyes, glare", ["LASIK", "PRK", "dry eyes", "glare"]),
+    ("MRI, CT scan\nConfidence: high\nLanguage: English", ["MRI", "CT scan"]),
+    ("Sofa, couch\nIn summary, both are seats.\nYou can also search for settee.", ["Sofa", "couch"]),
+])
+def test_more_headings_and_fields_of_commentary(reply, expected):
+    assert read_reply(reply, "seating") == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ("1. Escrow - where a third party holds money, deposits\n2. Lien - Charge", ["Escrow", "Lien", "Charge"]),
+    ("1. Settee - something to sit on, couch\n2. Sofa - Couch", ["Settee", "Sofa", "Couch"]),
+])
+def test_more_describing_words_open_a_note_after_a_dash(reply, expected):
+    assert read_reply(reply) == expected

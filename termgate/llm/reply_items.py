@@ -16,27 +16,36 @@ from .reply_prose import (ARTICLE_OPENING, QUERY, RELATIVE_PRONOUN, SENTENCE, ST
 BULLET = re.compile(r"^\s*(?:[^\w\s\"'“”‘’«»„()\[\]{}<`#@$%&/\\.,:;!?]{1,2}|\d{1,3}[.)]|\(\d{1,3}\)|\[\d{1,3}\]|"
                      r"#\d{1,3}[.)]?|[a-zA-Z]\)|[ivx]{1,5}\.|[IVX]{2,5}\.)\s+(?:\[[ xX✓✔]?\]\s+)?")
 # lead-ins and closings (rule 6): a line starting so is not an item; in a bulleted list only
-# the sentence-like ones count ("- Note 20 Ultra", "- Sure deodorant", "- This Is Us" are names)
+# the sentence-like ones count ("- Note 20 Ultra", "- Sure deodorant", "- This Is Us" are names);
+# tenth round: a summing-up or an address to the reader ("In summary, …", "You can also …")
 NOT_A_TERM = re.compile(
     r"^(?i:here\b|sure\b|certainly\b|of\s+course\b|notes?\b|hope\b|let\s+me\b|feel\s+free\b|please\b|"
-    r"absolutely\b|the\s+following\b|these\b|this\b|they\b|those\b|p\.\s?s\.|ps:)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
+    r"absolutely\b|the\s+following\b|these\b|this\b|they\b|those\b|p\.\s?s\.|ps:|in\s+summary\b|"
+    r"in\s+conclusion\b|overall\b|keep\s+in\s+mind\b|it\s+is\b|it(?:'|’)s\b|there\s+(?:are|is)\b|"
+    r"you\s+(?:can|may|might|could|should)\b|we\s+(?:can|have|hope|suggest)\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
 _NOT_A_BULLETED_TERM = re.compile(
     r"^(?i:here\s+(?:are|is)\b|hope\s+this\b|let\s+me\b|feel\s+free\b|please\b)|^I(?:\s|(?:'|’)(?:m|d|ve|ll)\b)")
 # words that name the list rather than belong to it ("Synonyms: A, B", "Keywords — A, B"); not
 # inside a hyphenated word, which is a term's ("Age-related claims", "Long-term care" — eighth round)
 LEAD_WORDS = re.compile(r"(?<![\w-])(?:synonyms?|terms?|expansions?|alternatives?|related|keywords?|words?|"
                          r"suggest(?:ions?)?|variants?|phrases?|names?|queries|list|answer|expanded)(?![\w-])", re.I)
-# labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all
+# labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all, nor
+# (tenth round) a reply's own fields ("Language: English", "Confidence: high", "Format: …")
 META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
-                         r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s|"
+                         r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s|language|locale|"
+                         r"format|version|status|confidence|score|results?|response|tone|audience|comments?|remarks?|"
+                         r"assumptions?|caveats?|clarification|"
                          # after fresh19-fresh22: a prompt's domain echoed with its name ("Legal Domain: Legal",
                          # "Finance Domain: …"); "Public domain: …" is a term
                          r"(?:medical|health|healthcare|legal|law|finance|financial|banking|ecommerce|e-commerce|"
                          r"retail|shopping|travel|software|technology|tech|insurance|search)\s+domain)$")
 # the headings of an explanation, naming what is said of the topic ("Etymology: …", "Definition: …"):
-# no term, and nothing after them unless it is a list of terms ("Examples: sofa, couch")
+# no term, and nothing after them unless it is a list of terms ("Examples: sofa, couch"); tenth
+# round: what is said of a thing ("Purpose: …", "Risks: dry eyes, glare", "Features: …")
 _EXPLANATION_HEADING = re.compile(r"^(?i:etymology|etymological|definitions?|meanings?|origins?|usage|examples?|"
-                                  r"example\s+sentences?|descriptions?|summary|overview|background|history|pronunciation)$")
+                                  r"example\s+sentences?|descriptions?|summary|overview|background|history|pronunciation|purpose|"
+                                  r"functions?|benefits?|advantages?|disadvantages?|risks?|features|"
+                                  r"specifications?|details|characteristics|properties|interpretation)$")
 # a heading of an explanation standing alone ("1. **Etymology**" over a paragraph) is no term either;
 # words that are also terms ("usage", "history", "tips", "output") are left to be
 _HEADING_WORD = re.compile(r"^(?i:etymology|etymological|definitions?|meanings?|pronunciation|overview|summary|"
@@ -55,15 +64,20 @@ ENDS_IN_PREPOSITION = re.compile(r"\b(?i:for|to|of|about|with|in|on|by|from|as|a
 # ("used to treat …" describes, "used car" is a term)
 _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|when|with)|refers?|means?|not|also|"
                        r"see|as|such|e\.g\.|i\.e\.|usually|often|especially|including|sometimes|"
-                       # after fresh19-fresh22: "Antimicrobial, specifically referring to antibiotics"
+                       # after fresh19-fresh22: "Antimicrobial, specifically referring to antibiotics";
+                       # tenth round: a pointer or relative word ("where a third party holds …")
                        r"referring|describing|meaning|specifically|particularly|commonly|typically|generally|"
-                       r"mainly|primarily)(?:\s|$)")
+                       r"mainly|primarily|that|where|when|this|these|it|its|relating|related\s+to|involving|"
+                       r"characterized|characterised|something|someone|anything|anyone)(?:\s|$)")
 # a label naming a kind of word, or a record's field: its value is the term ("Noun: Nursing",
-# "Abbreviation: MI", after fresh19-fresh22; "Product: Sleeper Sofa", after fresh23-fresh26)
+# "Abbreviation: MI", after fresh19-fresh22; "Product: Sleeper Sofa", after fresh23-fresh26;
+# tenth round: any field of a product record, "Category: Furniture", "Colour: Oak")
 _KIND_LABEL = re.compile(r"^(?i:nouns?|verbs?|adjectives?|adverbs?|plural|singular|abbreviations?|abbr|acronyms?|"
                          r"initialism|gerund|participle|past\s+tense|(?:(?:brand|generic|common|medical|legal|"
                          r"scientific|informal|formal|technical)\s+)?names?|spellings?|(?:alternate|alternative|"
-                         r"other|british|american|us|uk)\s+spellings?|products?|items?|brands?|models?|titles?)$")
+                         r"other|british|american|us|uk)\s+spellings?|products?|items?|brands?|models?|titles?|categor(?:y|ies)|"
+                         r"types?|class(?:es)?|kinds?|genres?|styles?|colou?rs?|sizes?|materials?|manufacturers?|"
+                         r"makers?|departments?|sections?|collections?|series)$")
 # a note naming what kind of term the one before it is ("Tylenol - Brand name", "MI: Abbreviation")
 _KIND = re.compile(r"\b(?i:terms?|names?|words?|abbreviations?|abbr|acronyms?|initialism|spellings?|synonyms?|"
                    r"variants?|slang|usage|forms?|plural|singular|nouns?|verbs?|adjectives?|adverbs?|brand|generic|"
@@ -229,7 +243,9 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         # term's colon explains it, commas or not ("Asthma inhalers: Asthma medications, such as …, can be used …")
         if listed:
             return list_of(rest, lambda part: terms_of(part, True, False))
-        if (listy and not colon and len(split_line(rest)) > 1 and not rest.rstrip().endswith(".")
+        if (listy and not colon and len(split_line(rest)) > 1  # a stop ends a description, or (tenth
+                # round) a list of short words ("Measured - Measureful, precise.")
+                and (not rest.rstrip().endswith(".") or all(len(part.split()) <= 3 for part in split_line(rest)))
                 and not any(_DESCRIBES.match(part) or " = " in part
                             or _PARTICIPLE.search(f" {_BRACKETED_NOTE.sub('', part)} ") for part in split_line(rest))):
             # "breach - breaching, breached": a list of terms, not a note ("a disease, spread by
@@ -308,7 +324,8 @@ def _second_term(head: str, rest: str) -> bool:
     participle with its preposition ("Substances used for …"), as notes do ("MI –
     abbreviation", "Coumadin: the brand name"); or (ninth round) `B` is a short form of `A`
     in lower case, quoted or on its stem ('email - "emails"', "travel-adapter - travel
-    adapters"). A single letter ("Child - C") is none."""
+    adapters"), or (tenth round) words joined by underscores ("Mixing Bars: mix_barns").
+    A single letter ("Child - C") is none."""
     a, b = unquote(unmark(head)), unquote(unmark(rest))
     if len(b) < 2 or not is_term(b, True) or _DESCRIBES.match(b) or _KIND.search(b) or STATEMENT.search(f" {b} "):
         return False  # a letter abbreviates the term (after fresh23-fresh26: "Child - C"); a note
@@ -316,14 +333,16 @@ def _second_term(head: str, rest: str) -> bool:
         return not is_sentence(rest) and not _PARTICIPLE.search(b)
     # ninth round: a short form of the word in lower case, quoted or on its stem
     # ('email (prefix) - "emails"', "travel-adapter - travel adapters")
-    return len(b.split()) <= 3 and (unmark(rest).lstrip()[:1] in "\"“" or shares_word(a, b))
+    return len(b.split()) <= 3 and (unmark(rest).lstrip()[:1] in "\"“" or shares_word(a, b)
+                                    or _IDENTIFIER.fullmatch(b) is not None)
 
 
 # a participle and its preposition inside a phrase describe what it names (after fresh19-fresh22:
-# "Chemotherapeutic agents: Substances used for treating cancer." is a term and its definition)
-_PARTICIPLE = re.compile(r"\s(?:used|given|made|designed|intended|taken|applied|caused|found|known|equipped|built|"
-                         r"meant|suited|tailored|dedicated|created|developed|prescribed|recommended|required|"
-                         r"shaped|sized|adapted|worn|placed|mounted|attached|sold|offered|provided)\s+"
+# "Chemotherapeutic agents: Substances used for treating cancer." is a term and its definition);
+# tenth round: any regular participle ("delivered to", "located in"), and the common irregular ones
+_PARTICIPLE = re.compile(r"\s(?:[a-z]{2,}ed|given|made|taken|found|known|built|meant|worn|sold|done|seen|held|"
+                         r"kept|left|put|set|shown|written|chosen|driven|grown|drawn|spent|bought|brought|caught|"
+                         r"taught|thought|paid|laid|led|fed|bred|spread|bound|ground|hung|struck|stuck|spun|won)\s+"
                          r"(?:to|for|in|as|by|with|when|on|after|during)\s")
 
 
@@ -413,7 +432,13 @@ def list_of(text: str, read, parts: list[str] | None = None, item: bool = False)
         if " " in bare and (STATEMENT.search(f" {bare} ") or is_clause(bare)):
             return []  # "The sofa is designed with comfort, elegance, …", "tenants may ask for repairs, …": a clause
         if i and _NOTE_PART.match(part) and is_term(unquote(part), True):
-            continue  # "DUINED, also spelled duh-deed", "X, including Y": a short note on the part before
+            # "DUINED, also spelled duh-deed", "X, including Y": a note on the part before, to the
+            # end of the list (tenth round: "Other devices running slow, such as tablets,
+            # smartphones, laptops, etc."), unless a clause follows ("Theft, including money, is …")
+            later = [_BRACKETED_NOTE.sub("", after).strip() for after in parts[i + 1:]]
+            if any(" " in bare and (STATEMENT.search(f" {bare} ") or is_clause(bare)) for bare in later):
+                return []
+            break
         terms = read(part)
         if (not terms and i and len(unquote(part).split()) > 6
                 and (not part.rstrip().endswith(".") or ARTICLE_OPENING.match(part))

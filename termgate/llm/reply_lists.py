@@ -99,7 +99,8 @@ def list_terms(text: str) -> list[str]:
     bulleted = [line for line in lines if BULLET.match(line)]
     if bulleted:
         items = _with_run_on(text) if len(bulleted) < len(lines) else bulleted
-        return _unless_sentences(_without_topic([(line, terms_of(line, True)) for line in _top_items(items)]))
+        items = _spaced_glosses(_top_items(items))
+        return _unless_sentences(_without_topic([(line, terms_of(line, True)) for line in items]))
     if len(lines) > 1 and all(unmark(line).rstrip().endswith(":") for line in lines):
         # sixth round: every line "Phrase:" with nothing after it heads nothing; the colons are
         # stray, as after a bulleted "- Luggage Bags:" with nothing under it (a lead-in stays one)
@@ -232,6 +233,37 @@ def _line_terms(line: str) -> list[str]:
     if is_statement(line, by_words=rest is None):
         return []  # "The medical domain is diabetes medication.", "Viruses cause it." ("Sofa - a seat." is a note's)
     return terms_of(line, False)
+
+
+# an item's first word joined by a bare hyphen to a phrase of two or more words after it
+_HYPHENED_HEAD = re.compile(r"([^\s-]+)-(\S+(?:\s+\S+)+)")
+
+
+def _spaced_glosses(items: list[str]) -> list[str]:
+    """A list's items, where one that joins a word to a phrase with a bare hyphen reads as
+    `word - phrase` when the same word, or the same phrase, stands beside a spaced dash in
+    another item (tenth round: "2. mammagallina - breast health and wellness" then
+    "8. mammagallina-breast health and wellness", "Dislodged-to remove, break something …"):
+    the hyphen is the dash written short, not a compound ("Long-term care" is one where no
+    item is "Long - …")."""
+    heads, glosses = set(), set()
+    for line in items:
+        head, rest = strip_note(unmark(line))
+        if rest is not None and not unmark(line)[len(head):].startswith(": "):
+            heads.add(head.strip().lower())
+            glosses.add(rest.strip().lower())
+    if not heads:
+        return items
+    out = []
+    for line in items:
+        marker = BULLET.match(line)
+        body = line[marker.end():] if marker else line
+        joined = _HYPHENED_HEAD.fullmatch(body.strip())
+        if (joined and (joined.group(1).lower() in heads or joined.group(2).lower() in glosses)
+                and strip_note(unmark(line))[1] is None):
+            line = f"{line[:len(line) - len(body)]}{joined.group(1)} - {joined.group(2)}"
+        out.append(line)
+    return out
 
 
 def _with_run_on(text: str) -> list[str]:
