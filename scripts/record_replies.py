@@ -391,6 +391,50 @@ FRESH30_QUERIES = [
     ("battery draining fast", "software", "support"), ("fire insurance", "insurance", "quotes"),
 ]
 """The tenth round's fourth held-out set (`--fresh30`)."""
+FRESH31_QUERIES = [
+    ("pinched nerve", "medical", "injury"), ("cold compress", "medical", "treatment"),
+    ("lumbar puncture", "medical", "procedure"), ("jaw pain", "medical", "symptom lookup"),
+    ("mold disclosure", "legal", "property"), ("collection agency dispute", "legal", "debt"),
+    ("emancipation of minor", "legal", "family law"), ("injunction", "legal", "litigation"),
+    ("rocking chair", "ecommerce", "furniture"), ("colander", "ecommerce", "kitchen"),
+    ("baby walker", "ecommerce", "baby"), ("dash cam", "ecommerce", "electronics"),
+    ("debit card declined", "finance", "banking"), ("garment bag", "travel", "gear"),
+    ("cannot login", "software", "support"), ("jewelry insurance", "insurance", "quotes"),
+]
+"""The eleventh round's first held-out set, recorded before its rules were written and read after (`--fresh31`)."""
+FRESH32_QUERIES = [
+    ("hip fracture", "medical", "injury"), ("antifungal cream", "medical", "treatment"),
+    ("skin graft", "medical", "procedure"), ("restless legs", "medical", "symptom lookup"),
+    ("lease renewal", "legal", "property"), ("bank levy", "legal", "debt"),
+    ("foster care", "legal", "family law"), ("subpoena", "legal", "litigation"),
+    ("daybed", "ecommerce", "furniture"), ("wok", "ecommerce", "kitchen"),
+    ("teething ring", "ecommerce", "baby"), ("tablet stand", "ecommerce", "electronics"),
+    ("account frozen", "finance", "banking"), ("water bottle filter", "travel", "gear"),
+    ("disk full", "software", "support"), ("flood zone premium", "insurance", "quotes"),
+]
+"""The eleventh round's second held-out set (`--fresh32`)."""
+FRESH33_QUERIES = [
+    ("black eye", "medical", "injury"), ("laser eye surgery", "medical", "treatment"),
+    ("root canal", "medical", "procedure"), ("frequent urination", "medical", "symptom lookup"),
+    ("sublease agreement", "legal", "property"), ("promissory note", "legal", "debt"),
+    ("surrogacy contract", "legal", "family law"), ("out of court settlement", "legal", "litigation"),
+    ("console table", "ecommerce", "furniture"), ("baking sheet", "ecommerce", "kitchen"),
+    ("play mat", "ecommerce", "baby"), ("ring light", "ecommerce", "electronics"),
+    ("minimum balance fee", "finance", "banking"), ("sleeping mask", "travel", "gear"),
+    ("camera not working", "software", "support"), ("mobile phone insurance", "insurance", "quotes"),
+]
+"""The eleventh round's third held-out set (`--fresh33`)."""
+FRESH34_QUERIES = [
+    ("groin strain", "medical", "injury"), ("speech therapy", "medical", "treatment"),
+    ("pap smear", "medical", "procedure"), ("hair loss", "medical", "symptom lookup"),
+    ("zoning permit", "legal", "property"), ("debt buyer lawsuit", "legal", "debt"),
+    ("name change petition", "legal", "family law"), ("arbitration clause", "legal", "litigation"),
+    ("shoe cabinet", "ecommerce", "furniture"), ("pepper grinder", "ecommerce", "kitchen"),
+    ("diaper pail", "ecommerce", "baby"), ("e-ink tablet", "ecommerce", "electronics"),
+    ("check bounced", "finance", "banking"), ("power adapter", "travel", "gear"),
+    ("bluetooth pairing failed", "software", "support"), ("wedding insurance", "insurance", "quotes"),
+]
+"""The eleventh round's fourth held-out set (`--fresh34`)."""
 FRESH_SETS = {
     "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
     "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
@@ -422,6 +466,10 @@ FRESH_SETS = {
     "fresh28": (FRESH28_QUERIES, "the tenth round's second held-out set"),
     "fresh29": (FRESH29_QUERIES, "the tenth round's third held-out set"),
     "fresh30": (FRESH30_QUERIES, "the tenth round's fourth held-out set"),
+    "fresh31": (FRESH31_QUERIES, "the eleventh round's first held-out set"),
+    "fresh32": (FRESH32_QUERIES, "the eleventh round's second held-out set"),
+    "fresh33": (FRESH33_QUERIES, "the eleventh round's third held-out set"),
+    "fresh34": (FRESH34_QUERIES, "the eleventh round's fourth held-out set"),
 }
 """Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)

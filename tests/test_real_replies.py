@@ -5,7 +5,8 @@ The replies are SmolLM2-135M-Instruct's, recorded from a real llama.cpp server
 blind and committed before termgate read it. The held-out rows were not looked at while the
 rules were first tuned; each later round tuned on the newest fresh set after measuring it
 once (FLOOR says the blind figures); fresh14-fresh18 measured the seventh round's rules
-frozen, fresh19-fresh22 the eighth round's, fresh23-fresh26 the ninth's.
+frozen, fresh19-fresh22 the eighth round's, fresh23-fresh26 the ninth's, fresh27-fresh30 the
+tenth's.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ FLOOR = {"tuning": 213 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2"
          "fresh11": 117 / 120, "fresh12": 110 / 116, "fresh13": 114 / 116, "fresh14": 115 / 117,
          "fresh15": 108 / 108, "fresh16": 115 / 116, "fresh17": 112 / 113, "fresh18": 110 / 111,
          "fresh19": 117 / 118, "fresh20": 108 / 111, "fresh21": 112 / 113, "fresh22": 112 / 112,
-         "fresh23": 110 / 114, "fresh24": 108 / 112, "fresh25": 112 / 113, "fresh26": 108 / 109}
+         "fresh23": 110 / 114, "fresh24": 108 / 112, "fresh25": 112 / 113, "fresh26": 108 / 109,
+         "fresh27": 115 / 122, "fresh28": 117 / 121, "fresh29": 110 / 115, "fresh30": 120 / 124}
 """What the reading reaches on each labelled part (tests/data/real_replies/README.md, "Where
 it stands now"), the labels relabelled by the code convention; a change to the reading may not
 fall below it. Each fresh set was measured once, blind, before any rule was tuned on it:
@@ -43,13 +45,16 @@ fix); then the eighth round's rules, frozen, on fresh19 114/118 (96.6%), fresh20
 terms, 385/387 (99.5%) of the replies without a judgement call; then the ninth round's,
 frozen, on fresh23 108/114 (94.7%, two prose replies read as terms), fresh24 104/112
 (92.9%), fresh25 112/113 (99.1%), fresh26 105/109 (96.3%): 429/448 (95.8%), 375/380 (98.7%)
-of the replies without a judgement call. In the ninth round fresh3
+of the replies without a judgement call; then the tenth round's, frozen, on fresh27 111/122
+(91.0%), fresh28 113/121 (93.4%, three prose replies read as terms), fresh29 110/115 (95.7%),
+fresh30 119/124 (96.0%): 453/482 (94.0%), 393/398 (98.7%) of the replies without a judgement
+call. In the ninth round fresh3
 went from 111 to 110 on purpose: its `explain-t0-hiking_boots` (`Hi-lax - Hi-lo-la, a
 combination of …`) was read with the second form by its labeller, and five labellers since
 read that shape as the term alone. fresh3 went from 112 to 111 in round 7 on purpose: its `bullets-t0-living_trust` (the
 query as every label over definitions) was read as a term by its labeller and as prose by
 three others over four such replies."""
-KNOWN_PROSE: dict[str, set[str]] = {"fresh12": {"bullets-t0-numb_fingers"}}
+KNOWN_PROSE: dict[str, set[str]] = {"fresh12": {"bullets-t0-numb_fingers"}, "fresh28": {"bullets-t0-power_bank"}}
 """Prose replies the reading still takes terms from, measured once on a blind set: named so
 that any other one fails the test, and so that a fix is seen (drop the name then)."""
 @pytest.mark.parametrize("part", PARTS)
@@ -67,7 +72,8 @@ def test_replies_the_labeller_did_not_call_a_judgement_call_read_at_the_goal(par
     """The replies whose label carries no judgement-call note (real_replies.JUDGEMENT, written
     blind) read at 97% or better in every part; blind, they read at 98.6% (579/587) over
     fresh7-fresh12, 99.4% (471/474) over fresh14-fresh18, 99.5% (385/387) over
-    fresh19-fresh22 and 98.7% (375/380) over fresh23-fresh26, the rules frozen."""
+    fresh19-fresh22, 98.7% (375/380) over fresh23-fresh26 and 98.7% (393/398) over
+    fresh27-fresh30, the rules frozen."""
     result = agreement(load(part))
     assert result.clear_rows >= 80
     assert result.clear_share >= GOAL, f"{result.clear_agreed}/{result.clear_rows}"

@@ -68,7 +68,9 @@ _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|w
                        # tenth round: a pointer or relative word ("where a third party holds …")
                        r"referring|describing|meaning|specifically|particularly|commonly|typically|generally|"
                        r"mainly|primarily|that|where|when|this|these|it|its|relating|related\s+to|involving|"
-                       r"characterized|characterised|something|someone|anything|anyone)(?:\s|$)")
+                       r"characterized|characterised|something|someone|anything|anyone|"
+                       # after fresh27-fresh30: a degree adverb ("very unruly, noisy, or untamed.")
+                       r"very|quite|extremely|highly|rather|somewhat|fairly|slightly|too|so|less|more\s+\w+\s+than)(?:\s|$)")
 # a label naming a kind of word, or a record's field: its value is the term ("Noun: Nursing",
 # "Abbreviation: MI", after fresh19-fresh22; "Product: Sleeper Sofa", after fresh23-fresh26;
 # tenth round: any field of a product record, "Category: Furniture", "Colour: Oak")
@@ -100,6 +102,9 @@ _CODE = re.compile(r"\d{3,8}")
 # a date and time written as ISO 8601 does ("2019-08-31T14:57:56.133Z"): its letters are
 # separators, and like any date it is no term
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?")
+# after fresh27-fresh30: an ISO date opening an item stamps it ("2019-08-31 20:45:57.BULLEDER (CA)"),
+# no term; as a label it stamps its value, which is the term ("1. 2023-08-24: Changing Table")
+_DATED = re.compile(r"\d{4}-\d{2}-\d{2}(?!\d)")
 # an amount (after fresh12): a figure with grouped thousands, decimals or a per cent, and at
 # most one word, a unit or a currency ("10,000,000 USD", "2.5 mg", "20%"), is no term
 _AMOUNT = re.compile(r"\W*(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+(?:\.\d+)?\s*%)(?:\s*[A-Za-z$€£¥]+)?")
@@ -143,6 +148,8 @@ _DOUBLE_QUOTES = (('"', '"'), ("“", "”"), ("«", "»"))
 # a quoted phrase named by what it is: 'The search query "X"', 'the term “X”.'
 _FRAMED = re.compile(r'\W*(?i:the\s+)?(?i:search\s+|expanded\s+|alternative\s+)?'
                      r'(?i:query|term|word|phrase|keyword|expansion|synonym)\s+(?:"([^"]+)"|“([^”]+)”)\W*')
+_NOTED_PAIR = re.compile(r"([^()]+?\s*\([^()]*\))\s+(?i:and|or)\s+([^()]+?\s*\([^()]*\))\W*")
+"""Two terms joined by "and" or "or", each with its note in brackets."""
 _BRACKETED_NOTE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 """A bracketed note (innermost), removed to see what stands outside brackets."""
 
@@ -236,7 +243,8 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         values = _query_label(rest, colon) if is_query(label) or (colon and is_query(label, hyphens=True)) else None
         if values:
             return values
-        listed = rest.strip() and (label.isdigit() or (LEAD_WORDS.search(label) and (colon or listy)
+        listed = rest.strip() and (label.isdigit() or (colon and _DATED.fullmatch(label) is not None)
+                                   or (LEAD_WORDS.search(label) and (colon or listy)
                                                        and not is_query(label, hyphens=True))  # "name change …"
                                    or NOT_A_TERM.match(label) or (colon and listy and not is_sentence(rest)))
         # "Synonyms: A, B", "Brand names: Tylenol, Panadol", "1: tablet"; a sentence after a
@@ -278,6 +286,11 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         item = head  # "Coumadin: brand name", "MI – abbreviation": the rest is a note
     if bulleted and rest is None and ("," in item or ";" in item) and len(split_line(item)) > 1:
         return list_of(item, lambda part: terms_of(part, True, False), item=True)  # "- Dissolution, divorce"
+    noted = _NOTED_PAIR.fullmatch(item) if rest is None else None
+    if noted:
+        # after fresh27-fresh30: "Salad (French) and Spinning (Italian)": each word with its own
+        # note is its own term; "Salt and pepper (seasoning)" stays one
+        return [term for term in (unquote(noted.group(1)), unquote(noted.group(2))) if is_term(term, bulleted)]
     outside = _BRACKETED_NOTE.sub("", item)
     quoted = _QUOTED.findall(outside)
     if len(quoted) > 1 and _ALTERNATIVES.fullmatch(_QUOTED.sub("", outside)):
@@ -531,7 +544,7 @@ def is_term(item: str, bulleted: bool = False) -> bool:
     # other digits and punctuation are a date, a price, a version or a count ("2018-07-31",
     # "10.95", "2.7.1", "3"), not a search term, and so is an ISO date-time ("…T14:57:56Z")
     return (bool(item) and (any(c.isalpha() for c in item) or _CODE.fullmatch(item) is not None)
-            and _TIMESTAMP.fullmatch(item) is None and _AMOUNT.fullmatch(item) is None
+            and _TIMESTAMP.fullmatch(item) is None and _AMOUNT.fullmatch(item) is None and not _DATED.match(item)
             and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
             and not item.endswith(("!", "?", ":")) and not SENTENCE.search(item) and " = " not in item
             and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item))

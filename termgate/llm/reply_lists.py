@@ -9,7 +9,8 @@ import re
 from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES, colon_in_sentence,
                           colon_label, is_query, is_term, list_of, prose_before_colon, split_line, strip_note, terms_of,
                           unmark, unquote)
-from .reply_prose import ARTICLE_OPENING, QUERY, defines, is_sentence, is_statement, reads_as_sentence, shares_word
+from .reply_prose import (ARTICLE_OPENING, QUERY, defines, is_sentence, is_statement, reads_as_sentence, shares_word,
+                          states_a_condition)
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|#{1,6}$|[-*_=]{3,}\s*$)")
@@ -197,18 +198,28 @@ def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:
     term can be, and giving no term): its few short items are then fragments of the same
     prose ("1. Printer Support:" over "- Supports printing on any type of device that …"
     five times, and once "- Supports printing on multiple platforms"). A heading item
-    ("Brand names:") counts as neither."""
-    found, items, sentences = [], 0, 0
+    ("Brand names:") counts as neither. After fresh27-fresh30: a short condition read as a
+    term ("No mouse is available.", "Blood is vital for survival.") is a statement too when
+    most items are statements or sentences giving no term ("The mouse is lost.", "Blood
+    transfusions can be life-saving."); the list's other terms stay."""
+    found, conditions, items, sentences, statements = [], [], 0, 0, 0
     for line, terms in read:
+        plain = unmark(line).rstrip()
         if terms:
             found.extend(terms)
             items += 1
+            if states_a_condition(plain):
+                conditions.extend(terms)
             continue
-        plain = unmark(line).rstrip()
         if not plain.endswith(":"):
             items += 1
             sentences += reads_as_sentence(plain)
-    return [] if 2 * sentences > items else found
+            statements += len(plain.split()) <= 6 and is_statement(plain)
+    if 2 * sentences > items:
+        return []
+    if conditions and 2 * (sentences + statements) > items:
+        return [term for term in found if term not in conditions]
+    return found
 
 
 def _line_terms(line: str) -> list[str]:
@@ -305,9 +316,11 @@ def _top_items(bulleted: list[str]) -> list[str]:
             heads = kinds[i + 1] if under_heading and nxt else None
             if under_heading and heads is None and (i + 1 == len(bulleted) or indent[i + 1] <= top) \
                     and not LEAD_WORDS.search(unmark(line)) \
-                    and (i + 1 == len(bulleted) or len(unmark(bulleted[i + 1]).split()) <= 6):
+                    and (i + 1 == len(bulleted) or len(unquote(unmark(bulleted[i + 1])).split()) <= 6):
                 # "- Luggage Bags:" with nothing under it: a stray colon; over a sentence item
-                # ("- Printer Support:" then "- Supports printing on any type of device …") it heads it
+                # ("- Printer Support:" then "- Supports printing on any type of device …") it heads it;
+                # the next item's note in brackets is no sentence (after fresh27-fresh30: "3. **Pressure**:"
+                # then "4. **Pounds** (to emphasize the weight of air)")
                 line = line.rstrip()[:-1]
             items.append(line)
         elif under_heading:

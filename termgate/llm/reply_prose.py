@@ -208,24 +208,34 @@ def is_sentence(text: str) -> bool:
 
 def reads_as_sentence(text: str) -> bool:
     """Whether an item that gives no term is a sentence for the mostly-sentences rule: longer
-    than a term can be (more than six words, notes in brackets aside) and sentence-like —
-    opening with a capital as a sentence does ("Supports printing on different types of
-    devices"), or, in lower case, a sentence (`is_sentence`), a clause, a pronoun or
-    determiner ("legal document that gives you the right …") or a label over a long value.
-    A long lower-case noun phrase, a note in brackets after it or not, is not (sixth round:
-    "business licenses with a small business label (also known as …)"), nor a long name in
-    title case (seventh round), nor (after fresh12) a lower-case phrase without a full stop
-    whose verbs are a relative clause's ("legal claims of injury to a person who is injured
-    by falling")."""
+    than a term can be (more than six words, notes in brackets aside) and sentence-like — a
+    sentence (`is_sentence`) or a clause before any relative pronoun, or, not in title case,
+    opening with a verb as a fragment of prose does ("Supports printing on different types of
+    devices", "Providing assistance in various areas …"), holding a pronoun or determiner
+    ("legal document that gives you the right …") or a label over a long value. A long noun
+    phrase is not, a note in brackets after it or not (sixth round: "business licenses with a
+    small business label (also known as …)"), nor a long name in title case (seventh round),
+    nor a phrase whose verbs are a relative clause's (after fresh12, in lower case: "legal
+    claims of injury to a person who is injured by falling"; after fresh27-fresh30, with a
+    capital too: "Paid maternity leave for children with parents who have died …", "Other
+    fees that may not be …"). A lower-case line ending with a full stop reads as one."""
     text = _BRACKETED.sub("", text).strip()
     if len(text.split()) <= 6:
         return False
+    head = RELATIVE_PRONOUN.split(text, 1)[0]  # the verbs after "who", "that" … are the clause's
+    if is_sentence(head) or is_clause(head):
+        return True
     if text[:1].islower() and not text.endswith("."):
-        # after fresh12: a lower-case phrase's verbs after "who", "that" … are a relative clause's
-        head = RELATIVE_PRONOUN.split(text, 1)[0]  # a pronoun anywhere still speaks to someone ("that you like")
-        return is_sentence(head) or is_clause(head) or bool(_PRONOUN.search(f" {text}")) or ": " in text
-    return is_sentence(text) or is_clause(text) or not title_case(text)
+        return bool(_PRONOUN.search(f" {text}")) or ": " in text  # a pronoun anywhere still speaks to someone
+    if ARTICLE_OPENING.match(text) and is_sentence(text):
+        return True  # "The drug, which is cheap, helps …"
+    return not title_case(text) and (text[:1].islower() or bool(_PRONOUN.search(f" {head}")) or ": " in text
+                                     or _VERB_FIRST.match(text) is not None)
 
+
+# a fragment of prose opens with a verb: a gerund ("Providing assistance …") or a present tense
+# before its object ("Supports printing …", "Allows the user …"); "Fees for wire transfers …" does not
+_VERB_FIRST = re.compile(r"^\W*[A-Za-z]+ing\b|^\W*[A-Za-z]+s\s+(?:[a-z]+ing|the|a|an|your|their|its|our|you|users?|people)\b")
 
 
 def title_case(text: str) -> bool:
