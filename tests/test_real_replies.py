@@ -24,12 +24,12 @@ either; the ninth round's, on fresh23-fresh26, 429 of 448 (95.8%), two prose rep
 terms. Earlier rounds' blind figures are in FLOOR's note."""
 FLOOR = {"tuning": 213 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115,
          "fresh3": 110 / 114, "fresh4": 115 / 115, "fresh5": 115 / 115, "fresh6": 117 / 118,
-         "fresh7": 117 / 118, "fresh8": 110 / 114, "fresh9": 113 / 116, "fresh10": 109 / 111,
-         "fresh11": 117 / 120, "fresh12": 110 / 116, "fresh13": 114 / 116, "fresh14": 115 / 117,
-         "fresh15": 108 / 108, "fresh16": 115 / 116, "fresh17": 112 / 113, "fresh18": 110 / 111,
-         "fresh19": 117 / 118, "fresh20": 108 / 111, "fresh21": 112 / 113, "fresh22": 112 / 112,
-         "fresh23": 110 / 114, "fresh24": 108 / 112, "fresh25": 112 / 113, "fresh26": 108 / 109,
-         "fresh27": 115 / 122, "fresh28": 117 / 121, "fresh29": 110 / 115, "fresh30": 120 / 124}
+         "fresh7": 117 / 118, "fresh8": 111 / 114, "fresh9": 113 / 116, "fresh10": 109 / 111,
+         "fresh11": 117 / 120, "fresh12": 111 / 116, "fresh13": 114 / 116, "fresh14": 115 / 117,
+         "fresh15": 108 / 108, "fresh16": 116 / 116, "fresh17": 112 / 113, "fresh18": 110 / 111,
+         "fresh19": 117 / 118, "fresh20": 109 / 111, "fresh21": 112 / 113, "fresh22": 112 / 112,
+         "fresh23": 110 / 114, "fresh24": 109 / 112, "fresh25": 112 / 113, "fresh26": 108 / 109,
+         "fresh27": 116 / 122, "fresh28": 117 / 121, "fresh29": 111 / 115, "fresh30": 120 / 124}
 """What the reading reaches on each labelled part (tests/data/real_replies/README.md, "Where
 it stands now"), the labels relabelled by the code convention; a change to the reading may not
 fall below it. Each fresh set was measured once, blind, before any rule was tuned on it:

@@ -1230,3 +1230,21 @@ def test_a_stray_colon_before_an_item_with_a_note_in_brackets():
     assert read_reply("Here are some ways:\n1. **Ear Pressure**:\n2. **Pressure**:\n"
                       "3. **Pounds** (to emphasize the weight of air)", "ear pressure") == [
         "Ear Pressure", "Pressure", "Pounds"]
+
+
+@pytest.mark.parametrize("reply", [
+    "Wire transfer fee: 1.5%\nExpanded search query: Wire Transfer Fee: 20%",
+    "Wire transfer limit: 10,000\nExpand the search query with synonyms.",
+    "* Measuring Spoons: 1.234, 2.56, 3.08\n* Measuring Spoons: 1.234, 2.56",
+    "1. Wire transfer fee: 2023-08-24 25% OFF",
+])
+def test_the_query_over_figures_offers_nothing(reply):
+    query = "measuring spoons" if "Spoons" in reply else ("wire transfer limit" if "limit" in reply else "wire transfer fee")
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply, query)
+
+
+def test_among_other_labels_over_figures_the_query_is_a_term_too():
+    assert read_reply("1. **Flat tire**: 20% flat, 30% flat\n2. **Floats on the road**: 45% flat", "flat tire") == [
+        "Flat tire", "Floats on the road"]
+    assert read_reply("Luggage scale: 1.2\nAscender: 3.0", "luggage scale") == ["Luggage scale", "Ascender"]

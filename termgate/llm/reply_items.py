@@ -238,6 +238,9 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
                     else terms_of(rest, bulleted, False))
         if _EXPLANATION_HEADING.match(label):
             return list_of(rest, lambda part: terms_of(part, True, False)) if colon and listy else []
+        if colon and figures(rest) and (is_query(label) or is_query(label, hyphens=True)):
+            return []  # after fresh27-fresh30: "Wire transfer fee: 1.5%", the query's figure, offers no term
+            # (among other labels over figures it annotates them all: reply_lists gives it back)
         if listy and all(QUANTITY.match(unquote(part)) for part in split_line(rest)):
             return terms_of(head, bulleted, False)  # "**Flat tire**: 20% flat, 30% flat": figures on the label
         values = _query_label(rest, colon) if is_query(label) or (colon and is_query(label, hyphens=True)) else None
@@ -310,6 +313,14 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
     if not is_term(item, bulleted):
         return []
     return [item]
+
+
+def figures(value: str) -> bool:
+    """Whether a label's value is only figures: numbers, amounts, per cents, ISO dates
+    ("10,000", "1.5%", "1.234, 2.56", "2023-08-24 25% OFF")."""
+    parts = [_DATED.sub("", unquote(unmark(part))).strip() for part in split_line(value)]
+    parts = [part for part in parts if part]
+    return bool(parts) and all(QUANTITY.match(part) or _AMOUNT.fullmatch(part) for part in parts)
 
 
 def _query_label(rest: str, colon: bool) -> list[str] | None:

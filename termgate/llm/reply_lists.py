@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from .reply_items import (BULLET, ENDS_IN_PREPOSITION, LEAD_WORDS, META_LABEL, NOT_A_TERM, QUOTES, colon_in_sentence,
-                          colon_label, is_query, is_term, list_of, prose_before_colon, split_line, strip_note, terms_of,
-                          unmark, unquote)
+                          colon_label, figures, is_query, is_term, list_of, prose_before_colon, split_line, strip_note,
+                          terms_of, unmark, unquote)
 from .reply_prose import (ARTICLE_OPENING, QUERY, defines, is_sentence, is_statement, reads_as_sentence, shares_word,
                           states_a_condition)
 
@@ -101,7 +101,7 @@ def list_terms(text: str) -> list[str]:
     if bulleted:
         items = _with_run_on(text) if len(bulleted) < len(lines) else bulleted
         items = _spaced_glosses(_top_items(items))
-        return _unless_sentences(_without_topic([(line, terms_of(line, True)) for line in items]))
+        return _unless_sentences(_without_topic(_figures_on_labels([(line, terms_of(line, True)) for line in items])))
     if len(lines) > 1 and all(unmark(line).rstrip().endswith(":") for line in lines):
         # sixth round: every line "Phrase:" with nothing after it heads nothing; the colons are
         # stray, as after a bulleted "- Luggage Bags:" with nothing under it (a lead-in stays one)
@@ -119,7 +119,24 @@ def list_terms(text: str) -> list[str]:
         if (len(listy) == 1 and len(split_line(listy[0])) > 1  # commas in brackets make no list
                 and not any(labelled_sentence(line) for line in kept)):
             kept = listy
-    return _unless_sentences(_without_topic([(line, _line_terms(line)) for line in kept]))
+    return _unless_sentences(_without_topic(_figures_on_labels([(line, _line_terms(line)) for line in kept])))
+
+
+def _figures_on_labels(read: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
+    """The query as a label over figures offers nothing (reply_items), unless another label
+    of the list is over figures too: then the figures annotate every label, the query's
+    included, and each label is a term (fifth round: "1. **Flat tire**: 20% flat" then "2.
+    **Floats on the road**: 45% flat"; "Luggage scale: 1.2" then "Ascender: 3.0")."""
+    pairs = [colon_label(unmark(line)) for line, _ in read]
+    over = [i for i, pair in enumerate(pairs) if pair and figures(pair[1])]
+    if not any(not is_query(pairs[i][0]) and not is_query(pairs[i][0], hyphens=True) for i in over):
+        return read
+    out = []
+    for i, (line, terms) in enumerate(read):
+        if i in over and not terms:
+            terms = [term for term in [unquote(unmark(pairs[i][0]).strip())] if is_term(term, True)]
+        out.append((line, terms))
+    return out
 
 
 def _without_topic(read: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
