@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "real_replies"
-PARTS = ["tuning", "heldout", "fresh"] + [f"fresh{n}" for n in range(2, 31)]
+PARTS = ["tuning", "heldout", "fresh"] + [f"fresh{n}" for n in range(2, 35)]
 """The labelled parts, in the order they were recorded (README.md there)."""
 
 
@@ -107,7 +107,7 @@ def agreement(rows: list[Labelled]) -> Agreement:
     return Agreement(len(finished), agreed, tuple(prose), tuple(wrong), clear, clear_agreed)
 
 
-SECOND_READINGS = ("fresh20", "fresh22", "fresh25", "fresh28")
+SECOND_READINGS = ("fresh20", "fresh22", "fresh25", "fresh28", "fresh32")
 """The parts a second helper labelled blind too (`PART.labels2.jsonl`), without the first
 labeller's labels (fresh5's second reading saw six of the first's labels, so it is left out)."""
 

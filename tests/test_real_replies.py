@@ -6,7 +6,7 @@ blind and committed before termgate read it. The held-out rows were not looked a
 rules were first tuned; each later round tuned on the newest fresh set after measuring it
 once (FLOOR says the blind figures); fresh14-fresh18 measured the seventh round's rules
 frozen, fresh19-fresh22 the eighth round's, fresh23-fresh26 the ninth's, fresh27-fresh30 the
-tenth's.
+tenth's, fresh31-fresh34 the eleventh's.
 """
 
 from __future__ import annotations
@@ -22,14 +22,15 @@ sets recorded and labelled after it (fresh14-fresh18), read 548 of 565 (96.99%);
 round's, measured once on fresh19-fresh22, 435 of 454 (95.8%), no prose read as terms in
 either; the ninth round's, on fresh23-fresh26, 429 of 448 (95.8%), two prose replies read as
 terms. Earlier rounds' blind figures are in FLOOR's note."""
-FLOOR = {"tuning": 213 / 215, "heldout": 112 / 114, "fresh": 115 / 115, "fresh2": 115 / 115,
-         "fresh3": 110 / 114, "fresh4": 115 / 115, "fresh5": 115 / 115, "fresh6": 117 / 118,
+FLOOR = {"tuning": 213 / 215, "heldout": 112 / 114, "fresh": 114 / 115, "fresh2": 115 / 115,
+         "fresh3": 109 / 114, "fresh4": 115 / 115, "fresh5": 114 / 115, "fresh6": 117 / 118,
          "fresh7": 117 / 118, "fresh8": 111 / 114, "fresh9": 113 / 116, "fresh10": 109 / 111,
-         "fresh11": 117 / 120, "fresh12": 111 / 116, "fresh13": 114 / 116, "fresh14": 115 / 117,
+         "fresh11": 116 / 120, "fresh12": 111 / 116, "fresh13": 114 / 116, "fresh14": 115 / 117,
          "fresh15": 108 / 108, "fresh16": 116 / 116, "fresh17": 112 / 113, "fresh18": 110 / 111,
-         "fresh19": 117 / 118, "fresh20": 109 / 111, "fresh21": 112 / 113, "fresh22": 112 / 112,
-         "fresh23": 110 / 114, "fresh24": 109 / 112, "fresh25": 112 / 113, "fresh26": 108 / 109,
-         "fresh27": 116 / 122, "fresh28": 117 / 121, "fresh29": 111 / 115, "fresh30": 120 / 124}
+         "fresh19": 117 / 118, "fresh20": 109 / 111, "fresh21": 113 / 113, "fresh22": 112 / 112,
+         "fresh23": 110 / 114, "fresh24": 110 / 112, "fresh25": 112 / 113, "fresh26": 108 / 109,
+         "fresh27": 117 / 122, "fresh28": 117 / 121, "fresh29": 111 / 115, "fresh30": 121 / 124,
+         "fresh31": 110 / 114, "fresh32": 111 / 114, "fresh33": 109 / 113, "fresh34": 113 / 118}
 """What the reading reaches on each labelled part (tests/data/real_replies/README.md, "Where
 it stands now"), the labels relabelled by the code convention; a change to the reading may not
 fall below it. Each fresh set was measured once, blind, before any rule was tuned on it:
@@ -48,7 +49,12 @@ frozen, on fresh23 108/114 (94.7%, two prose replies read as terms), fresh24 104
 of the replies without a judgement call; then the tenth round's, frozen, on fresh27 111/122
 (91.0%), fresh28 113/121 (93.4%, three prose replies read as terms), fresh29 110/115 (95.7%),
 fresh30 119/124 (96.0%): 453/482 (94.0%), 393/398 (98.7%) of the replies without a judgement
-call. In the ninth round fresh3
+call; then the eleventh round's, frozen, on fresh31 106/114 (93.0%, one prose reply read as
+terms), fresh32 107/114 (93.9%, one), fresh33 108/113 (95.6%, one), fresh34 110/118 (93.2%,
+one): 431/459 (93.9%), 360/367 (98.1%) of the replies without a judgement call. After it
+fresh, fresh3, fresh5 and fresh11 went down by one each on purpose: the query as a label over
+a sentence gives nothing (the guide's words, and ten of the thirteen labellers since fresh18),
+where their early labellers took the query. In the ninth round fresh3
 went from 111 to 110 on purpose: its `explain-t0-hiking_boots` (`Hi-lax - Hi-lo-la, a
 combination of …`) was read with the second form by its labeller, and five labellers since
 read that shape as the term alone. fresh3 went from 112 to 111 in round 7 on purpose: its `bullets-t0-living_trust` (the
@@ -72,8 +78,8 @@ def test_replies_the_labeller_did_not_call_a_judgement_call_read_at_the_goal(par
     """The replies whose label carries no judgement-call note (real_replies.JUDGEMENT, written
     blind) read at 97% or better in every part; blind, they read at 98.6% (579/587) over
     fresh7-fresh12, 99.4% (471/474) over fresh14-fresh18, 99.5% (385/387) over
-    fresh19-fresh22, 98.7% (375/380) over fresh23-fresh26 and 98.7% (393/398) over
-    fresh27-fresh30, the rules frozen."""
+    fresh19-fresh22, 98.7% (375/380) over fresh23-fresh26, 98.7% (393/398) over
+    fresh27-fresh30 and 98.1% (360/367) over fresh31-fresh34, the rules frozen."""
     result = agreement(load(part))
     assert result.clear_rows >= 80
     assert result.clear_share >= GOAL, f"{result.clear_agreed}/{result.clear_rows}"

@@ -1248,3 +1248,55 @@ def test_among_other_labels_over_figures_the_query_is_a_term_too():
     assert read_reply("1. **Flat tire**: 20% flat, 30% flat\n2. **Floats on the road**: 45% flat", "flat tire") == [
         "Flat tire", "Floats on the road"]
     assert read_reply("Luggage scale: 1.2\nAscender: 3.0", "luggage scale") == ["Luggage scale", "Ascender"]
+
+
+# after fresh31-fresh34 (the eleventh round measured once on them, blind, at 431/459): rules
+# written on their misses; they change none of the blind figures
+
+def test_the_query_over_a_sentence_offers_nothing():
+    # the guide: "a label that is the query itself ... gives the values"; a sentence gives none
+    # (ten of the thirteen labellers since fresh18 read it so)
+    assert read_reply("* Subpoena: A legal term that refers to an official request for documents.\n"
+                      "* Subpoena ad populum: A Latin phrase meaning an official request.", "subpoena") == [
+        "Subpoena ad populum"]
+    # without the query known, or over values, the label stays the term it is
+    assert read_reply("* Subpoena: A legal term that refers to an official request for documents.") == ["Subpoena"]
+    assert read_reply("1. Subpoena: writ, summons", "subpoena") == ["writ", "summons"]
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ("1. A: Pepper-grinded\n2. B: Pepper-grinding", ["Pepper-grinded", "Pepper-grinding"]),
+    ("- Chat: SmolLM-BabyToy\n- teething ring\n- smol@huggingface.com", ["teething ring"]),
+])
+def test_a_letter_label_gives_its_value_and_chat_fields_and_addresses_are_no_terms(reply, expected):
+    assert read_reply(reply) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    '1. Use it as a reference: "Ring light is used in many contexts."\n2. Use it to add variety: "Use it often."',
+    "* E-Sync stands for Electronic Subscription Service, which is a service.\n"
+    "* E-Sink refers to an electronic device with a touchscreen.",
+    "1. **Rocking Chair**: This is a classic example of a bulleted list.\n"
+    '2. **Beverage**: You can also use bulleted lists for other phrases like "beverage".\n'
+    "3. **Fashion**: You can use bulleted lists in fashion, where you include many items.",
+])
+def test_advice_and_what_a_word_stands_for_are_prose(reply):
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply(reply, "rocking chair")
+
+
+def test_numbered_keyword_fields_of_json_hold_terms():
+    reply = ('```json\n{"Lumbar Puncture": [{"Keyword1": "lumbar puncture", "KeyWord2": "lukerence"},\n'
+             '{"Keyword3": "dermatology", "type": "string"}]}\n```')
+    assert read_reply(reply, "lumbar puncture") == ["lumbar puncture", "lukerence", "dermatology"]
+
+
+def test_a_lower_case_phrase_joined_by_or_after_a_dash_is_a_definition_even_in_a_list():
+    assert read_reply("1. Insurance (from Latin) - protection against loss or misfortune; safety net\n"
+                      "2. Jewels - gems, stones") == ["Insurance", "Jewels", "gems", "stones"]
+
+
+def test_the_prompts_count_of_terms_echoed_is_no_term():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply('1. 5 alternative search terms for "colander"', "colander")
+    assert read_reply("- Terms of service\n- 3M tape") == ["Terms of service", "3M tape"]

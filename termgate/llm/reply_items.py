@@ -35,6 +35,8 @@ META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warn
                          r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s|language|locale|"
                          r"format|version|status|confidence|score|results?|response|tone|audience|comments?|remarks?|"
                          r"assumptions?|caveats?|clarification|"
+                         # after fresh31-fresh34: a chat transcript's labels ("Chat: SmolLM-BabyToy", "User: …")
+                         r"chat(?:\s+history)?|conversation|user|assistant|system|bot|"
                          # after fresh19-fresh22: a prompt's domain echoed with its name ("Legal Domain: Legal",
                          # "Finance Domain: …"); "Public domain: …" is a term
                          r"(?:medical|health|healthcare|legal|law|finance|financial|banking|ecommerce|e-commerce|"
@@ -51,6 +53,10 @@ _EXPLANATION_HEADING = re.compile(r"^(?i:etymology|etymological|definitions?|mea
 _HEADING_WORD = re.compile(r"^(?i:etymology|etymological|definitions?|meanings?|pronunciation|overview|summary|"
                            r"descriptions?|examples?|explanation|disclaimer)$")
 # "there are none": not a term (rule 7 then makes the reply unparseable)
+# the prompt's own words echoed as an item (after fresh31-fresh34: '1. 5 alternative search terms for
+# "colander"'): a count of what was asked for, no term ("Terms of service" is one)
+_ASKED_FOR = re.compile(r"^\d+\s+(?:(?:alternative|other|related|similar|search|more)\s+)*"
+                        r"(?:terms|synonyms|alternatives|keywords|expansions|queries|phrases|words)\b", re.I)
 _NONE_WORDS = re.compile(r"^(?i:\d{1,2}|none|none found|n/?a|nil|null|nothing(?: found)?|etc|and so on|"
                          r"no (?:synonyms?|terms?|expansions?|results?|alternatives?|matches)(?: (?:found|available))?)$")
 MAX_TERM_CHARS = 100
@@ -238,6 +244,11 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
                     else terms_of(rest, bulleted, False))
         if _EXPLANATION_HEADING.match(label):
             return list_of(rest, lambda part: terms_of(part, True, False)) if colon and listy else []
+        if (colon and (is_query(label) or is_query(label, hyphens=True)) and _query_label(rest, colon) is None
+                and (is_sentence(rest) or is_statement(rest) or len(rest.split()) > 6)):
+            return []  # after fresh31-fresh34: "* Subpoena: A legal term that refers to …", the query over a
+            # sentence, gives nothing (the guide: the query as a label gives the values; ten of the
+            # thirteen labellers since fresh18; earlier ones took the query, as the label over a sentence is)
         if colon and figures(rest) and (is_query(label) or is_query(label, hyphens=True)):
             return []  # after fresh27-fresh30: "Wire transfer fee: 1.5%", the query's figure, offers no term
             # (among other labels over figures it annotates them all: reply_lists gives it back)
@@ -247,6 +258,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if values:
             return values
         listed = rest.strip() and (label.isdigit() or (colon and _DATED.fullmatch(label) is not None)
+                                   or (colon and len(label) == 1 and label.isalpha())  # "1. A: Pepper-grinded"
                                    or (LEAD_WORDS.search(label) and (colon or listy)
                                                        and not is_query(label, hyphens=True))  # "name change …"
                                    or NOT_A_TERM.match(label) or (colon and listy and not is_sentence(rest)))
@@ -257,6 +269,7 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if (listy and not colon and len(split_line(rest)) > 1  # a stop ends a description, or (tenth
                 # round) a list of short words ("Measured - Measureful, precise.")
                 and (not rest.rstrip().endswith(".") or all(len(part.split()) <= 3 for part in split_line(rest)))
+                and not _defines(rest)  # after fresh31-fresh34: "protection against loss or misfortune; safety net"
                 and not any(_DESCRIBES.match(part) or " = " in part
                             or _PARTICIPLE.search(f" {_BRACKETED_NOTE.sub('', part)} ") for part in split_line(rest))):
             # "breach - breaching, breached": a list of terms, not a note ("a disease, spread by
@@ -267,7 +280,8 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
         if bulleted and not listy and _second_term(head, rest):
             # "1. Financial crisis - Financial disaster", "* Last Will and Ends: Last Will and Die"
             return terms_of(head, bulleted, False) + [unquote(unmark(rest))]
-        if colon and bulleted and is_sentence(rest) and not speaks_of(rest, label) and not names_a_kind(rest):
+        if colon and bulleted and is_sentence(rest) and ((not speaks_of(rest, label) and not names_a_kind(rest))
+                                                         or _ADDRESSED.match(rest)):
             return []  # "1. Etymology: The word "ear" is derived from …": a heading over a sentence, not a term
         if colon and not bulleted and (is_sentence(rest) or is_statement(rest)
                                        or (len(rest.split()) > 6 and not speaks_of(rest, label))):
@@ -372,7 +386,10 @@ _PARTICIPLE = re.compile(r"\s(?:[a-z]{2,}ed|given|made|taken|found|known|built|m
 
 # an instruction: an imperative verb, then a quoted phrase ('Use "X" instead of "Y"', 'Try "X"')
 _INSTRUCTION = re.compile(r'^\W*(?i:use|try|replace|avoid|add|include|type|search\s+for|write|say|combine|'
-                          r'consider|enter)\s+["“]')
+                          r'consider|enter)\s+(?:["“]|(?i:it|this|them|these)\s+(?i:as|for|to|in|with|when)\b)')
+# after fresh31-fresh34: a sentence addressed to the reader after a label advises, it does not
+# say what the label is ("2. **Fashion**: You can use bulleted lists in fashion, …")
+_ADDRESSED = re.compile(r"^\W*(?i:you|you'll|you're|we|let's)\s")
 _IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 """A variable's name, words joined by underscores ("loan_default_judgment")."""
 
@@ -558,7 +575,8 @@ def is_term(item: str, bulleted: bool = False) -> bool:
             and _TIMESTAMP.fullmatch(item) is None and _AMOUNT.fullmatch(item) is None and not _DATED.match(item)
             and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
             and not item.endswith(("!", "?", ":")) and not SENTENCE.search(item) and " = " not in item
-            and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item))
+            and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item)
+            and not _CONTACT.fullmatch(item) and not _ASKED_FOR.match(item))  # after fresh31-fresh34: an address alone ("smol@huggingface.com")
 
 
 # a comma between digits that groups thousands ("2,000", "1,250,000") separates no items

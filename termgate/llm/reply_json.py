@@ -109,6 +109,10 @@ def _named(value, records: bool = True) -> list | None:
     return names or None
 
 
+_KEYWORD_KEY = re.compile(r"(?i:keyword|key|value|term|synonym|word)_?\d+")
+"""A field numbering the terms it holds ("Keyword1", "key2", "value_3")."""
+
+
 def _record_names(value, records: bool, depth: int) -> list[str]:
     """The terms in `value`: a record (an object with one of `_NAME_KEYS` holding a string)
     gives that field, the first found, and nothing else; another object gives what its
@@ -119,9 +123,12 @@ def _record_names(value, records: bool, depth: int) -> list[str]:
         return []
     if isinstance(value, dict):
         named = next((key for key in _NAME_KEYS if isinstance(value.get(key), str)), None)
-        if named is None:  # no record: what its fields hold, but for the fields that never name a term
+        if named is None:  # no record: what its fields hold, but for the fields that never name a term;
+            # after fresh31-fresh34, a string under a numbered keyword field is a term ({"Keyword1":
+            # "lumbar puncture", "KeyWord2": "lukerence"}, {"key1": "fees", "type": "string"})
             return [name for key, field in value.items() if str(key).lower() not in _NOT_TERM_KEYS
-                    for name in _record_names(field, records, depth + 1)]
+                    for name in ([field] if isinstance(field, str) and _KEYWORD_KEY.fullmatch(str(key))
+                                 else _record_names(field, records, depth + 1))]
         held = [name for key, field in value.items() if str(key).lower() in _ANSWER_KEYS
                 for name in _record_names(field, records, depth + 1)]
         if held:

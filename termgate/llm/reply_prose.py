@@ -33,7 +33,8 @@ SENTENCE = re.compile(r"(?<![A-Za-z])(?!(?i:vs|etc|approx|incl|cf|viz|al|st|dr|m
 # possessive ("St. John's wort", "Alzheimer's disease"), so it is none
 _CONTRACTED = (r"(?:[A-Za-z](?:'|’)(?:re|ve|ll|m)|[A-Za-z]n(?:'|’)t|"
                r"\b(?i:it|that|there|here|what|he|she|who|where|let)(?:'|’)s)(?![A-Za-z])")
-STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?)\s"
+STATEMENT = re.compile(r"\s(?:is|are|was|were|has|have|had|can|could|will|would|should|refers?|means?|involves?|"
+                       r"stands\s+for)\s"
                        r"|" + _CONTRACTED)
 _BRACKETED = re.compile(r"\s*\([^()]*\)")
 ARTICLE_OPENING = re.compile(r"^\W*(?i:the|a|an)\s")
