@@ -435,6 +435,50 @@ FRESH34_QUERIES = [
     ("bluetooth pairing failed", "software", "support"), ("wedding insurance", "insurance", "quotes"),
 ]
 """The eleventh round's fourth held-out set (`--fresh34`)."""
+FRESH35_QUERIES = [
+    ("sprained wrist", "medical", "injury"), ("antibiotic cream", "medical", "treatment"),
+    ("vasectomy", "medical", "procedure"), ("numb toes", "medical", "symptom lookup"),
+    ("encroaching fence", "legal", "property"), ("wage levy", "legal", "debt"),
+    ("parenting plan", "legal", "family law"), ("civil complaint", "legal", "litigation"),
+    ("storage bench", "ecommerce", "furniture"), ("garlic crusher", "ecommerce", "kitchen"),
+    ("crib bumper", "ecommerce", "baby"), ("phone case", "ecommerce", "electronics"),
+    ("bank transfer limit", "finance", "banking"), ("packing list", "travel", "gear"),
+    ("app crash", "software", "support"), ("auto insurance claim", "insurance", "quotes"),
+]
+"""The twelfth round's first held-out set, recorded before its rules were written and read after (`--fresh35`)."""
+FRESH36_QUERIES = [
+    ("dog bite infection", "medical", "injury"), ("pain relief patch", "medical", "treatment"),
+    ("cardiac catheterization", "medical", "procedure"), ("chest burning", "medical", "symptom lookup"),
+    ("easement rights", "legal", "property"), ("debt statute", "legal", "debt"),
+    ("adoption papers", "legal", "family law"), ("discovery request", "legal", "litigation"),
+    ("coat rack", "ecommerce", "furniture"), ("mandoline slicer", "ecommerce", "kitchen"),
+    ("bath thermometer", "ecommerce", "baby"), ("screen protector", "ecommerce", "electronics"),
+    ("savings goal", "finance", "banking"), ("toiletry bag", "travel", "gear"),
+    ("keyboard lag", "software", "support"), ("health plan", "insurance", "quotes"),
+]
+"""The twelfth round's second held-out set (`--fresh36`)."""
+FRESH37_QUERIES = [
+    ("neck strain", "medical", "injury"), ("heat therapy", "medical", "treatment"),
+    ("hip arthroscopy", "medical", "procedure"), ("dizzy spells", "medical", "symptom lookup"),
+    ("landlord entry notice", "legal", "property"), ("creditor harassment", "legal", "debt"),
+    ("marital settlement", "legal", "family law"), ("motion to dismiss", "legal", "litigation"),
+    ("murphy bed", "ecommerce", "furniture"), ("pizza cutter", "ecommerce", "kitchen"),
+    ("stroller fan", "ecommerce", "baby"), ("usb cable", "ecommerce", "electronics"),
+    ("atm fee", "finance", "banking"), ("hiking poles", "travel", "gear"),
+    ("printer jam", "software", "support"), ("term insurance", "insurance", "quotes"),
+]
+"""The twelfth round's third held-out set (`--fresh37`)."""
+FRESH38_QUERIES = [
+    ("cut finger", "medical", "injury"), ("wound dressing", "medical", "treatment"),
+    ("stent placement", "medical", "procedure"), ("ringing ears", "medical", "symptom lookup"),
+    ("rent control", "legal", "property"), ("repossession notice", "legal", "debt"),
+    ("guardianship papers", "legal", "family law"), ("court filing fee", "legal", "litigation"),
+    ("entryway table", "ecommerce", "furniture"), ("meat thermometer", "ecommerce", "kitchen"),
+    ("baby socks", "ecommerce", "baby"), ("hdmi splitter", "ecommerce", "electronics"),
+    ("account closure", "finance", "banking"), ("camping stove", "travel", "gear"),
+    ("wifi password", "software", "support"), ("renters policy", "insurance", "quotes"),
+]
+"""The twelfth round's fourth held-out set (`--fresh38`)."""
 FRESH_SETS = {
     "fresh": (FRESH_QUERIES, "the fresh held-out set, every style at temperature 0"),
     "fresh2": (FRESH2_QUERIES, "the third round's held-out set"),
@@ -470,6 +514,10 @@ FRESH_SETS = {
     "fresh32": (FRESH32_QUERIES, "the eleventh round's second held-out set"),
     "fresh33": (FRESH33_QUERIES, "the eleventh round's third held-out set"),
     "fresh34": (FRESH34_QUERIES, "the eleventh round's fourth held-out set"),
+    "fresh35": (FRESH35_QUERIES, "the twelfth round's first held-out set"),
+    "fresh36": (FRESH36_QUERIES, "the twelfth round's second held-out set"),
+    "fresh37": (FRESH37_QUERIES, "the twelfth round's third held-out set"),
+    "fresh38": (FRESH38_QUERIES, "the twelfth round's fourth held-out set"),
 }
 """Each fresh set's queries and what it measures, by name: `--NAME` records it to NAME.jsonl."""
 SAMPLED = ("assistant",)

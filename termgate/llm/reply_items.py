@@ -32,8 +32,9 @@ LEAD_WORDS = re.compile(r"(?<![\w-])(?:synonyms?|terms?|expansions?|alternatives
 # labels of commentary: "Note: …", "Source: MeSH", "Disclaimer: …" are not terms at all, nor
 # (tenth round) a reply's own fields ("Language: English", "Confidence: high", "Format: …")
 META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warning|caution|explanation|context|"
-                         r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s|language|locale|"
-                         r"format|version|status|confidence|score|results?|response|tone|audience|comments?|remarks?|"
+                         r"query|domain|intent|input|output|reasoning|rationale|remember|important|nb|p\.?s|"
+                         r"language|locale|format|version|status|confidence|score|results?|response|tone|audience|"
+                         r"comments?|remarks?|"
                          r"assumptions?|caveats?|clarification|"
                          # after fresh31-fresh34: a chat transcript's labels ("Chat: SmolLM-BabyToy", "User: …")
                          r"chat(?:\s+history)?|conversation|user|assistant|system|bot|"
@@ -45,18 +46,18 @@ META_LABEL = re.compile(r"^(?i:notes?|disclaimer|sources?|references?|tips?|warn
 # no term, and nothing after them unless it is a list of terms ("Examples: sofa, couch"); tenth
 # round: what is said of a thing ("Purpose: …", "Risks: dry eyes, glare", "Features: …")
 _EXPLANATION_HEADING = re.compile(r"^(?i:etymology|etymological|definitions?|meanings?|origins?|usage|examples?|"
-                                  r"example\s+sentences?|descriptions?|summary|overview|background|history|pronunciation|purpose|"
-                                  r"functions?|benefits?|advantages?|disadvantages?|risks?|features|"
+                                  r"example\s+sentences?|descriptions?|summary|overview|background|history|pronunciation|"
+                                  r"purpose|functions?|benefits?|advantages?|disadvantages?|risks?|features|"
                                   r"specifications?|details|characteristics|properties|interpretation)$")
 # a heading of an explanation standing alone ("1. **Etymology**" over a paragraph) is no term either;
 # words that are also terms ("usage", "history", "tips", "output") are left to be
 _HEADING_WORD = re.compile(r"^(?i:etymology|etymological|definitions?|meanings?|pronunciation|overview|summary|"
                            r"descriptions?|examples?|explanation|disclaimer)$")
-# "there are none": not a term (rule 7 then makes the reply unparseable)
 # the prompt's own words echoed as an item (after fresh31-fresh34: '1. 5 alternative search terms for
 # "colander"'): a count of what was asked for, no term ("Terms of service" is one)
 _ASKED_FOR = re.compile(r"^\d+\s+(?:(?:alternative|other|related|similar|search|more)\s+)*"
                         r"(?:terms|synonyms|alternatives|keywords|expansions|queries|phrases|words)\b", re.I)
+# "there are none": not a term (rule 7 then makes the reply unparseable)
 _NONE_WORDS = re.compile(r"^(?i:\d{1,2}|none|none found|n/?a|nil|null|nothing(?: found)?|etc|and so on|"
                          r"no (?:synonyms?|terms?|expansions?|results?|alternatives?|matches)(?: (?:found|available))?)$")
 MAX_TERM_CHARS = 100
@@ -83,8 +84,8 @@ _DESCRIBES = re.compile(r"^\W*(?i:a|an|the|of|to|for|used\s+(?:to|for|as|in|by|w
 _KIND_LABEL = re.compile(r"^(?i:nouns?|verbs?|adjectives?|adverbs?|plural|singular|abbreviations?|abbr|acronyms?|"
                          r"initialism|gerund|participle|past\s+tense|(?:(?:brand|generic|common|medical|legal|"
                          r"scientific|informal|formal|technical)\s+)?names?|spellings?|(?:alternate|alternative|"
-                         r"other|british|american|us|uk)\s+spellings?|products?|items?|brands?|models?|titles?|categor(?:y|ies)|"
-                         r"types?|class(?:es)?|kinds?|genres?|styles?|colou?rs?|sizes?|materials?|manufacturers?|"
+                         r"other|british|american|us|uk)\s+spellings?|products?|items?|brands?|models?|titles?|"
+                         r"categor(?:y|ies)|types?|class(?:es)?|kinds?|genres?|styles?|colou?rs?|sizes?|materials?|manufacturers?|"
                          r"makers?|departments?|sections?|collections?|series)$")
 # a note naming what kind of term the one before it is ("Tylenol - Brand name", "MI: Abbreviation")
 _KIND = re.compile(r"\b(?i:terms?|names?|words?|abbreviations?|abbr|acronyms?|initialism|spellings?|synonyms?|"
@@ -576,7 +577,8 @@ def is_term(item: str, bulleted: bool = False) -> bool:
             and len(item) <= MAX_TERM_CHARS and len(item.split()) <= 6
             and not item.endswith(("!", "?", ":")) and not SENTENCE.search(item) and " = " not in item
             and not starters.match(item) and not _NONE_WORDS.match(item) and not _HEADING_WORD.match(item)
-            and not _CONTACT.fullmatch(item) and not _ASKED_FOR.match(item))  # after fresh31-fresh34: an address alone ("smol@huggingface.com")
+            # after fresh31-fresh34: an address alone ("smol@huggingface.com"), the prompt's count echoed
+            and not _CONTACT.fullmatch(item) and not _ASKED_FOR.match(item))
 
 
 # a comma between digits that groups thousands ("2,000", "1,250,000") separates no items
