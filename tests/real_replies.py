@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "real_replies"
-PARTS = ["tuning", "heldout", "fresh"] + [f"fresh{n}" for n in range(2, 35)]
+PARTS = ["tuning", "heldout", "fresh"] + [f"fresh{n}" for n in range(2, 39)]
 """The labelled parts, in the order they were recorded (README.md there)."""
 
 

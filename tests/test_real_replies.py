@@ -6,7 +6,7 @@ blind and committed before termgate read it. The held-out rows were not looked a
 rules were first tuned; each later round tuned on the newest fresh set after measuring it
 once (FLOOR says the blind figures); fresh14-fresh18 measured the seventh round's rules
 frozen, fresh19-fresh22 the eighth round's, fresh23-fresh26 the ninth's, fresh27-fresh30 the
-tenth's, fresh31-fresh34 the eleventh's.
+tenth's, fresh31-fresh34 the eleventh's, fresh35-fresh38 the twelfth's.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ FLOOR = {"tuning": 213 / 215, "heldout": 112 / 114, "fresh": 114 / 115, "fresh2"
          "fresh19": 117 / 118, "fresh20": 109 / 111, "fresh21": 113 / 113, "fresh22": 112 / 112,
          "fresh23": 110 / 114, "fresh24": 110 / 112, "fresh25": 112 / 113, "fresh26": 108 / 109,
          "fresh27": 117 / 122, "fresh28": 117 / 121, "fresh29": 111 / 115, "fresh30": 121 / 124,
-         "fresh31": 110 / 114, "fresh32": 111 / 114, "fresh33": 109 / 113, "fresh34": 113 / 118}
+         "fresh31": 110 / 114, "fresh32": 111 / 114, "fresh33": 109 / 113, "fresh34": 113 / 118,
+         "fresh35": 113 / 119, "fresh36": 100 / 110, "fresh37": 110 / 114, "fresh38": 114 / 120}
 """What the reading reaches on each labelled part (tests/data/real_replies/README.md, "Where
 it stands now"), the labels relabelled by the code convention; a change to the reading may not
 fall below it. Each fresh set was measured once, blind, before any rule was tuned on it:
@@ -54,13 +55,17 @@ terms), fresh32 107/114 (93.9%, one), fresh33 108/113 (95.6%, one), fresh34 110/
 one): 431/459 (93.9%), 360/367 (98.1%) of the replies without a judgement call. After it
 fresh, fresh3, fresh5 and fresh11 went down by one each on purpose: the query as a label over
 a sentence gives nothing (the guide's words, and ten of the thirteen labellers since fresh18),
-where their early labellers took the query. In the ninth round fresh3
+where their early labellers took the query; then the twelfth round's, frozen, on fresh35
+112/119 (94.1%, one prose reply read as terms), fresh36 100/110 (90.9%), fresh37 110/114
+(96.5%), fresh38 113/120 (94.2%, one): 435/463 (94.0%), 374/381 (98.2%) of the replies without
+a judgement call. In the ninth round fresh3
 went from 111 to 110 on purpose: its `explain-t0-hiking_boots` (`Hi-lax - Hi-lo-la, a
 combination of …`) was read with the second form by its labeller, and five labellers since
 read that shape as the term alone. fresh3 went from 112 to 111 in round 7 on purpose: its `bullets-t0-living_trust` (the
 query as every label over definitions) was read as a term by its labeller and as prose by
 three others over four such replies."""
-KNOWN_PROSE: dict[str, set[str]] = {"fresh12": {"bullets-t0-numb_fingers"}, "fresh28": {"bullets-t0-power_bank"}}
+KNOWN_PROSE: dict[str, set[str]] = {"fresh12": {"bullets-t0-numb_fingers"}, "fresh28": {"bullets-t0-power_bank"},
+                                     "fresh35": {"comma-t0-garlic_crusher"}}
 """Prose replies the reading still takes terms from, measured once on a blind set: named so
 that any other one fails the test, and so that a fix is seen (drop the name then)."""
 @pytest.mark.parametrize("part", PARTS)
@@ -79,7 +84,8 @@ def test_replies_the_labeller_did_not_call_a_judgement_call_read_at_the_goal(par
     blind) read at 97% or better in every part; blind, they read at 98.6% (579/587) over
     fresh7-fresh12, 99.4% (471/474) over fresh14-fresh18, 99.5% (385/387) over
     fresh19-fresh22, 98.7% (375/380) over fresh23-fresh26, 98.7% (393/398) over
-    fresh27-fresh30 and 98.1% (360/367) over fresh31-fresh34, the rules frozen."""
+    fresh27-fresh30, 98.1% (360/367) over fresh31-fresh34 and 98.2% (374/381) over
+    fresh35-fresh38, the rules frozen."""
     result = agreement(load(part))
     assert result.clear_rows >= 80
     assert result.clear_share >= GOAL, f"{result.clear_agreed}/{result.clear_rows}"

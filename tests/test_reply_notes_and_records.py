@@ -1300,3 +1300,17 @@ def test_the_prompts_count_of_terms_echoed_is_no_term():
     with pytest.raises(ValueError, match="no terms found"):
         read_reply('1. 5 alternative search terms for "colander"', "colander")
     assert read_reply("- Terms of service\n- 3M tape") == ["Terms of service", "3M tape"]
+
+
+# after fresh35-fresh38 (the twelfth round measured once on them, blind, at 435/463)
+
+def test_using_it_as_and_writing_instructions_are_advice():
+    with pytest.raises(ValueError, match="no terms found"):
+        read_reply('1. **Using it as a verb**: "The company will be ringing ears to the news."\n'
+                   '2. **Using it as a noun**: "A bell can ring ears."', "ringing ears")
+    assert read_reply("- Add a hyphen (to create a compound adjective)\n- garlic press") == ["garlic press"]
+
+
+def test_a_lower_case_participle_phrase_after_an_equals_sign_defines():
+    assert read_reply("1. Sprained = spelt with a 'w' sound, as in strain.\n2. Wartined = wounded by injury.\n"
+                      "3. Wrist = Carpus") == ["Sprained", "Wartined", "Wrist", "Carpus"]

@@ -380,14 +380,15 @@ def _second_term(head: str, rest: str) -> bool:
 # "Chemotherapeutic agents: Substances used for treating cancer." is a term and its definition);
 # tenth round: any regular participle ("delivered to", "located in"), and the common irregular ones
 _PARTICIPLE = re.compile(r"\s(?:[a-z]{2,}ed|given|made|taken|found|known|built|meant|worn|sold|done|seen|held|"
-                         r"kept|left|put|set|shown|written|chosen|driven|grown|drawn|spent|bought|brought|caught|"
+                         r"kept|left|put|set|shown|written|spelt|spelled|chosen|driven|grown|drawn|spent|bought|brought|caught|"
                          r"taught|thought|paid|laid|led|fed|bred|spread|bound|ground|hung|struck|stuck|spun|won)\s+"
                          r"(?:to|for|in|as|by|with|when|on|after|during)\s")
 
 
 # an instruction: an imperative verb, then a quoted phrase ('Use "X" instead of "Y"', 'Try "X"')
-_INSTRUCTION = re.compile(r'^\W*(?i:use|try|replace|avoid|add|include|type|search\s+for|write|say|combine|'
-                          r'consider|enter)\s+(?:["“]|(?i:it|this|them|these)\s+(?i:as|for|to|in|with|when)\b)')
+_INSTRUCTION = re.compile(r'^\W*(?i:use|using|try|replace|avoid|add|adding|include|type|search\s+for|write|say|'
+                          r'combine|consider|enter|create)\s+(?:["“]|(?i:it|this|them|these)\s+(?i:as|for|to|in|with|when)\b|'
+                          r'(?i:a|an)\s+(?i:hyphen|comma|word|phrase|prefix|suffix|apostrophe|space|synonym|term)\b)')
 # after fresh31-fresh34: a sentence addressed to the reader after a label advises, it does not
 # say what the label is ("2. **Fashion**: You can use bulleted lists in fashion, …")
 _ADDRESSED = re.compile(r"^\W*(?i:you|you'll|you're|we|let's)\s")
@@ -422,9 +423,12 @@ def _defines(text: str) -> bool:
     """Whether the `B` of `A = B` is a definition of `A` rather than a second term: it opens
     with a describing word ("to be very painful", "a device …") or is a lower-case phrase
     joining words with "and" or "or" ("mouth and nose", "pain or discomfort caused by
-    injury"); a name ("Fares = flights", "MI = myocardial infarction") is a term."""
+    injury") or opening with a participle and its preposition (after fresh35-fresh38:
+    "wounded by injury", "spelt with a 'w' sound"); a name ("Fares = flights", "MI =
+    myocardial infarction") is a term."""
     first = text.split(",")[0].strip()
-    return bool(_DESCRIBES.match(text)) or (first[:1].islower() and bool(re.search(r"\s(?:and|or)\s", first)))
+    return bool(_DESCRIBES.match(text)) or (first[:1].islower() and (bool(re.search(r"\s(?:and|or)\s", first))
+                                                                     or _PARTICIPLE.match(f" {first} ") is not None))
 
 
 # a relative clause after a comma says more of the part before it, to the end of the item
