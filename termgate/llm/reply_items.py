@@ -245,19 +245,20 @@ def terms_of(item: str, bulleted: bool, labelled: bool = True) -> list[str]:
                     else terms_of(rest, bulleted, False))
         if _EXPLANATION_HEADING.match(label):
             return list_of(rest, lambda part: terms_of(part, True, False)) if colon and listy else []
-        if (colon and (is_query(label) or is_query(label, hyphens=True)) and _query_label(rest, colon) is None
-                and (is_sentence(rest) or is_statement(rest) or len(rest.split()) > 6)):
-            return []  # after fresh31-fresh34: "* Subpoena: A legal term that refers to …", the query over a
-            # sentence, gives nothing (the guide: the query as a label gives the values; ten of the
-            # thirteen labellers since fresh18; earlier ones took the query, as the label over a sentence is)
-        if colon and figures(rest) and (is_query(label) or is_query(label, hyphens=True)):
-            return []  # after fresh27-fresh30: "Wire transfer fee: 1.5%", the query's figure, offers no term
-            # (among other labels over figures it annotates them all: reply_lists gives it back)
-        if listy and all(QUANTITY.match(unquote(part)) for part in split_line(rest)):
-            return terms_of(head, bulleted, False)  # "**Flat tire**: 20% flat, 30% flat": figures on the label
-        values = _query_label(rest, colon) if is_query(label) or (colon and is_query(label, hyphens=True)) else None
+        query_label = is_query(label) or (colon and is_query(label, hyphens=True))
+        values = _query_label(rest, colon) if query_label else None
         if values:
             return values
+        if query_label and colon and (figures(rest) or is_sentence(rest) or is_statement(rest)
+                                      or len(rest.split()) > 6):
+            # the query over what gives no term offers nothing: a figure (after fresh27-fresh30:
+            # "Wire transfer fee: 1.5%"; among other labels over figures it annotates them all, and
+            # reply_lists gives it back) or a sentence (after fresh31-fresh34: "* Subpoena: A legal
+            # term that refers to …"; the guide: the query as a label gives the values; ten of the
+            # thirteen labellers since fresh18; earlier ones took the query, as a label over a sentence is)
+            return []
+        if listy and all(QUANTITY.match(unquote(part)) for part in split_line(rest)):
+            return terms_of(head, bulleted, False)  # "**Flat tire**: 20% flat, 30% flat": figures on the label
         listed = rest.strip() and (label.isdigit() or (colon and _DATED.fullmatch(label) is not None)
                                    or (colon and len(label) == 1 and label.isalpha())  # "1. A: Pepper-grinded"
                                    or (LEAD_WORDS.search(label) and (colon or listy)
@@ -385,7 +386,9 @@ _PARTICIPLE = re.compile(r"\s(?:[a-z]{2,}ed|given|made|taken|found|known|built|m
                          r"(?:to|for|in|as|by|with|when|on|after|during)\s")
 
 
-# an instruction: an imperative verb, then a quoted phrase ('Use "X" instead of "Y"', 'Try "X"')
+# an instruction: an imperative verb, then a quoted phrase ('Use "X" instead of "Y"', 'Try "X"'), or
+# (after fresh31-fresh38) a pronoun and its purpose ("Use it as a reference:", "Using it as a verb:")
+# or a piece of writing ("Add a hyphen", "Use a comma")
 _INSTRUCTION = re.compile(r'^\W*(?i:use|using|try|replace|avoid|add|adding|include|type|search\s+for|write|say|'
                           r'combine|consider|enter|create)\s+(?:["“]|(?i:it|this|them|these)\s+(?i:as|for|to|in|with|when)\b|'
                           r'(?i:a|an)\s+(?i:hyphen|comma|word|phrase|prefix|suffix|apostrophe|space|synonym|term)\b)')

@@ -128,7 +128,7 @@ def _figures_on_labels(read: list[tuple[str, list[str]]]) -> list[tuple[str, lis
     included, and each label is a term (fifth round: "1. **Flat tire**: 20% flat" then "2.
     **Floats on the road**: 45% flat"; "Luggage scale: 1.2" then "Ascender: 3.0")."""
     pairs = [colon_label(unmark(line)) for line, _ in read]
-    over = [i for i, pair in enumerate(pairs) if pair and figures(pair[1])]
+    over = {i for i, pair in enumerate(pairs) if pair and figures(pair[1])}
     if not any(not is_query(pairs[i][0]) and not is_query(pairs[i][0], hyphens=True) for i in over):
         return read
     out = []
@@ -219,14 +219,12 @@ def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:
     term ("No mouse is available.", "Blood is vital for survival.") is a statement too when
     most items are statements or sentences giving no term ("The mouse is lost.", "Blood
     transfusions can be life-saving."); the list's other terms stay."""
-    found, conditions, items, sentences, statements = [], [], 0, 0, 0
+    given, items, sentences, statements = [], 0, 0, 0
     for line, terms in read:
         plain = unmark(line).rstrip()
         if terms:
-            found.extend(terms)
+            given.append((terms, states_a_condition(plain)))
             items += 1
-            if states_a_condition(plain):
-                conditions.extend(terms)
             continue
         if not plain.endswith(":"):
             items += 1
@@ -234,9 +232,8 @@ def _unless_sentences(read: list[tuple[str, list[str]]]) -> list[str]:
             statements += len(plain.split()) <= 6 and is_statement(plain)
     if 2 * sentences > items:
         return []
-    if conditions and 2 * (sentences + statements) > items:
-        return [term for term in found if term not in conditions]
-    return found
+    among_statements = 2 * (sentences + statements) > items
+    return [term for terms, condition in given if not (condition and among_statements) for term in terms]
 
 
 def _line_terms(line: str) -> list[str]:

@@ -207,6 +207,11 @@ def is_sentence(text: str) -> bool:
             or (len(text.split()) > 6 and (text.endswith(".") or bool(STATEMENT.search(f" {text} ")))))
 
 
+# a fragment of prose opens with a verb: a gerund ("Providing assistance …") or a present tense
+# before its object ("Supports printing …", "Allows the user …"); "Fees for wire transfers …" does not
+_VERB_FIRST = re.compile(r"^\W*[A-Za-z]+ing\b|^\W*[A-Za-z]+s\s+(?:[a-z]+ing|the|a|an|your|their|its|our|you|users?|people)\b")
+
+
 def reads_as_sentence(text: str) -> bool:
     """Whether an item that gives no term is a sentence for the mostly-sentences rule: longer
     than a term can be (more than six words, notes in brackets aside) and sentence-like — a
@@ -232,11 +237,6 @@ def reads_as_sentence(text: str) -> bool:
         return True  # "The drug, which is cheap, helps …"
     return not title_case(text) and (text[:1].islower() or bool(_PRONOUN.search(f" {head}")) or ": " in text
                                      or _VERB_FIRST.match(text) is not None)
-
-
-# a fragment of prose opens with a verb: a gerund ("Providing assistance …") or a present tense
-# before its object ("Supports printing …", "Allows the user …"); "Fees for wire transfers …" does not
-_VERB_FIRST = re.compile(r"^\W*[A-Za-z]+ing\b|^\W*[A-Za-z]+s\s+(?:[a-z]+ing|the|a|an|your|their|its|our|you|users?|people)\b")
 
 
 def title_case(text: str) -> bool:
